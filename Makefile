@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make run` (start the app) and `make test` (run the tests).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint accuracy bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m tuneplan
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests
+
+accuracy: $(STAMP)
+	$(PY) ../shared/reference/score_accuracy.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table.md; cat docs/accuracy-table.md
+
+bench: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) tools/benchmark.py
+
+clean:
+	rm -rf $(VENV) build dist

@@ -1,0 +1,474 @@
+"""Model architectures: the shapes that decide parameter count, memory and FLOPs.
+
+A :class:`ModelArchitecture` is a normalised, validated description of a decoder-only transformer
+(dense or mixture-of-experts), built either from the bundled catalog or from a Hugging Face
+``config.json`` via :func:`architecture_from_hf_config`. Everything downstream (memory ledger,
+FLOPs, LoRA adapter sizes, NF4 quantisation) reads the per-layer linear shapes from
+:meth:`ModelArchitecture.linear_modules`, so there is one place that knows what a layer holds.
+
+Sources for the shapes:
+
+* Llama / Mistral / Qwen2/3 / Gemma / Phi-3: Hugging Face ``modeling_*.py`` (q/k/v/o projections
+  of ``num_heads*head_dim`` and ``num_key_value_heads*head_dim``; SwiGLU gate/up/down).
+* GQA: Ainslie et al. 2023, arXiv:2305.13245. SwiGLU: Shazeer 2020, arXiv:2002.05202.
+* Parallel attention+MLP blocks (GPT-J, GPT-NeoX, Falcon, Phi-1.5): one input norm per block.
+* Mixture of experts (Mixtral, Qwen-MoE, DeepSeek shared experts, gpt-oss): every expert's weights
+  are resident; ``experts_per_token`` of them run per token (Fedus et al. 2021, arXiv:2101.03961).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "LinearModule",
+    "ModelArchitecture",
+    "UnsupportedModelError",
+    "architecture_from_hf_config",
+]
+
+
+class UnsupportedModelError(ValueError):
+    """A config that is valid JSON but describes a model Tuneplan cannot plan for (the message says why)."""
+
+
+class LinearModule(BaseModel):
+    """One weight matrix of a transformer layer.
+
+    Attributes:
+        name: the Hugging Face module name (``q_proj``, ``gate_proj``, ...), used for LoRA targets.
+        d_in: input features.
+        d_out: output features.
+        count: how many such matrices one layer holds (e.g. number of experts).
+        active: how many of them each token passes through (``experts_per_token`` for experts).
+        bias: whether the matrix has a bias vector of ``d_out`` entries.
+        kind: ``attention`` or ``mlp`` (LoRA target groups use it).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    d_in: int
+    d_out: int
+    count: int = 1
+    active: int = 1
+    bias: bool = False
+    kind: Literal["attention", "mlp", "router", "conv"] = "attention"
+
+    @property
+    def params(self) -> int:
+        """Parameters of all ``count`` matrices including biases."""
+        return self.count * (self.d_in * self.d_out + (self.d_out if self.bias else 0))
+
+    @property
+    def active_params(self) -> int:
+        """Parameters a single token multiplies through (``active`` of the ``count`` matrices)."""
+        return self.active * (self.d_in * self.d_out + (self.d_out if self.bias else 0))
+
+
+class ModelArchitecture(BaseModel):
+    """A decoder-only transformer described by the numbers in its ``config.json``.
+
+    All sizes are element counts (not bytes). ``head_dim`` may differ from
+    ``hidden_size / num_attention_heads`` (Gemma, Qwen3). ``num_kv_heads < num_attention_heads``
+    means grouped-query attention (``1`` is multi-query).
+
+    Raises:
+        pydantic.ValidationError: for non-positive sizes or inconsistent MoE fields.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    model_type: str = "llama"
+    hidden_size: int = Field(gt=0, le=1_000_000)
+    num_layers: int = Field(gt=0, le=10_000)
+    num_attention_heads: int = Field(gt=0, le=100_000)
+    num_kv_heads: int = Field(gt=0, le=100_000)
+    head_dim: int = Field(gt=0, le=100_000)
+    intermediate_size: int = Field(gt=0, le=10_000_000)
+    vocab_size: int = Field(gt=0, le=100_000_000)
+    tie_word_embeddings: bool = False
+    mlp: Literal["gated", "plain"] = "gated"
+    norm: Literal["rms", "layer"] = "rms"
+    qkv_bias: bool = False
+    o_bias: bool = False
+    mlp_bias: bool = False
+    lm_head_bias: bool = False
+    parallel_block: bool = False
+    embedding_norm: bool = False
+    extra_norms_per_layer: int = Field(default=0, ge=0, le=8)
+    qk_norm: bool = False
+    learned_position_embeddings: int = Field(default=0, ge=0)
+    max_position_embeddings: int | None = None
+    sliding_window: int | None = None
+    # Mixture of experts: 0 experts means dense.
+    num_experts: int = Field(default=0, ge=0)
+    experts_per_token: int = Field(default=0, ge=0)
+    moe_intermediate_size: int = Field(default=0, ge=0)
+    shared_expert_intermediate_size: int = Field(default=0, ge=0)
+    first_dense_layers: int = Field(default=0, ge=0)
+    expert_bias: bool = False
+    # Hybrid models: layers that are not attention (short convolutions, linear attention).
+    num_conv_layers: int = Field(default=0, ge=0)
+    source: str = ""
+
+    @model_validator(mode="after")
+    def _check(self) -> ModelArchitecture:
+        if self.num_attention_heads % self.num_kv_heads:
+            raise ValueError(
+                f"num_attention_heads ({self.num_attention_heads}) must be a multiple of "
+                f"num_key_value_heads ({self.num_kv_heads})"
+            )
+        if self.num_experts:
+            if not 0 < self.experts_per_token <= self.num_experts:
+                raise ValueError("experts_per_token must be between 1 and num_experts")
+            if self.moe_intermediate_size <= 0:
+                raise ValueError("a mixture-of-experts model needs moe_intermediate_size")
+        if self.num_conv_layers > self.num_layers:
+            raise ValueError("num_conv_layers cannot exceed num_layers")
+        return self
+
+    # ------------------------------------------------------------------ shapes
+    @property
+    def is_moe(self) -> bool:
+        """True when the MLP of (most) layers is a mixture of experts."""
+        return self.num_experts > 0
+
+    @property
+    def q_dim(self) -> int:
+        """Width of the query projection output, ``num_attention_heads * head_dim``."""
+        return self.num_attention_heads * self.head_dim
+
+    @property
+    def kv_dim(self) -> int:
+        """Width of each of the key and value projections, ``num_kv_heads * head_dim``."""
+        return self.num_kv_heads * self.head_dim
+
+    @property
+    def num_attention_layers(self) -> int:
+        """Layers with softmax attention (hybrids replace some with convolutions)."""
+        return self.num_layers - self.num_conv_layers
+
+    @property
+    def num_moe_layers(self) -> int:
+        """Layers whose MLP is a mixture of experts."""
+        return self.num_layers - self.first_dense_layers if self.is_moe else 0
+
+    def attention_modules(self) -> list[LinearModule]:
+        """The q, k, v, o projections of one attention layer."""
+        h = self.hidden_size
+        return [
+            LinearModule(name="q_proj", d_in=h, d_out=self.q_dim, bias=self.qkv_bias),
+            LinearModule(name="k_proj", d_in=h, d_out=self.kv_dim, bias=self.qkv_bias),
+            LinearModule(name="v_proj", d_in=h, d_out=self.kv_dim, bias=self.qkv_bias),
+            LinearModule(name="o_proj", d_in=self.q_dim, d_out=h, bias=self.o_bias),
+        ]
+
+    def conv_modules(self) -> list[LinearModule]:
+        """Projections of a short-convolution block (LFM2 style: in_proj h->3h, out_proj h->h)."""
+        h = self.hidden_size
+        return [
+            LinearModule(name="in_proj", d_in=h, d_out=3 * h, kind="conv"),
+            LinearModule(name="out_proj", d_in=h, d_out=h, kind="conv"),
+        ]
+
+    def dense_mlp_modules(self, intermediate: int | None = None, count: int = 1) -> list[LinearModule]:
+        """The MLP of a dense layer: gate/up/down for gated (SwiGLU/GeGLU), up/down for plain."""
+        h, i = self.hidden_size, intermediate or self.intermediate_size
+        mods = []
+        if self.mlp == "gated":
+            mods.append(LinearModule(name="gate_proj", d_in=h, d_out=i, count=count, active=count, bias=self.mlp_bias, kind="mlp"))
+        mods.append(LinearModule(name="up_proj", d_in=h, d_out=i, count=count, active=count, bias=self.mlp_bias, kind="mlp"))
+        mods.append(LinearModule(name="down_proj", d_in=i, d_out=h, count=count, active=count, bias=self.mlp_bias, kind="mlp"))
+        return mods
+
+    def moe_mlp_modules(self) -> list[LinearModule]:
+        """Experts, router and shared experts of one MoE layer."""
+        h, i, e, k = self.hidden_size, self.moe_intermediate_size, self.num_experts, self.experts_per_token
+        mods = [LinearModule(name="router", d_in=h, d_out=e, bias=self.expert_bias, kind="router")]
+        names = ["gate_proj", "up_proj", "down_proj"] if self.mlp == "gated" else ["up_proj", "down_proj"]
+        for name in names:
+            d_in, d_out = (i, h) if name == "down_proj" else (h, i)
+            mods.append(LinearModule(name=name, d_in=d_in, d_out=d_out, count=e, active=k, bias=self.expert_bias, kind="mlp"))
+        if self.shared_expert_intermediate_size:
+            for mod in self.dense_mlp_modules(self.shared_expert_intermediate_size):
+                mods.append(mod.model_copy(update={"name": "shared_" + mod.name}))
+        return mods
+
+    def linear_modules(self) -> list[tuple[int, list[LinearModule]]]:
+        """Every layer's weight matrices, grouped as ``(number_of_layers, modules_of_one_layer)``.
+
+        Layers with the same shape are grouped so callers can multiply instead of loop.
+        """
+        groups: list[tuple[int, list[LinearModule]]] = []
+        attn_layers = self.num_attention_layers
+        dense_mlp = self.dense_mlp_modules()
+        if self.is_moe:
+            dense_attn = min(self.first_dense_layers, attn_layers)
+            if dense_attn:
+                groups.append((dense_attn, self.attention_modules() + dense_mlp))
+            if attn_layers - dense_attn:
+                groups.append((attn_layers - dense_attn, self.attention_modules() + self.moe_mlp_modules()))
+        elif attn_layers:
+            groups.append((attn_layers, self.attention_modules() + dense_mlp))
+        if self.num_conv_layers:
+            groups.append((self.num_conv_layers, self.conv_modules() + dense_mlp))
+        return groups
+
+    # ------------------------------------------------------------------ counts
+    def norm_params(self) -> int:
+        """Parameters of all normalisation layers (RMSNorm: weight; LayerNorm: weight and bias)."""
+        per_norm = self.hidden_size * (2 if self.norm == "layer" else 1)
+        norms_per_layer = (1 if self.parallel_block else 2) + self.extra_norms_per_layer
+        total = self.num_layers * norms_per_layer * per_norm + per_norm  # + final norm
+        if self.embedding_norm:
+            total += per_norm
+        if self.qk_norm:
+            total += self.num_attention_layers * 2 * self.head_dim
+        return total
+
+    def embedding_params(self) -> int:
+        """Input embedding (``vocab_size * hidden_size``) plus learned absolute positions if any."""
+        return self.vocab_size * self.hidden_size + self.learned_position_embeddings * self.hidden_size
+
+    def lm_head_params(self) -> int:
+        """Output projection; zero extra parameters when tied to the input embedding."""
+        if self.tie_word_embeddings:
+            return self.vocab_size if self.lm_head_bias else 0
+        return self.vocab_size * self.hidden_size + (self.vocab_size if self.lm_head_bias else 0)
+
+    def layer_linear_params(self) -> int:
+        """Parameters in all transformer-layer weight matrices (what LoRA/QLoRA act on)."""
+        return sum(n * sum(m.params for m in mods) for n, mods in self.linear_modules())
+
+    def conv_kernel_params(self) -> int:
+        """Depthwise convolution kernels of hybrid conv layers (3 taps x 3h... LFM2: h x kernel 3)."""
+        return self.num_conv_layers * self.hidden_size * 3
+
+    def parameter_count(self) -> int:
+        """Total parameters, counting tied embeddings once and every expert.
+
+        Matches the published counts to within rounding, e.g. Llama-2-7B 6,738,415,616 and
+        Llama-3-8B 8,030,261,248 (Meta model cards; ``sum(p.numel())`` in transformers).
+        """
+        return (
+            self.embedding_params()
+            + self.lm_head_params()
+            + self.layer_linear_params()
+            + self.norm_params()
+            + self.conv_kernel_params()
+        )
+
+    def active_parameter_count(self) -> int:
+        """Parameters one token passes through (MoE: only ``experts_per_token`` experts).
+
+        Embedding lookups are not matmuls, so FLOPs use :meth:`matmul_params_per_token`.
+        """
+        inactive = 0
+        for n, mods in self.linear_modules():
+            inactive += n * sum(m.params - m.active_params for m in mods)
+        return self.parameter_count() - inactive
+
+    def matmul_params_per_token(self) -> int:
+        """Weights each token is multiplied with: active layer matrices plus the LM head (``N`` in 6N)."""
+        active_layers = sum(n * sum(m.active_params for m in mods) for n, mods in self.linear_modules())
+        return active_layers + self.vocab_size * self.hidden_size
+
+
+# ---------------------------------------------------------------------- HF config.json parsing
+
+# model_type -> overrides of defaults that the config does not state.
+_FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "llama": {}, "mistral": {}, "mixtral": {}, "qwen2": {"qkv_bias": True}, "qwen2_moe": {"qkv_bias": True},
+    "qwen3": {"qk_norm": True}, "qwen3_moe": {"qk_norm": True}, "yi": {},
+    "gemma": {"mlp": "gated"}, "gemma2": {"extra_norms_per_layer": 2}, "gemma3": {"extra_norms_per_layer": 2, "qk_norm": True},
+    "gemma3_text": {"extra_norms_per_layer": 2, "qk_norm": True},
+    "phi3": {}, "phimoe": {}, "starcoder2": {"mlp": "plain", "norm": "layer", "qkv_bias": True, "o_bias": True, "mlp_bias": True},
+    "olmo": {"norm": "layer"}, "olmo2": {"qk_norm": True}, "olmo3": {"qk_norm": True}, "granite": {}, "cohere": {"norm": "layer"},
+    "stablelm": {"norm": "layer"}, "internlm2": {}, "deepseek": {}, "deepseek_v2": {}, "deepseek_v3": {},
+    "phi": {"mlp": "plain", "norm": "layer", "qkv_bias": True, "o_bias": True, "mlp_bias": True, "lm_head_bias": True, "parallel_block": True},
+    "gpt_neox": {"mlp": "plain", "norm": "layer", "qkv_bias": True, "o_bias": True, "mlp_bias": True},
+    "falcon": {"mlp": "plain", "norm": "layer"},
+    "bloom": {"mlp": "plain", "norm": "layer", "qkv_bias": True, "o_bias": True, "mlp_bias": True, "embedding_norm": True},
+    "gpt2": {"mlp": "plain", "norm": "layer", "qkv_bias": True, "o_bias": True, "mlp_bias": True},
+    "qwen": {"qkv_bias": True}, "chatglm": {"qkv_bias": True}, "baichuan": {}, "gpt_oss": {"qkv_bias": True, "o_bias": True, "expert_bias": True},
+    "lfm2": {}, "exaone": {}, "smollm3": {}, "ministral": {}, "mistral3": {}, "apertus": {"mlp": "plain"},
+    "arcee": {"mlp": "plain"}, "seed_oss": {"qkv_bias": True}, "mimo": {"qkv_bias": True},
+}
+
+_ENCODER_DECODER = {"t5", "mt5", "bart", "mbart", "pegasus", "marian", "umt5", "longt5", "whisper"}
+_MAX_CONFIG_KEYS = 5000
+
+
+def _first(cfg: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if key in cfg and cfg[key] is not None:
+            return cfg[key]
+    return None
+
+
+def _int_field(cfg: dict[str, Any], *keys: str, required: bool = True) -> int | None:
+    value = _first(cfg, *keys)
+    if value is None:
+        if required:
+            raise UnsupportedModelError(f"config.json has no '{keys[0]}' (also looked for: {', '.join(keys[1:]) or '-'})")
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value <= 0:
+        raise UnsupportedModelError(f"config.json field '{keys[0]}' must be a positive whole number, got {value!r}")
+    return int(value)
+
+
+def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) -> ModelArchitecture:
+    """Build a :class:`ModelArchitecture` from a parsed Hugging Face ``config.json``.
+
+    Understands the field names of the common families (``n_embd``/``n_layer``/``n_head`` for GPT-2
+    and BLOOM, ``multi_query_group_num`` for ChatGLM, ``num_local_experts`` for Mixtral/gpt-oss,
+    ``text_config`` for multimodal wrappers such as Gemma 3 and Mistral 3). Private ``_mlp``,
+    ``_norm``, ``_qkv_bias``... hints (as in Tuneplan's reference configs) override family defaults.
+
+    Args:
+        cfg: the JSON object.
+        name: display name; defaults to ``_name_or_path`` or the model type.
+
+    Returns:
+        The validated architecture.
+
+    Raises:
+        UnsupportedModelError: encoder-decoder models, missing or non-numeric sizes, or
+            a file that is not a model config at all. The message names the field.
+    """
+    if not isinstance(cfg, dict):
+        raise UnsupportedModelError("config.json must contain a JSON object")
+    if len(cfg) > _MAX_CONFIG_KEYS:
+        raise UnsupportedModelError("config.json has too many keys to be a model config")
+    outer = cfg
+    if isinstance(cfg.get("text_config"), dict) and "hidden_size" not in cfg:
+        cfg = {**cfg["text_config"], **{k: v for k, v in outer.items() if k.startswith("_")}}
+        cfg.setdefault("model_type", outer.get("model_type"))
+        if "tie_word_embeddings" in outer and "tie_word_embeddings" not in outer["text_config"]:
+            cfg["tie_word_embeddings"] = outer["tie_word_embeddings"]
+    model_type = str(cfg.get("model_type") or "").lower()
+    if cfg.get("is_encoder_decoder") or model_type in _ENCODER_DECODER:
+        raise UnsupportedModelError(
+            f"'{model_type or 'this model'}' is an encoder-decoder model; Tuneplan plans decoder-only LLMs"
+        )
+    if not model_type and "hidden_size" not in cfg and "n_embd" not in cfg:
+        raise UnsupportedModelError("this JSON file does not look like a Hugging Face model config (no model_type, no hidden_size)")
+
+    fam = dict(_FAMILY_DEFAULTS.get(model_type, {}))
+    hidden = _int_field(cfg, "hidden_size", "n_embd", "d_model", "n_embed", "dim")
+    layers = _int_field(cfg, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    heads = _int_field(cfg, "num_attention_heads", "n_head", "num_heads", "n_heads")
+    assert hidden and layers and heads
+    kv = _int_field(cfg, "num_key_value_heads", "multi_query_group_num", "num_kv_heads", "n_head_kv", "n_kv_heads", required=False)
+    if kv is None:
+        kv = 1 if cfg.get("multi_query") and not cfg.get("new_decoder_architecture") else heads
+    head_dim = _int_field(cfg, "head_dim", "kv_channels", required=False) or hidden // heads
+    if head_dim <= 0:
+        raise UnsupportedModelError("head_dim must be positive")
+    mlp_kind = cfg.get("_mlp") or fam.get("mlp")
+    if mlp_kind is None:
+        act = str(cfg.get("hidden_act") or cfg.get("activation_function") or "silu").lower()
+        mlp_kind = "plain" if act in {"gelu", "gelu_new", "gelu_pytorch_tanh", "relu", "gelu_fast"} and model_type not in {"gemma", "gemma2", "gemma3", "gemma3_text"} else "gated"
+    mlp_kind = "plain" if mlp_kind == "plain" else "gated"
+    intermediate = _int_field(cfg, "intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", required=False)
+    if intermediate is None:
+        intermediate = 4 * hidden
+    if model_type == "qwen" and "_hf_intermediate_size" not in cfg and cfg.get("intermediate_size") and "kv_channels" in cfg:
+        # Qwen (v1) stores 2x the SwiGLU width in intermediate_size (configuration_qwen.py: ff_dim_in = intermediate_size // 2).
+        intermediate //= 2
+    vocab = _int_field(cfg, "vocab_size", "padded_vocab_size", "n_vocab")
+    assert vocab
+    tied = cfg.get("tie_word_embeddings")
+    if tied is None:
+        tied = model_type in {"gpt2", "bloom", "falcon", "gemma", "gemma2", "gemma3", "gemma3_text"}
+    norm_kind = cfg.get("_norm") or fam.get("norm") or "rms"
+    num_experts = _int_field(cfg, "num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", required=False) or 0
+    experts_per_token = _int_field(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk", required=False) or 0
+    if num_experts and not experts_per_token:
+        experts_per_token = min(2, num_experts)
+    moe_inter = _int_field(cfg, "moe_intermediate_size", "expert_intermediate_size", required=False) or (intermediate if num_experts else 0)
+    shared = _int_field(cfg, "shared_expert_intermediate_size", required=False) or 0
+    n_shared = _int_field(cfg, "n_shared_experts", "num_shared_experts", required=False) or 0
+    if n_shared and not shared:
+        shared = n_shared * moe_inter
+    if num_experts and cfg.get("shared_expert") is True and not shared:
+        shared = moe_inter  # Llama 4: one shared expert of the routed experts' width
+    first_dense = int(cfg.get("first_k_dense_replace") or 0)
+    if model_type in {"deepseek_v2", "deepseek_v3"} and cfg.get("kv_lora_rank"):
+        raise UnsupportedModelError("multi-head latent attention (DeepSeek-V2/V3 kv_lora_rank) is not modelled yet")
+    conv_layers = 0
+    layer_types = cfg.get("layer_types")
+    if isinstance(layer_types, list) and len(layer_types) == layers:
+        conv_layers = sum(1 for t in layer_types if str(t) in {"conv", "short_conv"})
+        if any(str(t) in {"linear_attention", "mamba", "ssm"} for t in layer_types):
+            raise UnsupportedModelError("hybrid linear-attention/state-space layers are not modelled yet")
+    if cfg.get("layer_types_pattern") and "linear" in str(cfg.get("layer_types_pattern")):
+        raise UnsupportedModelError("hybrid linear-attention layers (Gated DeltaNet) are not modelled yet")
+    pos = 0
+    if model_type in {"gpt2", "opt", "gpt_bigcode"}:
+        pos = _int_field(cfg, "n_positions", "max_position_embeddings", required=False) or 0
+
+    def flag(key: str, default: bool) -> bool:
+        value = cfg.get(key)
+        return bool(value) if value is not None else default
+
+    attention_bias = cfg.get("attention_bias")
+    qkv_bias = flag("_qkv_bias", bool(attention_bias) if attention_bias is not None else fam.get("qkv_bias", False))
+    o_bias = flag("_o_bias", bool(attention_bias) if attention_bias is not None and model_type not in {"qwen2"} else fam.get("o_bias", False))
+    bias_all = cfg.get("_bias")
+    if bias_all:
+        qkv_bias = o_bias = True
+    mlp_bias = flag("mlp_bias", bool(bias_all) or fam.get("mlp_bias", False))
+    if model_type in {"gpt_neox", "phi", "bloom", "gpt2", "starcoder2"} and bias_all is None:
+        qkv_bias = o_bias = mlp_bias = True
+    if model_type == "falcon":
+        qkv_bias = o_bias = mlp_bias = bool(cfg.get("bias", False))
+    parallel = bool(cfg.get("_parallel_block") or fam.get("parallel_block") or cfg.get("parallel_attn") or cfg.get("use_parallel_residual"))
+    if model_type == "falcon" and cfg.get("new_decoder_architecture"):
+        parallel = False  # Falcon-40B: two layer norms (ln_attn, ln_mlp) feeding parallel branches
+    if model_type == "gpt_neox":
+        parallel = False  # NeoX keeps two LayerNorms even with the parallel residual
+    sliding = cfg.get("sliding_window")
+    return ModelArchitecture(
+        name=name or str(outer.get("_name_or_path") or cfg.get("_name_or_path") or model_type or "custom model"),
+        model_type=model_type or "custom",
+        hidden_size=hidden,
+        num_layers=layers,
+        num_attention_heads=heads,
+        num_kv_heads=kv,
+        head_dim=head_dim,
+        intermediate_size=intermediate,
+        vocab_size=vocab,
+        tie_word_embeddings=bool(tied),
+        mlp=mlp_kind,
+        norm="layer" if norm_kind == "layer" else "rms",
+        qkv_bias=qkv_bias,
+        o_bias=o_bias,
+        mlp_bias=mlp_bias,
+        lm_head_bias=flag("_lm_head_bias", fam.get("lm_head_bias", False)),
+        parallel_block=parallel,
+        embedding_norm=bool(cfg.get("_emb_norm") or fam.get("embedding_norm", False)),
+        extra_norms_per_layer=int(fam.get("extra_norms_per_layer", 0)),
+        qk_norm=bool(fam.get("qk_norm", False)),
+        learned_position_embeddings=pos,
+        max_position_embeddings=_int_field(cfg, "max_position_embeddings", "seq_length", "n_positions", required=False),
+        sliding_window=int(sliding) if isinstance(sliding, (int, float)) and not isinstance(sliding, bool) and sliding > 0 else None,
+        num_experts=num_experts,
+        experts_per_token=experts_per_token if num_experts else 0,
+        moe_intermediate_size=moe_inter if num_experts else 0,
+        shared_expert_intermediate_size=shared,
+        first_dense_layers=first_dense if num_experts else 0,
+        expert_bias=flag("_expert_bias", fam.get("expert_bias", False)),
+        num_conv_layers=conv_layers,
+        source=str(cfg.get("_source") or ""),
+    )
+
+
+def round_up(value: float, multiple: float) -> float:
+    """Round ``value`` up to a multiple of ``multiple``."""
+    return math.ceil(value / multiple) * multiple

@@ -1,0 +1,171 @@
+"""What an estimate returns: a memory ledger, a time breakdown and a cost breakdown.
+
+All byte counts are per GPU. ``GIB`` = 2**30 bytes. Money is USD, time is seconds unless a name
+says otherwise.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "GIB",
+    "CostEstimate",
+    "CostPoint",
+    "Estimate",
+    "MemoryComponent",
+    "MemoryEstimate",
+    "TimeEstimate",
+]
+
+GIB = 2**30
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class MemoryComponent(_Frozen):
+    """One segment of the VRAM bar.
+
+    Attributes:
+        key: stable identifier (``weights``, ``adapters``, ``gradients``, ``optimizer``,
+            ``activations``, ``logits``, ``temporaries``, ``allocator``, ``cuda_context``).
+        label: short human label.
+        bytes: per-GPU bytes of this component at the step's peak.
+        formula: the formula with the scenario's values filled in.
+        source: where the formula comes from (paper, library source, measurement).
+    """
+
+    key: str
+    label: str
+    bytes: float
+    formula: str = ""
+    source: str = ""
+
+    @property
+    def gib(self) -> float:
+        """The component in GiB."""
+        return self.bytes / GIB
+
+
+class MemoryEstimate(_Frozen):
+    """Per-GPU memory at the training step's peak.
+
+    Three numbers, as a user meets them:
+
+    * ``peak_allocated_bytes``: ``torch.cuda.max_memory_allocated()`` (live tensors).
+    * ``peak_reserved_bytes``: ``torch.cuda.max_memory_reserved()`` (the caching allocator's
+      segments: allocated plus fragmentation and cached free blocks).
+    * ``total_bytes``: what nvidia-smi shows: reserved plus CUDA context, cuBLAS workspace and
+      memory outside PyTorch's allocator (paged optimizer states). The verdict uses this one,
+      because it is what runs out.
+
+    ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator
+    (docs/accuracy.md).
+    """
+
+    components: list[MemoryComponent]
+    peak_allocated_bytes: float
+    peak_reserved_bytes: float
+    total_bytes: float
+    capacity_bytes: float
+    low_bytes: float
+    high_bytes: float
+    peak_phase: str = "backward"
+
+    @property
+    def fits(self) -> bool:
+        """Whether ``total_bytes`` fits in the GPU's capacity."""
+        return self.total_bytes <= self.capacity_bytes
+
+    @property
+    def headroom_bytes(self) -> float:
+        """Capacity minus total; negative when it does not fit."""
+        return self.capacity_bytes - self.total_bytes
+
+    def component(self, key: str) -> MemoryComponent | None:
+        """The component with this key, or None."""
+        return next((c for c in self.components if c.key == key), None)
+
+    def verdict(self) -> str:
+        """A one-line verdict such as ``fits, 3.1 GiB spare`` or ``short by 7.4 GiB``."""
+        spare = self.headroom_bytes / GIB
+        if spare >= 0:
+            return f"fits, {spare:.1f} GiB spare"
+        return f"short by {-spare:.1f} GiB"
+
+
+class TimeEstimate(_Frozen):
+    """Wall-clock time of one run.
+
+    Attributes:
+        tokens_total: tokens computed over all epochs (padding included), all GPUs together.
+        flops_per_token: model FLOPs per trained token (6N+attention for full, 4N+attention for LoRA).
+        mfu: model FLOPs utilisation used (0-1).
+        tokens_per_second: training throughput per GPU.
+        phases: seconds per phase (``setup``, ``training``, ``evaluation``, ``checkpoints``).
+        seconds: the sum of the phases.
+        steps: optimizer steps.
+        bound: ``compute`` or ``memory`` (which limit set the step time).
+    """
+
+    tokens_total: float
+    flops_per_token: float
+    mfu: float
+    tokens_per_second: float
+    phases: dict[str, float]
+    seconds: float
+    steps: float
+    bound: str = "compute"
+    notes: list[str] = []
+
+    @property
+    def hours(self) -> float:
+        """``seconds`` in hours."""
+        return self.seconds / 3600.0
+
+
+class CostPoint(_Frozen):
+    """A point of the cumulative cost curve: USD spent after ``hours`` of wall clock, in ``phase``."""
+
+    hours: float
+    usd: float
+    phase: str
+
+
+class CostEstimate(_Frozen):
+    """Money for one completed run, following total = GPU time + storage + data transfer + other.
+
+    Attributes:
+        gpu_usd: price per GPU-hour x GPUs x billed hours.
+        billed_hours: wall-clock hours rounded up by the billing granularity.
+        storage_usd, egress_usd, other_usd: the other lines.
+        total_usd: expected cost of one completed run (interruptions included).
+        pessimistic_usd: cost when interruptions hit at the worst moment (full checkpoint interval lost).
+        curve: cumulative USD over wall-clock hours for the chart.
+        breakdown: named lines (USD) for tables and exports.
+    """
+
+    gpu_usd: float
+    billed_hours: float
+    storage_usd: float
+    egress_usd: float
+    other_usd: float
+    interruption_usd: float
+    total_usd: float
+    pessimistic_usd: float
+    curve: list[CostPoint]
+    breakdown: dict[str, float]
+    notes: list[str] = []
+
+
+class Estimate(_Frozen):
+    """Everything Tuneplan computes for one scenario on its GPU."""
+
+    memory: MemoryEstimate
+    time: TimeEstimate
+    cost: CostEstimate
+    parameters: int
+    trainable_parameters: int
+    warnings: list[str] = []

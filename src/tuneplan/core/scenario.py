@@ -1,0 +1,208 @@
+"""The inputs of a plan: model, training setup, dataset, hardware and pricing.
+
+A :class:`Scenario` is self-contained: it embeds the model architecture and the GPU spec it was
+planned with, so a saved scenario computes the same numbers on another machine or after the
+bundled catalog changes. All models are pydantic v2 and validate on assignment, so an invalid
+edit raises :class:`pydantic.ValidationError` and leaves the previous value in place.
+
+Units: memory in GiB (2**30 bytes) where a field says ``_gib``; money in USD; time in the unit
+the field name says (``_minutes``, ``_hours``); bandwidth in GB/s (10**9 bytes per second).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tuneplan.core.architecture import ModelArchitecture
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Dataset",
+    "GpuSpec",
+    "Pricing",
+    "Scenario",
+    "TrainingSetup",
+    "Method",
+    "Optimizer",
+    "Sharding",
+]
+
+SCHEMA_VERSION = 1
+
+Method = Literal["full", "lora", "qlora"]
+Precision = Literal["bf16", "fp16", "fp32"]
+Optimizer = Literal[
+    "adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit", "sgd", "adafactor"
+]
+Sharding = Literal["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]
+LoraTargets = Literal["q_v", "qkvo", "all-linear"]
+Attention = Literal["flash", "sdpa", "eager"]
+SequenceMode = Literal["fixed", "packed", "dynamic"]
+Billing = Literal["second", "minute", "hour"]
+StorageKind = Literal["container", "volume", "network"]
+FrameworkTier = Literal["optimized", "hf"]
+
+OPTIMIZER_LABELS: dict[str, str] = {
+    "adamw": "AdamW (torch, foreach)",
+    "adamw-fused": "AdamW (torch, fused)",
+    "adamw-8bit": "8-bit AdamW (bitsandbytes)",
+    "paged-adamw-8bit": "Paged 8-bit AdamW",
+    "paged-adamw-32bit": "Paged 32-bit AdamW",
+    "sgd": "SGD with momentum",
+    "adafactor": "Adafactor",
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(validate_assignment=True, extra="forbid")
+
+
+class TrainingSetup(_Model):
+    """How the model is trained: method, precision, optimizer, batch geometry and parallelism.
+
+    ``micro_batch`` x ``seq_len`` tokens go through the model per GPU per forward pass;
+    ``grad_accumulation`` micro-batches make one optimizer step. ``num_gpus`` GPUs share the work
+    with ``sharding`` (``none`` only for one GPU; ``ddp`` replicates; ZeRO-1/2/3 and FSDP shard).
+    """
+
+    method: Method = "qlora"
+    precision: Precision = "bf16"
+    master_weights: Literal["none", "fp32"] = "none"
+    optimizer: Optimizer = "adamw"
+    optimizer_in_backward: bool = False
+    lora_rank: int = Field(default=16, ge=1, le=4096)
+    lora_alpha: float = Field(default=32, gt=0, le=100_000)
+    lora_dropout: float = Field(default=0.05, ge=0, lt=1)
+    lora_targets: LoraTargets = "all-linear"
+    trainable_embeddings: bool = False
+    double_quant: bool = True
+    micro_batch: int = Field(default=1, ge=1, le=4096)
+    seq_len: int = Field(default=2048, ge=1, le=10_000_000)
+    sequence_mode: SequenceMode = "packed"
+    grad_accumulation: int = Field(default=8, ge=1, le=100_000)
+    grad_checkpointing: bool = True
+    attention: Attention = "flash"
+    fused_cross_entropy: bool = False
+    activation_offload: bool = False
+    cpu_offload: bool = False
+    num_gpus: int = Field(default=1, ge=1, le=4096)
+    sharding: Sharding = "none"
+    framework: FrameworkTier = "hf"
+    mfu_override: float | None = Field(default=None, gt=0, le=1)
+
+    @property
+    def trains_base_weights(self) -> bool:
+        """True for full fine-tuning (all weights get gradients and optimizer states)."""
+        return self.method == "full"
+
+
+class Dataset(_Model):
+    """How much text is trained on.
+
+    ``examples`` x ``tokens_per_example`` x ``epochs`` tokens, unless ``total_tokens`` is given,
+    which replaces ``examples x tokens_per_example``. ``padding_efficiency`` (real tokens / tokens
+    computed, 0-1] applies when sequences are padded rather than packed.
+    """
+
+    examples: int = Field(default=10_000, ge=0, le=10**12)
+    tokens_per_example: float = Field(default=512, ge=0, le=10**8)
+    total_tokens: float | None = Field(default=None, ge=0, le=10**15)
+    epochs: float = Field(default=3, gt=0, le=10_000)
+    padding_efficiency: float = Field(default=1.0, gt=0, le=1)
+    eval_fraction: float = Field(default=0.0, ge=0, le=1)
+
+    @property
+    def tokens_per_epoch(self) -> float:
+        """Real (non-padding) tokens in one pass over the data."""
+        if self.total_tokens is not None:
+            return float(self.total_tokens)
+        return float(self.examples) * float(self.tokens_per_example)
+
+
+class GpuSpec(_Model):
+    """One GPU model: memory, dense tensor throughput and bandwidth (from ``gpus.csv``).
+
+    ``memory_gib`` is the capacity the driver reports (nvidia-smi total / 1024 MiB), which is what
+    a job can fill. TFLOPS are dense (no 2:4 sparsity) with FP32 accumulate, as PyTorch mixed
+    precision uses them.
+    """
+
+    id: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    vendor: str = "NVIDIA"
+    memory_gib: float = Field(gt=0, le=100_000)
+    bf16_tflops: float = Field(default=0.0, ge=0)
+    fp16_tflops: float = Field(default=0.0, ge=0)
+    measured_bf16_tflops: float | None = Field(default=None, ge=0)
+    memory_bandwidth_gbps: float = Field(default=1000.0, gt=0)
+    bf16_supported: bool = True
+    segment: str = "datacenter"
+    interconnect: str = "PCIe only"
+    p2p_link_gbps: float = Field(default=0.0, ge=0)
+    tdp_w: float = Field(default=300.0, ge=0)
+    source: str = ""
+
+    @property
+    def peak_tflops(self) -> float:
+        """Dense tensor TFLOPS used for training: BF16, or FP16 on cards without BF16 (T4, V100)."""
+        return self.bf16_tflops if self.bf16_supported and self.bf16_tflops > 0 else self.fp16_tflops
+
+
+class Pricing(_Model):
+    """What the run costs: GPU price, billing rounding, storage, transfer, overheads, interruptions.
+
+    ``price_per_gpu_hour`` is USD per GPU per hour; ``billing`` is the provider's rounding
+    granularity. Storage is charged as GB x USD per GB-month x hours / 730. ``setup_minutes`` and
+    ``eval_minutes`` are billed GPU time outside training.
+    """
+
+    provider: str = "RunPod"
+    offer_kind: str = "community"
+    price_per_gpu_hour: float = Field(default=0.34, ge=0, le=10_000)
+    price_date: str = ""
+    billing: Billing = "second"
+    minimum_billed_minutes: float = Field(default=0.0, ge=0, le=100_000)
+    storage_kind: StorageKind = "volume"
+    storage_gb: float = Field(default=50, ge=0, le=10**7)
+    storage_usd_per_gb_month: float = Field(default=0.10, ge=0, le=1000)
+    storage_hours_after_run: float = Field(default=0.0, ge=0, le=100_000)
+    egress_gb: float = Field(default=0.0, ge=0, le=10**7)
+    egress_usd_per_gb: float = Field(default=0.0, ge=0, le=100)
+    other_usd: float = Field(default=0.0, ge=0, le=10**9)
+    setup_minutes: float = Field(default=10, ge=0, le=100_000)
+    eval_minutes: float = Field(default=0, ge=0, le=100_000)
+    checkpoint_count: int = Field(default=3, ge=0, le=100_000)
+    disk_write_gbps: float = Field(default=1.0, gt=0, le=1000)
+    interruptions_per_hour: float = Field(default=0.0, ge=0, le=100)
+    checkpoint_every_min: float = Field(default=30, gt=0, le=100_000)
+    restart_minutes: float = Field(default=5, ge=0, le=100_000)
+    monthly_price_usd: float | None = Field(default=None, ge=0)
+    runs_per_month: float = Field(default=1, gt=0, le=10_000)
+    electricity_usd_per_kwh: float | None = Field(default=None, ge=0, le=100)
+
+
+class Scenario(_Model):
+    """A complete plan input. Self-contained: the model and GPU are embedded, not looked up.
+
+    Raises:
+        pydantic.ValidationError: on construction or assignment of any invalid field.
+    """
+
+    schema_version: int = SCHEMA_VERSION
+    name: str = Field(default="Untitled plan", min_length=1, max_length=200)
+    model_id: str = ""
+    model: ModelArchitecture
+    training: TrainingSetup = Field(default_factory=TrainingSetup)
+    dataset: Dataset = Field(default_factory=Dataset)
+    gpu: GpuSpec
+    pricing: Pricing = Field(default_factory=Pricing)
+    notes: str = Field(default="", max_length=100_000)
+
+    @model_validator(mode="after")
+    def _check(self) -> Scenario:
+        t = self.training
+        if t.num_gpus == 1 and t.sharding == "ddp":
+            pass  # DDP on one GPU is legal (and equals no sharding)
+        return self
