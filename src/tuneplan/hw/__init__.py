@@ -1,0 +1,1 @@
+"""Local GPU detection through NVML: ``probe`` imports pynvml lazily; no Qt here."""
