@@ -81,7 +81,7 @@ class TrainingSetup(_Model):
     micro_batch: int = Field(default=1, ge=1, le=4096)
     seq_len: int = Field(default=2048, ge=1, le=10_000_000)
     sequence_mode: SequenceMode = "packed"
-    grad_accumulation: int = Field(default=8, ge=1, le=100_000)
+    grad_accumulation: int = Field(default=1, ge=1, le=100_000)
     grad_checkpointing: bool = True
     attention: Attention = "flash"
     fused_cross_entropy: bool = False

@@ -1,0 +1,162 @@
+"""Command line entry point: no arguments start the GUI; subcommands never import Qt.
+
+    tuneplan                       start the desktop app on its default scenario
+    tuneplan --version             print the version
+    tuneplan --self-test           build the window offscreen, compute, save and reload a scenario
+    tuneplan estimate ...          memory, time and cost of one plan (``--json`` for scripts)
+    tuneplan compare-gpus ...      the same plan across the GPU catalog
+    tuneplan gpus [--json]         what the NVML probe sees on this machine
+    tuneplan scenarios ...         the saved-scenario library
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tuneplan import __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits with status 2 and a one-line reason on bad input."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"tuneplan: error: {message}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
+def _fraction(text: str) -> float:
+    value = _non_negative(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def add_plan_arguments(p: argparse.ArgumentParser) -> None:
+    """Flags shared by ``estimate`` and ``compare-gpus`` (everything a scenario holds)."""
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--model", metavar="ID", help="catalog model id (see --list-models)")
+    src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json or a model folder")
+    src.add_argument("--scenario", metavar="FILE", help="a saved scenario file (.json)")
+    p.add_argument("--method", choices=["full", "lora", "qlora"])
+    p.add_argument("--precision", choices=["bf16", "fp16", "fp32"])
+    p.add_argument("--master-weights", choices=["none", "fp32"], help="fp32: mixed precision with fp32 master weights")
+    p.add_argument("--optimizer", choices=["adamw", "adamw-fused", "adamw-8bit", "paged-adamw-8bit", "paged-adamw-32bit", "sgd", "adafactor"])
+    p.add_argument("--optimizer-in-backward", action="store_true", default=None, help="fuse the optimizer step into backward")
+    p.add_argument("--lora-rank", type=_positive_int, metavar="R")
+    p.add_argument("--lora-alpha", type=_non_negative, metavar="ALPHA")
+    p.add_argument("--lora-dropout", type=_non_negative, metavar="P")
+    p.add_argument("--lora-targets", choices=["q_v", "qkvo", "all-linear"])
+    p.add_argument("--trainable-embeddings", action="store_true", default=None, help="train embeddings and LM head too")
+    p.add_argument("--no-double-quant", action="store_true", default=None, help="QLoRA without double quantization")
+    p.add_argument("--micro-batch", type=_positive_int, metavar="B")
+    p.add_argument("--seq-len", type=_positive_int, metavar="S", help="sequence length in tokens (the longest batch for dynamic padding)")
+    p.add_argument("--sequence-mode", choices=["fixed", "packed", "dynamic"])
+    p.add_argument("--grad-accumulation", type=_positive_int, metavar="N")
+    gc = p.add_mutually_exclusive_group()
+    gc.add_argument("--grad-checkpointing", dest="grad_checkpointing", action="store_true", default=None)
+    gc.add_argument("--no-grad-checkpointing", dest="grad_checkpointing", action="store_false")
+    p.add_argument("--attention", choices=["flash", "sdpa", "eager"])
+    p.add_argument("--fused-cross-entropy", action="store_true", default=None, help="fused/chunked cross-entropy (Liger, CCE)")
+    p.add_argument("--activation-offload", action="store_true", default=None, help="offload saved activations to CPU")
+    p.add_argument("--cpu-offload", action="store_true", default=None, help="offload parameters and optimizer states to CPU")
+    p.add_argument("--gpus", type=_positive_int, metavar="N", help="number of GPUs")
+    p.add_argument("--sharding", choices=["none", "ddp", "zero1", "zero2", "zero3", "fsdp"])
+    p.add_argument("--framework", choices=["optimized", "hf"], help="MFU tier: optimized stack or plain HF")
+    p.add_argument("--mfu", type=_fraction, help="override model FLOPs utilisation (0-1]")
+    p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")
+    p.add_argument("--gpu-memory-gib", type=_non_negative, help="override the GPU's capacity in GiB")
+    p.add_argument("--dataset-examples", type=_non_negative, metavar="N")
+    p.add_argument("--tokens-per-example", type=_non_negative, metavar="T")
+    p.add_argument("--total-tokens", type=_non_negative, metavar="T", help="dataset size in tokens (replaces examples x tokens)")
+    p.add_argument("--epochs", type=_non_negative)
+    p.add_argument("--padding-efficiency", type=_fraction, help="real tokens / computed tokens when padding")
+    p.add_argument("--price-per-hour", type=_non_negative, metavar="USD", help="USD per GPU-hour")
+    p.add_argument("--billing", choices=["second", "minute", "hour"])
+    p.add_argument("--storage-gb", type=_non_negative)
+    p.add_argument("--storage-usd-per-gb-month", type=_non_negative)
+    p.add_argument("--egress-gb", type=_non_negative)
+    p.add_argument("--egress-usd-per-gb", type=_non_negative)
+    p.add_argument("--other-usd", type=_non_negative)
+    p.add_argument("--setup-minutes", type=_non_negative)
+    p.add_argument("--eval-minutes", type=_non_negative)
+    p.add_argument("--interruptions-per-hour", type=_non_negative)
+    p.add_argument("--checkpoint-every-min", type=_non_negative)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (importing it does not import Qt)."""
+    parser = _Parser(prog="tuneplan", description="Plan LLM fine-tuning: memory, time and cost.")
+    parser.add_argument("--version", action="version", version=f"tuneplan {__version__}")
+    parser.add_argument("--self-test", action="store_true", help="run a headless self-test and print SELFTEST OK")
+    parser.add_argument("--scenario-file", metavar="FILE", help="open this scenario in the GUI")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser)
+    est = sub.add_parser("estimate", help="estimate memory, time and cost of one plan")
+    add_plan_arguments(est)
+    est.add_argument("--json", action="store_true", help="machine-readable output")
+    est.add_argument("--list-models", action="store_true", help="list catalog models and exit")
+    est.add_argument("--list-gpus", action="store_true", help="list catalog GPUs and exit")
+    cmp_ = sub.add_parser("compare-gpus", help="the plan across every catalog GPU")
+    add_plan_arguments(cmp_)
+    cmp_.add_argument("--json", action="store_true")
+    cmp_.add_argument("--budget-usd", type=_non_negative, help="highlight the fastest GPU within this budget")
+    gp = sub.add_parser("gpus", help="list local NVIDIA GPUs (NVML)")
+    gp.add_argument("--json", action="store_true")
+    sc = sub.add_parser("scenarios", help="saved scenarios")
+    sc.add_argument("action", choices=["list", "show", "export", "import"])
+    sc.add_argument("name", nargs="?", help="scenario name or file")
+    sc.add_argument("--output", "-o", metavar="FILE")
+    sc.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run; returns the process exit status."""
+    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.command == "estimate":
+        from tuneplan.cli import run_estimate
+
+        return run_estimate(args)
+    if args.command == "compare-gpus":
+        from tuneplan.cli import run_compare
+
+        return run_compare(args)
+    if args.command == "gpus":
+        from tuneplan.hw.cli import gpus_command
+
+        return gpus_command(args.json)
+    if args.command == "scenarios":
+        from tuneplan.cli import run_scenarios
+
+        return run_scenarios(args)
+    if args.self_test:
+        from tuneplan.ui.app import self_test
+
+        return self_test()
+    from tuneplan.ui.app import run_gui
+
+    return run_gui(scenario_file=args.scenario_file)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

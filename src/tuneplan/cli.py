@@ -1,0 +1,268 @@
+"""The command-line subcommands (``estimate``, ``compare-gpus``, ``scenarios``). No Qt imports.
+
+Bad input exits with status 2 and a one-line ``tuneplan: error: ...`` message; it never prints a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from tuneplan.core.estimate import estimate
+from tuneplan.core.result import GIB, Estimate
+from tuneplan.core.scenario import Scenario
+
+__all__ = ["estimate_to_json", "run_compare", "run_estimate", "run_scenarios", "scenario_from_args"]
+
+
+class CliError(Exception):
+    """A user error with a one-line message (exit status 2)."""
+
+
+def _fail(message: str) -> int:
+    print(f"tuneplan: error: {message}", file=sys.stderr)
+    return 2
+
+
+def _validation_message(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err.get("loc", ()))
+    return f"{where}: {err.get('msg', 'invalid value')}" if where else str(err.get("msg"))
+
+
+def resolve_gpu(text: str):  # noqa: ANN201 - GpuSpec
+    """A catalog GPU from an id or a common name; raises :class:`CliError` when unknown."""
+    from tuneplan.catalog.gpus import get_gpu, match_gpu
+
+    try:
+        return get_gpu(text)
+    except KeyError:
+        pass
+    gpu = match_gpu(text)
+    if gpu is None:
+        raise CliError(f"unknown GPU {text!r} (see 'tuneplan estimate --list-gpus')")
+    return gpu
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario:
+    """Build a scenario from the default one (or ``--scenario FILE``) and the flags given.
+
+    Raises:
+        CliError: unknown model/GPU, unreadable config or scenario file, invalid combination.
+    """
+    from tuneplan import catalog
+
+    if getattr(args, "scenario", None):
+        from tuneplan.storage.files import ScenarioFileError, read_scenario_file
+
+        try:
+            base = read_scenario_file(args.scenario)
+        except ScenarioFileError as exc:
+            raise CliError(str(exc)) from None
+    else:
+        base = catalog.default_scenario()
+    data: dict[str, Any] = base.model_dump()
+    if args.model:
+        try:
+            entry = catalog.get_model(args.model)
+        except KeyError:
+            raise CliError(f"unknown model {args.model!r} (see 'tuneplan estimate --list-models')") from None
+        data["model"] = entry.architecture.model_dump()
+        data["model_id"] = entry.id
+    elif args.config:
+        try:
+            arch = catalog.load_hf_config(args.config)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        data["model"] = arch.model_dump()
+        data["model_id"] = ""
+    training = data["training"]
+    mapping = {
+        "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
+        "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
+        "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
+        "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
+        "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
+        "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
+        "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "framework": "framework", "mfu": "mfu_override",
+    }
+    for arg, key in mapping.items():
+        value = getattr(args, arg, None)
+        if value is not None:
+            training[key] = value
+    if getattr(args, "no_double_quant", None):
+        training["double_quant"] = False
+    if training["num_gpus"] > 1 and args.sharding is None and base.training.num_gpus == 1:
+        training["sharding"] = "ddp" if training["method"] != "full" else "fsdp"
+    if args.gpu:
+        gpu = resolve_gpu(args.gpu)
+        data["gpu"] = gpu.model_dump()
+        from tuneplan.catalog.prices import default_price
+
+        price = default_price(gpu.id)
+        if price is not None and args.price_per_hour is None:
+            data["pricing"].update(
+                price_per_gpu_hour=price.usd_per_gpu_hour, provider=price.provider, offer_kind=price.kind,
+                billing=price.billing, price_date=price.date_seen,
+            )
+    if args.gpu_memory_gib is not None:
+        data["gpu"]["memory_gib"] = args.gpu_memory_gib
+    ds = data["dataset"]
+    for arg, key in {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example", "total_tokens": "total_tokens",
+                     "epochs": "epochs", "padding_efficiency": "padding_efficiency"}.items():
+        value = getattr(args, arg, None)
+        if value is not None:
+            ds[key] = int(value) if key == "examples" else value
+    pr = data["pricing"]
+    for arg, key in {"price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",
+                     "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",
+                     "egress_usd_per_gb": "egress_usd_per_gb", "other_usd": "other_usd", "setup_minutes": "setup_minutes",
+                     "eval_minutes": "eval_minutes", "interruptions_per_hour": "interruptions_per_hour",
+                     "checkpoint_every_min": "checkpoint_every_min"}.items():
+        value = getattr(args, arg, None)
+        if value is not None:
+            pr[key] = value
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise CliError(_validation_message(exc)) from None
+
+
+def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:
+    """The ``--json`` document: one object per GPU of the run (identical ranks share numbers)."""
+    m, t, c = result.memory, result.time, result.cost
+    per_gpu = {
+        "scenario": scenario.name,
+        "model": scenario.model.name,
+        "gpu": {"id": scenario.gpu.id, "name": scenario.gpu.name, "capacity_bytes": m.capacity_bytes},
+        "parameters": result.parameters,
+        "trainable_parameters": result.trainable_parameters,
+        "memory": {
+            "components": {comp.key: comp.bytes for comp in m.components},
+            "peak_allocated_bytes": m.peak_allocated_bytes,
+            "peak_reserved_bytes": m.peak_reserved_bytes,
+            "total_bytes": m.total_bytes,
+            "capacity_bytes": m.capacity_bytes,
+            "low_bytes": m.low_bytes,
+            "high_bytes": m.high_bytes,
+            "peak_phase": m.peak_phase,
+            "verdict_metric": "total_bytes",
+        },
+        "fits": m.fits,
+        "verdict": m.verdict(),
+        "time": {
+            "seconds": t.seconds,
+            "hours": t.hours,
+            "phases": t.phases,
+            "tokens_total": t.tokens_total,
+            "tokens_per_second": t.tokens_per_second,
+            "flops_per_token": t.flops_per_token,
+            "mfu": t.mfu,
+            "steps": t.steps,
+            "bound": t.bound,
+        },
+        "cost": {
+            "total_usd": c.total_usd,
+            "pessimistic_usd": c.pessimistic_usd,
+            "gpu_usd": c.gpu_usd,
+            "billed_hours": c.billed_hours,
+            "storage_usd": c.storage_usd,
+            "egress_usd": c.egress_usd,
+            "other_usd": c.other_usd,
+            "interruption_usd": c.interruption_usd,
+            "price_per_gpu_hour": scenario.pricing.price_per_gpu_hour,
+            "billing": scenario.pricing.billing,
+        },
+        "warnings": result.warnings,
+    }
+    return [{"gpu_index": i, **per_gpu} for i in range(scenario.training.num_gpus)]
+
+
+def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
+    m, t, c = result.memory, result.time, result.cost
+    tr = scenario.training
+    print(f"{scenario.model.name} · {tr.method} · {scenario.gpu.name} x{tr.num_gpus}", file=out)
+    print(f"parameters {result.parameters / 1e9:.2f} B, trainable {result.trainable_parameters / 1e6:.1f} M", file=out)
+    print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
+    for comp in m.components:
+        if comp.bytes > 0:
+            print(f"  {comp.label:<20} {comp.bytes / GIB:8.2f} GiB", file=out)
+    print(f"  {'peak allocated':<20} {m.peak_allocated_bytes / GIB:8.2f} GiB  (torch max_memory_allocated)", file=out)
+    print(f"  {'peak reserved':<20} {m.peak_reserved_bytes / GIB:8.2f} GiB  (torch max_memory_reserved)", file=out)
+    print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (nvidia-smi; the verdict uses this)", file=out)
+    print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)
+    print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
+    for name, sec in t.phases.items():
+        print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
+    print(f"\nCost: ${c.total_usd:,.2f} expected (pessimistic ${c.pessimistic_usd:,.2f}); "
+          f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}", file=out)
+    for w in result.warnings:
+        print(f"warning: {w}", file=out)
+
+
+def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``tuneplan estimate``: print the estimate (text or ``--json``); 2 on bad input."""
+    from tuneplan import catalog
+
+    if args.list_models:
+        for entry in catalog.list_models():
+            print(f"{entry.id:<28} {entry.name}", file=out)
+        return 0
+    if args.list_gpus:
+        for gpu in catalog.list_gpus():
+            print(f"{gpu.id:<24} {gpu.name:<40} {gpu.memory_gib:7.2f} GiB", file=out)
+        return 0
+    try:
+        scenario = scenario_from_args(args)
+        result = estimate(scenario)
+    except CliError as exc:
+        return _fail(str(exc))
+    except ValueError as exc:
+        return _fail(str(exc).splitlines()[0])
+    if args.json:
+        json.dump(estimate_to_json(scenario, result), out, indent=2)
+        out.write("\n")
+    else:
+        _print_text(scenario, result, out)
+    return 0
+
+
+def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``tuneplan compare-gpus``: the plan on every catalog GPU (see :mod:`tuneplan.core.compare`)."""
+    try:
+        scenario = scenario_from_args(args)
+    except CliError as exc:
+        return _fail(str(exc))
+    from tuneplan.catalog import list_gpus
+    from tuneplan.catalog.prices import default_price, spot_price
+    from tuneplan.core.compare import compare_gpus
+
+    prices = {}
+    for gpu in list_gpus():
+        od, sp = default_price(gpu.id), spot_price(gpu.id)
+        prices[gpu.id] = (od.usd_per_gpu_hour if od else None, sp.usd_per_gpu_hour if sp else None)
+    rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None))
+    if args.json:
+        json.dump([r.model_dump() for r in rows], out, indent=2)
+        out.write("\n")
+        return 0
+    print(f"{'GPU':<40} {'fits':<5} {'mb':>3} {'peak GiB':>9} {'hours':>8} {'on-demand $':>12} {'spot $':>9}", file=out)
+    for r in rows:
+        od = f"{r.on_demand_usd:,.2f}" if r.on_demand_usd is not None else "-"
+        sp = f"{r.spot_usd:,.2f}" if r.spot_usd is not None else "-"
+        mark = " *cheapest" if r.cheapest else (" *fastest in budget" if r.fastest_in_budget else "")
+        print(f"{r.gpu_name:<40} {'yes' if r.fits else 'no':<5} {r.micro_batch or '-':>3} {r.peak_gib:9.1f} "
+              f"{r.hours:8.2f} {od:>12} {sp:>9}{mark}", file=out)
+    return 0
+
+
+def run_scenarios(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    """``tuneplan scenarios list|show|export|import`` (see :mod:`tuneplan.storage`)."""
+    from tuneplan.storage.cli import scenarios_command
+
+    return scenarios_command(args, out)

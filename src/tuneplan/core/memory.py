@@ -1,0 +1,438 @@
+"""Per-GPU memory of one training step, component by component.
+
+The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
+
+* **Weights** are held in the training dtype; QLoRA stores the layer matrices in NF4 (4 bits)
+  with one absmax per 64-element block (fp32, or 8-bit with a second-level fp32 constant per
+  256 blocks under double quantisation) and keeps embeddings, LM head, norms and biases in
+  16-bit (Dettmers et al. 2023, QLoRA, arXiv:2305.14314 §2-3; bitsandbytes ``Linear4bit``).
+* **Gradients** exist only for trainable parameters, in their dtype; with the optimizer step
+  fused into backward they are freed one parameter at a time (torchtune ``optimizer_in_bwd``).
+* **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
+  (``torch.optim.AdamW`` ``zeros_like(p)``); bitsandbytes 8-bit AdamW keeps two uint8 moments plus
+  one fp32 absmax per 256-element block (Dettmers et al. 2022, arXiv:2110.02861); paged variants
+  live in CUDA unified memory, outside ``torch.cuda.memory_allocated``; SGD keeps one momentum
+  buffer; Adafactor factors the second moment into row and column vectors (Shazeer & Stern 2018,
+  arXiv:1804.04235) and keeps no first moment by default (Hugging Face ``Adafactor(beta1=None)``).
+* **Activations** are the tensors autograd saves for backward, per decoder layer, derived from the
+  Hugging Face Llama layer (``modeling_llama.py``): RMSNorm saves an fp32 copy of its input; a
+  linear layer saves its input only when its weight gets a gradient (frozen base weights under
+  LoRA save nothing); FlashAttention saves q, k, v, the output and an fp32 log-sum-exp per head
+  (Dao 2023, arXiv:2307.08691); eager attention also saves the fp32 softmax and its bf16 copy,
+  ``6 * heads * s`` bytes per token; SwiGLU saves gate, up and SiLU(gate) (and their product when
+  ``down_proj`` trains). This generalises Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) to
+  GQA, SwiGLU, RMSNorm and frozen weights. With gradient checkpointing each layer keeps only its
+  input (``2*s*b*h`` bytes) and one layer is recomputed at a time (Chen et al. 2016, arXiv:1604.06174).
+* **Logits and loss**: the LM head's bf16 logits, the fp32 upcast in the loss, the log-softmax
+  saved by ``cross_entropy`` and the fp32 gradients of the backward (transformers
+  ``ForCausalLMLoss``); fused/chunked cross-entropy (Liger, torchtune ``CEWithChunkedOutputLoss``,
+  Cut Cross-Entropy) never materialises them (Wijmans et al. 2024, arXiv:2411.09009).
+* **Allocator and context**: ``max_memory_reserved`` exceeds ``max_memory_allocated`` because the
+  caching allocator rounds blocks and cannot reuse split blocks for differently sized requests;
+  nvidia-smi adds the CUDA context (driver, kernels, cuBLAS/cuDNN handles).
+
+The peak is the larger of the backward peak (activations, loss buffers and gradients alive
+together) and the optimizer-step peak (gradients, states and the step's temporaries).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.result import GIB, MemoryComponent, MemoryEstimate
+from tuneplan.core.scenario import GpuSpec, TrainingSetup
+
+__all__ = [
+    "CUDA_CONTEXT_BYTES",
+    "ALLOCATOR_FRAGMENTATION",
+    "MemoryLedger",
+    "estimate_memory",
+    "lora_parameter_count",
+    "nf4_bytes_per_param",
+]
+
+MIB = 2**20
+
+#: CUDA context, kernels and library handles that nvidia-smi shows and PyTorch does not count.
+#: Measured 0.4-0.6 GiB on Ampere/Hopper with CUDA 12 lazy module loading; 500 MiB is the
+#: midpoint used by gpu_poor ("around 500 MB-1 GB is taken by CUDA") and within Smirnov's
+#: "300 MiB to 2 GiB" range (reference survey B7).
+CUDA_CONTEXT_BYTES = 500 * MIB
+
+#: Share of the step's transient memory (activations, loss buffers, temporaries) that the caching
+#: allocator holds as reserved-but-unallocated blocks at the peak. GMLake (Guo et al., ASPLOS
+#: 2024) measures 10-30% fragmentation on LLM fine-tuning; PyTorch's own memory docs describe
+#: the cause (split blocks that later requests of another size cannot reuse).
+ALLOCATOR_FRAGMENTATION = 0.15
+
+#: cuBLAS workspace PyTorch allocates through its caching allocator per handle/stream
+#: (``CUBLAS_WORKSPACE_CONFIG`` default ``:4096:8`` = 8 x 4 MiB, Hopper 32 MiB; torch ``CublasHandlePool``).
+CUBLAS_WORKSPACE_BYTES = 32 * MIB
+
+_DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
+
+
+def nf4_bytes_per_param(double_quant: bool) -> float:
+    """Bytes per parameter of an NF4-quantised matrix, quantisation constants included.
+
+    4 bits per weight, plus per block of 64 weights either one fp32 absmax (32/64 = 0.5 bit) or,
+    with double quantisation, one 8-bit absmax plus one fp32 constant per 256 blocks
+    (8/64 + 32/(64*256) = 0.127 bit). Source: QLoRA paper, arXiv:2305.14314 §3.
+    """
+    bits = 4 + (8 / 64 + 32 / (64 * 256) if double_quant else 32 / 64)
+    return bits / 8
+
+
+def _targets(arch: ModelArchitecture, targets: str) -> set[str]:
+    if targets == "q_v":
+        return {"q_proj", "v_proj"}
+    if targets == "qkvo":
+        return {"q_proj", "k_proj", "v_proj", "o_proj"}
+    names = {m.name for _, mods in arch.linear_modules() for m in mods if m.kind != "router"}
+    return names
+
+
+def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
+    """LoRA adapter parameters: ``r * (d_in + d_out)`` per adapted matrix (A: r x d_in, B: d_out x r).
+
+    Source: Hu et al. 2021, LoRA, arXiv:2106.09685 §4.1; PEFT ``LoraLayer.update_layer``.
+    ``targets``: ``q_v`` (q_proj, v_proj), ``qkvo`` (all attention projections) or ``all-linear``
+    (every linear layer of the blocks, experts included; PEFT's ``all-linear`` excludes the LM head).
+    """
+    wanted = _targets(arch, targets)
+    total = 0
+    for n_layers, mods in arch.linear_modules():
+        for m in mods:
+            if m.name in wanted:
+                total += n_layers * m.count * rank * (m.d_in + m.d_out)
+    return total
+
+
+@dataclass
+class MemoryLedger:
+    """Intermediate quantities of the memory estimate, all in bytes per GPU (for tests and advice)."""
+
+    weights: float = 0.0
+    adapters: float = 0.0
+    gradients: float = 0.0
+    optimizer: float = 0.0
+    optimizer_paged: float = 0.0
+    activations: float = 0.0
+    logits: float = 0.0
+    temporaries: float = 0.0
+    step_temporaries: float = 0.0
+    trainable_params: int = 0
+    activation_per_layer_token: float = 0.0
+    checkpoint_per_layer_token: float = 0.0
+    formulas: dict[str, str] = field(default_factory=dict)
+
+
+def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int) -> float:
+    """Bytes autograd saves for backward in one decoder layer, per token (see module docstring).
+
+    ``act`` is the activation dtype size (2 for bf16/fp16, 4 for fp32).
+    """
+    h, i = arch.hidden_size, arch.intermediate_size
+    full = t.method == "full"
+    lora = t.method in {"lora", "qlora"}
+    adapted = _targets(arch, t.lora_targets) if lora else set()
+    dropout = lora and t.lora_dropout > 0
+
+    def saves_input(name: str) -> bool:
+        # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
+        # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
+        return full or (name in adapted and not dropout)
+
+    norm_fp32 = 4 * h if arch.norm == "rms" else act * h  # RMSNorm upcasts; LayerNorm saves its input
+    norm_weight_input = act * h if full else 0  # weight * x saves x when the weight trains
+    n_norms = 1 if arch.parallel_block else 2
+    saved = n_norms * (norm_fp32 + norm_weight_input)
+
+    # attention block inputs (q/k/v share the norm output; o reads the attention output)
+    if any(saves_input(n) for n in ("q_proj", "k_proj", "v_proj")):
+        saved += act * h
+    kv_width = arch.q_dim if t.attention in {"sdpa", "eager"} and arch.num_kv_heads != arch.num_attention_heads else arch.kv_dim
+    saved += act * (arch.q_dim + 2 * kv_width)  # q and k after RoPE, v (sdpa/eager: repeat_kv copies)
+    if t.attention == "eager":
+        saved += 6 * arch.num_attention_heads * seq_len  # fp32 softmax + bf16 probabilities
+        if saves_input("o_proj"):
+            saved += act * arch.q_dim
+    else:
+        saved += act * arch.q_dim + 4 * arch.num_attention_heads  # output + fp32 log-sum-exp
+
+    # MLP (dense or the routed experts' share of tokens)
+    if arch.is_moe:
+        inter_tokens = arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
+        saved += 4 * arch.num_experts + act * h * arch.experts_per_token  # router logits, routed input copies
+    else:
+        inter_tokens = i
+    if not arch.parallel_block and any(saves_input(n) for n in ("gate_proj", "up_proj")):
+        saved += act * h
+    if arch.mlp == "gated":
+        saved += 3 * act * inter_tokens  # gate, up, act(gate)
+    else:
+        saved += act * inter_tokens  # pre-activation
+    if saves_input("down_proj"):
+        saved += act * inter_tokens  # input of down_proj
+
+    if dropout:  # PEFT: dropout(x) is saved by lora_A, with a 1-byte mask, per adapted matrix
+        for n_layers, mods in arch.linear_modules()[:1]:
+            for m in mods:
+                if m.name in adapted:
+                    d_in = m.d_in * (arch.experts_per_token if m.count > 1 else 1)
+                    saved += (act + 1) * d_in
+    if lora:
+        per_rank = sum(m.count > 0 for _, mods in arch.linear_modules()[:1] for m in mods if m.name in adapted)
+        saved += act * t.lora_rank * per_rank  # lora_A outputs saved by lora_B
+    return float(saved)
+
+
+def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> tuple[MemoryEstimate, MemoryLedger]:
+    """Per-GPU memory of one training step of ``arch`` with setup ``t`` on ``gpu``.
+
+    Returns:
+        ``(estimate, ledger)``: the user-facing :class:`MemoryEstimate` (components in bytes,
+        peak allocated/reserved/total, capacity) and the intermediate :class:`MemoryLedger`.
+
+    Formulas and sources are in the module docstring; each component's ``formula`` shows the
+    numbers of this scenario.
+    """
+    led = MemoryLedger()
+    w_bytes = _DTYPE_BYTES[t.precision]
+    amp = t.master_weights == "fp32" and t.precision != "fp32"
+    if amp:
+        w_bytes = 4  # fp32 model under autocast: weights, grads and states in fp32
+    act = 2 if (t.precision != "fp32" or amp) else 4
+    n_gpus = t.num_gpus
+    shard = t.sharding if n_gpus > 1 else "none"
+    pipeline = n_gpus > 1 and shard == "none"  # layers split across GPUs (HF device_map)
+
+    total_params = arch.parameter_count()
+    layer_linear = arch.layer_linear_params()
+    non_layer = total_params - layer_linear  # embeddings, LM head, norms, conv kernels
+
+    # ------------------------------------------------------------ weights
+    if t.method == "qlora":
+        nf4 = nf4_bytes_per_param(t.double_quant)
+        weights = layer_linear * nf4 + non_layer * 2
+        led.formulas["weights"] = (
+            f"{layer_linear / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
+            f" + {non_layer / 1e9:.2f}B embeddings/head/norms x 2 B"
+        )
+    else:
+        weights = total_params * w_bytes
+        led.formulas["weights"] = f"{total_params / 1e9:.2f}B params x {w_bytes} B ({'fp32 master under autocast' if amp else t.precision})"
+    if amp and t.method != "full":
+        # autocast keeps a bf16 copy of every frozen weight it multiplies, saved for backward
+        weights += total_params * 2
+        led.formulas["weights"] += " + bf16 autocast copies 2 B/param"
+
+    # ------------------------------------------------------------ trainable parameters
+    embed_params = arch.vocab_size * arch.hidden_size
+    if t.method == "full":
+        trainable = total_params
+        grad_bytes = w_bytes
+        adapters = 0.0
+    else:
+        trainable = lora_parameter_count(arch, t.lora_rank, t.lora_targets)
+        grad_bytes = 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
+        adapters = trainable * 4.0
+        led.formulas["adapters"] = f"{trainable / 1e6:.1f}M LoRA params (r={t.lora_rank}, {t.lora_targets}) x 4 B (fp32)"
+        if t.trainable_embeddings:
+            # PEFT modules_to_save: trainable copies of embed_tokens and lm_head next to the frozen originals
+            copies = embed_params * (1 if arch.tie_word_embeddings else 2)
+            adapters += copies * w_bytes
+            trainable += copies
+            led.formulas["adapters"] += f" + trainable embedding/LM-head copies {copies / 1e9:.2f}B x {w_bytes} B"
+    led.trainable_params = trainable
+    state_bytes = grad_bytes
+
+    # ------------------------------------------------------------ optimizer states
+    opt = t.optimizer
+    paged = 0.0
+    step_temp = 0.0
+    if opt in {"adamw", "adamw-fused"}:
+        optimizer = trainable * 2 * state_bytes
+        formula = f"{trainable / 1e9:.3f}B x 2 moments x {state_bytes} B"
+        if opt == "adamw" and not t.optimizer_in_backward:
+            step_temp = trainable * state_bytes  # foreach path: torch._foreach_sqrt(exp_avg_sq) temporary
+    elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
+        optimizer = trainable * (2 * 1 + 2 * 4 / 256)
+        formula = f"{trainable / 1e9:.3f}B x 2 moments x (1 B + 4 B/256 absmax)"
+        if opt.startswith("paged") and t.method == "full":
+            paged, optimizer = optimizer, 0.0  # large tensors live in unified memory
+    elif opt == "paged-adamw-32bit":
+        optimizer = trainable * 2 * 4
+        formula = f"{trainable / 1e9:.3f}B x 2 moments x 4 B (fp32)"
+        if t.method == "full":
+            paged, optimizer = optimizer, 0.0
+    elif opt == "sgd":
+        optimizer = trainable * state_bytes
+        formula = f"{trainable / 1e9:.3f}B x momentum {state_bytes} B"
+    else:  # adafactor
+        factored = 0
+        for n_layers, mods in arch.linear_modules():
+            for m in mods:
+                factored += n_layers * m.count * (m.d_in + m.d_out)
+        optimizer = (factored if t.method == "full" else 2 * trainable**0.5) * 4
+        formula = "row + column second-moment vectors x 4 B"
+    led.formulas["optimizer"] = formula
+
+    gradients = trainable * grad_bytes
+    if t.optimizer_in_backward:
+        largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods)
+        gradients = max(largest, embed_params if t.method == "full" else 0) * grad_bytes
+        led.formulas["gradients"] = "optimizer step fused into backward: one parameter's gradient at a time"
+    else:
+        led.formulas["gradients"] = f"{trainable / 1e9:.3f}B trainable x {grad_bytes} B"
+
+    # ------------------------------------------------------------ sharding of model states
+    if n_gpus > 1:
+        if pipeline:
+            weights /= n_gpus
+            adapters /= n_gpus
+            gradients /= n_gpus
+            optimizer /= n_gpus
+            paged /= n_gpus
+            step_temp /= n_gpus
+        elif shard in {"zero1", "zero2", "zero3", "fsdp"}:
+            optimizer /= n_gpus
+            paged /= n_gpus
+            step_temp /= n_gpus
+            if shard in {"zero2", "zero3", "fsdp"}:
+                gradients /= n_gpus
+            if shard in {"zero3", "fsdp"}:
+                weights /= n_gpus
+                adapters /= n_gpus
+                # all-gathered unsharded layer plus the prefetched next one (FSDP forward/backward prefetch)
+                layer_w = sum(m.params for m in arch.linear_modules()[0][1])
+                per = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes
+                weights += 2 * layer_w * per
+        elif shard == "ddp":
+            gradients *= 2  # DDP buckets hold a flat copy of the gradients (gradient_as_bucket_view=False)
+    if t.cpu_offload:
+        # parameters and optimizer states on the CPU; the GPU holds gathered layers only
+        layer_w = sum(m.params for m in arch.linear_modules()[0][1])
+        per = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes
+        weights = 2 * layer_w * per + (non_layer * 2 if n_gpus == 1 else 0)
+        optimizer = 0.0
+        paged = 0.0
+        step_temp = 0.0
+        gradients = gradients / max(1, arch.num_layers) * 2
+
+    # ------------------------------------------------------------ activations
+    tokens = t.micro_batch * t.seq_len
+    per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len)
+    checkpoint_token = act * arch.hidden_size  # the layer input kept by checkpointing
+    layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
+    one_layer = per_layer_token * tokens
+    if t.grad_checkpointing:
+        activations = layers_here * checkpoint_token * tokens + one_layer
+        led.formulas["activations"] = (
+            f"checkpoints {layers_here:g} layers x {checkpoint_token} B x {tokens} tokens"
+            f" + one recomputed layer {per_layer_token / 1024:.1f} KiB/token"
+        )
+    else:
+        activations = layers_here * one_layer
+        led.formulas["activations"] = f"{layers_here:g} layers x {per_layer_token / 1024:.1f} KiB/token x {tokens} tokens"
+    if t.activation_offload:
+        kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
+        activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
+        led.formulas["activations"] += " (offloaded to CPU: two layers stay on the GPU)"
+    # final norm (+ its output saved by a trainable LM head) and the embedding output
+    head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
+    activations += head_saved * tokens
+    led.activation_per_layer_token = per_layer_token
+    led.checkpoint_per_layer_token = checkpoint_token
+
+    # ------------------------------------------------------------ logits and loss
+    v = arch.vocab_size
+    if t.fused_cross_entropy:
+        chunk = min(tokens, 8192)
+        logits = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
+        led.formulas["logits"] = f"fused/chunked cross-entropy: one chunk of {chunk // 8} tokens x {v} vocab"
+    else:
+        # bf16 logits + fp32 log-softmax saved + fp32 grad of it + fp32 grad of the input, alive together
+        per_token = v * (act + 4 + 4 + 4)
+        logits = tokens * per_token
+        led.formulas["logits"] = f"{tokens} tokens x {v} vocab x ({act} + 4 + 4 + 4) B (logits, fp32 log-softmax and its gradients)"
+    if pipeline:
+        pass  # the last GPU holds the LM head and the loss
+
+    # ------------------------------------------------------------ transient per-layer temporaries
+    temporaries = 2 * act * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
+    if t.method == "qlora":
+        largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
+        temporaries += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
+    if t.attention == "eager":
+        temporaries += t.micro_batch * arch.num_attention_heads * t.seq_len * t.seq_len * 8  # scores, mask, fp32 cast
+    if t.trains_base_weights and not t.optimizer_in_backward:
+        pass
+
+    # ------------------------------------------------------------ peaks
+    # Three moments compete for the step's peak; each is a full set of live components.
+    accumulating = t.grad_accumulation > 1 and not t.optimizer_in_backward
+    checkpoints = layers_here * checkpoint_token * tokens if t.grad_checkpointing else 0.0
+    candidates: dict[str, dict[str, float]] = {
+        # start of backward: every saved activation, the loss buffers, gradients kept from
+        # earlier micro-batches when accumulating
+        "backward": {"gradients": gradients if accumulating else 0.0, "activations": activations,
+                     "logits": logits, "temporaries": temporaries, "optimizer": optimizer},
+        # end of backward: all gradients, only the first layer's activations left
+        "end of backward": {"gradients": gradients, "activations": one_layer + checkpoints / max(layers_here, 1),
+                            "logits": 0.0, "temporaries": temporaries, "optimizer": optimizer},
+        # optimizer step: gradients, states and the step's temporaries
+        "optimizer step": {"gradients": gradients, "activations": 0.0, "logits": 0.0, "temporaries": 0.0,
+                           "optimizer": optimizer + step_temp},
+    }
+    phase = max(candidates, key=lambda k: sum(candidates[k].values()))
+    live = candidates[phase]
+    peak_allocated = weights + adapters + sum(live.values()) + CUBLAS_WORKSPACE_BYTES
+    transient = activations + logits + temporaries
+    fragmentation = ALLOCATOR_FRAGMENTATION * transient
+    reserved = peak_allocated + fragmentation
+    nccl = 256 * MIB if n_gpus > 1 and not pipeline else 0.0  # NCCL communicator buffers
+    total = reserved + CUDA_CONTEXT_BYTES + paged + nccl
+
+    capacity = gpu.memory_gib * GIB
+    led.weights, led.adapters, led.gradients, led.optimizer = weights, adapters, gradients, optimizer
+    led.optimizer_paged, led.activations, led.logits, led.temporaries = paged, activations, logits, temporaries
+    led.step_temporaries = step_temp
+
+    comps = [
+        MemoryComponent(key="weights", label="Weights", bytes=weights, formula=led.formulas["weights"],
+                        source="parameter count from config.json x bytes per parameter; NF4: QLoRA arXiv:2305.14314"),
+        MemoryComponent(key="adapters", label="LoRA adapters", bytes=adapters, formula=led.formulas.get("adapters", ""),
+                        source="LoRA arXiv:2106.09685; PEFT LoraLayer"),
+        MemoryComponent(key="gradients", label="Gradients", bytes=live["gradients"], formula=led.formulas["gradients"],
+                        source="one gradient per trainable parameter in its dtype"),
+        MemoryComponent(key="optimizer", label="Optimizer states", bytes=live["optimizer"] + paged,
+                        formula=led.formulas["optimizer"] + (" (paged: unified memory, outside PyTorch's allocator)" if paged else "")
+                        + (" + foreach step temporary" if step_temp and phase == "optimizer step" else ""),
+                        source="torch.optim.AdamW; bitsandbytes 8-bit optimizers arXiv:2110.02861"),
+        MemoryComponent(key="activations", label="Activations", bytes=live["activations"], formula=led.formulas["activations"],
+                        source="saved tensors of the HF decoder layer; Korthikanti et al. arXiv:2205.05198"),
+        MemoryComponent(key="logits", label="Logits & loss", bytes=live["logits"], formula=led.formulas["logits"],
+                        source="transformers ForCausalLMLoss; Liger/CCE arXiv:2411.09009"),
+        MemoryComponent(key="temporaries", label="Temporaries", bytes=live["temporaries"] + CUBLAS_WORKSPACE_BYTES,
+                        formula="gradient buffers between layers, dequantised matrix, cuBLAS workspace",
+                        source="PyTorch autograd; bitsandbytes dequantize_4bit"),
+        MemoryComponent(key="allocator", label="Allocator overhead", bytes=fragmentation,
+                        formula=f"{ALLOCATOR_FRAGMENTATION:.0%} of transient memory ({transient / GIB:.2f} GiB)",
+                        source="PyTorch caching allocator; GMLake (ASPLOS 2024) fragmentation measurements"),
+        MemoryComponent(key="cuda_context", label="CUDA context", bytes=CUDA_CONTEXT_BYTES + nccl,
+                        formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),
+                        source="measured 0.4-0.6 GiB (reference survey B7)"),
+    ]
+    est = MemoryEstimate(
+        components=comps,
+        peak_allocated_bytes=peak_allocated,
+        peak_reserved_bytes=reserved,
+        total_bytes=total,
+        capacity_bytes=capacity,
+        low_bytes=total * 0.9,
+        high_bytes=total * 1.1,
+        peak_phase=phase,
+    )
+    return est, led
