@@ -48,6 +48,32 @@ PUBLISHED_COUNTS = [
     ("llama-3.1-70b", 70.6e9, 0.01),
     # Mistral 7B v0.1 Hub page: 7.24B parameters.
     ("mistral-7b-v0.1", 7.24e9, 0.01),
+    # Qwen2.5-7B: 7.61B (model card) / 7.62B (Hub safetensors total).
+    ("qwen2.5-7b", 7.62e9, 0.01),
+    # Qwen2.5 model cards: 0.49B, 72.7B.
+    ("qwen2.5-0.5b", 0.49e9, 0.01),
+    ("qwen2.5-72b", 72.7e9, 0.01),
+    # Qwen3 model cards: 8.2B, 32.8B; Qwen3-30B-A3B 30.5B total.
+    ("qwen3-8b", 8.2e9, 0.01),
+    ("qwen3-32b", 32.8e9, 0.01),
+    ("qwen3-30b-a3b", 30.5e9, 0.01),
+    # Mixtral 8x7B: 46.7B total parameters (Mistral AI announcement "Mixtral of experts", Hub).
+    ("mixtral-8x7b", 46.7e9, 0.01),
+    # Mistral Nemo Base 2407: 12.2B (Hub).
+    ("mistral-nemo-12b", 12.2e9, 0.01),
+    # Gemma 2 (Hub safetensors totals): 2.61B, 9.24B, 27.2B.
+    ("gemma-2-2b", 2.61e9, 0.01),
+    ("gemma-2-9b", 9.24e9, 0.01),
+    ("gemma-2-27b", 27.2e9, 0.01),
+    # gemma-3-1b-pt: 999,885,952 parameters (Hub safetensors total; text-only model, tied embeddings).
+    ("gemma-3-1b", 999_885_952, 0.0),
+    # Phi-3.5-mini: 3.82B (Hub); Phi-4: 14.7B (Hub).
+    ("phi-3.5-mini", 3.82e9, 0.01),
+    ("phi-4", 14.7e9, 0.01),
+    # SmolLM2 model cards / Hub: 135M, 362M, 1.71B.
+    ("smollm2-135m", 135e6, 0.01),
+    ("smollm2-360m", 362e6, 0.01),
+    ("smollm2-1.7b", 1.71e9, 0.01),
 ]
 
 
@@ -60,9 +86,42 @@ def test_parameter_counts_match_published(model_id: str, published: float, tol: 
         assert computed == pytest.approx(published, rel=tol)
 
 
+def test_moe_active_parameters_match_published() -> None:
+    # Mixtral: "12.9B active parameters" per token (Mistral AI, "Mixtral of experts", 2023-12-11).
+    assert get_model("mixtral-8x7b").architecture.active_parameter_count() == pytest.approx(12.9e9, rel=0.01)
+    # Qwen3-30B-A3B model card: 3.3B activated.
+    assert get_model("qwen3-30b-a3b").architecture.active_parameter_count() == pytest.approx(3.3e9, rel=0.03)
+    arch = get_model("qwen3-30b-a3b").architecture
+    assert (arch.num_experts, arch.experts_per_token, arch.moe_intermediate_size) == (128, 8, 768)
+
+
+def test_gemma3_multimodal_counts_are_noted() -> None:
+    # Gemma 3 4B/12B/27B published counts (4.3B, 12.2B, 27.4B) include the ~0.4B SigLIP vision tower,
+    # which the language-model architecture does not hold.
+    for model_id in ("gemma-3-4b", "gemma-3-12b", "gemma-3-27b"):
+        m = get_model(model_id)
+        published = m.params_published_b * 1e9
+        computed = m.architecture.parameter_count()
+        assert 0.3e9 < published - computed < 0.5e9, model_id
+        assert "vision" in m.params_note
+
+
+def test_catalog_covers_the_requested_models() -> None:
+    ids = {m.id for m in list_models()}
+    wanted = {
+        "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "llama-3.2-3b", "llama-3.3-70b", "llama-2-7b", "llama-2-13b",
+        "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b",
+        "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
+        "mixtral-8x7b", "mistral-7b-v0.3", "mistral-nemo-12b", "gemma-2-2b", "gemma-2-9b", "gemma-2-27b",
+        "gemma-3-1b", "gemma-3-4b", "gemma-3-12b", "gemma-3-27b", "phi-3.5-mini", "phi-4",
+        "smollm2-135m", "smollm2-360m", "smollm2-1.7b",
+    }
+    assert wanted <= ids, sorted(wanted - ids)
+
+
 def test_models_load_and_are_well_formed() -> None:
     models = list_models()
-    assert len(models) >= 8
+    assert len(models) >= 26
     ids = [m.id for m in models]
     assert len(ids) == len(set(ids)), "duplicate model ids"
     for m in models:
