@@ -25,7 +25,9 @@ from tuneplan.catalog import (
     load_hf_config,
     match_gpu,
     prices_for_gpu,
+    pricing_from_entry,
     spot_price,
+    terms_for,
 )
 from tuneplan.catalog.prices import parse_billing
 from tuneplan.core.scenario import Scenario
@@ -447,6 +449,17 @@ def test_provider_terms() -> None:
     assert terms["Lambda"].billing == "minute"
     assert terms["AWS"].egress_usd_per_gb == 0.09
     assert terms["AWS"].minimum_billed_minutes == 1.0
+
+
+def test_terms_for_and_pricing_from_entry() -> None:
+    assert terms_for("RunPod Serverless") is terms_for("RunPod")
+    assert terms_for("Nebius") is None  # no terms row in provider_terms.csv
+    aws = [p for p in list_prices() if "p5.48xlarge" in p.gpu_label][0]
+    pricing = pricing_from_entry(aws)
+    # AWS: per-second billing with a 60 s minimum; internet egress 0.09 USD/GB (provider_terms.csv)
+    assert (pricing.provider, pricing.billing, pricing.minimum_billed_minutes) == ("AWS", "second", 1.0)
+    assert pricing.egress_usd_per_gb == 0.09
+    assert pricing.price_per_gpu_hour == pytest.approx(6.88)
 
 
 def test_bundled_price_file_is_a_copy_of_the_reference() -> None:
