@@ -1,0 +1,117 @@
+"""compare_gpus: micro-batch search, effective batch, cheapest / fastest-in-budget marks."""
+
+from __future__ import annotations
+
+import pytest
+
+from tuneplan import catalog
+from tuneplan.core.compare import (
+    DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR,
+    GpuComparisonRow,
+    compare_gpus,
+    largest_fitting,
+)
+from tuneplan.core.estimate import estimate
+from tuneplan.core.memory import estimate_memory
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    s = catalog.default_scenario()  # Llama 3.1 8B QLoRA, seq 2048
+    return s.model_copy(update={"training": s.training.model_copy(update={"micro_batch": 1, "grad_accumulation": 16})})
+
+
+def _gpu(gpu_id: str, **update):
+    return catalog.get_gpu(gpu_id).model_copy(update=update)
+
+
+@pytest.mark.parametrize("limit", [0, 1, 2, 3, 5, 7, 8, 13, 31, 32, 33, 63, 64])
+def test_largest_fitting_finds_the_boundary(limit):
+    calls = []
+
+    def fits(m):
+        calls.append(m)
+        return m <= limit
+
+    assert largest_fitting(fits, 64) == min(limit, 64)
+    assert len(calls) <= 2 * 6 + 1  # doubling + bisection: log2(64) = 6 each, plus one
+
+
+def test_largest_fitting_respects_upper():
+    assert largest_fitting(lambda m: True, 24) == 24
+    assert largest_fitting(lambda m: m <= 20, 24) == 20
+
+
+def test_cheapest_is_a_fitting_gpu_and_never_a_non_fitting_one(scenario):
+    # A card too small for an 8B QLoRA plan but nearly free: it must not be marked cheapest.
+    tiny = _gpu("rtx3060_12gb", id="tiny", name="Tiny 4GB", memory_gib=4.0)
+    a = _gpu("rtx4090")
+    b = _gpu("a100_80gb_sxm")
+    prices = {"tiny": (0.01, 0.005), "rtx4090": (0.74, 0.34), "a100_80gb_sxm": (1.79, 1.39)}
+    rows = compare_gpus(scenario, [tiny, a, b], prices)
+    by_id = {r.gpu_id: r for r in rows}
+    assert not by_id["tiny"].fits and by_id["tiny"].micro_batch is None
+    assert not by_id["tiny"].cheapest and not by_id["tiny"].fastest_in_budget
+    assert by_id["tiny"].on_demand_usd is None and by_id["tiny"].spot_usd is None
+    marked = [r for r in rows if r.cheapest]
+    assert len(marked) == 1 and marked[0].fits
+    cheapest = marked[0]
+    for r in rows:
+        if r.fits and r.best_usd is not None:
+            assert cheapest.best_usd <= r.best_usd
+    # non-fitting rows come last
+    assert [r.fits for r in rows] == sorted((r.fits for r in rows), reverse=True)
+
+
+def test_micro_batch_is_largest_fitting_divisor_and_keeps_effective_batch(scenario):
+    gpu = _gpu("rtx4090")
+    rows = compare_gpus(scenario, [gpu], {"rtx4090": (0.74, None)})
+    (row,) = rows
+    mb = row.micro_batch
+    assert row.fits and 16 % mb == 0
+    t = scenario.training
+    fits = lambda m: estimate_memory(scenario.model, t.model_copy(update={"micro_batch": m}), gpu)[0].fits  # noqa: E731
+    assert fits(mb)
+    # the next divisor of the effective batch (16) does not fit, or mb is already 16
+    bigger = [d for d in (1, 2, 4, 8, 16) if d > mb]
+    assert not bigger or not fits(bigger[0])
+    # the row's numbers are those of `estimate` on the same plan
+    planned = scenario.model_copy(update={
+        "gpu": gpu,
+        "training": t.model_copy(update={"micro_batch": mb, "grad_accumulation": 16 // mb}),
+        "pricing": scenario.pricing.model_copy(update={"price_per_gpu_hour": 0.74}),
+    })
+    result = estimate(planned)
+    assert row.hours == pytest.approx(result.time.hours)
+    assert row.on_demand_usd == pytest.approx(result.cost.total_usd)
+    assert row.peak_gib == pytest.approx(result.memory.total_bytes / 2**30)
+    assert row.spot_usd is None
+
+
+def test_spot_uses_default_interruption_rate(scenario):
+    gpu = _gpu("rtx4090")
+    (row,) = compare_gpus(scenario, [gpu], {"rtx4090": (0.50, 0.50)})
+    assert DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR > 0
+    # same hourly price: spot costs more only through the lost work of interruptions
+    assert row.spot_usd > row.on_demand_usd
+
+
+def test_fastest_in_budget(scenario):
+    gpus = [_gpu("rtx4090"), _gpu("h100_sxm"), _gpu("b200")]
+    prices = {"rtx4090": (0.74, None), "h100_sxm": (3.99, None), "b200": (6.79, None)}
+    free = compare_gpus(scenario, gpus, prices)
+    fastest = [r for r in free if r.fastest_in_budget]
+    assert len(fastest) == 1 and fastest[0].hours == min(r.hours for r in free)
+    cheap = min(r.on_demand_usd for r in free)
+    tight = compare_gpus(scenario, gpus, prices, budget_usd=cheap)
+    marked = [r for r in tight if r.fastest_in_budget]
+    assert len(marked) == 1 and marked[0].on_demand_usd <= cheap
+    assert not any(r.fastest_in_budget for r in compare_gpus(scenario, gpus, prices, budget_usd=cheap / 10))
+
+
+def test_catalog_comparison_shape(scenario):
+    gpus = catalog.list_gpus()
+    rows = compare_gpus(scenario, gpus, {})
+    assert len(rows) == len(gpus) and all(isinstance(r, GpuComparisonRow) for r in rows)
+    assert not any(r.cheapest for r in rows)  # no prices, nothing is cheapest
+    assert all(r.hours > 0 and r.peak_gib > 0 for r in rows)
