@@ -97,8 +97,6 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             training[key] = value
     if getattr(args, "no_double_quant", None):
         training["double_quant"] = False
-    if training["num_gpus"] > 1 and args.sharding is None and base.training.num_gpus == 1:
-        training["sharding"] = "ddp" if training["method"] != "full" else "fsdp"
     if args.gpu:
         gpu = resolve_gpu(args.gpu)
         data["gpu"] = gpu.model_dump()

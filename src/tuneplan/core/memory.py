@@ -61,10 +61,13 @@ MIB = 2**20
 CUDA_CONTEXT_BYTES = 500 * MIB
 
 #: Share of the step's transient memory (activations, loss buffers, temporaries) that the caching
-#: allocator holds as reserved-but-unallocated blocks at the peak. GMLake (Guo et al., ASPLOS
-#: 2024) measures 10-30% fragmentation on LLM fine-tuning; PyTorch's own memory docs describe
-#: the cause (split blocks that later requests of another size cannot reuse).
-ALLOCATOR_FRAGMENTATION = 0.15
+#: allocator holds as reserved-but-unallocated blocks at the peak. With the same tensor shapes
+#: every step (fixed length, packing) freed blocks are reused exactly and little is stranded;
+#: with dynamic padding every batch has new shapes, cached blocks are split for smaller requests
+#: and cannot serve the next longer batch. GMLake (Guo et al., ASPLOS 2024, Fig. 2/Table 3)
+#: measures 10-30% fragmentation in LLM fine-tuning; PyTorch's CUDA memory-management notes
+#: describe the mechanism and ``expandable_segments`` as its remedy.
+ALLOCATOR_FRAGMENTATION = {"fixed": 0.10, "packed": 0.10, "dynamic": 0.30}
 
 #: cuBLAS workspace PyTorch allocates through its caching allocator per handle/stream
 #: (``CUBLAS_WORKSPACE_CONFIG`` default ``:4096:8`` = 8 x 4 MiB, Hopper 32 MiB; torch ``CublasHandlePool``).
@@ -215,10 +218,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # ------------------------------------------------------------ weights
     if t.method == "qlora":
         nf4 = nf4_bytes_per_param(t.double_quant)
-        weights = layer_linear * nf4 + non_layer * 2
+        # PEFT prepare_model_for_kbit_training casts every non-quantised parameter (embeddings,
+        # LM head, norms) to fp32 (peft/utils/other.py), so they cost 4 B each.
+        weights = layer_linear * nf4 + non_layer * 4
         led.formulas["weights"] = (
             f"{layer_linear / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
-            f" + {non_layer / 1e9:.2f}B embeddings/head/norms x 2 B"
+            f" + {non_layer / 1e9:.2f}B embeddings/head/norms x 4 B (fp32 after prepare_model_for_kbit_training)"
         )
     else:
         weights = total_params * w_bytes
@@ -312,14 +317,19 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         elif shard == "ddp":
             gradients *= 2  # DDP buckets hold a flat copy of the gradients (gradient_as_bucket_view=False)
     if t.cpu_offload:
-        # parameters and optimizer states on the CPU; the GPU holds gathered layers only
+        # Parameters, gradients and optimizer states live on the CPU (FSDP CPUOffload(offload_params=True),
+        # ZeRO-3 offload); the GPU holds the gathered layer being computed plus the prefetched next one,
+        # and the embedding/LM head while they are used. Checked against PEFT's FSDP-QLoRA 70B runs:
+        # 35.6 GiB/GPU without offload vs 19.6 with it (reference measurements rows 140-141).
         layer_w = sum(m.params for m in arch.linear_modules()[0][1])
         per = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes
-        weights = 2 * layer_w * per + (non_layer * 2 if n_gpus == 1 else 0)
+        weights = 2 * layer_w * per + non_layer * (4 if t.method == "qlora" else w_bytes)
         optimizer = 0.0
         paged = 0.0
         step_temp = 0.0
         gradients = gradients / max(1, arch.num_layers) * 2
+        led.formulas["weights"] = "offloaded to CPU: two gathered layers + embeddings/LM head on the GPU"
+        led.formulas["optimizer"] = "offloaded to CPU"
 
     # ------------------------------------------------------------ activations
     tokens = t.micro_batch * t.seq_len
@@ -348,15 +358,16 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
 
     # ------------------------------------------------------------ logits and loss
     v = arch.vocab_size
+    logit_bytes = 4 if t.method == "qlora" else act  # an fp32 LM head (QLoRA) emits fp32 logits
     if t.fused_cross_entropy:
         chunk = min(tokens, 8192)
         logits = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
         led.formulas["logits"] = f"fused/chunked cross-entropy: one chunk of {chunk // 8} tokens x {v} vocab"
     else:
         # bf16 logits + fp32 log-softmax saved + fp32 grad of it + fp32 grad of the input, alive together
-        per_token = v * (act + 4 + 4 + 4)
+        per_token = v * (logit_bytes + 4 + 4 + 4)
         logits = tokens * per_token
-        led.formulas["logits"] = f"{tokens} tokens x {v} vocab x ({act} + 4 + 4 + 4) B (logits, fp32 log-softmax and its gradients)"
+        led.formulas["logits"] = f"{tokens} tokens x {v} vocab x ({logit_bytes} + 4 + 4 + 4) B (logits, fp32 log-softmax and its gradients)"
     if pipeline:
         pass  # the last GPU holds the LM head and the loss
 
@@ -390,7 +401,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     live = candidates[phase]
     peak_allocated = weights + adapters + sum(live.values()) + CUBLAS_WORKSPACE_BYTES
     transient = activations + logits + temporaries
-    fragmentation = ALLOCATOR_FRAGMENTATION * transient
+    frag_share = ALLOCATOR_FRAGMENTATION[t.sequence_mode]
+    fragmentation = frag_share * transient
     reserved = peak_allocated + fragmentation
     nccl = 256 * MIB if n_gpus > 1 and not pipeline else 0.0  # NCCL communicator buffers
     total = reserved + CUDA_CONTEXT_BYTES + paged + nccl
@@ -419,7 +431,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         formula="gradient buffers between layers, dequantised matrix, cuBLAS workspace",
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=fragmentation,
-                        formula=f"{ALLOCATOR_FRAGMENTATION:.0%} of transient memory ({transient / GIB:.2f} GiB)",
+                        formula=f"{frag_share:.0%} of transient memory ({t.sequence_mode} shapes) ({transient / GIB:.2f} GiB)",
                         source="PyTorch caching allocator; GMLake (ASPLOS 2024) fragmentation measurements"),
         MemoryComponent(key="cuda_context", label="CUDA context", bytes=CUDA_CONTEXT_BYTES + nccl,
                         formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),

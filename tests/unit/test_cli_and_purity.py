@@ -1,0 +1,95 @@
+"""The real CLI in a subprocess, and the Qt-free core boundary."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tuneplan", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_core_imports_no_qt_and_no_nvml():
+    code = ("import sys, tuneplan.core.estimate, tuneplan.core.memory, tuneplan.core.cost, tuneplan.core.throughput;"
+            "bad=[m for m in sys.modules if m.startswith(('PySide6','pyqtgraph','pynvml'))]; print(bad)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_version_does_not_import_qt():
+    code = ("import sys; from tuneplan.__main__ import main\n"
+            "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "print(any(m.startswith('PySide6') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().endswith("False")
+    assert "tuneplan 0." in out.stdout
+
+
+def test_estimate_json_has_the_documented_fields():
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "RTX 4090", "--json")
+    assert out.returncode == 0, out.stderr
+    docs = json.loads(out.stdout)
+    assert isinstance(docs, list) and len(docs) == 1
+    d = docs[0]
+    mem = d["memory"]
+    for key in ("weights", "adapters", "gradients", "optimizer", "activations", "logits", "cuda_context", "allocator"):
+        assert key in mem["components"]
+    assert mem["peak_allocated_bytes"] <= mem["peak_reserved_bytes"] <= mem["total_bytes"]
+    assert isinstance(d["fits"], bool)
+    assert d["time"]["seconds"] > 0 and d["cost"]["total_usd"] > 0
+    assert d["gpu"]["id"] == "rtx4090"
+
+
+def test_one_object_per_gpu():
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--gpus", "4", "--sharding", "fsdp", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [d["gpu_index"] for d in json.loads(out.stdout)] == [0, 1, 2, 3]
+
+
+def test_full_finetune_of_8b_does_not_fit_a_4090():
+    # 8.03e9 params x (2 weights + 2 grads + 4 AdamW bf16 moments) = 64 GB > 24 GiB, by hand
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "full", "--gpu", "rtx4090", "--json")
+    d = json.loads(out.stdout)[0]
+    assert d["fits"] is False and d["verdict"].startswith("short by")
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--micro-batch", "0"], "must be at least 1"),
+        (["--seq-len", "abc"], "expected a whole number"),
+        (["--model", "no-such-model"], "unknown model"),
+        (["--gpu", "GeForce GTX 1080"], "unknown GPU"),
+        (["--method", "dora"], "invalid choice"),
+        (["--bogus-flag"], "unrecognized arguments"),
+        (["--config", "/nonexistent/config.json"], ""),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args, fragment):
+    out = run("estimate", *args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tuneplan: error:")
+    assert fragment in lines[0]
+    assert "Traceback" not in out.stderr
+
+
+def test_broken_config_file(tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llama", "hidden_size": ')
+    out = run("estimate", "--config", str(bad))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_config_folder_import(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps({
+        "model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000}))
+    out = run("estimate", "--config", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)[0]["parameters"] == 6_738_415_616  # Llama-2-7B shape

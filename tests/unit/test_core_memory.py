@@ -1,0 +1,186 @@
+"""Parameter counts and memory components against published numbers and hand calculations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tuneplan.core.architecture import ModelArchitecture, UnsupportedModelError, architecture_from_hf_config
+from tuneplan.core.memory import estimate_memory, lora_parameter_count, nf4_bytes_per_param
+from tuneplan.core.result import GIB
+from tuneplan.core.scenario import GpuSpec, TrainingSetup
+
+REF = Path(__file__).resolve().parents[3] / "shared" / "reference" / "measurements" / "configs"
+
+LLAMA_2_7B = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000, "tie_word_embeddings": False}
+LLAMA_3_8B = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "tie_word_embeddings": False}
+GPU_24 = GpuSpec(id="test24", name="Test 24 GiB", memory_gib=24.0, bf16_tflops=100)
+
+
+def test_llama_2_7b_parameter_count_matches_model_card():
+    # Meta's Llama-2-7B: sum(p.numel()) = 6,738,415,616 (transformers; model card "7B", paper Table 1 6.7B)
+    assert architecture_from_hf_config(LLAMA_2_7B).parameter_count() == 6_738_415_616
+
+
+def test_llama_3_8b_parameter_count_and_bf16_weights():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    # Meta-Llama-3-8B: 8,030,261,248 parameters (HF safetensors index total_size 16,060,522,496 B / 2)
+    assert arch.parameter_count() == 8_030_261_248
+    mem, _ = estimate_memory(arch, TrainingSetup(method="lora", lora_targets="q_v"), GPU_24)
+    # 8,030,261,248 x 2 B / 2**30 = 14.957 GiB
+    assert mem.component("weights").bytes / GIB == pytest.approx(14.957, abs=0.001)
+
+
+def test_gqa_and_head_dim_shapes():
+    # Qwen3-8B-like: head_dim 128 with 32 heads at hidden 4096 and 8 KV heads
+    arch = architecture_from_hf_config({**LLAMA_3_8B, "head_dim": 128})
+    q, k, v, o = arch.attention_modules()
+    assert (q.d_out, k.d_out, v.d_out, o.d_in) == (4096, 1024, 1024, 4096)
+    gemma = architecture_from_hf_config({**LLAMA_3_8B, "model_type": "gemma", "head_dim": 256, "num_attention_heads": 8,
+                                          "num_key_value_heads": 1})
+    assert gemma.q_dim == 2048 and gemma.kv_dim == 256  # head_dim differs from hidden / heads (512)
+
+
+def test_tied_embeddings_counted_once():
+    untied = architecture_from_hf_config(LLAMA_3_8B)
+    tied = architecture_from_hf_config({**LLAMA_3_8B, "tie_word_embeddings": True})
+    assert untied.parameter_count() - tied.parameter_count() == 128256 * 4096
+
+
+@pytest.mark.parametrize("name", ["llama-2-7b", "llama-3.1-70b", "mistral-7b-v0.1", "qwen-7b", "falcon-40b",
+                                  "phi-1_5", "gpt-oss-20b", "chatglm3-6b", "bloomz-7b1"])
+def test_reference_configs_match_their_published_counts(name):
+    path = REF / f"{name}.json"
+    if not path.exists():
+        pytest.skip("shared reference configs not present")
+    cfg = json.loads(path.read_text())
+    # _params_b is the reference's own count from the published config (checked against the model cards)
+    assert architecture_from_hf_config(cfg).parameter_count() / 1e9 == pytest.approx(cfg["_params_b"], rel=0.002)
+
+
+def test_encoder_decoder_is_refused_with_a_reason():
+    with pytest.raises(UnsupportedModelError, match="encoder-decoder"):
+        architecture_from_hf_config({"model_type": "t5", "d_model": 512, "num_layers": 6, "num_heads": 8, "vocab_size": 32128})
+
+
+def test_missing_field_names_the_field():
+    with pytest.raises(UnsupportedModelError, match="num_hidden_layers"):
+        architecture_from_hf_config({"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100})
+
+
+def test_lora_parameter_counts_match_peft():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    # PEFT print_trainable_parameters on Llama-3-8B, r=16:
+    # q_proj,v_proj: per layer 16*(4096+4096) + 16*(4096+1024) = 212,992; x 32 = 6,815,744
+    assert lora_parameter_count(arch, 16, "q_v") == 6_815_744
+    # all-linear: q 131,072 + k 81,920 + v 81,920 + o 131,072 + 3 x 16*(4096+14336) = 1,310,720 per layer
+    assert lora_parameter_count(arch, 16, "all-linear") == 41_943_040
+
+
+def test_nf4_bytes_per_parameter():
+    # QLoRA §3: 4 bits + 32/64 = 4.5 bits without double quantization; 4 + 8/64 + 32/(64*256) with it
+    assert nf4_bytes_per_param(False) == pytest.approx(4.5 / 8)
+    assert nf4_bytes_per_param(True) == pytest.approx((4 + 0.125 + 32 / 16384) / 8)
+
+
+def test_qlora_weights_keep_embeddings_out_of_nf4():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    mem, _ = estimate_memory(arch, TrainingSetup(method="qlora", double_quant=True), GPU_24)
+    layers = arch.layer_linear_params()
+    other = arch.parameter_count() - layers  # 2 x 128256 x 4096 embeddings/head + norms
+    expected = layers * (4 + 0.125 + 32 / 16384) / 8 + other * 4
+    assert mem.component("weights").bytes == pytest.approx(expected)
+
+
+def test_full_finetune_pure_bf16_adamw_states():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", optimizer="adamw-fused", micro_batch=1, seq_len=512)
+    _, led = estimate_memory(arch, t, GPU_24)
+    n = 8_030_261_248
+    assert led.optimizer == 2 * 2 * n  # two bf16 moments (torch keeps states in the parameter dtype)
+    assert led.gradients == 2 * n
+    assert led.step_temporaries == 0  # fused AdamW: no foreach temporaries
+    t8 = t.model_copy(update={"optimizer": "adamw-8bit"})
+    _, led8 = estimate_memory(arch, t8, GPU_24)
+    assert led8.optimizer == pytest.approx(n * (2 + 8 / 256))
+
+
+def _tiny() -> ModelArchitecture:
+    return ModelArchitecture(name="tiny", hidden_size=64, num_layers=2, num_attention_heads=4, num_kv_heads=2,
+                             head_dim=16, intermediate_size=128, vocab_size=1000)
+
+
+def test_activation_ledger_by_hand_full_flash():
+    # per token per layer, bf16, full fine-tuning, FlashAttention:
+    #   2 RMSNorms x (fp32 input copy 4*64 + bf16 normalised input of the weight mul 2*64) = 768
+    #   norm output saved by q/k/v (2*64) = 128; q 2*64 + k 2*32 + v 2*32 = 256
+    #   attention output 2*64 + fp32 LSE 4*4 heads = 144; MLP input 2*64 = 128
+    #   gate, up, SiLU(gate) 3*2*128 = 768; down_proj input 2*128 = 256      -> 2448 B
+    _, led = estimate_memory(_tiny(), TrainingSetup(method="full", grad_checkpointing=False, attention="flash",
+                                                    micro_batch=1, seq_len=100), GPU_24)
+    assert led.activation_per_layer_token == 2448
+
+
+def test_activation_ledger_by_hand_lora_q_v_no_dropout():
+    # frozen linears save nothing; LoRA A on q and v reads the norm output (saved once, 128 B)
+    #   norms 2 x 4*64 = 512; q/k/v input 128; q,k,v 256; out+LSE 144
+    #   gate, up, SiLU(gate) 768 (down is frozen: its input is not saved)
+    #   lora_A outputs saved by lora_B: 2 adapted x r(8) x 2 B = 32                 -> 1840 B
+    t = TrainingSetup(method="lora", lora_targets="q_v", lora_rank=8, lora_dropout=0.0, grad_checkpointing=False)
+    _, led = estimate_memory(_tiny(), t, GPU_24)
+    assert led.activation_per_layer_token == 1840
+
+
+def test_logits_buffers_scale_with_vocab_and_tokens():
+    arch = _tiny()
+    t = TrainingSetup(method="lora", micro_batch=2, seq_len=100)
+    _, led = estimate_memory(arch, t, GPU_24)
+    # 200 tokens x 1000 vocab x (2 bf16 logits + 4 log-softmax + 4 + 4 fp32 gradients)
+    assert led.logits == 200 * 1000 * 14
+    _, fused = estimate_memory(arch, t.model_copy(update={"fused_cross_entropy": True}), GPU_24)
+    assert fused.logits < led.logits / 4
+
+
+def test_checkpointing_keeps_one_hidden_state_per_layer():
+    arch = architecture_from_hf_config(LLAMA_2_7B)
+    base = TrainingSetup(method="lora", micro_batch=1, seq_len=2048)
+    _, on = estimate_memory(arch, base.model_copy(update={"grad_checkpointing": True}), GPU_24)
+    _, off = estimate_memory(arch, base.model_copy(update={"grad_checkpointing": False}), GPU_24)
+    head = 4 * 4096 * 2048  # final RMSNorm fp32 copy, present in both
+    # with checkpointing: 32 layers x 2 B x 4096 x 2048 tokens + one recomputed layer
+    assert on.activations - head == pytest.approx(32 * 2 * 4096 * 2048 + on.activation_per_layer_token * 2048)
+    assert off.activations - head == pytest.approx(32 * off.activation_per_layer_token * 2048)
+
+
+def test_sharding_divides_model_states():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", optimizer="adamw-fused", num_gpus=8, sharding="zero1")
+    _, z1 = estimate_memory(arch, t, GPU_24)
+    _, z3 = estimate_memory(arch, t.model_copy(update={"sharding": "zero3"}), GPU_24)
+    n = 8_030_261_248
+    assert z1.optimizer == pytest.approx(4 * n / 8)
+    assert z1.gradients == pytest.approx(2 * n)  # ZeRO-1 keeps full gradients
+    assert z3.gradients == pytest.approx(2 * n / 8)
+    assert z3.weights < 2 * n / 8 + 2 * 0.3e9 * 2  # a shard plus two gathered layers
+
+
+def test_totals_order_and_components_sum():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    mem, _ = estimate_memory(arch, TrainingSetup(), GPU_24)
+    assert mem.peak_allocated_bytes <= mem.peak_reserved_bytes <= mem.total_bytes
+    assert sum(c.bytes for c in mem.components) == pytest.approx(mem.total_bytes)
+    assert mem.capacity_bytes == 24 * GIB
+
+
+def test_verdict_wording():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    small = GPU_24.model_copy(update={"memory_gib": 8.0})
+    full = TrainingSetup(method="full")
+    mem, _ = estimate_memory(arch, full, small)
+    assert not mem.fits and mem.verdict().startswith("short by ")
+    mem2, _ = estimate_memory(arch, TrainingSetup(method="qlora", seq_len=512), GPU_24)
+    assert mem2.fits and mem2.verdict().startswith("fits, ") and mem2.verdict().endswith("GiB spare")
