@@ -1,35 +1,86 @@
-"""Money for one run: total = GPU time + storage + data transfer + other.
+"""Money for one completed run: total = GPU time + storage + data transfer + other.
 
-* GPU time: ``price_per_gpu_hour x n_gpus x billed_hours``, where billed time is wall-clock time
-  rounded up to the provider's granularity (per second, minute or hour; provider_terms.csv) and to
-  its minimum billed duration.
-* Storage: ``GB x USD per GB-month x hours / 730`` (730 = hours in an average month, 8760/12),
-  including the hours the volume is kept after the run.
-* Egress: ``GB x USD per GB``. Other: a fixed line.
-* Interruptions (spot/community capacity): with ``lambda`` interruptions per hour and a checkpoint
-  every ``c`` hours, each interruption loses on average ``c/2`` of work (uniform arrival) plus the
-  restart time; the expected number over a run of ``T`` hours is ``lambda x T`` (Poisson). The
-  pessimistic case loses a full interval ``c`` each time.
+Sources: provider terms in ``shared/reference/provider_terms.csv`` (billing granularity, storage
+prices and their persistence, egress), reference ``throughput.md`` §1 (the cost formula).
+
+* **GPU time**: ``price_per_gpu_hour x n_gpus x billed_hours``. Billed time is the wall-clock time
+  rounded *up* to the provider's granularity (per second: RunPod, Vast.ai; per minute: Lambda,
+  Hyperstack; per hour: some marketplaces) and raised to its minimum billed duration (AWS/GCP:
+  60 s). 61 minutes bill 2 h per hour, 61/60 h per second; 61.5 minutes bill 62 min per minute.
+* **Storage**: ``GB x USD per GB-month x hours / 730`` (730 h = 8760 h / 12, an average month).
+  What is billed, and for how long, depends on the kind of disk (RunPod storage docs):
+
+  - ``container`` disk: billed only while the pod runs and **wiped when it stops**; nothing is
+    billed after the run, and nothing survives it (copy results out first, which is egress).
+  - ``volume`` (pod volume, ``/workspace``): billed at the running rate while the pod runs and
+    at the *stopped* rate while the pod is stopped (RunPod: 0.10 vs 0.20 USD/GB-month); it
+    **survives stop/start but is deleted with the pod**. ``storage_hours_after_run`` is the time
+    the stopped pod is kept.
+  - ``network`` volume: exists **independently of any pod** (survives pod deletion, can be
+    attached to the next pod) and is billed at one rate for as long as it exists:
+    the run plus ``storage_hours_after_run``.
+* **Egress**: ``GB x USD per GB`` (RunPod and Lambda: 0; AWS 0.09, GCP 0.12 USD/GB).
+  **Other**: a fixed line (USD).
+* **Interruptions** (spot and community capacity). With ``lambda`` interruptions per hour over a
+  run of ``T`` hours the number of interruptions is Poisson with mean ``lambda x T``; with a
+  checkpoint every ``c`` hours an interruption arriving uniformly in an interval loses on average
+  ``c/2`` of work, plus the restart time ``r`` (new host, image, reload). Expected lost time:
+  ``lambda T (c/2 + r)``. The pessimistic case loses the whole interval ``c`` each time and counts
+  the 90th percentile of the Poisson count at the upper-end rate
+  (``interruptions_per_hour_high``, default ``lambda``). ``c`` is capped at ``T`` (a run shorter
+  than the checkpoint interval loses at most what it has done).
+* **Failed runs**: when a run fails with probability ``p`` and is repeated in full until one
+  completes, the number of attempts is geometric with mean ``1/(1-p)``; the cost per completed
+  run is one attempt's cost ``/ (1-p)`` (a failed attempt is charged a whole run, as when
+  divergence or a bad evaluation is found at the end).
+
+Other ways to pay, as separate functions: :func:`monthly_break_even` (a dedicated server at a
+monthly price vs paying by the hour) and :func:`electricity_cost` (an owned card: board power x
+hours x USD per kWh).
 """
 
 from __future__ import annotations
 
 import math
 
+from pydantic import BaseModel, ConfigDict
+
 from tuneplan.core.result import CostEstimate, CostPoint, TimeEstimate
 from tuneplan.core.scenario import Pricing
 
-__all__ = ["HOURS_PER_MONTH", "billed_hours", "estimate_cost"]
+__all__ = [
+    "HOURS_PER_MONTH",
+    "PESSIMISTIC_QUANTILE",
+    "BreakEven",
+    "InterruptionLoss",
+    "billed_hours",
+    "electricity_cost",
+    "estimate_cost",
+    "interruption_loss",
+    "monthly_break_even",
+    "poisson_quantile",
+    "storage_cost",
+]
 
+#: Hours in an average month (8760 / 12), the divisor of USD per GB-month prices.
 HOURS_PER_MONTH = 730.0
 
+#: Quantile of the Poisson interruption count used for the pessimistic cost.
+PESSIMISTIC_QUANTILE = 0.9
+
 _GRANULARITY_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
+_PHASES = ("setup", "training", "evaluation", "checkpoints")
 
 
 def billed_hours(seconds: float, billing: str, minimum_minutes: float = 0.0) -> float:
     """Wall-clock ``seconds`` rounded up to the billing granularity, in hours.
 
-    Example: 61 minutes bill 2 hours under per-hour billing and 61/60 hours under per-second.
+    Args:
+        seconds: wall-clock time the machine is held (s).
+        billing: ``second``, ``minute`` or ``hour``.
+        minimum_minutes: the provider's minimum billed duration (min), e.g. 1 for AWS/GCP.
+
+    Examples: 61 min bill 2 h per hour and 61/60 h per second; 61.5 min bill 62/60 h per minute.
 
     Raises:
         ValueError: for an unknown granularity or negative time.
@@ -44,62 +95,247 @@ def billed_hours(seconds: float, billing: str, minimum_minutes: float = 0.0) -> 
     return billed / 3600.0
 
 
-def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_points: int = 60) -> CostEstimate:
-    """Cost of one completed run and its cumulative curve over wall-clock hours.
+def storage_cost(pricing: Pricing, run_hours: float) -> tuple[float, str]:
+    """Storage USD for a run of ``run_hours`` wall-clock hours plus the time kept afterwards.
 
-    Args:
-        time: the run's phases (seconds).
-        pricing: prices and billing terms.
-        n_gpus: GPUs rented for the run.
-        curve_points: samples of the curve.
+    ``container``: running rate x run hours (wiped on stop: nothing after the run).
+    ``volume``: running rate x run hours + stopped rate x ``storage_hours_after_run`` (deleted with
+    the pod). ``network``: one rate x (run hours + ``storage_hours_after_run``), independent of
+    pods. Rates are ``storage_gb x USD/GB-month / 730`` per hour (provider_terms.csv, RunPod).
 
     Returns:
-        A :class:`CostEstimate` in USD.
+        ``(usd, note)``; the note explains what persists (may be empty).
     """
-    wall_s = time.seconds
-    lam = pricing.interruptions_per_hour
-    c_h = pricing.checkpoint_every_min / 60
-    train_h = time.phases.get("training", 0.0) / 3600
-    expected_interruptions = lam * train_h
-    lost_expected_h = expected_interruptions * (c_h / 2 + pricing.restart_minutes / 60)
-    lost_pessimistic_h = expected_interruptions * (c_h + pricing.restart_minutes / 60)
-    run_s = wall_s + lost_expected_h * 3600
-    hours = billed_hours(run_s, pricing.billing, pricing.minimum_billed_minutes)
+    per_hour = pricing.storage_gb * pricing.storage_usd_per_gb_month / HOURS_PER_MONTH
+    after = pricing.storage_hours_after_run
+    kind = pricing.storage_kind
+    if kind == "container":
+        note = "container disk: billed only while running and wiped on stop; copy results out before stopping"
+        return per_hour * run_hours, note
+    if kind == "volume":
+        stopped = pricing.storage_stopped_usd_per_gb_month
+        stopped_rate = (stopped if stopped is not None else pricing.storage_usd_per_gb_month) * pricing.storage_gb
+        usd = per_hour * run_hours + stopped_rate / HOURS_PER_MONTH * after
+        note = "pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod" if after else ""
+        return usd, note
+    note = "network volume: persists independently of pods and is billed until deleted" if after else ""
+    return per_hour * (run_hours + after), note
+
+
+def poisson_quantile(mean: float, q: float = PESSIMISTIC_QUANTILE) -> int:
+    """Smallest ``k`` with ``P(K <= k) >= q`` for ``K ~ Poisson(mean)`` (0 for a mean of 0).
+
+    Exact summation of the probability mass up to a mean of 500; beyond, the normal approximation
+    ``mean + z_q sqrt(mean)`` rounded up (error well under 1 %).
+    """
+    if mean <= 0:
+        return 0
+    if mean > 500:
+        z = {0.5: 0.0, 0.9: 1.2815515655446004, 0.95: 1.6448536269514722, 0.99: 2.3263478740408408}.get(q)
+        if z is None:
+            raise ValueError("quantiles above a mean of 500 support q in {0.5, 0.9, 0.95, 0.99}")
+        return math.ceil(mean + z * math.sqrt(mean))
+    p = math.exp(-mean)
+    cdf = p
+    k = 0
+    while cdf < q:
+        k += 1
+        p *= mean / k
+        cdf += p
+    return k
+
+
+class InterruptionLoss(BaseModel):
+    """Work lost to interruptions over one run (hours are wall-clock hours).
+
+    Attributes:
+        expected_count: ``lambda x T``.
+        expected_lost_hours: ``lambda T (c/2 + r)``.
+        pessimistic_count: 90th percentile of Poisson(``lambda_high x T``).
+        pessimistic_lost_hours: ``pessimistic_count x (c + r)``.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    expected_count: float
+    expected_lost_hours: float
+    pessimistic_count: int
+    pessimistic_lost_hours: float
+
+
+def interruption_loss(
+    rate_per_hour: float,
+    run_hours: float,
+    checkpoint_every_min: float,
+    restart_minutes: float,
+    rate_high_per_hour: float | None = None,
+) -> InterruptionLoss:
+    """Expected and pessimistic time lost to interruptions (module docstring for the model).
+
+    Args:
+        rate_per_hour: interruptions per hour ``lambda`` (1/h).
+        run_hours: uninterrupted wall-clock hours ``T`` (h).
+        checkpoint_every_min: checkpoint interval ``c`` (min); capped at ``T``.
+        restart_minutes: time to get going again after each interruption ``r`` (min).
+        rate_high_per_hour: upper-end rate for the pessimistic case (default ``rate_per_hour``).
+
+    Example: ``lambda`` = 0.5/h over 10 h with ``c`` = 30 min and ``r`` = 5 min: 5 expected
+    interruptions x (15 + 5) min = 100 min lost.
+    """
+    c = min(checkpoint_every_min / 60.0, run_hours)
+    r = restart_minutes / 60.0
+    expected = rate_per_hour * run_hours
+    high = rate_per_hour if rate_high_per_hour is None else max(rate_high_per_hour, rate_per_hour)
+    pess = poisson_quantile(high * run_hours) if high > 0 else 0
+    return InterruptionLoss(
+        expected_count=expected,
+        expected_lost_hours=expected * (c / 2 + r),
+        pessimistic_count=pess,
+        pessimistic_lost_hours=pess * (c + r),
+    )
+
+
+def electricity_cost(power_w: float, hours: float, usd_per_kwh: float, n_gpus: int = 1) -> float:
+    """USD of electricity for owned cards: ``W x h / 1000 x USD/kWh x n_gpus``.
+
+    ``power_w`` is the board power (``GpuSpec.tdp_w``, W); training keeps a card near it. Host
+    CPU, fans and PSU losses are not included. Example: 450 W x 10 h x 0.30 USD/kWh = 1.35 USD.
+    """
+    if power_w < 0 or hours < 0 or usd_per_kwh < 0 or n_gpus < 0:
+        raise ValueError("power, hours, price and GPU count must be non-negative")
+    return power_w * hours / 1000.0 * usd_per_kwh * n_gpus
+
+
+class BreakEven(BaseModel):
+    """A dedicated server at a monthly price vs renting by the hour for ``runs_per_month`` runs.
+
+    Attributes:
+        monthly_usd: the server's price per month (USD).
+        hourly_usd: ``cost_per_run x runs_per_month`` renting by the hour (USD per month).
+        break_even_runs: runs per month at which both cost the same, ``monthly / cost_per_run``
+            (infinite when a run costs nothing by the hour).
+        monthly_per_run_usd: the monthly price spread over ``runs_per_month`` runs.
+        cheaper: ``monthly``, ``hourly`` or ``equal`` at ``runs_per_month``.
+        fits_in_month: whether ``runs_per_month x run_hours`` fit in a 730-hour month on one server.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    monthly_usd: float
+    hourly_usd: float
+    break_even_runs: float
+    monthly_per_run_usd: float
+    cheaper: str
+    fits_in_month: bool
+
+
+def monthly_break_even(monthly_usd: float, cost_per_run_usd: float, runs_per_month: float,
+                       run_hours: float = 0.0) -> BreakEven:
+    """Compare a monthly dedicated server with paying per run by the hour.
+
+    Args:
+        monthly_usd: server price per month (USD), all its GPUs.
+        cost_per_run_usd: one completed run paying by the hour (USD), e.g. ``CostEstimate.total_usd``.
+        runs_per_month: runs the user plans per month.
+        run_hours: wall-clock hours per run, to check the runs fit in a month (730 h).
+
+    Example: a 1,000 USD/month server vs 50 USD per run: break-even at 20 runs per month; at 30
+    runs the monthly server is cheaper (1,000 vs 1,500 USD).
+
+    Raises:
+        ValueError: for negative prices or a non-positive number of runs.
+    """
+    if monthly_usd < 0 or cost_per_run_usd < 0 or run_hours < 0:
+        raise ValueError("prices and hours must be non-negative")
+    if runs_per_month <= 0:
+        raise ValueError("runs_per_month must be positive")
+    hourly = cost_per_run_usd * runs_per_month
+    break_even = monthly_usd / cost_per_run_usd if cost_per_run_usd > 0 else math.inf
+    if math.isclose(hourly, monthly_usd, rel_tol=1e-9, abs_tol=1e-9):
+        cheaper = "equal"
+    else:
+        cheaper = "monthly" if monthly_usd < hourly else "hourly"
+    return BreakEven(
+        monthly_usd=monthly_usd,
+        hourly_usd=hourly,
+        break_even_runs=break_even,
+        monthly_per_run_usd=monthly_usd / runs_per_month,
+        cheaper=cheaper,
+        fits_in_month=runs_per_month * run_hours <= HOURS_PER_MONTH,
+    )
+
+
+def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_points: int = 60,
+                  gpu_power_w: float | None = None) -> CostEstimate:
+    """Expected cost of one completed run, its pessimistic bound and the cumulative cost curve.
+
+    Args:
+        time: the run's phases (seconds): ``setup``, ``training``, ``evaluation``, ``checkpoints``.
+        pricing: price per GPU-hour (USD), billing granularity and minimum, storage kind, size
+            (GB), rates (USD/GB-month) and hours kept after the run, egress (GB, USD/GB), other
+            (USD), interruption rate (1/h), checkpoint interval and restart time (min), failure
+            probability, and optionally a monthly price and electricity price (USD/kWh).
+        n_gpus: GPUs rented for the run.
+        curve_points: about how many samples the curve has (at least 2 per phase).
+        gpu_power_w: board power per GPU (W, ``GpuSpec.tdp_w``) for the electricity note.
+
+    Returns:
+        A :class:`CostEstimate` (USD). ``total_usd`` = (GPU time + storage + egress + other)
+        ``/ (1 - failure_probability)``; ``breakdown`` holds those lines plus
+        ``Failed-run repeats`` and sums to ``total_usd``; ``interruption_usd`` is the part of GPU
+        time and storage spent on expected lost work; ``pessimistic_usd`` uses the pessimistic
+        interruption loss; ``curve`` is cumulative USD vs wall-clock hours, one phase per point,
+        ending with a ``done`` point at ``total_usd`` (billing rounding, egress, repeats). Notes
+        describe interruptions, storage persistence, a monthly-server break-even and electricity.
+    """
+    wall_h = time.seconds / 3600.0
+    loss = interruption_loss(pricing.interruptions_per_hour, wall_h, pricing.checkpoint_every_min,
+                             pricing.restart_minutes, pricing.interruptions_per_hour_high)
     rate = pricing.price_per_gpu_hour * n_gpus
-    gpu_usd = rate * hours
     storage_rate = pricing.storage_gb * pricing.storage_usd_per_gb_month / HOURS_PER_MONTH
-    storage_usd = storage_rate * (run_s / 3600 + pricing.storage_hours_after_run)
     egress_usd = pricing.egress_gb * pricing.egress_usd_per_gb
     other_usd = pricing.other_usd
-    interruption_usd = rate * lost_expected_h
-    total = gpu_usd + storage_usd + egress_usd + other_usd
-    pess_hours = billed_hours(wall_s + lost_pessimistic_h * 3600, pricing.billing, pricing.minimum_billed_minutes)
-    pessimistic = rate * pess_hours + storage_rate * (wall_s / 3600 + lost_pessimistic_h + pricing.storage_hours_after_run) + egress_usd + other_usd
+    repeat = 1.0 / (1.0 - pricing.failure_probability)
 
-    # cumulative curve: phases in order, GPU + storage accrue with wall clock; egress at the end
-    curve: list[CostPoint] = [CostPoint(hours=0.0, usd=other_usd, phase="setup")]
-    order = ["setup", "training", "evaluation", "checkpoints"]
-    elapsed = 0.0
-    spent = other_usd
-    per_hour = rate + storage_rate
-    for name in order:
-        dur_h = time.phases.get(name, 0.0) / 3600
-        if name == "training":
-            dur_h += lost_expected_h
-        if dur_h <= 0:
-            continue
-        n = max(2, int(curve_points * dur_h / max(run_s / 3600, 1e-9)))
-        for k in range(1, n + 1):
-            x = elapsed + dur_h * k / n
-            curve.append(CostPoint(hours=x, usd=spent + per_hour * dur_h * k / n, phase=name))
-        elapsed += dur_h
-        spent += per_hour * dur_h
-    # the bill rounds up at the end
-    curve.append(CostPoint(hours=elapsed, usd=total, phase="done"))
-    breakdown = {"GPU time": gpu_usd, "Storage": storage_usd, "Egress": egress_usd, "Other": other_usd}
-    notes = []
-    if expected_interruptions > 0:
-        notes.append(f"{expected_interruptions:.1f} expected interruptions lose {lost_expected_h:.2f} h of GPU time")
+    def attempt(lost_h: float) -> tuple[float, float, float, float, str]:
+        run_h = wall_h + lost_h
+        billed = billed_hours(run_h * 3600.0, pricing.billing, pricing.minimum_billed_minutes)
+        storage, note = storage_cost(pricing, run_h)
+        gpu = rate * billed
+        return gpu, billed, storage, gpu + storage + egress_usd + other_usd, note
+
+    gpu_usd, hours, storage_usd, one_run, storage_note = attempt(loss.expected_lost_hours)
+    total = one_run * repeat
+    pessimistic = attempt(loss.pessimistic_lost_hours)[3] * repeat
+    interruption_usd = (rate + storage_rate) * loss.expected_lost_hours
+    repeats_usd = total - one_run
+
+    curve = _curve(time, loss.expected_lost_hours, rate + storage_rate, other_usd, total, curve_points)
+    breakdown = {"GPU time": gpu_usd, "Storage": storage_usd, "Egress": egress_usd, "Other": other_usd,
+                 "Failed-run repeats": repeats_usd}
+    notes: list[str] = []
+    if loss.expected_count > 0:
+        notes.append(
+            f"{loss.expected_count:.2f} expected interruptions lose {loss.expected_lost_hours:.2f} h "
+            f"(${interruption_usd:,.2f}); pessimistic: {loss.pessimistic_count} lose "
+            f"{loss.pessimistic_lost_hours:.2f} h"
+        )
+    if pricing.failure_probability > 0:
+        notes.append(f"failure probability {pricing.failure_probability:.0%}: {repeat:.2f} attempts per "
+                     f"completed run (+${repeats_usd:,.2f})")
+    if storage_note:
+        notes.append(storage_note)
+    if pricing.monthly_price_usd is not None and total > 0:
+        be = monthly_break_even(pricing.monthly_price_usd, total, pricing.runs_per_month, wall_h)
+        notes.append(
+            f"monthly server ${be.monthly_usd:,.0f}/month vs ${be.hourly_usd:,.2f}/month hourly for "
+            f"{pricing.runs_per_month:g} runs: break-even at {be.break_even_runs:.1f} runs/month, "
+            f"{be.cheaper} is cheaper" + ("" if be.fits_in_month else "; the runs do not fit in one month")
+        )
+    if pricing.electricity_usd_per_kwh is not None and gpu_power_w is not None:
+        kwh_usd = electricity_cost(gpu_power_w, wall_h, pricing.electricity_usd_per_kwh, n_gpus)
+        notes.append(f"own card{'s' if n_gpus > 1 else ''}: electricity ${kwh_usd:,.2f} per run "
+                     f"({gpu_power_w:.0f} W x {n_gpus} x {wall_h:.2f} h at ${pricing.electricity_usd_per_kwh}/kWh)")
     return CostEstimate(
         gpu_usd=gpu_usd,
         billed_hours=hours,
@@ -113,3 +349,22 @@ def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_point
         breakdown=breakdown,
         notes=notes,
     )
+
+
+def _curve(time: TimeEstimate, lost_h: float, per_hour: float, start_usd: float, total: float,
+           points: int) -> list[CostPoint]:
+    """Cumulative USD over wall-clock hours: GPU and storage accrue with the clock, phase by phase."""
+    run_h = max(time.seconds / 3600.0 + lost_h, 1e-12)
+    curve = [CostPoint(hours=0.0, usd=start_usd, phase="setup")]
+    elapsed, spent = 0.0, start_usd
+    for name in _PHASES:
+        dur = time.phases.get(name, 0.0) / 3600.0 + (lost_h if name == "training" else 0.0)
+        if dur <= 0:
+            continue
+        n = max(2, int(points * dur / run_h))
+        for k in range(1, n + 1):
+            curve.append(CostPoint(hours=elapsed + dur * k / n, usd=spent + per_hour * dur * k / n, phase=name))
+        elapsed += dur
+        spent += per_hour * dur
+    curve.append(CostPoint(hours=elapsed, usd=total, phase="done"))
+    return curve

@@ -181,6 +181,22 @@ class Pricing(_Model):
     monthly_price_usd: float | None = Field(default=None, ge=0)
     runs_per_month: float = Field(default=1, gt=0, le=10_000)
     electricity_usd_per_kwh: float | None = Field(default=None, ge=0, le=100)
+    # --- added for the time and cost planner (core/throughput.py, core/cost.py) ---
+    #: Model download speed in GB/s (10**9 bytes/s) during setup: parameters x 2 B (bf16 files) /
+    #: this. 0.5 GB/s is a planning judgement for a cloud host pulling from the Hugging Face Hub
+    #: (hf_transfer reaches more on fast links; home connections are ~0.01-0.1 GB/s).
+    download_gbps: float = Field(default=0.5, gt=0, le=1000)
+    #: Tokenisation / packing of the dataset before training, minutes of billed GPU time.
+    dataset_prep_minutes: float = Field(default=0.0, ge=0, le=100_000)
+    #: Probability (0-1) that a run fails and must be repeated in full (divergence, bad result,
+    #: crash without usable checkpoint). Cost per completed run = one run / (1 - p).
+    failure_probability: float = Field(default=0.0, ge=0, lt=1)
+    #: USD per GB-month of a pod volume while the pod is stopped (RunPod: 0.20 vs 0.10 running,
+    #: provider_terms.csv). None: same as ``storage_usd_per_gb_month``.
+    storage_stopped_usd_per_gb_month: float | None = Field(default=None, ge=0, le=1000)
+    #: Upper-end interruption rate per hour for the pessimistic cost. None: ``interruptions_per_hour``
+    #: (the pessimistic case then takes the 90th percentile of the Poisson count).
+    interruptions_per_hour_high: float | None = Field(default=None, ge=0, le=100)
 
 
 class Scenario(_Model):
