@@ -25,7 +25,7 @@ accuracy: $(STAMP)
 	$(PY) ../shared/reference/score_accuracy.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table.md; cat docs/accuracy-table.md
 
 bench: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) tools/benchmark.py
+	QT_QPA_PLATFORM=offscreen $(PY) tools/benchmark.py --out docs/benchmarks.md
 
 clean:
 	rm -rf $(VENV) build dist
