@@ -9,7 +9,9 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,6 +54,7 @@ def _leftovers(folder: Path) -> list[str]:
 
 # --- paths ------------------------------------------------------------------------------------
 
+
 def test_paths_follow_the_override_and_are_created(_data_dir: Path) -> None:
     assert paths.data_dir() == _data_dir and _data_dir.is_dir()
     assert paths.scenarios_dir() == _data_dir / "scenarios" and paths.scenarios_dir().is_dir()
@@ -63,13 +66,16 @@ def test_paths_follow_the_override_and_are_created(_data_dir: Path) -> None:
 
 def test_paths_without_override_use_platformdirs(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("TUNEPLAN_DATA_DIR")
-    monkeypatch.setattr(paths.platformdirs, "user_data_dir", lambda app, author: str(tmp_path / f"d-{app}-{author}"))
+    monkeypatch.setattr(
+        paths.platformdirs, "user_data_dir", lambda app, author: str(tmp_path / f"d-{app}-{author}")
+    )
     monkeypatch.setattr(paths.platformdirs, "user_log_dir", lambda app, author: str(tmp_path / f"l-{app}"))
     assert paths.data_dir() == tmp_path / "d-Tuneplan-Tuneplan"
     assert paths.log_dir() == tmp_path / "l-Tuneplan"
 
 
 # --- round trip -------------------------------------------------------------------------------
+
 
 def test_round_trip_gives_identical_numbers(tmp_path: Path, scenario: Scenario) -> None:
     edited = scenario.model_copy(deep=True)
@@ -100,6 +106,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
 
 
 # --- atomic write -----------------------------------------------------------------------------
+
 
 def test_crash_at_replace_keeps_old_file_and_leaves_no_temp(
     tmp_path: Path, scenario: Scenario, monkeypatch: pytest.MonkeyPatch
@@ -199,10 +206,17 @@ def test_save_into_unwritable_folder_writes_nothing(
 
 # --- schema versions --------------------------------------------------------------------------
 
+
 def test_newer_schema_is_refused_and_file_untouched(tmp_path: Path, scenario: Scenario) -> None:
     target = tmp_path / "future.json"
-    doc = {"format": FORMAT, "schema_version": 3, "app_version": "9.0", "saved_at": "2030-01-01T00:00:00+00:00",
-           "scenario": {"whatever": "shape schema 3 has", "gpus": [1, 2]}, "new_top_level": True}
+    doc = {
+        "format": FORMAT,
+        "schema_version": 3,
+        "app_version": "9.0",
+        "saved_at": "2030-01-01T00:00:00+00:00",
+        "scenario": {"whatever": "shape schema 3 has", "gpus": [1, 2]},
+        "new_top_level": True,
+    }
     target.write_text(json.dumps(doc), "utf-8")
     before = target.read_bytes()
     stat_before = target.stat()
@@ -247,6 +261,7 @@ def test_bare_v1_dump_is_accepted(tmp_path: Path, scenario: Scenario) -> None:
 
 # --- errors: one line, naming the problem -----------------------------------------------------
 
+
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ScenarioFileError) as info:
         read_scenario_file(tmp_path / "nope.json")
@@ -274,7 +289,9 @@ def test_unreadable_file(tmp_path: Path, scenario: Scenario, monkeypatch: pytest
 
 def test_not_json_reports_line_and_column(tmp_path: Path) -> None:
     target = tmp_path / "bad.json"
-    target.write_text('{\n  "format": "tuneplan-scenario",\n  "schema_version": 1\n  "scenario": {}\n}\n', "utf-8")
+    target.write_text(
+        '{\n  "format": "tuneplan-scenario",\n  "schema_version": 1\n  "scenario": {}\n}\n', "utf-8"
+    )
     with pytest.raises(ScenarioFileError) as info:
         read_scenario_file(target)
     # the missing comma is noticed at the start of line 4 (column 3, after two spaces)
@@ -287,10 +304,18 @@ def test_not_json_reports_line_and_column(tmp_path: Path) -> None:
     [
         ("[1, 2]", "not a Tuneplan scenario file (expected a JSON object, found list)"),
         ('{"hello": 1}', 'not a Tuneplan scenario file (no "format": "tuneplan-scenario")'),
-        ('{"format": "vorta-profile", "schema_version": 1}', "not a Tuneplan scenario file (format 'vorta-profile')"),
-        ('{"format": "tuneplan-scenario", "schema_version": "1", "scenario": {}}', "schema_version must be a whole number >= 0"),
-        ('{"format": "tuneplan-scenarios", "schema_version": 1, "scenarios": []}',
-         "a bundle of several scenarios; import it with 'tuneplan scenarios import'"),
+        (
+            '{"format": "vorta-profile", "schema_version": 1}',
+            "not a Tuneplan scenario file (format 'vorta-profile')",
+        ),
+        (
+            '{"format": "tuneplan-scenario", "schema_version": "1", "scenario": {}}',
+            "schema_version must be a whole number >= 0",
+        ),
+        (
+            '{"format": "tuneplan-scenarios", "schema_version": 1, "scenarios": []}',
+            "a bundle of several scenarios; import it with 'tuneplan scenarios import'",
+        ),
         ("", "the file is empty"),
     ],
 )
@@ -313,11 +338,15 @@ def test_invalid_value_names_the_field(tmp_path: Path, scenario: Scenario) -> No
     target.write_text(json.dumps(doc), "utf-8")
     with pytest.raises(ScenarioFileError) as info:
         read_scenario_file(target)
-    assert str(info.value) == f"{target}: invalid value for training.seq_len: Input should be greater than or equal to 1"
+    assert (
+        str(info.value)
+        == f"{target}: invalid value for training.seq_len: Input should be greater than or equal to 1"
+    )
     assert info.value.reason == "invalid"
 
 
 # --- hostile input ----------------------------------------------------------------------------
+
 
 def test_ten_megabyte_file_is_rejected_without_reading_it(tmp_path: Path) -> None:
     target = tmp_path / "huge.json"
@@ -352,16 +381,27 @@ def test_deep_nesting_inside_a_field(tmp_path: Path, scenario: Scenario) -> None
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (lambda d: d["training"].__setitem__("num_gpus", "4"), "invalid value for training.num_gpus: Input should be a valid integer"),
-        (lambda d: d["training"].__setitem__("grad_checkpointing", 1), "invalid value for training.grad_checkpointing: Input should be a valid boolean"),
-        (lambda d: d["training"].__setitem__("method", "magic"), "invalid value for training.method: Input should be 'full', 'lora' or 'qlora'"),
+        (
+            lambda d: d["training"].__setitem__("num_gpus", "4"),
+            "invalid value for training.num_gpus: Input should be a valid integer",
+        ),
+        (
+            lambda d: d["training"].__setitem__("grad_checkpointing", 1),
+            "invalid value for training.grad_checkpointing: Input should be a valid boolean",
+        ),
+        (
+            lambda d: d["training"].__setitem__("method", "magic"),
+            "invalid value for training.method: Input should be 'full', 'lora' or 'qlora'",
+        ),
         (lambda d: d.__setitem__("name", ["a"]), "invalid value for name: Input should be a valid string"),
         (lambda d: d["training"].__setitem__("rm_rf", True), "unknown field training.rm_rf"),
         (lambda d: d.__setitem__("__class__", "os.system"), "unknown field __class__"),
         (lambda d: d.pop("gpu"), "missing field gpu"),
     ],
 )
-def test_wrong_types_and_extra_fields_are_rejected(tmp_path: Path, scenario: Scenario, edit, expected: str) -> None:  # noqa: ANN001
+def test_wrong_types_and_extra_fields_are_rejected(
+    tmp_path: Path, scenario: Scenario, edit: Callable[[dict[str, Any]], object], expected: str
+) -> None:
     doc = _doc(scenario)
     edit(doc["scenario"])
     target = tmp_path / "x.json"
@@ -373,12 +413,18 @@ def test_wrong_types_and_extra_fields_are_rejected(tmp_path: Path, scenario: Sce
 
 @pytest.mark.parametrize(
     ("literal", "phrase"),
-    [("NaN", "NaN is not allowed"), ("Infinity", "Infinity is not allowed"), ("1e999", "number 1e999 is out of range"),
-     ("1" * 5000, "a 5000-digit number is out of range")],
+    [
+        ("NaN", "NaN is not allowed"),
+        ("Infinity", "Infinity is not allowed"),
+        ("1e999", "number 1e999 is out of range"),
+        ("1" * 5000, "a 5000-digit number is out of range"),
+    ],
 )
 def test_non_finite_and_huge_numbers(tmp_path: Path, literal: str, phrase: str) -> None:
     target = tmp_path / "x.json"
-    target.write_text('{"format": "tuneplan-scenario", "schema_version": 1, "scenario": {"x": ' + literal + "}}", "utf-8")
+    target.write_text(
+        '{"format": "tuneplan-scenario", "schema_version": 1, "scenario": {"x": ' + literal + "}}", "utf-8"
+    )
     with pytest.raises(ScenarioFileError) as info:
         read_scenario_file(target)
     assert str(info.value) == f"{target}: not valid JSON ({phrase})"
@@ -400,6 +446,7 @@ def test_binary_garbage(tmp_path: Path) -> None:
 
 # --- bundles ----------------------------------------------------------------------------------
 
+
 def test_bundle_round_trip_and_bad_member(tmp_path: Path, scenario: Scenario) -> None:
     second = scenario.model_copy(update={"name": "second"})
     bundle = write_scenario_bundle(tmp_path / "b.json", [scenario, second])
@@ -419,9 +466,22 @@ def test_cli_estimate_reads_the_file(tmp_path: Path, scenario: Scenario) -> None
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     proc = subprocess.run(
         [sys.executable, "-m", "tuneplan", "estimate", "--scenario", str(target), "--json"],
-        capture_output=True, text=True, timeout=120, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
     assert rows[0]["memory"]["total_bytes"] == estimate(scenario).memory.total_bytes
     assert rows[0]["scenario"] == scenario.name
+
+
+def test_storage_imports_no_qt() -> None:
+    code = (
+        "import sys, tuneplan.storage, tuneplan.storage.cli, tuneplan.storage.library, tuneplan.storage.paths\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'PyQt6', 'pyqtgraph', 'shiboken6'})\n"
+        "print(bad)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert proc.stdout.strip() == "[]"

@@ -93,13 +93,17 @@ class ScenarioFileError(ValueError):
     Attributes:
         path: the file concerned (``None`` when the input did not come from a file).
         reason: ``missing``, ``unreadable``, ``too-large``, ``not-json``, ``wrong-format``,
-            ``invalid``, ``newer`` or ``save``.
+            ``invalid``, ``newer`` or ``save`` (the library adds ``conflict`` and ``locked``).
+        detail: the message without the leading ``"<path>: "``, for UIs that show the file
+            name elsewhere.
     """
 
     def __init__(self, message: str, path: Path | None = None, reason: str = "invalid") -> None:
         super().__init__(message)
         self.path = path
         self.reason = reason
+        prefix = f"{path}: " if path is not None else ""
+        self.detail = message[len(prefix) :] if prefix and message.startswith(prefix) else message
 
 
 class NewerSchemaError(ScenarioFileError):
@@ -189,7 +193,8 @@ def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -
         if step is None:
             raise ScenarioFileError(
                 f"{_where(path)}schema {from_version} cannot be upgraded (no migration from {version})",
-                path, "wrong-format",
+                path,
+                "wrong-format",
             )
         upgraded = step(upgraded)
         version += 1
@@ -206,6 +211,7 @@ def _newer_message(path: Path | None, version: int) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # reading
+
 
 def _where(path: Path | None) -> str:
     return f"{path}: " if path is not None else ""
@@ -271,7 +277,8 @@ def _load_json(path: Path, limit: int) -> Any:
         if info.st_size > limit:
             raise ScenarioFileError(
                 f"{path}: too large ({_size_text(info.st_size)}; the limit is {_size_text(limit)})",
-                path, "too-large",
+                path,
+                "too-large",
             )
         with open(path, "rb") as fh:
             raw = fh.read(limit + 1)
@@ -280,9 +287,13 @@ def _load_json(path: Path, limit: int) -> Any:
     except FileNotFoundError:
         raise ScenarioFileError(f"{path}: no such file", path, "missing") from None
     except PermissionError:
-        raise ScenarioFileError(f"{path}: cannot read the file (permission denied)", path, "unreadable") from None
+        raise ScenarioFileError(
+            f"{path}: cannot read the file (permission denied)", path, "unreadable"
+        ) from None
     except OSError as exc:
-        raise ScenarioFileError(f"{path}: cannot read the file ({describe_os_error(exc)})", path, "unreadable") from None
+        raise ScenarioFileError(
+            f"{path}: cannot read the file ({describe_os_error(exc)})", path, "unreadable"
+        ) from None
     if len(raw) > limit:  # grew since stat
         raise ScenarioFileError(f"{path}: too large (the limit is {_size_text(limit)})", path, "too-large")
     try:
@@ -341,7 +352,9 @@ def scenario_from_data(data: Any, version: int, path: Path | None = None, label:
     """
     if not isinstance(data, dict):
         raise ScenarioFileError(
-            f"{_where(path)}{label}expected a scenario object, found {type(data).__name__}", path, "wrong-format"
+            f"{_where(path)}{label}expected a scenario object, found {type(data).__name__}",
+            path,
+            "wrong-format",
         )
     upgraded = migrate(data, version, path)
     try:
@@ -352,7 +365,9 @@ def scenario_from_data(data: Any, version: int, path: Path | None = None, label:
 
 def _schema_version(value: Any, path: Path | None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ScenarioFileError(f"{_where(path)}schema_version must be a whole number >= 0", path, "wrong-format")
+        raise ScenarioFileError(
+            f"{_where(path)}schema_version must be a whole number >= 0", path, "wrong-format"
+        )
     return value
 
 
@@ -364,7 +379,8 @@ def _document_from_data(data: Any, path: Path | None) -> ScenarioDocument:
     if not isinstance(data, dict):
         raise ScenarioFileError(
             f"{_where(path)}not a Tuneplan scenario file (expected a JSON object, found {type(data).__name__})",
-            path, "wrong-format",
+            path,
+            "wrong-format",
         )
     fmt = data.get("format")
     if fmt is None:
@@ -377,7 +393,8 @@ def _document_from_data(data: Any, path: Path | None) -> ScenarioDocument:
     if fmt == BUNDLE_FORMAT:
         raise ScenarioFileError(
             f"{_where(path)}a bundle of several scenarios; import it with 'tuneplan scenarios import'",
-            path, "wrong-format",
+            path,
+            "wrong-format",
         )
     if fmt != FORMAT:
         raise ScenarioFileError(
@@ -388,7 +405,9 @@ def _document_from_data(data: Any, path: Path | None) -> ScenarioDocument:
         raise NewerSchemaError(_newer_message(path, version), path, version)
     unknown = sorted(set(data) - _ENVELOPE_KEYS)
     if unknown:
-        raise ScenarioFileError(f"{_where(path)}unknown key {unknown[0][:40]!r} in the file", path, "wrong-format")
+        raise ScenarioFileError(
+            f"{_where(path)}unknown key {unknown[0][:40]!r} in the file", path, "wrong-format"
+        )
     if "scenario" not in data:
         raise ScenarioFileError(f'{_where(path)}no "scenario" in the file', path, "wrong-format")
     return ScenarioDocument(
@@ -435,7 +454,9 @@ def read_scenarios_file(path: str | os.PathLike[str]) -> list[Scenario]:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
             raise ScenarioFileError(
-                f"{p}: too large ({_size_text(size)}; the limit is {_size_text(MAX_FILE_BYTES)})", p, "too-large"
+                f"{p}: too large ({_size_text(size)}; the limit is {_size_text(MAX_FILE_BYTES)})",
+                p,
+                "too-large",
             )
         return [_document_from_data(data, p).scenario]
     version = _schema_version(data.get("schema_version"), p)
@@ -456,6 +477,7 @@ def read_scenarios_file(path: str | os.PathLike[str]) -> list[Scenario]:
 
 # ---------------------------------------------------------------------------------------------
 # writing
+
 
 def _envelope(fmt: str) -> dict[str, Any]:
     return {
