@@ -483,5 +483,7 @@ def test_storage_imports_no_qt() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'PySide6', 'PyQt6', 'pyqtgraph', 'shiboken6'})\n"
         "print(bad)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     assert proc.stdout.strip() == "[]"

@@ -9,6 +9,7 @@ import contextlib
 import errno
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -56,17 +57,17 @@ def pid_alive(pid: int) -> bool:
         return False
     if pid == os.getpid():
         return True
-    if os.name == "nt":  # os.kill(pid, 0) would send CTRL_C_EVENT on Windows
+    if sys.platform == "win32":  # os.kill(pid, 0) would send CTRL_C_EVENT on Windows
         import ctypes
 
-        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
         handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
         if not handle:
-            return ctypes.get_last_error() == 5  # ERROR_ACCESS_DENIED: exists, not ours
+            return bool(ctypes.get_last_error() == 5)  # ERROR_ACCESS_DENIED: exists, not ours
         try:
             code = ctypes.c_ulong()
             kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-            return code.value == 259  # STILL_ACTIVE
+            return bool(code.value == 259)  # STILL_ACTIVE
         finally:
             kernel32.CloseHandle(handle)
     try:
