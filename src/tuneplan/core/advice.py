@@ -1,0 +1,230 @@
+"""What would make it fit: limits of a plan on its GPU and ranked changes that save memory.
+
+* :func:`max_micro_batch` and :func:`max_seq_len`: the largest values whose device total fits the
+  GPU (bisection over the same ledger as the estimate, so "fits" means exactly what the verdict
+  means; one step more does not fit).
+* :func:`memory_curve`: device total against sequence length, for the limits chart.
+* :func:`suggest`: every single change a practitioner would try (gradient checkpointing, QLoRA,
+  8-bit optimizer, smaller micro-batch with more gradient accumulation, shorter sequences, fused
+  cross-entropy, the optimizer step in backward, more GPUs with ZeRO-3/FSDP, a larger GPU), each
+  evaluated by re-running the full estimate, ranked: the ones that make the plan fit first, then by
+  the smallest increase in cost, then by memory saved.
+
+Pure: no I/O, no Qt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tuneplan.core.compare import largest_fitting
+from tuneplan.core.estimate import estimate
+from tuneplan.core.memory import estimate_memory
+from tuneplan.core.result import GIB, Estimate
+from tuneplan.core.scenario import GpuSpec, Scenario
+
+__all__ = ["Suggestion", "apply_changes", "max_micro_batch", "max_seq_len", "memory_curve", "suggest"]
+
+#: Upper bound of the sequence-length search when the model states no maximum (tokens).
+SEQ_LEN_SEARCH_CAP = 1_048_576
+
+
+class Suggestion(BaseModel):
+    """One change to the plan and its effect.
+
+    Attributes:
+        key: stable identifier (``grad_checkpointing``, ``qlora``, ...).
+        title: short imperative text ("Turn on gradient checkpointing").
+        detail: why it helps and what it costs.
+        changes: dotted scenario paths to new values (``{"training.grad_checkpointing": True}``);
+            ``gpu`` maps to a :class:`GpuSpec` dump for the "larger GPU" suggestion.
+        total_bytes: device total after the change (bytes per GPU).
+        saved_bytes: device total before minus after (positive saves memory).
+        fits: whether the plan fits after the change.
+        hours_delta: wall-clock change in hours (positive is slower).
+        usd_delta: change of the expected cost of one run in USD.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    title: str
+    detail: str
+    changes: dict[str, Any]
+    total_bytes: float
+    saved_bytes: float
+    fits: bool
+    hours_delta: float
+    usd_delta: float
+
+    @property
+    def saved_gib(self) -> float:
+        """Memory saved in GiB."""
+        return self.saved_bytes / GIB
+
+
+def apply_changes(scenario: Scenario, changes: dict[str, Any]) -> Scenario:
+    """A validated copy of ``scenario`` with ``changes`` (dotted paths) applied.
+
+    Raises:
+        pydantic.ValidationError: when a change is invalid.
+    """
+    data = scenario.model_dump()
+    for path, value in changes.items():
+        target = data
+        parts = path.split(".")
+        for part in parts[:-1]:
+            target = target[part]
+        target[parts[-1]] = value
+    return Scenario.model_validate(data)
+
+
+def _fits(scenario: Scenario) -> bool:
+    mem, _ = estimate_memory(scenario.model, scenario.training, scenario.gpu)
+    return mem.fits
+
+
+def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int = 256) -> int:
+    """Largest micro-batch (sequences per GPU per step) that fits; 0 if not even 1 fits."""
+    gpu = gpu or scenario.gpu
+    t = scenario.training
+
+    def fits(b: int) -> bool:
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"micro_batch": b}), gpu)
+        return mem.fits
+
+    return largest_fitting(fits, upper)
+
+
+def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None) -> int:
+    """Longest sequence length (tokens) that fits at the plan's micro-batch; 0 if not even 1 token.
+
+    Searched up to the model's ``max_position_embeddings`` (or :data:`SEQ_LEN_SEARCH_CAP`).
+    """
+    gpu = gpu or scenario.gpu
+    t = scenario.training
+    cap = scenario.model.max_position_embeddings or SEQ_LEN_SEARCH_CAP
+
+    def fits(s: int) -> bool:
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), gpu)
+        return mem.fits
+
+    if not fits(1):
+        return 0
+    if fits(cap):
+        return cap
+    lo, hi = 1, cap  # fits(lo), not fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def memory_curve(scenario: Scenario, points: int = 24, max_len: int | None = None) -> list[tuple[int, float]]:
+    """``(sequence length, device total bytes)`` pairs from 256 tokens to ``max_len`` (log spaced)."""
+    cap = max_len or min(scenario.model.max_position_embeddings or 131072, 131072)
+    cap = max(cap, 512)
+    t = scenario.training
+    out: list[tuple[int, float]] = []
+    lengths = sorted({int(round(256 * (cap / 256) ** (k / (points - 1)))) for k in range(points)})
+    for s in lengths:
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), scenario.gpu)
+        out.append((s, mem.total_bytes))
+    return out
+
+
+def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec]) -> list[tuple[str, str, str, dict[str, Any]]]:
+    t = s.training
+    c: list[tuple[str, str, str, dict[str, Any]]] = []
+    if not t.grad_checkpointing:
+        c.append(("grad_checkpointing", "Turn on gradient checkpointing",
+                  "Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.",
+                  {"training.grad_checkpointing": True}))
+    if t.method == "full":
+        c.append(("lora", "Train LoRA adapters instead of all weights",
+                  "No gradients or optimizer states for the base weights.", {"training.method": "lora"}))
+    if t.method in {"full", "lora"}:
+        c.append(("qlora", "Use QLoRA (4-bit NF4 base)",
+                  "Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.",
+                  {"training.method": "qlora"}))
+    if t.optimizer in {"adamw", "adamw-fused", "paged-adamw-32bit"} and t.method == "full":
+        c.append(("adamw_8bit", "Use 8-bit AdamW",
+                  "bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.",
+                  {"training.optimizer": "adamw-8bit"}))
+    if t.method == "full" and not t.optimizer_in_backward:
+        c.append(("optimizer_in_backward", "Fuse the optimizer step into backward",
+                  "Frees each gradient as soon as its parameter is updated (no gradient accumulation).",
+                  {"training.optimizer_in_backward": True, "training.grad_accumulation": 1}))
+    if t.micro_batch > 1:
+        new_b = max(1, t.micro_batch // 2)
+        ga = t.grad_accumulation * t.micro_batch // new_b
+        c.append(("micro_batch", f"Micro-batch {new_b} with gradient accumulation {ga}",
+                  "Same effective batch, fewer tokens in flight at once.",
+                  {"training.micro_batch": new_b, "training.grad_accumulation": ga}))
+    if not t.fused_cross_entropy:
+        c.append(("fused_ce", "Use a fused cross-entropy (Liger, Cut Cross-Entropy)",
+                  "The loss never materialises the full fp32 logits.", {"training.fused_cross_entropy": True}))
+    if t.seq_len > 512:
+        limit = max_seq_len(s)
+        if 0 < limit < t.seq_len:
+            c.append(("seq_len", f"Shorten sequences to {limit:,} tokens",
+                      "Truncates or splits long examples: check your data's length distribution first.",
+                      {"training.seq_len": limit}))
+    if not t.activation_offload and t.grad_checkpointing:
+        c.append(("activation_offload", "Offload checkpointed activations to CPU",
+                  "Moves saved hidden states to host memory; costs PCIe bandwidth.",
+                  {"training.activation_offload": True}))
+    for n in (2, 4, 8):
+        if n > t.num_gpus:
+            c.append((f"gpus_{n}", f"Shard across {n} GPUs with FSDP (ZeRO-3)",
+                      "Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.",
+                      {"training.num_gpus": n, "training.sharding": "fsdp"}))
+            break
+    for gpu in sorted(larger_gpus, key=lambda g: g.memory_gib):
+        if gpu.memory_gib > s.gpu.memory_gib:
+            probe = s.model_copy(update={"gpu": gpu})
+            if _fits(probe):
+                c.append((f"gpu_{gpu.id}", f"Use a larger GPU: {gpu.name} ({gpu.memory_gib:.0f} GiB)",
+                          "The smallest catalog GPU with enough memory for the plan as it is.",
+                          {"gpu": gpu.model_dump()}))
+                break
+    return c
+
+
+def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estimate | None = None) -> list[Suggestion]:
+    """Ranked single changes that reduce per-GPU memory, each evaluated with the full estimate.
+
+    Args:
+        scenario: the plan.
+        larger_gpus: GPUs to consider for the "larger GPU" suggestion (e.g. the catalog).
+        base: the plan's estimate if already computed.
+
+    Returns:
+        Suggestions that save memory or make the plan fit, best first: the ones that fit, then the
+        smallest increase in expected cost, then the most memory saved.
+    """
+    base = base or estimate(scenario)
+    out: list[Suggestion] = []
+    for key, title, detail, changes in _candidates(scenario, larger_gpus):
+        try:
+            changed = apply_changes(scenario, changes)
+            after = estimate(changed)
+        except (ValueError, KeyError):
+            continue
+        saved = base.memory.total_bytes - after.memory.total_bytes
+        if saved <= 0 and not (after.memory.fits and not base.memory.fits):
+            continue
+        out.append(Suggestion(
+            key=key, title=title, detail=detail, changes=changes,
+            total_bytes=after.memory.total_bytes, saved_bytes=saved, fits=after.memory.fits,
+            hours_delta=after.time.hours - base.time.hours,
+            usd_delta=after.cost.total_usd - base.cost.total_usd,
+        ))
+    out.sort(key=lambda g: (not g.fits, g.usd_delta, -g.saved_bytes))
+    return out

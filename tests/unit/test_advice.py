@@ -1,0 +1,69 @@
+"""Limits and advice: the reported limit fits and one step more does not; suggestions are honest."""
+
+from __future__ import annotations
+
+import pytest
+
+from tuneplan.catalog import default_scenario, get_gpu, get_model, list_gpus
+from tuneplan.core.advice import apply_changes, max_micro_batch, max_seq_len, memory_curve, suggest
+from tuneplan.core.estimate import estimate
+from tuneplan.core.memory import estimate_memory
+
+
+def _total(s):
+    mem, _ = estimate_memory(s.model, s.training, s.gpu)
+    return mem
+
+
+def test_max_seq_len_fits_and_one_more_does_not():
+    s = default_scenario()
+    limit = max_seq_len(s)
+    assert limit > 0
+    assert _total(apply_changes(s, {"training.seq_len": limit})).fits
+    assert not _total(apply_changes(s, {"training.seq_len": limit + 1})).fits
+
+
+def test_max_micro_batch_fits_and_one_more_does_not():
+    s = default_scenario()
+    b = max_micro_batch(s)
+    assert b >= 1
+    assert _total(apply_changes(s, {"training.micro_batch": b})).fits
+    assert not _total(apply_changes(s, {"training.micro_batch": b + 1})).fits
+
+
+def test_full_finetune_on_a_4090_has_advice_that_fits():
+    s = default_scenario()
+    s = apply_changes(s, {"training.method": "full"})
+    assert not estimate(s).memory.fits
+    tips = suggest(s, list_gpus())
+    assert tips and tips[0].fits  # the best suggestion makes it fit
+    after = estimate(apply_changes(s, tips[0].changes))
+    # the number shown equals the recomputed one
+    assert after.memory.total_bytes == pytest.approx(tips[0].total_bytes)
+    assert after.memory.fits
+    keys = {t.key for t in tips}
+    assert {"lora", "qlora"} <= keys
+
+
+def test_smaller_micro_batch_keeps_effective_batch():
+    s = apply_changes(default_scenario(), {"training.micro_batch": 8, "training.grad_accumulation": 2})
+    tip = next(t for t in suggest(s) if t.key == "micro_batch")
+    assert tip.changes["training.micro_batch"] * tip.changes["training.grad_accumulation"] == 16
+
+
+def test_larger_gpu_is_the_smallest_that_fits():
+    s = apply_changes(default_scenario(), {"training.method": "full", "model": get_model("llama-3.2-1b").architecture.model_dump()})
+    s = s.model_copy(update={"gpu": get_gpu("rtx3060_12gb")})
+    tips = [t for t in suggest(s, list_gpus()) if t.key.startswith("gpu_")]
+    assert tips
+    chosen = tips[0].changes["gpu"]["memory_gib"]
+    fitting = [g.memory_gib for g in list_gpus()
+               if g.memory_gib > s.gpu.memory_gib and _total(s.model_copy(update={"gpu": g})).fits]
+    assert chosen == min(fitting)
+
+
+def test_memory_curve_rises_with_sequence_length():
+    curve = memory_curve(default_scenario(), points=8)
+    lengths = [p[0] for p in curve]
+    totals = [p[1] for p in curve]
+    assert lengths == sorted(lengths) and totals == sorted(totals)
