@@ -172,7 +172,10 @@ def main() -> int:
               f"{row['micro_batch'] or '?'} x {row['seq_len']} {row['seq_kind']} | {gc} | {tier} | "
               f"{r['measured']:,.0f} | {pred} | {mfu} | {err} | {'yes' if r['scored'] else 'no'} |")
     print()
-    print(summary(results))
+    print("all: " + summary(results))
+    for key in ("method", "source"):
+        for value in sorted({r["row"][key] for r in results if r["scored"]}):
+            print(f"{key}={value}: " + summary([r for r in results if r["row"][key] == value]))
     return 0
 
 
