@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tuneplan.core.result import GIB
-from tuneplan.core.scenario import Scenario
+from tuneplan.core.scenario import SCHEMA_VERSION, Scenario
 from tuneplan.storage.files import ScenarioFileError, read_scenario_file
 from tuneplan.storage.library import ScenarioInfo, ScenarioLibrary
 
@@ -95,7 +95,12 @@ def _list(library: ScenarioLibrary, as_json: bool, out: TextIO) -> int:
     width = min(48, max(4, *(len(i.name) for i in infos)))
     print(f"{'NAME':<{width}}  {'MODIFIED (UTC)':<16}  {'SCHEMA':>6}  STATUS", file=out)
     for info in infos:
-        status = "ok" if info.ok else f"BROKEN: {info.problem}"
+        if info.ok:
+            status = "ok"
+        elif info.schema_version is not None and info.schema_version > SCHEMA_VERSION:
+            status = f"NEWER: {info.problem}"
+        else:
+            status = f"BROKEN: {info.problem}"
         schema = "-" if info.schema_version is None else str(info.schema_version)
         print(
             f"{info.name[:width]:<{width}}  {info.modified.strftime('%Y-%m-%d %H:%M'):<16}  {schema:>6}  {status}",
