@@ -115,3 +115,18 @@ def test_catalog_comparison_shape(scenario):
     assert len(rows) == len(gpus) and all(isinstance(r, GpuComparisonRow) for r in rows)
     assert not any(r.cheapest for r in rows)  # no prices, nothing is cheapest
     assert all(r.hours > 0 and r.peak_gib > 0 for r in rows)
+
+
+def test_exact_check_overrides_a_wrong_shared_probe(scenario, monkeypatch):
+    # If the shared per-micro-batch memory probe were wrong for a card (a future GPU-dependent
+    # ledger term), the exact re-check must still decide: make the probe claim everything fits.
+    import tuneplan.core.compare as cmp
+
+    gpus = [_gpu("rtx3060_12gb", id="tiny", name="Tiny 4GB", memory_gib=4.0), _gpu("rtx4090")]
+    prices = {"tiny": (0.01, None), "rtx4090": (0.74, None)}
+    honest = {r.gpu_id: r for r in compare_gpus(scenario, gpus, prices)}
+    monkeypatch.setattr(cmp._MemoryProbe, "total_bytes", lambda self, gpu, mb: 0.0)
+    lied = {r.gpu_id: r for r in compare_gpus(scenario, gpus, prices)}
+    assert not lied["tiny"].fits and not lied["tiny"].cheapest
+    assert lied["rtx4090"].micro_batch == honest["rtx4090"].micro_batch
+    assert lied["rtx4090"].cheapest

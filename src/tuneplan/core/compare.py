@@ -195,16 +195,20 @@ def compare_gpus(
     for gpu in gpus:
         capacity = gpu.memory_gib * GIB
         best = largest_fitting(lambda m, g=gpu, c=capacity: probe.total_bytes(g, m) <= c, upper)
-        if best and not _exact_fits(scenario, gpu, best):
-            best = largest_fitting(lambda m, g=gpu: _exact_fits(scenario, g, m), best)
-        mb = _largest_divisor_at_most(effective, best) if best else 1
-        training = t0.model_copy(update={"micro_batch": mb, "grad_accumulation": effective // mb})
         od_price, spot = prices.get(gpu.id, (None, None))
         pricing = scenario.pricing
         if od_price is not None:
             pricing = pricing.model_copy(update={"price_per_gpu_hour": od_price})
-        planned = scenario.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing})
-        result = estimate(planned)
+
+        def plan(best: int, gpu: GpuSpec = gpu, pricing=pricing):  # noqa: ANN202 - (micro_batch, TrainingSetup, Estimate)
+            mb = _largest_divisor_at_most(effective, best) if best else 1
+            training = t0.model_copy(update={"micro_batch": mb, "grad_accumulation": effective // mb})
+            return mb, training, estimate(scenario.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing}))
+
+        mb, training, result = plan(best)
+        if best and not result.memory.fits:  # the shared probe was wrong for this card: search exactly
+            best = largest_fitting(lambda m, g=gpu: _exact_fits(scenario, g, m), best)
+            mb, training, result = plan(best)
         fits = bool(best) and result.memory.fits
         od_usd = result.cost.total_usd if (fits and od_price is not None) else None
         spot_usd = None
