@@ -102,6 +102,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-minutes", type=_non_negative)
     p.add_argument("--interruptions-per-hour", type=_non_negative)
     p.add_argument("--checkpoint-every-min", type=_non_negative)
+    p.add_argument("--failure-probability", type=_non_negative, help="chance a run fails and must be repeated [0, 1)")
+    p.add_argument("--download-gbps", type=_non_negative, help="model download speed in GB/s (setup phase)")
+    p.add_argument("--electricity-usd-per-kwh", type=_non_negative, help="your own card: electricity price")
+    p.add_argument("--monthly-price-usd", type=_non_negative, help="a dedicated server's monthly price (break-even)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -121,7 +121,9 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
                      "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",
                      "egress_usd_per_gb": "egress_usd_per_gb", "other_usd": "other_usd", "setup_minutes": "setup_minutes",
                      "eval_minutes": "eval_minutes", "interruptions_per_hour": "interruptions_per_hour",
-                     "checkpoint_every_min": "checkpoint_every_min"}.items():
+                     "checkpoint_every_min": "checkpoint_every_min", "failure_probability": "failure_probability",
+                     "download_gbps": "download_gbps", "electricity_usd_per_kwh": "electricity_usd_per_kwh",
+                     "monthly_price_usd": "monthly_price_usd"}.items():
         value = getattr(args, arg, None)
         if value is not None:
             pr[key] = value
@@ -199,6 +201,11 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
     print(f"\nCost: ${c.total_usd:,.2f} expected (pessimistic ${c.pessimistic_usd:,.2f}); "
           f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}", file=out)
+    for name, usd in c.breakdown.items():
+        if usd:
+            print(f"  {name:<24} ${usd:,.2f}", file=out)
+    for note in c.notes:
+        print(f"  note: {note}", file=out)
     for w in result.warnings:
         print(f"warning: {w}", file=out)
 

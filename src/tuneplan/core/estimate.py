@@ -26,7 +26,7 @@ def estimate(scenario: Scenario) -> Estimate:
     else:
         ckpt_bytes = ledger.trainable_params * 4.0 * 3  # adapter weights + two Adam moments
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes)
-    cost = estimate_cost(time, scenario.pricing, t.num_gpus)
+    cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
     warnings: list[str] = []
     if arch.max_position_embeddings and t.seq_len > arch.max_position_embeddings:
         warnings.append(
