@@ -112,18 +112,7 @@ def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None) -> int:
         mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), gpu)
         return mem.fits
 
-    if not fits(1):
-        return 0
-    if fits(cap):
-        return cap
-    lo, hi = 1, cap  # fits(lo), not fits(hi)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return largest_fitting(fits, cap)
 
 
 def memory_curve(scenario: Scenario, points: int = 24, max_len: int | None = None) -> list[tuple[int, float]]:
