@@ -1,0 +1,226 @@
+"""Start the desktop app, or check it headless with ``tuneplan --self-test``.
+
+``run_gui`` shows the window first and reads the local GPUs after the first paint, in a worker
+thread, so a slow NVIDIA driver never delays start. Uncaught exceptions are logged to a rotating
+file and shown in a dialog that names the file, instead of killing the app.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from types import TracebackType
+
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+__all__ = ["run_gui", "self_test", "setup_logging"]
+
+log = logging.getLogger("tuneplan")
+
+_log_path: Path | None = None
+_in_hook = False
+
+
+def setup_logging(level: int = logging.INFO) -> Path | None:
+    """Log to ``<user log dir>/tuneplan.log`` (rotating, 1 MiB x 3) and warnings to stderr.
+
+    Returns the log file's path, or None when the folder cannot be written (logging then goes to
+    stderr only; the app still starts).
+    """
+    global _log_path
+    from tuneplan.storage import paths
+
+    root = logging.getLogger()
+    root.setLevel(level)
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "_tuneplan", False) for h in root.handlers):
+        console = logging.StreamHandler()
+        console.setLevel(logging.WARNING)
+        console.setFormatter(fmt)
+        console._tuneplan = True  # type: ignore[attr-defined]
+        root.addHandler(console)
+    try:
+        path = paths.log_dir() / "tuneplan.log"
+        handler = logging.handlers.RotatingFileHandler(path, maxBytes=1024 * 1024, backupCount=3, encoding="utf-8")
+    except OSError as exc:
+        log.warning("cannot write the log file: %s", exc)
+        return None
+    handler.setFormatter(fmt)
+    for old in [h for h in root.handlers if isinstance(h, logging.handlers.RotatingFileHandler)]:
+        root.removeHandler(old)
+        old.close()
+    root.addHandler(handler)
+    _log_path = path
+    return path
+
+
+def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+    """Log an uncaught exception and show it in a dialog that names the log file."""
+    global _in_hook
+    if issubclass(exc_type, KeyboardInterrupt):
+        sys.__excepthook__(exc_type, exc, tb)
+        return
+    log.critical("uncaught exception", exc_info=(exc_type, exc, tb))
+    if _in_hook:
+        return
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    if QApplication.instance() is None:
+        sys.__excepthook__(exc_type, exc, tb)
+        return
+    _in_hook = True
+    try:
+        where = f"The details were written to:\n{_log_path}" if _log_path else "Logging to a file was not possible."
+        box = QMessageBox(QMessageBox.Icon.Critical, "Tuneplan hit a problem",
+                          f"Something went wrong: {exc_type.__name__}: {exc}\n\n"
+                          f"Your plan is still open; the last valid values are kept. {where}\n\n"
+                          "Please attach that file when you report the problem.")
+        box.setDetailedText("".join(traceback.format_exception(exc_type, exc, tb)))
+        box.exec()
+    finally:
+        _in_hook = False
+
+
+def _make_app(argv: list[str]):
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(argv)
+    app.setApplicationName("Tuneplan")
+    app.setOrganizationName("Tuneplan")
+    app.setDesktopFileName("tuneplan")
+    app.setStyle("Fusion")
+    from tuneplan.ui.icon import app_icon
+
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def run_gui(scenario_file: str | None = None) -> int:
+    """Start the desktop app (optionally on a saved scenario file); returns the exit status."""
+    started = time.perf_counter()
+    log_path = setup_logging()
+    sys.excepthook = _excepthook
+    app = _make_app(sys.argv)
+    from PySide6.QtCore import QTimer
+
+    from tuneplan.ui.main_window import MainWindow
+
+    window = MainWindow()
+    window.resize(1400, 900)
+    window.show()
+    log.info("window shown after %.0f ms (log: %s)", (time.perf_counter() - started) * 1000, log_path)
+    if scenario_file:
+        QTimer.singleShot(0, lambda: window.open_plan(scenario_file))
+    # After the first paint: a slow or hung driver must not delay the window.
+    QTimer.singleShot(0, window.start_probe)
+    return app.exec()
+
+
+def _close(a: float, b: float, what: str) -> None:
+    if abs(a - b) > 1e-9 * max(1.0, abs(a), abs(b)):
+        raise AssertionError(f"{what}: {a!r} != {b!r}")
+
+
+def self_test() -> int:
+    """Build the window offscreen, compute, edit, save, reload and compare; print ``SELFTEST OK``.
+
+    Needs no GPU, no display and no network. Uses a temporary data folder that it removes.
+    Returns 0 on success; 1 with a message on stderr otherwise.
+    """
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    previous_data = os.environ.get("TUNEPLAN_DATA_DIR")
+    tmp = Path(tempfile.mkdtemp(prefix="tuneplan-selftest-"))
+    os.environ["TUNEPLAN_DATA_DIR"] = str(tmp)
+    started = time.perf_counter()
+    window = None
+    try:
+        setup_logging()
+        app = _make_app([sys.argv[0] if sys.argv else "tuneplan", "-platform", "offscreen"])
+        from tuneplan import catalog
+        from tuneplan.core.estimate import estimate
+        from tuneplan.core.result import GIB
+        from tuneplan.hw.probe import ProbeResult
+        from tuneplan.storage import paths, read_scenario_file
+        from tuneplan.ui.main_window import MainWindow
+
+        window = MainWindow(probe=lambda: ProbeResult(status="no_gpu", message="self-test: GPU probe skipped"))
+
+        def fail(title: str, text: str) -> None:
+            raise AssertionError(f"{title}: {text}")
+
+        window.show_error = fail  # a modal dialog would block a headless run
+        window.resize(1400, 900)
+        window.show()
+        app.processEvents()
+        store = window.store
+
+        expected = estimate(catalog.default_scenario())
+        _close(store.result.memory.total_bytes, expected.memory.total_bytes, "default plan memory")
+        _close(store.result.cost.total_usd, expected.cost.total_usd, "default plan cost")
+        bars = window.vram_chart.current_series()
+        for comp in expected.memory.components:
+            _close(bars[comp.key][1], comp.bytes / GIB, f"bar segment {comp.key}")
+
+        before = store.result.memory.component("activations")
+        if not store.set_field("training.seq_len", 4096):
+            raise AssertionError(f"store rejected seq_len 4096: {store.errors}")
+        after = store.result.memory.component("activations")
+        if before is None or after is None or not after.bytes > before.bytes:
+            raise AssertionError("activations did not grow with the sequence length")
+        if store.set_field("training.micro_batch", 0) or store.scenario.training.micro_batch != 1:
+            raise AssertionError("an invalid micro-batch was accepted")
+        app.processEvents()
+
+        path = paths.scenarios_dir() / "self-test.json"
+        if not window.save_plan_as(path):
+            raise AssertionError("saving the plan failed")
+        saved = store.scenario
+        saved_result = store.result
+        reread = read_scenario_file(path)
+        if reread != saved:
+            raise AssertionError("the saved file does not read back as the same scenario")
+        window.new_plan()
+        if not window.open_plan(path):
+            raise AssertionError("reopening the saved plan failed")
+        r = store.result
+        _close(r.memory.total_bytes, saved_result.memory.total_bytes, "reloaded memory")
+        _close(r.time.seconds, saved_result.time.seconds, "reloaded time")
+        _close(r.cost.total_usd, saved_result.cost.total_usd, "reloaded cost")
+        xs, ys = window.cost_chart.current_series()
+        _close(ys[-1], r.cost.total_usd, "cost curve end")
+
+        png, svg = tmp / "memory.png", tmp / "cost.svg"
+        if not (window.export_chart(window.vram_chart, "memory", png) and png.stat().st_size > 0):
+            raise AssertionError("PNG export failed")
+        if not (window.export_chart(window.cost_chart, "cost", svg) and svg.stat().st_size > 0):
+            raise AssertionError("SVG export failed")
+        window.close()
+        app.processEvents()
+    except Exception as exc:
+        traceback.print_exc()
+        print(f"SELFTEST FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if window is not None:
+            window.store.mark_saved()
+            window.close()
+        logging.shutdown()
+        for h in list(logging.getLogger().handlers):
+            if isinstance(h, logging.handlers.RotatingFileHandler):
+                logging.getLogger().removeHandler(h)
+        if previous_data is None:
+            os.environ.pop("TUNEPLAN_DATA_DIR", None)
+        else:
+            os.environ["TUNEPLAN_DATA_DIR"] = previous_data
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"SELFTEST OK ({(time.perf_counter() - started):.1f} s)")
+    return 0

@@ -1,0 +1,358 @@
+"""The two charts: the per-GPU VRAM bar and the cumulative cost over wall-clock time.
+
+Both widgets are built once and only update their items' data when a new estimate arrives
+(``BarGraphItem.setOpts``, ``PlotDataItem.setData``): no item is created per edit. Tests read the
+numbers back from :meth:`VramChart.current_series` and :meth:`CostChart.current_series`, or from
+the items' ``opts``, never from pixels.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import os
+
+os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
+
+import pyqtgraph as pg  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QColor, QFont  # noqa: E402
+
+from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent  # noqa: E402
+
+__all__ = [
+    "COMPONENT_COLORS",
+    "COMPONENT_ORDER",
+    "PHASE_COLORS",
+    "CostChart",
+    "VramChart",
+    "component_tooltip",
+    "short_gpu_name",
+]
+
+# One colour per ledger key, fixed so the legend means the same thing in every plan.
+COMPONENT_ORDER = [
+    "weights", "adapters", "gradients", "optimizer", "activations",
+    "logits", "temporaries", "allocator", "cuda_context",
+]
+COMPONENT_COLORS: dict[str, str] = {
+    "weights": "#3b6fb6",
+    "adapters": "#7fb3e6",
+    "gradients": "#e07b39",
+    "optimizer": "#c0504d",
+    "activations": "#4e9a52",
+    "logits": "#9bc47a",
+    "temporaries": "#8e6bb8",
+    "allocator": "#b8b8b8",
+    "cuda_context": "#6d6d6d",
+}
+COMPONENT_LABELS: dict[str, str] = {
+    "weights": "Weights", "adapters": "LoRA adapters", "gradients": "Gradients",
+    "optimizer": "Optimizer states", "activations": "Activations", "logits": "Logits & loss",
+    "temporaries": "Temporaries", "allocator": "Allocator overhead", "cuda_context": "CUDA context",
+}
+_FALLBACK_COLORS = ["#d4a017", "#17a2b8", "#e83e8c", "#20c997"]
+
+PHASE_COLORS: dict[str, str] = {
+    "setup": "#8c8c8c",
+    "training": "#3b6fb6",
+    "evaluation": "#8e6bb8",
+    "checkpoints": "#e07b39",
+}
+PHASE_LABELS = {"setup": "Setup", "training": "Training", "evaluation": "Evaluation", "checkpoints": "Checkpoints"}
+
+CAPACITY_COLOR = "#c62828"
+TEXT_COLOR = "#333333"
+BAR_Y, BAR_H = 0.0, 1.0
+
+
+def nice_ceiling(value: float) -> float:
+    """The next "nice" axis limit at or above ``value`` (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k).
+
+    Axis ranges snap to these so that small edits keep the same axes: the plot looks steadier and
+    pyqtgraph skips re-laying out the tick labels, the most expensive part of a redraw.
+    """
+    if value <= 0 or not math.isfinite(value):
+        return 1.0
+    exp = math.floor(math.log10(value))
+    base = 10.0**exp
+    for step in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if value <= step * base * (1 + 1e-12):
+            return step * base
+    return 10 * base
+
+
+def short_gpu_name(name: str) -> str:
+    """``GeForce RTX 4090`` -> ``RTX 4090`` (the vendor brand adds nothing on a chart)."""
+    return name.removeprefix("GeForce ").strip()
+
+
+def component_tooltip(c: MemoryComponent) -> str:
+    """Rich-text tooltip of a VRAM segment: label, GiB, formula and source."""
+    lines = [f"<b>{html.escape(c.label)}</b>: {c.gib:.2f} GiB"]
+    if c.formula:
+        lines.append(f"<span style='font-family:monospace'>{html.escape(c.formula)}</span>")
+    if c.source:
+        lines.append(f"<i>Source:</i> {html.escape(c.source)}")
+    return "<br>".join(lines)
+
+
+def _style_plot(plot: pg.PlotItem) -> None:
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.getViewBox().setMouseEnabled(x=False, y=False)
+    font = QFont()
+    font.setPointSizeF(9)
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen("#888888"))
+        axis.setTextPen(pg.mkPen(TEXT_COLOR))
+        axis.setStyle(tickFont=font)
+        axis.enableAutoSIPrefix(False)
+
+
+def _set_range(plot_widget: pg.PlotWidget, x: tuple[float, float] | None = None,
+               y: tuple[float, float] | None = None) -> None:
+    """Set the view range only when it differs (an unchanged range costs no axis re-layout)."""
+    vb = plot_widget.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = vb.viewRange()
+    if x is not None and (abs(x0 - x[0]) > 1e-9 or abs(x1 - x[1]) > 1e-9 * max(1.0, abs(x[1]))):
+        vb.setXRange(*x, padding=0)
+    if y is not None and (abs(y0 - y[0]) > 1e-9 or abs(y1 - y[1]) > 1e-9 * max(1.0, abs(y[1]))):
+        vb.setYRange(*y, padding=0)
+
+
+class _Segment(pg.BarGraphItem):
+    """One component of the stacked VRAM bar; shows its formula on hover."""
+
+    def __init__(self, key: str, label: str, color: str) -> None:
+        super().__init__(x0=[0.0], width=[0.0], y=[BAR_Y + BAR_H / 2], height=[BAR_H],
+                         brush=pg.mkBrush(color), pen=pg.mkPen("w", width=1), name=label)
+        self.key = key
+        self.color = color
+        self.setAcceptHoverEvents(True)
+
+    def hoverEnterEvent(self, ev) -> None:  # noqa: N802 - Qt naming
+        self.setOpts(pen=pg.mkPen("#202020", width=2))
+        super().hoverEnterEvent(ev)
+
+    def hoverLeaveEvent(self, ev) -> None:  # noqa: N802 - Qt naming
+        self.setOpts(pen=pg.mkPen("w", width=1))
+        super().hoverLeaveEvent(ev)
+
+
+class VramChart(pg.PlotWidget):
+    """Per-GPU memory at the step's peak as one horizontal stacked bar, in GiB.
+
+    Shows one segment per ledger component (fixed colours, legend below the bar), the GPU's
+    capacity as a red line (``RTX 4090: 23.99 GiB``), markers at peak allocated
+    (``torch.cuda.max_memory_allocated``) and reserved, and the estimator's uncertainty band
+    (``low_bytes``..``high_bytes``) as a translucent region. Hovering a segment shows its formula.
+    """
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setAccessibleName("VRAM chart")
+        self.setMinimumHeight(190)
+        plot = self.getPlotItem()
+        _style_plot(plot)
+        plot.hideAxis("left")
+        plot.setLabel("bottom", "GPU memory per GPU (GiB)", color=TEXT_COLOR)
+        self.legend = plot.addLegend(offset=(8, -4), colCount=5, labelTextColor=TEXT_COLOR,
+                                     brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dddddd"))
+        self.legend.anchor(itemPos=(0, 1), parentPos=(0, 1), offset=(8, -4))
+        self.band = pg.LinearRegionItem(values=(0, 0), orientation="vertical", movable=False, span=(0.36, 0.92),
+                                        brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
+        self.band.setZValue(-20)
+        self.band.setToolTip("Uncertainty of the estimate (measured error of the estimator)")
+        plot.addItem(self.band)
+        self.segments: dict[str, _Segment] = {}
+        for key in COMPONENT_ORDER:
+            self._segment(key, COMPONENT_LABELS[key])
+        marker_pen = pg.mkPen("#202020", width=1.5, style=Qt.PenStyle.DashLine)
+        label_opts = {"color": TEXT_COLOR, "movable": False, "fill": pg.mkBrush(255, 255, 255, 200)}
+        self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.42, 0.86), label="allocated",
+                                              labelOpts={**label_opts, "position": 0.98, "anchors": [(1, 0.5), (1, 0.5)]})
+        self.reserved_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.42, 0.86), label="reserved",
+                                             labelOpts={**label_opts, "position": 0.98, "anchors": [(0, 0.5), (0, 0.5)]})
+        self.capacity_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(CAPACITY_COLOR, width=2.5), label="",
+                                             labelOpts={"color": CAPACITY_COLOR, "position": 0.97, "movable": False,
+                                                        "anchors": [(1, 0), (1, 0)],
+                                                        "fill": pg.mkBrush(255, 255, 255, 220)})
+        self.allocated_line.setToolTip("Peak allocated: torch.cuda.max_memory_allocated()")
+        self.reserved_line.setToolTip("Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)")
+        for line in (self.allocated_line, self.reserved_line, self.capacity_line):
+            line.setZValue(10)
+            plot.addItem(line)
+        plot.setYRange(-1.35, 2.05, padding=0)
+        self._series: dict[str, tuple[float, float]] = {}
+        self._capacity_gib = 0.0
+
+    def _segment(self, key: str, label: str) -> _Segment:
+        if key not in self.segments:
+            color = COMPONENT_COLORS.get(key) or _FALLBACK_COLORS[len(self.segments) % len(_FALLBACK_COLORS)]
+            item = _Segment(key, label, color)
+            self.segments[key] = item
+            self.getPlotItem().addItem(item)
+        return self.segments[key]
+
+    def set_estimate(self, result: Estimate, gpu_name: str) -> None:
+        """Redraw from an estimate (updates item data only)."""
+        mem = result.memory
+        left = 0.0
+        series: dict[str, tuple[float, float]] = {}
+        seen = set()
+        for comp in mem.components:
+            seg = self._segment(comp.key, comp.label)
+            gib = max(0.0, comp.bytes / GIB)
+            seg.setOpts(x0=[left], width=[gib])
+            seg.setToolTip(component_tooltip(comp))
+            seg.setVisible(True)
+            series[comp.key] = (left, gib)
+            left += gib
+            seen.add(comp.key)
+        for key, seg in self.segments.items():
+            if key not in seen:
+                seg.setOpts(x0=[left], width=[0.0])
+                seg.setToolTip("")
+        self._series = series
+        cap = mem.capacity_bytes / GIB
+        self._capacity_gib = cap
+        self.capacity_line.setPos(cap)
+        self.capacity_line.label.setFormat(f"{short_gpu_name(gpu_name)}: {cap:.2f} GiB")
+        self.capacity_line.setToolTip(f"{gpu_name}: {cap:.2f} GiB usable (what nvidia-smi reports as total)")
+        self.allocated_line.setPos(mem.peak_allocated_bytes / GIB)
+        self.reserved_line.setPos(mem.peak_reserved_bytes / GIB)
+        self.band.setRegion((mem.low_bytes / GIB, mem.high_bytes / GIB))
+        self.band.setToolTip(
+            f"Likely range of the total: {mem.low_bytes / GIB:.1f}–{mem.high_bytes / GIB:.1f} GiB "
+            "(measured error of the estimator)"
+        )
+        right = nice_ceiling(max(cap, mem.high_bytes / GIB, left) * 1.04)
+        self._set_range(x=(0, right))
+
+    def _set_range(self, x=None, y=None) -> None:
+        _set_range(self, x, y)
+
+    def current_series(self) -> dict[str, tuple[float, float]]:
+        """What the bar shows: ``{component key: (start GiB, size GiB)}`` in stacking order."""
+        return dict(self._series)
+
+    @property
+    def capacity_gib(self) -> float:
+        """Where the capacity line is, in GiB."""
+        return float(self.capacity_line.value())
+
+    def segment_at(self, gib: float) -> str | None:
+        """The component key under ``gib`` on the bar, or None (used for hover and tests)."""
+        for key, (start, size) in self._series.items():
+            if size > 0 and start <= gib <= start + size:
+                return key
+        return None
+
+
+class CostChart(pg.PlotWidget):
+    """Cumulative cost (USD) over wall-clock hours, shaded by phase, with a marker where the run is done."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setAccessibleName("Cost over time chart")
+        self.setMinimumHeight(200)
+        plot = self.getPlotItem()
+        _style_plot(plot)
+        plot.setLabel("bottom", "Wall-clock time (hours)", color=TEXT_COLOR)
+        plot.setLabel("left", "Cumulative cost (USD)", color=TEXT_COLOR)
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        self.legend = plot.addLegend(offset=(8, 8), labelTextColor=TEXT_COLOR,
+                                     brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dddddd"))
+        self.phase_items: dict[str, pg.PlotDataItem] = {}
+        self.phase_fills: dict[str, pg.PlotDataItem] = {}
+        for phase in PHASE_COLORS:
+            self._phase_item(phase)
+        self.pessimistic_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(CAPACITY_COLOR, width=1.2, style=Qt.PenStyle.DashLine),
+                                                label="", labelOpts={"color": CAPACITY_COLOR, "position": 0.02,
+                                                                     "anchors": [(0, 1), (0, 1)], "movable": False})
+        plot.addItem(self.pessimistic_line)
+        self.done_marker = pg.ScatterPlotItem(size=10, symbol="o", brush=pg.mkBrush("#202020"), pen=pg.mkPen("w"))
+        plot.addItem(self.done_marker)
+        self.done_label = pg.TextItem("", color=TEXT_COLOR, anchor=(1, 1.15), fill=pg.mkBrush(255, 255, 255, 200))
+        font = QFont()
+        font.setBold(True)
+        self.done_label.setFont(font)
+        plot.addItem(self.done_label)
+        self._curve: tuple[list[float], list[float]] = ([], [])
+
+    def _phase_item(self, phase: str) -> pg.PlotDataItem:
+        if phase not in self.phase_items:
+            color = QColor(PHASE_COLORS.get(phase, _FALLBACK_COLORS[len(self.phase_items) % len(_FALLBACK_COLORS)]))
+            fill = QColor(color)
+            fill.setAlpha(60)
+            under = pg.PlotDataItem([], [], pen=None, fillLevel=0, fillBrush=pg.mkBrush(fill))
+            under.setZValue(-5)
+            item = pg.PlotDataItem([], [], pen=pg.mkPen(color, width=2.5), name=PHASE_LABELS.get(phase, phase.title()))
+            self.phase_fills[phase] = under
+            self.phase_items[phase] = item
+            self.getPlotItem().addItem(under)
+            self.getPlotItem().addItem(item)
+        return self.phase_items[phase]
+
+    def set_cost(self, cost: CostEstimate) -> None:
+        """Redraw from a cost estimate (updates item data only)."""
+        points = cost.curve
+        xs = [p.hours for p in points]
+        ys = [p.usd for p in points]
+        self._curve = (xs, ys)
+        by_phase: dict[str, tuple[list[float], list[float]]] = {}
+        prev: tuple[float, float] | None = None
+        for p in points:
+            phase = p.phase if p.phase != "done" else None
+            if phase is None:
+                continue
+            xs_p, ys_p = by_phase.setdefault(phase, ([], []))
+            if not xs_p and prev is not None:
+                xs_p.append(prev[0])
+                ys_p.append(prev[1])
+            xs_p.append(p.hours)
+            ys_p.append(p.usd)
+            prev = (p.hours, p.usd)
+        # the bill rounds up at the end: a vertical step to the final total belongs to the last phase
+        if points and prev is not None and points[-1].phase == "done" and by_phase:
+            last_phase = next(reversed(by_phase))
+            by_phase[last_phase][0].append(points[-1].hours)
+            by_phase[last_phase][1].append(points[-1].usd)
+        for phase in by_phase:
+            self._phase_item(phase)
+        for phase, item in self.phase_items.items():
+            data = by_phase.get(phase, ([], []))
+            item.setData(data[0], data[1])
+            self.phase_fills[phase].setData(data[0], data[1])
+            # hide empty phases from the legend
+            if self.legend is not None:
+                for sample, label in self.legend.items:
+                    if sample.item is item:
+                        sample.setVisible(bool(data[0]))
+                        label.setVisible(bool(data[0]))
+        if points:
+            end = points[-1]
+            self.done_marker.setData([end.hours], [end.usd])
+            self.done_label.setText(f"done · {end.hours:.1f} h · ${end.usd:,.2f}")
+            self.done_label.setPos(end.hours, end.usd)
+        else:
+            self.done_marker.setData([], [])
+            self.done_label.setText("")
+        pess = cost.pessimistic_usd
+        show_pess = pess > cost.total_usd * 1.005
+        self.pessimistic_line.setVisible(show_pess)
+        if show_pess:
+            self.pessimistic_line.setPos(pess)
+            self.pessimistic_line.label.setFormat(f"pessimistic ${pess:,.2f}")
+        top = max([*ys, pess if show_pess else 0.0, 0.01])
+        right = max([*xs, 0.01])
+        self._set_range(x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.12)))
+
+    def _set_range(self, x=None, y=None) -> None:
+        _set_range(self, x, y)
+
+    def current_series(self) -> tuple[list[float], list[float]]:
+        """The whole curve as drawn: ``(hours, cumulative USD)``; the last point is the run's total."""
+        return list(self._curve[0]), list(self._curve[1])

@@ -1,0 +1,286 @@
+"""Form plumbing: widgets bound to scenario fields by dotted path, with inline error display.
+
+A :class:`FieldPanel` is a ``QGroupBox`` with a ``QFormLayout``. Each ``add_*`` helper creates a
+control, labels it (units in the label or suffix), gives it an accessible name, and wires it one
+way: user edit -> ``store.set_field(path, value)``. When the store emits ``scenario_changed`` the
+panel writes the scenario's values back into the controls with their signals blocked. When the
+store emits ``error(path, message)`` the control gets a red border and a message under it; the
+rest of the form keeps working and the last good scenario stays.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tuneplan.core.scenario import Scenario
+from tuneplan.ui.store import AppStore
+
+__all__ = ["FieldPanel", "get_path", "parse_count"]
+
+ERROR_COLOR = "#c62828"
+_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_COUNT_RE = re.compile(r"^\s*([0-9][0-9_,]*\.?[0-9]*(?:e[+-]?\d+)?)\s*([kmbgt]?)\s*$", re.I)
+
+
+def get_path(scenario: Scenario, path: str) -> Any:
+    """The value at a dotted path, e.g. ``get_path(s, "training.seq_len")``."""
+    node: Any = scenario
+    for part in path.split("."):
+        node = getattr(node, part)
+    return node
+
+
+def parse_count(text: str) -> float | None:
+    """Parse a token count as people write it: ``50M``, ``1.5B``, ``2e9``, ``1,000,000``.
+
+    Returns None for empty text. Raises ValueError for anything else that is not a number.
+    """
+    text = text.strip()
+    if not text:
+        return None
+    m = _COUNT_RE.match(text)
+    if not m:
+        raise ValueError(text)
+    value = float(m.group(1).replace(",", "").replace("_", "")) * _SUFFIX.get(m.group(2).lower(), 1.0)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+class _NoWheelMixin:
+    """Ignore the mouse wheel unless focused, so scrolling the form never edits a value."""
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        if self.hasFocus():  # type: ignore[attr-defined]
+            super().wheelEvent(event)  # type: ignore[misc]
+        else:
+            event.ignore()
+
+
+class SpinBox(_NoWheelMixin, QSpinBox):
+    """QSpinBox that does not steal wheel events from the scroll area."""
+
+
+class DoubleSpinBox(_NoWheelMixin, QDoubleSpinBox):
+    """QDoubleSpinBox that does not steal wheel events from the scroll area."""
+
+
+class ComboBox(_NoWheelMixin, QComboBox):
+    """QComboBox that does not steal wheel events and does not widen the form to its longest item."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(14)
+        self.view().setTextElideMode(Qt.TextElideMode.ElideNone)
+
+    def showPopup(self) -> None:  # noqa: N802 - Qt naming
+        """Open the list at least as wide as its longest item."""
+        view = self.view()
+        view.setMinimumWidth(max(self.width(), view.sizeHintForColumn(0) + 24))
+        super().showPopup()
+
+
+class _Field:
+    def __init__(self, path: str, widget: QWidget, label: str, write: Callable[[Any], None],
+                 message: QLabel, container: QWidget) -> None:
+        self.path, self.widget, self.label, self.write = path, widget, label, write
+        self.message, self.container = message, container
+        self.base_tooltip = widget.toolTip()
+
+
+class FieldPanel(QGroupBox):
+    """A titled group of bound controls (see the module docstring)."""
+
+    def __init__(self, title: str, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__(title, parent)
+        self.store = store
+        self.setAccessibleName(title)
+        self.form = QFormLayout(self)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.form.setHorizontalSpacing(10)
+        self.form.setVerticalSpacing(6)
+        self.fields: dict[str, _Field] = {}
+        store.scenario_changed.connect(self.refresh)
+        store.error.connect(self._on_error)
+
+    # ------------------------------------------------------------------ building
+    def _add(self, path: str, label: str, widget: QWidget, write: Callable[[Any], None], tip: str = "") -> QWidget:
+        if tip:
+            widget.setToolTip(tip)
+        widget.setAccessibleName(label)
+        if tip:
+            widget.setAccessibleDescription(tip)
+        container = QWidget()
+        box = QVBoxLayout(container)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(2)
+        box.addWidget(widget)
+        message = QLabel()
+        message.setWordWrap(True)
+        message.setStyleSheet(f"color: {ERROR_COLOR};")
+        message.setAccessibleName(f"{label} error")
+        message.hide()
+        box.addWidget(message)
+        if isinstance(widget, QCheckBox):
+            self.form.addRow("", container)
+        else:
+            text = QLabel(label + ":")
+            text.setBuddy(widget)
+            self.form.addRow(text, container)
+        self.fields[path] = _Field(path, widget, label, write, message, container)
+        return widget
+
+    def add_int(self, path: str, label: str, lo: int, hi: int, *, suffix: str = "", step: int = 1,
+                tip: str = "") -> QSpinBox:
+        """An integer spin box bound to ``path``."""
+        w = SpinBox()
+        w.setRange(lo, hi)
+        w.setSingleStep(step)
+        w.setGroupSeparatorShown(True)
+        w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        w.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType if step == 1 and hi > 1000 else
+                      QAbstractSpinBox.StepType.DefaultStepType)
+        if suffix:
+            w.setSuffix(" " + suffix)
+        self._add(path, label, w, w.setValue, tip)
+        w.valueChanged.connect(lambda v, p=path: self.store.set_field(p, int(v)))
+        return w
+
+    def add_float(self, path: str, label: str, lo: float, hi: float, *, decimals: int = 2, step: float = 1.0,
+                  suffix: str = "", prefix: str = "", tip: str = "") -> QDoubleSpinBox:
+        """A decimal spin box bound to ``path``."""
+        w = DoubleSpinBox()
+        w.setDecimals(decimals)
+        w.setRange(lo, hi)
+        w.setSingleStep(step)
+        w.setGroupSeparatorShown(True)
+        w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        if suffix:
+            w.setSuffix(" " + suffix)
+        if prefix:
+            w.setPrefix(prefix)
+        self._add(path, label, w, lambda v: w.setValue(float(v)), tip)
+        w.valueChanged.connect(lambda v, p=path: self.store.set_field(p, float(v)))
+        return w
+
+    def add_choice(self, path: str, label: str, choices: Sequence[tuple[Any, str]], *, tip: str = "") -> QComboBox:
+        """A combo box of ``(value, label)`` pairs bound to ``path``."""
+        w = ComboBox()
+        w.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        for value, text in choices:
+            w.addItem(text, value)
+
+        def write(value: Any) -> None:
+            i = w.findData(value)
+            if i >= 0:
+                w.setCurrentIndex(i)
+
+        self._add(path, label, w, write, tip)
+        w.currentIndexChanged.connect(lambda i, p=path: self.store.set_field(p, w.itemData(i)))
+        return w
+
+    def add_check(self, path: str, label: str, *, on: Any = True, off: Any = False, tip: str = "") -> QCheckBox:
+        """A check box bound to ``path`` (``on``/``off`` map it to non-boolean fields)."""
+        w = QCheckBox(label)
+        self._add(path, label, w, lambda v: w.setChecked(v == on), tip)
+        w.toggled.connect(lambda checked, p=path: self.store.set_field(p, on if checked else off))
+        return w
+
+    def add_count(self, path: str, label: str, *, placeholder: str = "", tip: str = "") -> QLineEdit:
+        """A line edit for an optional, possibly huge count (``50M``, ``1.5B``; empty = not set)."""
+        w = QLineEdit()
+        w.setPlaceholderText(placeholder)
+        w.setClearButtonEnabled(True)
+
+        def write(value: Any) -> None:
+            w.setText("" if value is None else _format_count(float(value)))
+
+        def commit() -> None:
+            try:
+                value: Any = parse_count(w.text())
+            except ValueError:
+                value = w.text()  # the store's validation names the problem
+            self.store.set_field(path, value)
+
+        self._add(path, label, w, write, tip)
+        w.editingFinished.connect(commit)
+        return w
+
+    def add_widget_row(self, label: str, widget: QWidget) -> None:
+        """A row that is not bound to a field (info text, buttons)."""
+        if label:
+            self.form.addRow(QLabel(label + ":"), widget)
+        else:
+            self.form.addRow(widget)
+
+    # ------------------------------------------------------------------ store -> widgets
+    def refresh(self, scenario: Scenario) -> None:
+        """Write the scenario's values into the controls (signals blocked, rejected fields left alone)."""
+        errors = self.store.errors
+        for path, field in self.fields.items():
+            if path in errors:
+                continue
+            field.widget.blockSignals(True)
+            try:
+                field.write(get_path(scenario, path))
+            finally:
+                field.widget.blockSignals(False)
+        self.update_enabled(scenario)
+
+    def update_enabled(self, scenario: Scenario) -> None:
+        """Enable or disable controls that only apply to some scenarios (override in panels)."""
+
+    def set_enabled(self, path: str, enabled: bool, why: str = "") -> None:
+        """Enable a bound control; when disabled, its tooltip says why."""
+        field = self.fields[path]
+        field.widget.setEnabled(enabled)
+        field.widget.setToolTip(field.base_tooltip if enabled or not why else f"{why}")
+
+    def _on_error(self, path: str, message: str) -> None:
+        field = self.fields.get(path)
+        if field is None:
+            return
+        w = field.widget
+        invalid = bool(message)
+        w.setProperty("invalid", invalid)
+        w.setToolTip(f"{field.label}: {message}" if invalid else field.base_tooltip)
+        w.style().unpolish(w)
+        w.style().polish(w)
+        field.message.setText(f"{field.label} {message}. The plan still uses the last valid value." if invalid else "")
+        field.message.setVisible(invalid)
+        field.container.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        if not invalid:
+            field.widget.blockSignals(True)
+            try:
+                field.write(get_path(self.store.scenario, path))
+            finally:
+                field.widget.blockSignals(False)
+
+
+def _format_count(value: float) -> str:
+    for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
+        if value >= scale and (value / scale) * 1000 == int((value / scale) * 1000):
+            return f"{value / scale:g}{suffix}"
+    return f"{value:,.0f}"

@@ -1,0 +1,502 @@
+"""The main window: the plan's form on the left, what it costs on the right.
+
+Left: a scrollable column of form panels (model, method, batch, dataset, hardware & pricing,
+your GPUs). Right: a headline strip (peak memory, verdict, time, cost), the VRAM bar, the
+cumulative cost chart and a text summary. Every control writes to the :class:`AppStore`; every
+view redraws from the store's ``result_changed``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tuneplan.core.result import GIB, Estimate
+from tuneplan.core.scenario import Scenario
+from tuneplan.hw.probe import ProbeResult, probe_with_timeout
+from tuneplan.storage import ScenarioFileError, paths, read_scenario_file, write_scenario_file
+from tuneplan.ui.charts import CostChart, VramChart, short_gpu_name
+from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, LocalGpuPanel, MethodPanel, ModelPanel
+from tuneplan.ui.store import AppStore
+
+__all__ = ["MainWindow", "format_hours"]
+
+log = logging.getLogger(__name__)
+
+GOOD = "#2e7d32"
+BAD = "#c62828"
+APP_TITLE = "Tuneplan"
+
+_STYLE = """
+QWidget[invalid="true"] { border: 2px solid #c62828; border-radius: 3px; }
+QFrame#card { background: #ffffff; border: 1px solid #dcdcdc; border-radius: 6px; }
+QLabel#cardTitle { color: #666666; font-size: 9pt; }
+QLabel#cardValue { font-size: 17pt; font-weight: 600; }
+QLabel#cardDetail { color: #555555; font-size: 9pt; }
+QFrame#summary { background: #ffffff; border: 1px solid #dcdcdc; border-radius: 6px; }
+QGroupBox { font-weight: 600; margin-top: 12px; padding-top: 8px; border: 1px solid #d0d0d0; border-radius: 6px; }
+QGroupBox::title { subcontrol-origin: margin; left: 10px; padding: 0 4px; }
+QGroupBox > QWidget { font-weight: 400; }
+"""
+
+
+def format_hours(hours: float) -> str:
+    """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``."""
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    return f"{hours:,.0f} h ({hours / 24:.1f} days)"
+
+
+def _tokens(n: float) -> str:
+    for suffix, scale in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.2f} {suffix}"
+    return f"{n:.0f}"
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}"
+
+
+def _slug(name: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
+    return (slug or "plan")[:80]
+
+
+def _export_svg(chart: QWidget, path: Path) -> None:
+    """Render a chart into an SVG file with QSvgGenerator.
+
+    pyqtgraph 0.14's ``SVGExporter`` fails on the closed paths (``... Z``) that Qt 6.12 writes,
+    so the chart's scene is painted straight into an SVG generator instead (vector output).
+    """
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QPainter
+    from PySide6.QtSvg import QSvgGenerator
+
+    size = chart.size()
+    gen = QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setSize(size)
+    gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+    gen.setTitle("Tuneplan chart")
+    painter = QPainter()
+    if not painter.begin(gen):
+        raise OSError("cannot write the SVG file")
+    try:
+        chart.render(painter)
+    finally:
+        painter.end()
+    if not path.exists() or path.stat().st_size == 0:
+        raise OSError("the SVG file was not written")
+
+
+class _Card(QFrame):
+    """One headline number: a caption, a big value and a detail line."""
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.setObjectName("card")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(12, 8, 12, 8)
+        col.setSpacing(1)
+        self.title = QLabel(title)
+        self.title.setObjectName("cardTitle")
+        self.value = QLabel("–")
+        self.value.setObjectName("cardValue")
+        self.value.setAccessibleName(title)
+        self.detail = QLabel("")
+        self.detail.setObjectName("cardDetail")
+        self.detail.setWordWrap(True)
+        for w in (self.title, self.value, self.detail):
+            col.addWidget(w)
+
+
+class MainWindow(QMainWindow):
+    """Tuneplan's main window.
+
+    Args:
+        store: the app's :class:`AppStore`; a new one on the default scenario if omitted.
+        probe: the local-GPU probe to run off the GUI thread (``probe_with_timeout`` by default).
+    """
+
+    probe_finished = Signal(object)
+
+    def __init__(self, store: AppStore | None = None, probe: Callable[[], ProbeResult] | None = None) -> None:
+        super().__init__()
+        self.store = store if store is not None else AppStore(parent=self)
+        self.probe = probe if probe is not None else probe_with_timeout
+        self.path: Path | None = None
+        self._probe_running = False
+        self.setStyleSheet(_STYLE)
+        self.setMinimumSize(QSize(1000, 640))
+
+        # ---------------------------------------------------------------- left: the form
+        self.model_panel = ModelPanel(self.store)
+        self.method_panel = MethodPanel(self.store)
+        self.batch_panel = BatchPanel(self.store)
+        self.dataset_panel = DatasetPanel(self.store)
+        self.hardware_panel = HardwarePanel(self.store)
+        self.local_gpu_panel = LocalGpuPanel(self.store)
+        self.panels = [self.model_panel, self.method_panel, self.batch_panel, self.dataset_panel,
+                       self.hardware_panel, self.local_gpu_panel]
+        column = QWidget()
+        col = QVBoxLayout(column)
+        col.setContentsMargins(8, 4, 8, 8)
+        for panel in self.panels:
+            col.addWidget(panel)
+        col.addStretch(1)
+        self.form_scroll = QScrollArea()
+        self.form_scroll.setWidget(column)
+        self.form_scroll.setWidgetResizable(True)
+        self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.form_scroll.setMinimumWidth(440)
+        self.form_scroll.setAccessibleName("Plan settings")
+
+        # ---------------------------------------------------------------- right: the answer
+        self.memory_card = _Card("Peak GPU memory")
+        self.verdict_card = _Card("Verdict")
+        self.time_card = _Card("Time")
+        self.cost_card = _Card("Cost")
+        self.verdict_label = self.verdict_card.value
+        strip = QHBoxLayout()
+        strip.setSpacing(8)
+        for card in (self.memory_card, self.verdict_card, self.time_card, self.cost_card):
+            strip.addWidget(card)
+        self.memory_card.setToolTip(
+            "Device total per GPU, as nvidia-smi shows it: PyTorch's reserved memory plus the CUDA "
+            "context, cuBLAS workspace and memory outside PyTorch's allocator. This is what runs out."
+        )
+        self.vram_chart = VramChart()
+        self.cost_chart = CostChart()
+        self.summary = QLabel()
+        self.summary.setAccessibleName("Summary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        summary_frame = QFrame()
+        summary_frame.setObjectName("summary")
+        sf = QVBoxLayout(summary_frame)
+        sf.setContentsMargins(12, 8, 12, 8)
+        sf.addWidget(self.summary)
+        right = QWidget()
+        rc = QVBoxLayout(right)
+        rc.setContentsMargins(8, 8, 8, 8)
+        rc.setSpacing(8)
+        rc.addLayout(strip)
+        rc.addWidget(self._caption("Memory per GPU at the step's peak — hover a segment for its formula"))
+        rc.addWidget(self.vram_chart, 5)
+        rc.addWidget(self._caption("Cost over the run"))
+        rc.addWidget(self.cost_chart, 5)
+        rc.addWidget(summary_frame, 0)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.form_scroll)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([500, 900])
+        splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(splitter)
+
+        self._build_actions()
+        self.statusBar().showMessage("Ready")
+
+        # ---------------------------------------------------------------- wiring
+        self.store.result_changed.connect(self.show_result)
+        self.store.dirty_changed.connect(lambda _d: self._update_title())
+        self.store.scenario_changed.connect(lambda _s: self._update_title())
+        self.store.error.connect(self._on_error)
+        self.local_gpu_panel.refresh_requested.connect(self.start_probe)
+        self.probe_finished.connect(self._on_probe_finished)
+        self._sync()
+
+    # ------------------------------------------------------------------ building
+    @staticmethod
+    def _caption(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setStyleSheet("color: #555555; font-weight: 600;")
+        return label
+
+    def _build_actions(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        self.new_action = QAction("&New", self, shortcut=QKeySequence.StandardKey.New, triggered=lambda: self.new_plan())
+        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open, triggered=lambda: self.open_plan())
+        self.save_action = QAction("&Save", self, shortcut=QKeySequence.StandardKey.Save, triggered=lambda: self.save_plan())
+        self.save_as_action = QAction("Save &As…", self, shortcut=QKeySequence.StandardKey.SaveAs,
+                                      triggered=lambda: self.save_plan_as())
+        self.export_vram_action = QAction("Export &memory chart…", self,
+                                          triggered=lambda: self.export_chart(self.vram_chart, "memory"))
+        self.export_cost_action = QAction("Export &cost chart…", self,
+                                          triggered=lambda: self.export_chart(self.cost_chart, "cost"))
+        self.quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
+        for a in (self.new_action, self.open_action, self.save_action, self.save_as_action):
+            menu.addAction(a)
+        menu.addSeparator()
+        export = menu.addMenu("&Export chart (PNG/SVG)")
+        export.addAction(self.export_vram_action)
+        export.addAction(self.export_cost_action)
+        menu.addSeparator()
+        menu.addAction(self.quit_action)
+        toolbar = self.addToolBar("File")
+        toolbar.setObjectName("fileToolbar")
+        toolbar.setMovable(False)
+        toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for a in (self.new_action, self.open_action, self.save_action, self.save_as_action):
+            toolbar.addAction(a)
+        toolbar.addSeparator()
+        toolbar.addAction(self.export_vram_action)
+        toolbar.addAction(self.export_cost_action)
+
+    # ------------------------------------------------------------------ store -> views
+    def _sync(self) -> None:
+        for panel in self.panels:
+            panel.refresh(self.store.scenario)
+        self.show_result(self.store.result)
+        self._update_title()
+
+    def show_result(self, result: Estimate) -> None:
+        """Redraw the headline, both charts and the summary from one estimate."""
+        s = self.store.scenario
+        mem = result.memory
+        total, cap = mem.total_bytes / GIB, mem.capacity_bytes / GIB
+        self.memory_card.value.setText(f"{total:.1f} GiB")
+        self.memory_card.detail.setText(
+            f"of {cap:.2f} GiB on {short_gpu_name(s.gpu.name)} · device total (nvidia-smi)"
+        )
+        verdict = mem.verdict()
+        color = GOOD if mem.fits else BAD
+        self.verdict_label.setText(verdict)
+        self.verdict_label.setStyleSheet(f"color: {color};")
+        self.verdict_card.detail.setText(
+            f"likely {mem.low_bytes / GIB:.1f}–{mem.high_bytes / GIB:.1f} GiB"
+            + ("" if mem.high_bytes <= mem.capacity_bytes or not mem.fits else " · tight: the upper bound does not fit")
+        )
+        t, c = result.time, result.cost
+        self.time_card.value.setText(format_hours(t.hours))
+        self.time_card.detail.setText(f"{t.steps:,.0f} steps · {t.tokens_per_second:,.0f} tok/s per GPU")
+        self.cost_card.value.setText(_usd(c.total_usd))
+        self.cost_card.detail.setText(f"pessimistic {_usd(c.pessimistic_usd)} · {c.billed_hours:.2f} billed h")
+        self.vram_chart.set_estimate(result, s.gpu.name)
+        self.cost_chart.set_cost(c)
+        self.summary.setText(self._summary_html(s, result))
+
+    @staticmethod
+    def _summary_html(s: Scenario, r: Estimate) -> str:
+        t, c, p = r.time, r.cost, s.pricing
+        n = s.training.num_gpus
+        trainable = r.trainable_parameters / r.parameters * 100 if r.parameters else 0.0
+        phases = " · ".join(f"{name} {format_hours(sec / 3600)}" for name, sec in t.phases.items() if sec > 0)
+        breakdown = " · ".join(f"{html.escape(k)} {_usd(v)}" for k, v in c.breakdown.items())
+        if c.interruption_usd > 0:
+            breakdown += f" · interruptions {_usd(c.interruption_usd)}"
+        rows = [
+            ("Tokens", f"{_tokens(t.tokens_total)} tokens in total (all epochs, padding included)"),
+            ("Throughput", f"{t.tokens_per_second:,.0f} tokens/s per GPU × {n} · MFU {t.mfu * 100:.0f}% · {t.bound}-bound"),
+            ("Steps", f"{t.steps:,.0f} optimizer steps · {phases}"),
+            ("Billed", f"{c.billed_hours:.2f} h × {n} GPU × {_usd(p.price_per_gpu_hour)}/GPU-hour = {_usd(c.gpu_usd)}"),
+            ("Breakdown", breakdown),
+            ("Parameters", f"{r.parameters / 1e9:.2f} B total · {r.trainable_parameters / 1e6:,.1f} M trainable ({trainable:.2f}%)"),
+        ]
+        out = ["<table cellspacing='0' cellpadding='2'>"]
+        for k, v in rows:
+            out.append(f"<tr><td style='color:#666666; padding-right:10px'>{k}</td><td>{v}</td></tr>")
+        out.append("</table>")
+        notes = [*r.warnings, *t.notes, *c.notes]
+        for w in notes:
+            out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")
+        return "".join(out)
+
+    def _update_title(self) -> None:
+        star = "*" if self.store.dirty else ""
+        where = f" — {self.path.name}" if self.path else ""
+        self.setWindowTitle(f"{self.store.scenario.name}{star}{where} — {APP_TITLE}")
+
+    def _on_error(self, field: str, message: str) -> None:
+        if message:
+            self.statusBar().showMessage(f"Not applied: {message}", 8000)
+            if not field:
+                self.show_error("Cannot use this plan", message)
+        else:
+            self.statusBar().clearMessage()
+
+    # ------------------------------------------------------------------ dialogs (patchable in tests)
+    def show_error(self, title: str, text: str) -> None:
+        """Tell the user something failed (a modal message box)."""
+        QMessageBox.warning(self, title, text)
+
+    def ask_open_path(self) -> str | None:
+        """Ask which scenario file to open."""
+        path, _ = QFileDialog.getOpenFileName(self, "Open plan", str(paths.scenarios_dir()),
+                                              "Tuneplan plans (*.json);;All files (*)")
+        return path or None
+
+    def ask_save_path(self) -> str | None:
+        """Ask where to save the scenario (defaults to the scenarios folder)."""
+        suggestion = paths.scenarios_dir() / f"{_slug(self.store.scenario.name)}.json"
+        path, _ = QFileDialog.getSaveFileName(self, "Save plan", str(self.path or suggestion),
+                                              "Tuneplan plans (*.json)")
+        if path and not path.lower().endswith(".json"):
+            path += ".json"
+        return path or None
+
+    def ask_export_path(self, what: str) -> str | None:
+        """Ask where to export a chart; the extension (.png or .svg) picks the format."""
+        suggestion = paths.data_dir() / f"{_slug(self.store.scenario.name)}-{what}.png"
+        path, chosen = QFileDialog.getSaveFileName(self, f"Export {what} chart", str(suggestion),
+                                                   "PNG image (*.png);;SVG drawing (*.svg)")
+        if path and not path.lower().endswith((".png", ".svg")):
+            path += ".svg" if "svg" in chosen.lower() else ".png"
+        return path or None
+
+    def ask_unsaved(self) -> QMessageBox.StandardButton:
+        """Save, Discard or Cancel for unsaved changes."""
+        return QMessageBox.question(
+            self, "Unsaved changes", f"Save the changes to “{self.store.scenario.name}”?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+
+    # ------------------------------------------------------------------ file actions
+    def _may_discard(self) -> bool:
+        if not self.store.dirty:
+            return True
+        answer = self.ask_unsaved()
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save_plan()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_plan(self) -> None:
+        """File → New: the default scenario."""
+        if not self._may_discard():
+            return
+        self.path = None
+        self.store.new_scenario()
+        self._update_title()
+
+    def open_plan(self, path: str | Path | None = None) -> bool:
+        """File → Open…: load a scenario file (asks for one when ``path`` is None)."""
+        if path is None:
+            if not self._may_discard():
+                return False
+            path = self.ask_open_path()
+            if not path:
+                return False
+        try:
+            scenario = read_scenario_file(path)
+        except ScenarioFileError as exc:
+            self.show_error("Cannot open plan", str(exc))
+            return False
+        if not self.store.load_scenario(scenario):
+            return False
+        self.path = Path(path)
+        self._update_title()
+        self.statusBar().showMessage(f"Opened {self.path}", 5000)
+        return True
+
+    def save_plan(self) -> bool:
+        """File → Save (Save As… when the plan has no file yet)."""
+        if self.path is None:
+            return self.save_plan_as()
+        return self._write(self.path)
+
+    def save_plan_as(self, path: str | Path | None = None) -> bool:
+        """File → Save As…: choose a file (in the scenarios folder by default) and write it."""
+        if path is None:
+            path = self.ask_save_path()
+            if not path:
+                return False
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            write_scenario_file(path, self.store.scenario)
+        except ScenarioFileError as exc:
+            self.show_error("Cannot save plan", str(exc))
+            return False
+        self.path = path
+        self.store.mark_saved()
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def export_chart(self, chart, what: str, path: str | Path | None = None) -> bool:
+        """Export a chart as PNG (2x resolution) or SVG, picked by the file extension."""
+        if path is None:
+            path = self.ask_export_path(what)
+            if not path:
+                return False
+        import pyqtgraph.exporters as exporters
+
+        path = Path(path)
+        try:
+            if path.suffix.lower() == ".svg":
+                _export_svg(chart, path)
+            else:
+                exp = exporters.ImageExporter(chart.getPlotItem())
+                exp.parameters()["width"] = max(1200, int(chart.width() * 2))
+                exp.export(str(path))
+        except Exception as exc:  # exporter failures are I/O for the user
+            log.exception("chart export failed")
+            self.show_error("Cannot export chart", f"{path}: {exc}")
+            return False
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return True
+
+    # ------------------------------------------------------------------ local GPUs
+    def start_probe(self) -> None:
+        """Read the local GPUs in a worker thread; the result arrives via ``probe_finished``."""
+        if self._probe_running:
+            return
+        self._probe_running = True
+        self.local_gpu_panel.set_busy()
+        probe, done = self.probe, self.probe_finished
+
+        def work() -> None:
+            try:
+                result = probe()
+            except Exception as exc:  # the probe promises not to raise; be safe anyway
+                log.exception("GPU probe failed")
+                result = ProbeResult(status="error", message=f"GPU detection failed: {exc}")
+            try:
+                done.emit(result)
+            except RuntimeError:  # the window is gone
+                pass
+
+        threading.Thread(target=work, name="tuneplan-gpu-probe", daemon=True).start()
+
+    def _on_probe_finished(self, result: ProbeResult) -> None:
+        self._probe_running = False
+        log.info("GPU probe: %s (%s)", result.status, result.message)
+        self.local_gpu_panel.show_result(result)
+
+    # ------------------------------------------------------------------ closing
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt naming
+        """Ask about unsaved changes before closing."""
+        if self._may_discard():
+            event.accept()
+        else:
+            event.ignore()

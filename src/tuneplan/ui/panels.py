@@ -1,0 +1,410 @@
+"""The form panels on the left of the main window: model, method, batch, dataset, hardware & pricing.
+
+Every panel only writes to the :class:`~tuneplan.ui.store.AppStore` and re-reads the scenario it
+emits; none of them computes anything.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QStandardItemModel
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tuneplan import catalog
+from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
+from tuneplan.hw.probe import ProbeResult
+from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
+from tuneplan.ui.store import CUSTOM_OFFER, AppStore
+
+__all__ = [
+    "BatchPanel",
+    "DatasetPanel",
+    "HardwarePanel",
+    "LocalGpuPanel",
+    "MethodPanel",
+    "ModelPanel",
+]
+
+MUTED = "color: #666666;"
+
+
+def _params(n: float) -> str:
+    if n >= 1e9:
+        return f"{n / 1e9:.2f} B"
+    return f"{n / 1e6:.0f} M"
+
+
+def _add_header(combo: ComboBox, text: str) -> None:
+    """A bold, unselectable group header inside a combo box."""
+    combo.addItem(text, None)
+    model = combo.model()
+    if isinstance(model, QStandardItemModel):
+        item = model.item(combo.count() - 1)
+        item.setEnabled(False)
+        font = QFont(item.font())
+        font.setBold(True)
+        item.setFont(font)
+
+
+def _info_label() -> QLabel:
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setStyleSheet(MUTED)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class ModelPanel(FieldPanel):
+    """Model choice: catalog models grouped by family, or an imported Hugging Face ``config.json``."""
+
+    IMPORTED = "__imported__"
+
+    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__("Model", store, parent)
+        self.combo = ComboBox()
+        self.combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.combo.setAccessibleName("Model")
+        self.combo.setToolTip("Catalog models, by family, with their parameter counts")
+        self.combo.setMaxVisibleItems(24)
+        families: dict[str, list[catalog.CatalogModel]] = {}
+        for m in catalog.list_models():
+            families.setdefault(m.family, []).append(m)
+        for family, models in families.items():
+            _add_header(self.combo, family)
+            for m in sorted(models, key=lambda m: m.architecture.parameter_count()):
+                self.combo.addItem(f"   {m.name}  ·  {_params(m.architecture.parameter_count())} params", m.id)
+        self.combo.currentIndexChanged.connect(self._on_activated)
+        label = QLabel("Model:")
+        label.setBuddy(self.combo)
+        self.form.addRow(label, self.combo)
+
+        self.import_button = QPushButton("Import config.json…")
+        self.import_button.setAccessibleName("Import config.json")
+        self.import_button.setToolTip("Plan for any decoder-only model: pick its config.json or its downloaded folder")
+        self.import_button.clicked.connect(self.import_config)
+        self.form.addRow("", self.import_button)
+        below = QWidget()
+        below_col = QVBoxLayout(below)
+        below_col.setContentsMargins(0, 0, 0, 0)
+        self.import_error = QLabel()
+        self.import_error.setWordWrap(True)
+        self.import_error.setStyleSheet(f"color: {ERROR_COLOR};")
+        self.import_error.setAccessibleName("Import error")
+        self.import_error.hide()
+        below_col.addWidget(self.import_error)
+        self.info = _info_label()
+        self.info.setAccessibleName("Model details")
+        below_col.addWidget(self.info)
+        self.form.addRow("", below)
+        # Tests and power users can replace the file picker.
+        self.pick_config: Callable[[], str | None] = self._ask_config_path
+
+    def _on_activated(self, index: int) -> None:
+        model_id = self.combo.itemData(index)
+        if model_id and model_id != self.IMPORTED:
+            self.import_error.hide()
+            self.store.set_model(model_id)
+
+    def _ask_config_path(self) -> str | None:
+        dialog = QFileDialog(self, "Import a Hugging Face config.json")
+        dialog.setNameFilters(["Model config (config.json *.json)", "All files (*)"])
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        if dialog.exec():
+            files = dialog.selectedFiles()
+            return files[0] if files else None
+        return None
+
+    def import_config(self, path: str | None = None) -> bool:
+        """Import a config.json (or a folder holding one); shows the reason inline when it fails."""
+        if not path:
+            path = self.pick_config()
+        if not path:
+            return False
+        try:
+            arch = catalog.load_hf_config(path)
+        except catalog.ConfigImportError as exc:
+            self.import_error.setText(f"Could not import: {exc}. The plan keeps {self.store.scenario.model.name}.")
+            self.import_error.show()
+            return False
+        self.import_error.hide()
+        return self.store.set_model_architecture(arch)
+
+    def refresh(self, scenario: Scenario) -> None:
+        """Select the scenario's model (adding an "Imported" entry for non-catalog models)."""
+        super().refresh(scenario)
+        self.combo.blockSignals(True)
+        try:
+            imported = self.combo.findData(self.IMPORTED)
+            if scenario.model_id:
+                if imported >= 0:
+                    self.combo.removeItem(imported)
+                self.combo.setCurrentIndex(self.combo.findData(scenario.model_id))
+            else:
+                text = f"Imported: {scenario.model.name}  ·  {_params(scenario.model.parameter_count())} params"
+                if imported < 0:
+                    self.combo.insertItem(0, text, self.IMPORTED)
+                    imported = 0
+                self.combo.setItemText(imported, text)
+                self.combo.setCurrentIndex(imported)
+        finally:
+            self.combo.blockSignals(False)
+        a = scenario.model
+        moe = f" · {a.num_experts} experts, {a.experts_per_token} active" if a.is_moe else ""
+        self.info.setText(
+            f"{_params(a.parameter_count())} parameters · {a.num_layers} layers · hidden {a.hidden_size:,}<br>"
+            f"{a.num_attention_heads} attention heads / {a.num_kv_heads} KV heads · vocabulary {a.vocab_size:,}{moe}"
+        )
+        self.info.setToolTip(html.escape(a.source) if a.source else "")
+
+
+class MethodPanel(FieldPanel):
+    """Fine-tuning method, precision, optimizer and LoRA settings."""
+
+    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__("Method", store, parent)
+        self.add_choice("training.method", "Method", [
+            ("full", "Full fine-tuning"), ("lora", "LoRA"), ("qlora", "QLoRA (4-bit NF4 base)")],
+            tip="Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base")
+        self.add_choice("training.precision", "Precision", [
+            ("bf16", "BF16 mixed precision"), ("fp16", "FP16 mixed precision"), ("fp32", "FP32")])
+        self.add_check("training.master_weights", "FP32 master weights", on="fp32", off="none",
+                       tip="Keep an FP32 copy of the weights for the optimizer (classic mixed precision)")
+        self.add_choice("training.optimizer", "Optimizer", list(OPTIMIZER_LABELS.items()))
+        self.add_check("training.optimizer_in_backward", "Optimizer step in backward",
+                       tip="Apply each gradient as soon as it is computed, so gradients are never all held at once")
+        self.add_int("training.lora_rank", "LoRA rank r", 1, 4096, tip="Adapter rank; adapter size grows linearly with r")
+        self.add_float("training.lora_alpha", "LoRA alpha", 0.01, 100_000, decimals=1, step=1,
+                       tip="Scaling of the adapter output (alpha / r); no effect on memory")
+        self.add_float("training.lora_dropout", "LoRA dropout", 0.0, 0.99, decimals=2, step=0.05,
+                       tip="Dropout probability on the adapter input")
+        self.add_choice("training.lora_targets", "LoRA targets", [
+            ("q_v", "q and v projections"), ("qkvo", "q, k, v, o projections"), ("all-linear", "All linear layers")])
+        self.add_check("training.trainable_embeddings", "Train embeddings and LM head too",
+                       tip="Needed when adding tokens; costs gradients and optimizer states for the embeddings")
+        self.add_check("training.double_quant", "NF4 double quantization",
+                       tip="Quantise the quantisation constants too (saves ~0.37 bit per weight)")
+
+    def update_enabled(self, scenario: Scenario) -> None:
+        """LoRA fields only for LoRA/QLoRA; double quantization only for QLoRA; master weights only for full."""
+        t = scenario.training
+        lora = t.method in {"lora", "qlora"}
+        for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
+                     "training.lora_targets", "training.trainable_embeddings"):
+            self.set_enabled(path, lora, "Only for LoRA and QLoRA")
+        self.set_enabled("training.double_quant", t.method == "qlora", "Only for QLoRA")
+        self.set_enabled("training.master_weights", t.method == "full" and t.precision != "fp32",
+                         "Only for full fine-tuning in BF16/FP16")
+
+
+class BatchPanel(FieldPanel):
+    """Batch geometry, memory savers and multi-GPU sharding."""
+
+    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__("Batch, memory savers && GPUs", store, parent)
+        self.add_int("training.micro_batch", "Micro-batch (sequences)", 1, 4096,
+                     tip="Sequences per GPU per forward pass")
+        self.add_int("training.grad_accumulation", "Gradient accumulation (steps)", 1, 100_000,
+                     tip="Micro-batches per optimizer step; no memory cost")
+        self.add_int("training.seq_len", "Sequence length", 1, 10_000_000, suffix="tokens", step=256,
+                     tip="Tokens per sequence (the longest batch for dynamic padding)")
+        self.add_choice("training.sequence_mode", "Sequence mode", [
+            ("packed", "Packed (no padding)"), ("fixed", "Padded to full length"), ("dynamic", "Dynamic padding")])
+        self.add_check("training.grad_checkpointing", "Gradient checkpointing",
+                       tip="Recompute activations in backward: far less memory, ~33% more compute")
+        self.add_choice("training.attention", "Attention kernel", [
+            ("flash", "FlashAttention 2"), ("sdpa", "PyTorch SDPA"), ("eager", "Eager (materialised scores)")])
+        self.add_check("training.fused_cross_entropy", "Fused cross-entropy (Liger / CCE)",
+                       tip="Never materialise the full logits tensor")
+        self.add_check("training.activation_offload", "Offload activations to CPU")
+        self.add_check("training.cpu_offload", "CPU offload (params + optimizer)",
+                       tip="DeepSpeed/FSDP CPU offload: less GPU memory, slower steps")
+        self.add_int("training.num_gpus", "Number of GPUs", 1, 4096)
+        self.add_choice("training.sharding", "Sharding", [
+            ("none", "None (one GPU)"), ("ddp", "DDP (replicated)"), ("zero1", "ZeRO-1 (optimizer)"),
+            ("zero2", "ZeRO-2 (+ gradients)"), ("zero3", "ZeRO-3 (+ parameters)"), ("fsdp", "FSDP (full shard)")])
+
+    def update_enabled(self, scenario: Scenario) -> None:
+        """Sharding only matters with more than one GPU (kept enabled to fix a stale setting)."""
+        t = scenario.training
+        self.set_enabled("training.sharding", t.num_gpus > 1 or t.sharding != "none", "Set GPUs above 1 to shard")
+
+
+class DatasetPanel(FieldPanel):
+    """How much text is trained on."""
+
+    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__("Dataset", store, parent)
+        self.add_int("dataset.examples", "Examples", 0, 2_000_000_000, suffix="examples", step=1000)
+        self.add_float("dataset.tokens_per_example", "Tokens per example", 0, 100_000_000, decimals=0, step=64,
+                       suffix="tokens", tip="Average real (non-padding) tokens per example")
+        self.add_float("dataset.epochs", "Epochs", 0.01, 10_000, decimals=2, step=1, suffix="epochs")
+        self.add_count("dataset.total_tokens", "Total tokens (optional)", placeholder="e.g. 50M — empty: examples × tokens",
+                       tip="Dataset size in tokens per epoch; replaces examples × tokens per example. Accepts 50M, 1.5B, 2e9")
+        self.add_float("dataset.padding_efficiency", "Padding efficiency", 0.01, 1.0, decimals=2, step=0.05,
+                       tip="Real tokens / computed tokens when sequences are padded (1.00 = no waste)")
+
+    def update_enabled(self, scenario: Scenario) -> None:
+        """Examples x tokens are replaced by total tokens; padding efficiency does not apply to packing."""
+        total = scenario.dataset.total_tokens is not None
+        self.set_enabled("dataset.examples", not total, "Replaced by total tokens")
+        self.set_enabled("dataset.tokens_per_example", not total, "Replaced by total tokens")
+        self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode != "packed",
+                         "Packed sequences have no padding")
+
+
+class HardwarePanel(FieldPanel):
+    """GPU, price per GPU-hour (with provider and date), billing, storage, transfer and overheads."""
+
+    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__("Hardware && pricing", store, parent)
+        self.gpu_combo = ComboBox()
+        self.gpu_combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.gpu_combo.setAccessibleName("GPU")
+        self.gpu_combo.setToolTip("Catalog GPUs with the memory the driver reports (nvidia-smi total)")
+        self.gpu_combo.setMaxVisibleItems(24)
+        segments: dict[str, list] = {}
+        for g in catalog.list_gpus():
+            segments.setdefault(g.segment, []).append(g)
+        for segment, gpus in segments.items():
+            _add_header(self.gpu_combo, segment.capitalize())
+            for g in gpus:
+                self.gpu_combo.addItem(f"   {g.name}  ·  {g.memory_gib:g} GiB", g.id)
+        self.gpu_combo.currentIndexChanged.connect(self._on_gpu)
+        label = QLabel("GPU:")
+        label.setBuddy(self.gpu_combo)
+        self.form.addRow(label, self.gpu_combo)
+
+        self.offer_combo = ComboBox()
+        self.offer_combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.offer_combo.setAccessibleName("Price offer")
+        self.offer_combo.setToolTip("Bundled, dated prices for this GPU, cheapest first")
+        self.offer_combo.currentIndexChanged.connect(self._on_offer)
+        label = QLabel("Offer:")
+        label.setBuddy(self.offer_combo)
+        self.form.addRow(label, self.offer_combo)
+        self._offers: list[catalog.PriceEntry] = []
+        self._offers_gpu = ""
+
+        self.add_float("pricing.price_per_gpu_hour", "Price", 0, 10_000, decimals=2, step=0.05, prefix="$ ",
+                       suffix="per GPU-hour", tip="USD per GPU per hour; typing a price makes it yours")
+        self.price_source = _info_label()
+        self.price_source.setAccessibleName("Price source")
+        self.form.addRow("", self.price_source)
+        self.add_choice("pricing.billing", "Billing", [
+            ("second", "Per second"), ("minute", "Per minute"), ("hour", "Per started hour")],
+            tip="How the provider rounds GPU time up")
+        self.add_float("pricing.storage_gb", "Storage", 0, 10_000_000, decimals=0, step=10, suffix="GB")
+        self.add_float("pricing.storage_usd_per_gb_month", "Storage price", 0, 1000, decimals=3, step=0.01,
+                       prefix="$ ", suffix="per GB-month")
+        self.add_float("pricing.setup_minutes", "Setup", 0, 100_000, decimals=0, step=5, suffix="min",
+                       tip="Billed GPU time before training: pulling images, downloading the model")
+        self.add_float("pricing.eval_minutes", "Evaluation", 0, 100_000, decimals=0, step=5, suffix="min")
+        self.add_float("pricing.egress_gb", "Data out (egress)", 0, 10_000_000, decimals=0, step=10, suffix="GB")
+        self.add_float("pricing.egress_usd_per_gb", "Egress price", 0, 100, decimals=3, step=0.01,
+                       prefix="$ ", suffix="per GB")
+        self.add_float("pricing.other_usd", "Other costs", 0, 1_000_000_000, decimals=2, step=1, prefix="$ ")
+        self.add_float("pricing.interruptions_per_hour", "Interruptions", 0, 100, decimals=2, step=0.05,
+                       suffix="per hour", tip="Expected preemptions per hour (spot / community hosts)")
+        self.add_float("pricing.checkpoint_every_min", "Checkpoint every", 1, 100_000, decimals=0, step=5,
+                       suffix="min", tip="Work since the last checkpoint is lost on an interruption")
+
+    def _on_gpu(self, index: int) -> None:
+        gpu_id = self.gpu_combo.itemData(index)
+        if gpu_id:
+            self.store.set_gpu(gpu_id)
+
+    def _on_offer(self, index: int) -> None:
+        i = self.offer_combo.itemData(index)
+        if isinstance(i, int) and 0 <= i < len(self._offers):
+            self.store.set_price_offer(self._offers[i])
+
+    def refresh(self, scenario: Scenario) -> None:
+        """Select the GPU, list its offers and show where the price comes from."""
+        super().refresh(scenario)
+        gpu_id = scenario.gpu.id
+        self.gpu_combo.blockSignals(True)
+        self.offer_combo.blockSignals(True)
+        try:
+            i = self.gpu_combo.findData(gpu_id)
+            if i >= 0:
+                self.gpu_combo.setCurrentIndex(i)
+            if gpu_id != self._offers_gpu:
+                self._offers_gpu = gpu_id
+                self._offers = catalog.prices_for_gpu(gpu_id)
+                self.offer_combo.clear()
+                self.offer_combo.addItem("Your own price", -1)
+                for n, e in enumerate(self._offers):
+                    self.offer_combo.addItem(f"{e.provider} · {e.kind} · ${e.usd_per_gpu_hour:.2f}/h", n)
+            p = scenario.pricing
+            match = -1
+            if p.offer_kind != CUSTOM_OFFER:
+                for n, e in enumerate(self._offers):
+                    if (e.provider, e.kind, e.usd_per_gpu_hour) == (p.provider, p.offer_kind, p.price_per_gpu_hour):
+                        match = n
+                        break
+            self.offer_combo.setCurrentIndex(self.offer_combo.findData(match))
+        finally:
+            self.gpu_combo.blockSignals(False)
+            self.offer_combo.blockSignals(False)
+        p = scenario.pricing
+        if p.offer_kind == CUSTOM_OFFER:
+            self.price_source.setText("Your price")
+        else:
+            seen = f", seen {p.price_date}" if p.price_date else ""
+            self.price_source.setText(f"{html.escape(p.provider)} {html.escape(p.offer_kind)}{html.escape(seen)}")
+
+
+class LocalGpuPanel(FieldPanel):
+    """What this machine's NVIDIA GPUs are (from the NVML probe), with a Refresh button. Display only."""
+
+    refresh_requested = Signal()
+
+    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
+        super().__init__("Your GPUs", store, parent)
+        body = QWidget()
+        col = QVBoxLayout(body)
+        col.setContentsMargins(0, 0, 0, 0)
+        self.status = QLabel("Looking for NVIDIA GPUs…")
+        self.status.setWordWrap(True)
+        self.status.setAccessibleName("Local GPUs")
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        col.addWidget(self.status)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.setAccessibleName("Refresh local GPUs")
+        self.refresh_button.setToolTip("Ask the NVIDIA driver again")
+        self.refresh_button.clicked.connect(self.refresh_requested)
+        row.addWidget(self.refresh_button)
+        col.addLayout(row)
+        self.form.addRow(body)
+
+    def set_busy(self) -> None:
+        """Show that a probe is running."""
+        self.status.setText("Looking for NVIDIA GPUs…")
+        self.refresh_button.setEnabled(False)
+
+    def show_result(self, result: ProbeResult) -> None:
+        """Show the probe's cards (name, total and free GiB) or its message."""
+        self.refresh_button.setEnabled(True)
+        if result.status != "ok" or not result.gpus:
+            self.status.setStyleSheet(MUTED)
+            self.status.setText(html.escape(result.message))
+            return
+        self.status.setStyleSheet("")
+        lines = []
+        for g in result.gpus:
+            total = f"{g.memory_total_bytes / 2**30:.1f} GiB total" if g.memory_total_bytes else "total unknown"
+            free = f", {g.memory_free_bytes / 2**30:.1f} GiB free" if g.memory_free_bytes is not None else ""
+            lines.append(f"<b>{g.index}: {html.escape(g.name)}</b> — {total}{free}")
+        self.status.setText("<br>".join(lines))

@@ -1,0 +1,293 @@
+"""The one place GUI state lives: the current scenario, its estimate, and whether it is saved.
+
+Data flows one way. A form edit calls a setter here (:meth:`AppStore.set_field` and friends);
+the store validates the new scenario with pydantic, computes :func:`tuneplan.core.estimate.estimate`
+synchronously (well under a millisecond) and emits ``scenario_changed`` and ``result_changed``.
+Widgets never compute estimates; they render what the store emits.
+
+An invalid value never replaces the current scenario: the setter returns ``False`` and emits
+``error(field, message)`` with a sentence for the user; the last good scenario and estimate stay.
+``error(field, "")`` (an empty message) means the field is valid again.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import QObject, Signal
+
+from tuneplan import catalog
+from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.estimate import estimate
+from tuneplan.core.result import Estimate
+from tuneplan.core.scenario import Scenario
+
+__all__ = ["METHOD_LABELS", "AppStore", "auto_name", "friendly_error"]
+
+log = logging.getLogger(__name__)
+
+METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+CUSTOM_OFFER = "custom"
+
+
+def _gpu_short(name: str) -> str:
+    return name.removeprefix("GeForce ").strip()
+
+
+def auto_name(s: Scenario) -> str:
+    """The name a plan gets from its contents, e.g. ``Llama 3.1 8B QLoRA on RTX 4090``."""
+    gpus = _gpu_short(s.gpu.name)
+    if s.training.num_gpus > 1:
+        gpus = f"{s.training.num_gpus}× {gpus}"
+    return f"{s.model.name} {METHOD_LABELS.get(s.training.method, s.training.method)} on {gpus}"[:200]
+
+
+def _fmt_limit(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and abs(value) >= 10_000:
+        return f"{value:,}"
+    return str(value)
+
+
+def friendly_error(err: dict[str, Any]) -> str:
+    """One pydantic error as a short sentence: ``must be at least 1``, ``must be a number``..."""
+    kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    if kind == "greater_than_equal":
+        return f"must be at least {_fmt_limit(ctx.get('ge'))}"
+    if kind == "greater_than":
+        return f"must be more than {_fmt_limit(ctx.get('gt'))}"
+    if kind == "less_than_equal":
+        return f"must be at most {_fmt_limit(ctx.get('le'))}"
+    if kind == "less_than":
+        return f"must be less than {_fmt_limit(ctx.get('lt'))}"
+    if kind in {"int_parsing", "int_from_float", "int_type"}:
+        return "must be a whole number"
+    if kind in {"float_parsing", "float_type", "finite_number"}:
+        return "must be a number"
+    if kind in {"string_too_short"}:
+        return "must not be empty"
+    if kind in {"string_too_long"}:
+        return f"must be at most {_fmt_limit(ctx.get('max_length'))} characters"
+    if kind == "literal_error":
+        return f"must be one of {ctx.get('expected', '')}"
+    msg = str(err.get("msg", "invalid value"))
+    return msg[:1].lower() + msg[1:]
+
+
+def _set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    parts = path.split(".")
+    node = data
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            raise KeyError(path)
+        node = child
+    if parts[-1] not in node:
+        raise KeyError(path)
+    node[parts[-1]] = value
+
+
+class AppStore(QObject):
+    """Holds the current :class:`Scenario` and its :class:`Estimate`; the GUI's only source of truth.
+
+    Signals:
+        scenario_changed(Scenario): after every accepted change (and on load/new).
+        result_changed(Estimate): the estimate of the new scenario, emitted right after.
+        error(str, str): ``(field path, message)``; an empty message clears that field's error.
+            The field path is ``""`` for errors that belong to no single field.
+        dirty_changed(bool): the scenario differs (or no longer differs) from the saved file.
+    """
+
+    scenario_changed = Signal(object)
+    result_changed = Signal(object)
+    error = Signal(str, str)
+    dirty_changed = Signal(bool)
+
+    def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        first = scenario if scenario is not None else catalog.default_scenario()
+        self._scenario: Scenario = first
+        self._result: Estimate = estimate(first)
+        self._dirty = False
+        self._errors: dict[str, str] = {}
+        self._auto_name = first.name == auto_name(first) or scenario is None
+
+    # ------------------------------------------------------------------ state
+    @property
+    def scenario(self) -> Scenario:
+        """The current (always valid) scenario."""
+        return self._scenario
+
+    @property
+    def result(self) -> Estimate:
+        """The estimate of :attr:`scenario`."""
+        return self._result
+
+    @property
+    def dirty(self) -> bool:
+        """True when there are edits that are not saved."""
+        return self._dirty
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """Fields whose last edit was rejected, with the message shown for each."""
+        return dict(self._errors)
+
+    # ------------------------------------------------------------------ setters
+    def set_field(self, path: str, value: Any) -> bool:
+        """Set one field by dotted path (``"training.seq_len"``, ``"dataset.epochs"``, ``"name"``).
+
+        Returns True when accepted. On an invalid value emits ``error(path, message)`` and keeps
+        the current scenario. Typing a GPU price (``pricing.price_per_gpu_hour``) marks the price
+        as the user's own, so switching GPU no longer replaces it.
+        """
+        updates: dict[str, Any] = {path: value}
+        if path == "pricing.price_per_gpu_hour":
+            p = self._scenario.pricing
+            if value != p.price_per_gpu_hour or p.offer_kind != CUSTOM_OFFER:
+                updates.update({"pricing.provider": "Your price", "pricing.offer_kind": CUSTOM_OFFER,
+                                "pricing.price_date": ""})
+        if path == "name":
+            ok = self.set_fields(updates, error_field=path)
+            if ok:
+                self._auto_name = False
+            return ok
+        return self.set_fields(updates, error_field=path)
+
+    def set_fields(self, updates: dict[str, Any], *, error_field: str | None = None) -> bool:
+        """Set several fields at once (all or nothing). Keys are dotted paths as in :meth:`set_field`."""
+        data = self._scenario.model_dump()
+        field = error_field if error_field is not None else next(iter(updates), "")
+        try:
+            for path, value in updates.items():
+                _set_path(data, path, value)
+        except KeyError:
+            self._reject(field, f"unknown field {field!r}")
+            return False
+        return self._apply_data(data, field, touched=set(updates))
+
+    def set_model(self, catalog_id: str) -> bool:
+        """Switch to a catalog model by id (e.g. ``"llama-3.1-8b"``)."""
+        try:
+            model = catalog.get_model(catalog_id)
+        except KeyError as exc:
+            self._reject("model", str(exc.args[0]) if exc.args else "unknown model")
+            return False
+        return self._replace("model", model_id=model.id, model=model.architecture)
+
+    def set_model_architecture(self, arch: ModelArchitecture, name: str | None = None) -> bool:
+        """Use an architecture that is not in the catalog (an imported ``config.json``)."""
+        if name:
+            arch = arch.model_copy(update={"name": name[:200]})
+        return self._replace("model", model_id="", model=arch)
+
+    def set_gpu(self, gpu_id: str) -> bool:
+        """Switch to a catalog GPU by id; also applies its default price unless the price is the user's own.
+
+        The default price is :func:`tuneplan.catalog.default_price` (provider, offer kind, billing
+        granularity, date seen, provider storage and egress rates). Other pricing fields stay.
+        """
+        try:
+            gpu = catalog.get_gpu(gpu_id)
+        except KeyError as exc:
+            self._reject("gpu", str(exc.args[0]) if exc.args else "unknown GPU")
+            return False
+        update: dict[str, Any] = {"gpu": gpu}
+        if self._scenario.pricing.offer_kind != CUSTOM_OFFER:
+            entry = catalog.default_price(gpu_id)
+            if entry is not None:
+                update["pricing"] = self._priced(entry)
+        return self._replace("gpu", **update)
+
+    def set_price_offer(self, entry: catalog.PriceEntry) -> bool:
+        """Use a catalog price point (from :func:`tuneplan.catalog.prices_for_gpu`)."""
+        return self._replace("pricing.price_per_gpu_hour", pricing=self._priced(entry))
+
+    def load_scenario(self, scenario: Scenario, *, dirty: bool = False) -> bool:
+        """Replace the whole scenario (Open…, New). Clears field errors; ``dirty`` False means saved."""
+        try:
+            checked = Scenario.model_validate(scenario.model_dump())
+            result = estimate(checked)
+        except (ValidationError, ValueError) as exc:
+            self._reject("", f"this plan cannot be computed: {exc}")
+            return False
+        self._auto_name = checked.name == auto_name(checked)
+        self._commit(checked, result, touched=None)
+        self._set_dirty(dirty)
+        return True
+
+    def new_scenario(self) -> None:
+        """Start over from the catalog's default plan (Llama 3.1 8B QLoRA on an RTX 4090)."""
+        self.load_scenario(catalog.default_scenario())
+        self._auto_name = True
+
+    def mark_saved(self) -> None:
+        """Tell the store the current scenario was written to disk."""
+        self._set_dirty(False)
+
+    # ------------------------------------------------------------------ internals
+    def _priced(self, entry: catalog.PriceEntry) -> Any:
+        fresh = catalog.pricing_from_entry(entry)
+        keep = self._scenario.pricing.model_dump()
+        for key in ("provider", "offer_kind", "price_per_gpu_hour", "price_date", "billing",
+                    "minimum_billed_minutes", "storage_kind", "storage_usd_per_gb_month", "egress_usd_per_gb"):
+            keep[key] = getattr(fresh, key)
+        return keep
+
+    def _replace(self, field: str, **top_level: Any) -> bool:
+        data = self._scenario.model_dump()
+        for key, value in top_level.items():
+            data[key] = value.model_dump() if hasattr(value, "model_dump") else value
+        return self._apply_data(data, field, touched={field})
+
+    def _apply_data(self, data: dict[str, Any], field: str, touched: set[str]) -> bool:
+        old = self._scenario
+        try:
+            new = Scenario.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            self._reject(field, friendly_error(err))
+            return False
+        if self._auto_name and (new.name == old.name) and self._renames(old, new):
+            new = new.model_copy(update={"name": auto_name(new)})
+        try:
+            result = estimate(new)
+        except ValueError as exc:
+            self._reject(field, str(exc))
+            return False
+        self._commit(new, result, touched=touched | {field})
+        if new != old:
+            self._set_dirty(True)
+        return True
+
+    @staticmethod
+    def _renames(old: Scenario, new: Scenario) -> bool:
+        return (
+            old.model.name != new.model.name
+            or old.gpu.name != new.gpu.name
+            or old.training.method != new.training.method
+            or old.training.num_gpus != new.training.num_gpus
+        )
+
+    def _commit(self, scenario: Scenario, result: Estimate, touched: set[str] | None) -> None:
+        self._scenario, self._result = scenario, result
+        cleared = list(self._errors) if touched is None else [f for f in touched if f in self._errors]
+        for f in cleared:
+            del self._errors[f]
+        for f in cleared:
+            self.error.emit(f, "")
+        self.scenario_changed.emit(scenario)
+        self.result_changed.emit(result)
+
+    def _reject(self, field: str, message: str) -> None:
+        log.info("rejected %s: %s", field or "scenario", message)
+        self._errors[field] = message
+        self.error.emit(field, message)
+
+    def _set_dirty(self, dirty: bool) -> None:
+        if dirty != self._dirty:
+            self._dirty = dirty
+            self.dirty_changed.emit(dirty)

@@ -1,0 +1,265 @@
+"""The main window with real widgets (offscreen): form edits flow through the store to the charts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tuneplan import catalog
+from tuneplan.core.estimate import estimate
+from tuneplan.core.result import GIB
+from tuneplan.storage import read_scenario_file
+
+
+def _field(window, path):
+    for panel in window.panels:
+        if path in panel.fields:
+            return panel.fields[path]
+    raise KeyError(path)
+
+
+def _choose(combo, data):
+    index = combo.findData(data)
+    assert index >= 0, data
+    combo.setCurrentIndex(index)
+
+
+def _bars(window):
+    return {key: seg for key, seg in window.vram_chart.segments.items()}
+
+
+def test_opens_on_default_plan_and_bar_matches_ledger(window):
+    s = window.store.scenario
+    assert (s.model_id, s.training.method, s.gpu.id) == ("llama-3.1-8b", "qlora", "rtx4090")
+    result = window.store.result
+    assert result == estimate(catalog.default_scenario())
+    bars = _bars(window)
+    left = 0.0
+    for comp in result.memory.components:
+        seg = bars[comp.key]
+        assert seg.opts["width"][0] == pytest.approx(comp.bytes / GIB)
+        assert seg.opts["x0"][0] == pytest.approx(left)
+        assert seg.name() == comp.label or comp.key in window.vram_chart.segments
+        left += comp.bytes / GIB
+    assert left == pytest.approx(result.memory.total_bytes / GIB)
+    assert window.vram_chart.capacity_gib == pytest.approx(23.99)
+    assert window.vram_chart.capacity_line.label.format == "RTX 4090: 23.99 GiB"
+    assert window.verdict_label.text() == result.memory.verdict()
+    assert "Llama 3.1 8B" in window.windowTitle()
+    assert "*" not in window.windowTitle()
+    legend_names = [label.text for _sample, label in window.vram_chart.legend.items]
+    assert "Weights" in legend_names and "CUDA context" in legend_names
+
+
+def test_segment_tooltip_names_formula_and_source(window):
+    comp = window.store.result.memory.component("activations")
+    tip = window.vram_chart.segments["activations"].toolTip()
+    assert "Activations" in tip and "GiB" in tip
+    assert "Source:" in tip and comp.source.split()[0] in tip
+    start, size = window.vram_chart.current_series()["weights"]
+    assert window.vram_chart.segment_at(start + size / 2) == "weights"
+
+
+def test_sequence_length_spinbox_raises_activations_and_peak(window, qtbot):
+    spin = _field(window, "training.seq_len").widget
+    before_act = window.vram_chart.current_series()["activations"][1]
+    before_peak = window.store.result.memory.total_bytes
+    spin.setFocus()
+    spin.selectAll()
+    qtbot.keyClicks(spin, "8192")
+    assert window.store.scenario.training.seq_len == 8192
+    after_act = window.vram_chart.current_series()["activations"][1]
+    assert after_act > before_act
+    assert window.store.result.memory.total_bytes > before_peak
+    assert window.memory_card.value.text() == f"{window.store.result.memory.total_bytes / GIB:.1f} GiB"
+    assert window.windowTitle().count("*") == 1
+
+
+def test_full_fine_tuning_on_4090_is_short(window):
+    # By hand: 8.03e9 params x (2 B weights + 2 B grads + 4 B AdamW bf16 states) = 64 GB >> 24 GiB.
+    _choose(_field(window, "training.method").widget, "full")
+    assert window.store.scenario.training.method == "full"
+    mem = window.store.result.memory
+    assert mem.total_bytes > 8.03e9 * 8
+    assert not mem.fits
+    assert window.verdict_label.text().startswith("short by")
+    assert "c62828" in window.verdict_label.styleSheet()
+    assert not _field(window, "training.lora_rank").widget.isEnabled()
+    assert _field(window, "training.master_weights").widget.isEnabled()
+
+
+def test_lora_fields_follow_the_method(window):
+    assert _field(window, "training.lora_rank").widget.isEnabled()
+    assert _field(window, "training.double_quant").widget.isEnabled()
+    _choose(_field(window, "training.method").widget, "lora")
+    assert _field(window, "training.lora_rank").widget.isEnabled()
+    assert not _field(window, "training.double_quant").widget.isEnabled()
+
+
+def test_choosing_a100_80gb_moves_capacity_line(window):
+    gpu = catalog.match_gpu("A100 80GB")
+    assert gpu is not None
+    _choose(window.hardware_panel.gpu_combo, gpu.id)
+    assert window.store.scenario.gpu.id == gpu.id
+    assert window.vram_chart.capacity_gib == pytest.approx(80.0)
+    assert "80.00 GiB" in window.vram_chart.capacity_line.label.format
+    entry = catalog.default_price(gpu.id)
+    p = window.store.scenario.pricing
+    assert (p.provider, p.price_per_gpu_hour, p.price_date) == (entry.provider, entry.usd_per_gpu_hour, entry.date_seen)
+    assert entry.provider in window.hardware_panel.price_source.text()
+
+
+def test_typed_price_survives_gpu_change(window):
+    price = _field(window, "pricing.price_per_gpu_hour").widget
+    price.setValue(1.23)
+    assert window.store.scenario.pricing.price_per_gpu_hour == pytest.approx(1.23)
+    assert window.hardware_panel.price_source.text() == "Your price"
+    _choose(window.hardware_panel.gpu_combo, "h100_sxm")
+    assert window.store.scenario.pricing.price_per_gpu_hour == pytest.approx(1.23)
+
+
+def test_invalid_store_value_shows_message_and_keeps_last_good(window, qtbot):
+    store = window.store
+    good, good_result = store.scenario, store.result
+    with qtbot.waitSignal(store.error, check_params_cb=lambda f, m: f == "training.micro_batch" and bool(m)):
+        assert store.set_field("training.micro_batch", 0) is False
+    assert store.scenario == good and store.result == good_result
+    field = _field(window, "training.micro_batch")
+    assert field.message.isVisible()
+    assert "must be at least 1" in field.message.text()
+    assert field.widget.property("invalid") is True
+    assert "must be at least 1" in field.widget.toolTip()
+    # a valid value clears the message
+    assert store.set_field("training.micro_batch", 2)
+    assert not field.message.isVisible()
+    assert field.widget.property("invalid") is False
+    assert field.widget.value() == 2
+
+
+def test_invalid_typed_total_tokens_is_rejected_inline(window, qtbot):
+    edit = _field(window, "dataset.total_tokens").widget
+    before = window.store.scenario
+    edit.setFocus()
+    qtbot.keyClicks(edit, "lots")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert window.store.scenario == before
+    msg = _field(window, "dataset.total_tokens").message
+    assert msg.isVisible() and "must be a number" in msg.text()
+    edit.clear()
+    qtbot.keyClicks(edit, "50M")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert window.store.scenario.dataset.total_tokens == pytest.approx(5e7)
+    assert not msg.isVisible()
+    assert not _field(window, "dataset.examples").widget.isEnabled()
+
+
+def test_save_and_reopen_round_trips(window, tmp_path, monkeypatch):
+    store = window.store
+    store.set_field("training.seq_len", 4096)
+    store.set_field("dataset.epochs", 2.5)
+    store.set_gpu("l40s")
+    assert window.windowTitle().count("*") == 1
+    target = tmp_path / "my plan.json"
+    monkeypatch.setattr(type(window), "ask_save_path", lambda self: str(target))
+    window.save_action.trigger()
+    assert target.exists() and "*" not in window.windowTitle()
+    saved, saved_result = store.scenario, store.result
+    assert read_scenario_file(target) == saved
+    window.new_plan()
+    assert store.scenario.gpu.id == "rtx4090"
+    monkeypatch.setattr(type(window), "ask_open_path", lambda self: str(target))
+    window.open_action.trigger()
+    assert store.scenario == saved
+    assert store.result == saved_result
+    assert window.store.dirty is False
+    assert _field(window, "training.seq_len").widget.value() == 4096
+    assert window.hardware_panel.gpu_combo.currentData() == "l40s"
+    assert window.shown_errors == []
+
+
+def test_opening_a_broken_file_keeps_the_plan(window, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    before = window.store.scenario
+    assert window.open_plan(bad) is False
+    assert window.store.scenario == before
+    assert window.shown_errors and "bad.json" in window.shown_errors[0][1]
+
+
+def test_importing_a_broken_config_shows_error_and_keeps_model(window, tmp_path, qtbot):
+    broken = tmp_path / "config.json"
+    broken.write_text('{"model_type": "llama", "hidden_size": ', encoding="utf-8")
+    panel = window.model_panel
+    panel.pick_config = lambda: str(broken)
+    qtbot.mouseClick(panel.import_button, Qt.MouseButton.LeftButton)
+    assert window.store.scenario.model_id == "llama-3.1-8b"
+    assert panel.import_error.isVisible()
+    assert "not valid JSON" in panel.import_error.text()
+
+
+def test_importing_a_config_uses_it(window, tmp_path):
+    cfg = {
+        "model_type": "llama", "_name_or_path": "acme/tiny-llama", "hidden_size": 1024,
+        "num_hidden_layers": 8, "num_attention_heads": 16, "num_key_value_heads": 4,
+        "intermediate_size": 2816, "vocab_size": 32000,
+    }
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps(cfg), encoding="utf-8")
+    assert window.model_panel.import_config(str(folder))
+    s = window.store.scenario
+    assert s.model_id == "" and s.model.hidden_size == 1024
+    assert window.model_panel.combo.currentText().startswith("Imported: acme/tiny-llama")
+    assert "8 layers" in window.model_panel.info.text()
+    # back to a catalog model removes the imported entry
+    _choose(window.model_panel.combo, "qwen2.5-7b")
+    assert window.store.scenario.model_id == "qwen2.5-7b"
+    assert window.model_panel.combo.findData(window.model_panel.IMPORTED) == -1
+
+
+def test_cost_curve_ends_at_total(window):
+    xs, ys = window.cost_chart.current_series()
+    cost = window.store.result.cost
+    assert ys[-1] == pytest.approx(cost.total_usd)
+    assert xs[-1] == pytest.approx(cost.curve[-1].hours)
+    training = window.cost_chart.phase_items["training"]
+    assert len(training.xData) > 2
+    assert window.cost_chart.done_label.toPlainText().endswith(f"${cost.total_usd:,.2f}")
+    window.store.set_field("dataset.epochs", 6)
+    assert window.cost_chart.current_series()[1][-1] == pytest.approx(window.store.result.cost.total_usd)
+
+
+def test_charts_export_png_and_svg(window, tmp_path):
+    png, svg = tmp_path / "m.png", tmp_path / "c.svg"
+    assert window.export_chart(window.vram_chart, "memory", png)
+    assert window.export_chart(window.cost_chart, "cost", svg)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in svg.read_bytes()[:2000]
+
+
+def test_local_gpu_panel_shows_probe_result(window, qtbot):
+    window.start_probe()
+    qtbot.waitUntil(lambda: "RTX 4090" in window.local_gpu_panel.status.text(), timeout=3000)
+    assert "22.5 GiB free" in window.local_gpu_panel.status.text()
+    assert window.local_gpu_panel.refresh_button.isEnabled()
+
+
+def test_every_control_has_an_accessible_name(window):
+    for panel in window.panels:
+        for path, field in panel.fields.items():
+            assert field.widget.accessibleName(), path
+
+
+def test_edit_to_redraw_is_fast(window, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    store = window.store
+    started = time.perf_counter()
+    for i in range(20):
+        store.set_field("training.seq_len", 1024 + 128 * i)
+        QApplication.processEvents()
+    per_edit_ms = (time.perf_counter() - started) / 20 * 1000
+    assert per_edit_ms < 50, per_edit_ms
