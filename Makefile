@@ -29,3 +29,9 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist
+
+# Installers for this OS: the PyInstaller bundle, dist/*.tar.gz and dist/*.deb, smoke-tested (packaging/README.md).
+.PHONY: package
+package: $(STAMP)
+	$(PY) -m pip install --quiet -e ".[package]"
+	$(PY) packaging/build.py linux
