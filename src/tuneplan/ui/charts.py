@@ -15,7 +15,7 @@ import os
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QSize, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QFont  # noqa: E402
 
 from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent  # noqa: E402
@@ -153,28 +153,35 @@ class VramChart(pg.PlotWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent=parent, background="w")
         self.setAccessibleName("VRAM chart")
-        self.setMinimumHeight(190)
+        self.setMinimumHeight(200)
         plot = self.getPlotItem()
         _style_plot(plot)
         plot.hideAxis("left")
         plot.setLabel("bottom", "GPU memory per GPU (GiB)", color=TEXT_COLOR)
-        self.legend = plot.addLegend(offset=(8, -4), colCount=5, labelTextColor=TEXT_COLOR,
-                                     brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dddddd"))
-        self.legend.anchor(itemPos=(0, 1), parentPos=(0, 1), offset=(8, -4))
-        self.band = pg.LinearRegionItem(values=(0, 0), orientation="vertical", movable=False, span=(0.36, 0.92),
+        # The legend lives in its own row under the axis (not over the data); PlotItem.addItem
+        # still feeds it every named item because it is the plot's ``legend``.
+        self.legend = pg.LegendItem(colCount=5, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 4, 1)
+        self.band = pg.LinearRegionItem(values=(0, 0), orientation="vertical", movable=False, span=(0.04, 0.72),
                                         brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
         self.band.setZValue(-20)
         self.band.setToolTip("Uncertainty of the estimate (measured error of the estimator)")
         plot.addItem(self.band)
+        self.over_capacity = pg.LinearRegionItem(values=(0, 1e7), orientation="vertical", movable=False,
+                                                 brush=pg.mkBrush(198, 40, 40, 22), pen=pg.mkPen(None))
+        self.over_capacity.setZValue(-30)
+        self.over_capacity.setToolTip("Beyond this GPU's memory")
+        plot.addItem(self.over_capacity, ignoreBounds=True)
         self.segments: dict[str, _Segment] = {}
         for key in COMPONENT_ORDER:
             self._segment(key, COMPONENT_LABELS[key])
         marker_pen = pg.mkPen("#202020", width=1.5, style=Qt.PenStyle.DashLine)
         label_opts = {"color": TEXT_COLOR, "movable": False, "fill": pg.mkBrush(255, 255, 255, 200)}
-        self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.42, 0.86), label="allocated",
-                                              labelOpts={**label_opts, "position": 0.98, "anchors": [(1, 0.5), (1, 0.5)]})
-        self.reserved_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.42, 0.86), label="reserved",
-                                             labelOpts={**label_opts, "position": 0.98, "anchors": [(0, 0.5), (0, 0.5)]})
+        self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label="allocated",
+                                              labelOpts={**label_opts, "position": 0.86, "anchors": [(1, 0.5), (1, 0.5)]})
+        self.reserved_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label="reserved",
+                                             labelOpts={**label_opts, "position": 0.86, "anchors": [(0, 0.5), (0, 0.5)]})
         self.capacity_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(CAPACITY_COLOR, width=2.5), label="",
                                              labelOpts={"color": CAPACITY_COLOR, "position": 0.97, "movable": False,
                                                         "anchors": [(1, 0), (1, 0)],
@@ -184,9 +191,24 @@ class VramChart(pg.PlotWidget):
         for line in (self.allocated_line, self.reserved_line, self.capacity_line):
             line.setZValue(10)
             plot.addItem(line)
-        plot.setYRange(-1.35, 2.05, padding=0)
+        plot.setYRange(-0.25, 1.75, padding=0)
         self._series: dict[str, tuple[float, float]] = {}
         self._capacity_gib = 0.0
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """Modest preferred size: the results column scrolls by preferred heights."""
+        return QSize(640, 230)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Fewer legend columns on a narrow chart, so no entry is cut off."""
+        super().resizeEvent(event)
+        legend = getattr(self, "legend", None)  # pyqtgraph calls this during construction, with None
+        if legend is None:
+            return
+        width = self.width()
+        columns = 5 if width >= 720 else 3 if width >= 430 else 2
+        if legend.columnCount != columns:
+            legend.setColumnCount(columns)
 
     def _segment(self, key: str, label: str) -> _Segment:
         if key not in self.segments:
@@ -219,6 +241,7 @@ class VramChart(pg.PlotWidget):
         cap = mem.capacity_bytes / GIB
         self._capacity_gib = cap
         self.capacity_line.setPos(cap)
+        self.over_capacity.setRegion((cap, max(cap * 100, 1e4)))
         self.capacity_line.label.setFormat(f"{short_gpu_name(gpu_name)}: {cap:.2f} GiB")
         self.capacity_line.setToolTip(f"{gpu_name}: {cap:.2f} GiB usable (what nvidia-smi reports as total)")
         self.allocated_line.setPos(mem.peak_allocated_bytes / GIB)
@@ -281,6 +304,10 @@ class CostChart(pg.PlotWidget):
         self.done_label.setFont(font)
         plot.addItem(self.done_label)
         self._curve: tuple[list[float], list[float]] = ([], [])
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """Modest preferred size: the results column scrolls by preferred heights."""
+        return QSize(640, 250)
 
     def _phase_item(self, phase: str) -> pg.PlotDataItem:
         if phase not in self.phase_items:

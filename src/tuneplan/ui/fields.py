@@ -228,6 +228,13 @@ class FieldPanel(QGroupBox):
         w.editingFinished.connect(commit)
         return w
 
+    def add_hint(self, path: str, hint: QLabel) -> QLabel:
+        """Show ``hint`` (e.g. where a price comes from) right under the control bound to ``path``."""
+        container = self.fields[path].container
+        layout = container.layout()
+        layout.insertWidget(1, hint)
+        return hint
+
     def add_widget_row(self, label: str, widget: QWidget) -> None:
         """A row that is not bound to a field (info text, buttons)."""
         if label:

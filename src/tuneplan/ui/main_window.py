@@ -15,12 +15,12 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
-    QHBoxLayout,
+    QGridLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -61,7 +61,9 @@ QGroupBox > QWidget { font-weight: 400; }
 
 
 def format_hours(hours: float) -> str:
-    """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``."""
+    """``0.001`` -> ``4 s``; ``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``."""
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
     if hours < 1:
         return f"{hours * 60:.0f} min"
     if hours < 48:
@@ -134,6 +136,46 @@ class _Card(QFrame):
             col.addWidget(w)
 
 
+class _CardStrip(QWidget):
+    """The headline cards: one row when there is room, two rows of two when the window is narrow."""
+
+    WIDE = 780
+
+    def __init__(self, cards: list[_Card]) -> None:
+        super().__init__()
+        self.cards = cards
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(8)
+        self.columns = 0
+        self._place(4)
+
+    def _place(self, columns: int) -> None:
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for card in self.cards:
+            self.grid.removeWidget(card)
+        for c in range(4):
+            self.grid.setColumnStretch(c, 0)
+        for i, card in enumerate(self.cards):
+            self.grid.addWidget(card, i // columns, i % columns)
+        for c in range(columns):
+            self.grid.setColumnStretch(c, 3 if c < 2 and columns == 4 else 2)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Switch between one and two rows."""
+        self._place(4 if event.size().width() >= self.WIDE else 2)
+        super().resizeEvent(event)
+
+    def minimumSizeHint(self):  # noqa: N802 - Qt naming
+        """Narrow enough for two columns; the height follows the layout."""
+        hint = super().minimumSizeHint()
+        widest = max(card.minimumSizeHint().width() for card in self.cards)
+        hint.setWidth(min(hint.width(), 2 * widest + self.grid.spacing()))
+        return hint
+
+
 class MainWindow(QMainWindow):
     """Tuneplan's main window.
 
@@ -151,7 +193,6 @@ class MainWindow(QMainWindow):
         self.path: Path | None = None
         self._probe_running = False
         self.setStyleSheet(_STYLE)
-        self.setMinimumSize(QSize(1000, 640))
 
         # ---------------------------------------------------------------- left: the form
         self.model_panel = ModelPanel(self.store)
@@ -172,7 +213,10 @@ class MainWindow(QMainWindow):
         self.form_scroll.setWidget(column)
         self.form_scroll.setWidgetResizable(True)
         self.form_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.form_scroll.setMinimumWidth(440)
+        # Never narrower than the form itself: fields must not slide under the scroll bar.
+        self.form_scroll.setMinimumWidth(
+            column.minimumSizeHint().width() + self.form_scroll.verticalScrollBar().sizeHint().width() + 6
+        )
         self.form_scroll.setAccessibleName("Plan settings")
 
         # ---------------------------------------------------------------- right: the answer
@@ -181,10 +225,7 @@ class MainWindow(QMainWindow):
         self.time_card = _Card("Time")
         self.cost_card = _Card("Cost")
         self.verdict_label = self.verdict_card.value
-        strip = QHBoxLayout()
-        strip.setSpacing(8)
-        for card in (self.memory_card, self.verdict_card, self.time_card, self.cost_card):
-            strip.addWidget(card)
+        self.card_strip = _CardStrip([self.memory_card, self.verdict_card, self.time_card, self.cost_card])
         self.memory_card.setToolTip(
             "Device total per GPU, as nvidia-smi shows it: PyTorch's reserved memory plus the CUDA "
             "context, cuBLAS workspace and memory outside PyTorch's allocator. This is what runs out."
@@ -206,7 +247,7 @@ class MainWindow(QMainWindow):
         rc = QVBoxLayout(right)
         rc.setContentsMargins(8, 8, 8, 8)
         rc.setSpacing(8)
-        rc.addLayout(strip)
+        rc.addWidget(self.card_strip)
         rc.addWidget(self._caption("Memory per GPU at the step's peak — hover a segment for its formula"))
         rc.addWidget(self.vram_chart, 5)
         rc.addWidget(self._caption("Cost over the run"))
@@ -215,7 +256,13 @@ class MainWindow(QMainWindow):
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.form_scroll)
-        splitter.addWidget(right)
+        self.result_scroll = QScrollArea()
+        self.result_scroll.setWidget(right)
+        self.result_scroll.setWidgetResizable(True)
+        self.result_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.result_scroll.setAccessibleName("Estimate")
+        right.setMinimumHeight(620)
+        splitter.addWidget(self.result_scroll)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([500, 900])
@@ -335,9 +382,16 @@ class MainWindow(QMainWindow):
         where = f" — {self.path.name}" if self.path else ""
         self.setWindowTitle(f"{self.store.scenario.name}{star}{where} — {APP_TITLE}")
 
+    def _field_label(self, path: str) -> str:
+        for panel in self.panels:
+            if path in panel.fields:
+                return panel.fields[path].label
+        return {"model": "Model", "gpu": "GPU"}.get(path, "")
+
     def _on_error(self, field: str, message: str) -> None:
         if message:
-            self.statusBar().showMessage(f"Not applied: {message}", 8000)
+            label = self._field_label(field)
+            self.statusBar().showMessage(f"Not applied — {label} {message}" if label else f"Not applied — {message}", 8000)
             if not field:
                 self.show_error("Cannot use this plan", message)
         else:
@@ -414,6 +468,7 @@ class MainWindow(QMainWindow):
             return False
         self.path = Path(path)
         self._update_title()
+        log.info("opened %s", self.path)
         self.statusBar().showMessage(f"Opened {self.path}", 5000)
         return True
 
@@ -439,6 +494,7 @@ class MainWindow(QMainWindow):
             return False
         self.path = path
         self.store.mark_saved()
+        log.info("saved %s", path)
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True

@@ -57,8 +57,8 @@ def _add_header(combo: ComboBox, text: str) -> None:
 
 
 def _info_label() -> QLabel:
+    # No word wrap: a wrapping QLabel in a QFormLayout reserves height for a narrow sizeHint.
     label = QLabel()
-    label.setWordWrap(True)
     label.setStyleSheet(MUTED)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
@@ -299,7 +299,7 @@ class HardwarePanel(FieldPanel):
                        suffix="per GPU-hour", tip="USD per GPU per hour; typing a price makes it yours")
         self.price_source = _info_label()
         self.price_source.setAccessibleName("Price source")
-        self.form.addRow("", self.price_source)
+        self.add_hint("pricing.price_per_gpu_hour", self.price_source)
         self.add_choice("pricing.billing", "Billing", [
             ("second", "Per second"), ("minute", "Per minute"), ("hour", "Per started hour")],
             tip="How the provider rounds GPU time up")
@@ -327,6 +327,8 @@ class HardwarePanel(FieldPanel):
         i = self.offer_combo.itemData(index)
         if isinstance(i, int) and 0 <= i < len(self._offers):
             self.store.set_price_offer(self._offers[i])
+        elif i == -1:
+            self.store.set_custom_price()
 
     def refresh(self, scenario: Scenario) -> None:
         """Select the GPU, list its offers and show where the price comes from."""

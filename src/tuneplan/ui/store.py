@@ -206,6 +206,11 @@ class AppStore(QObject):
         """Use a catalog price point (from :func:`tuneplan.catalog.prices_for_gpu`)."""
         return self._replace("pricing.price_per_gpu_hour", pricing=self._priced(entry))
 
+    def set_custom_price(self) -> bool:
+        """Keep the current price but mark it as the user's own (GPU changes no longer replace it)."""
+        return self.set_fields({"pricing.provider": "Your price", "pricing.offer_kind": CUSTOM_OFFER,
+                                "pricing.price_date": ""}, error_field="pricing.price_per_gpu_hour")
+
     def load_scenario(self, scenario: Scenario, *, dirty: bool = False) -> bool:
         """Replace the whole scenario (Open…, New). Clears field errors; ``dirty`` False means saved."""
         try:
