@@ -263,3 +263,27 @@ def test_edit_to_redraw_is_fast(window, qtbot):
         QApplication.processEvents()
     per_edit_ms = (time.perf_counter() - started) / 20 * 1000
     assert per_edit_ms < 50, per_edit_ms
+
+
+def test_plan_with_a_non_catalog_gpu_shows_it_as_custom(window):
+    s = catalog.default_scenario()
+    custom = s.model_copy(update={"gpu": s.gpu.model_copy(update={"memory_gib": 20.0})})
+    assert window.store.load_scenario(custom)
+    combo = window.hardware_panel.gpu_combo
+    assert combo.currentText().startswith("Custom: GeForce RTX 4090")
+    assert window.vram_chart.capacity_gib == pytest.approx(20.0)
+    _choose(combo, "rtx4090")
+    assert window.store.scenario.gpu.memory_gib == pytest.approx(23.99)
+    assert combo.findData(window.hardware_panel.CUSTOM_GPU) == -1
+
+
+def test_short_runs_are_drawn_in_minutes(window):
+    window.store.set_field("dataset.examples", 200)
+    cost = window.store.result.cost
+    assert cost.curve[-1].hours < 1
+    chart = window.cost_chart
+    assert "minutes" in chart.getPlotItem().getAxis("bottom").labelText
+    last_phase_x = max(max(item.xData) for item in chart.phase_items.values() if item.xData is not None and len(item.xData))
+    assert last_phase_x == pytest.approx(cost.curve[-1].hours * 60)
+    assert chart.current_series()[0][-1] == pytest.approx(cost.curve[-1].hours)  # data stays in hours
+    assert " min · $" in chart.done_label.toPlainText()

@@ -304,6 +304,7 @@ class CostChart(pg.PlotWidget):
         self.done_label.setFont(font)
         plot.addItem(self.done_label)
         self._curve: tuple[list[float], list[float]] = ([], [])
+        self._minutes = False
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
         """Modest preferred size: the results column scrolls by preferred heights."""
@@ -329,6 +330,14 @@ class CostChart(pg.PlotWidget):
         xs = [p.hours for p in points]
         ys = [p.usd for p in points]
         self._curve = (xs, ys)
+        # Short runs read better in minutes; the data stays in hours (current_series).
+        total_h = xs[-1] if xs else 0.0
+        minutes = total_h < 1.0
+        scale = 60.0 if minutes else 1.0
+        if minutes != self._minutes:
+            self._minutes = minutes
+            self.getPlotItem().setLabel("bottom", f"Wall-clock time ({'minutes' if minutes else 'hours'})",
+                                        color=TEXT_COLOR)
         by_phase: dict[str, tuple[list[float], list[float]]] = {}
         prev: tuple[float, float] | None = None
         for p in points:
@@ -339,13 +348,13 @@ class CostChart(pg.PlotWidget):
             if not xs_p and prev is not None:
                 xs_p.append(prev[0])
                 ys_p.append(prev[1])
-            xs_p.append(p.hours)
+            xs_p.append(p.hours * scale)
             ys_p.append(p.usd)
-            prev = (p.hours, p.usd)
+            prev = (p.hours * scale, p.usd)
         # the bill rounds up at the end: a vertical step to the final total belongs to the last phase
         if points and prev is not None and points[-1].phase == "done" and by_phase:
             last_phase = next(reversed(by_phase))
-            by_phase[last_phase][0].append(points[-1].hours)
+            by_phase[last_phase][0].append(points[-1].hours * scale)
             by_phase[last_phase][1].append(points[-1].usd)
         for phase in by_phase:
             self._phase_item(phase)
@@ -361,9 +370,10 @@ class CostChart(pg.PlotWidget):
                         label.setVisible(bool(data[0]))
         if points:
             end = points[-1]
-            self.done_marker.setData([end.hours], [end.usd])
-            self.done_label.setText(f"done · {end.hours:.1f} h · ${end.usd:,.2f}")
-            self.done_label.setPos(end.hours, end.usd)
+            when = f"{end.hours * 60:.0f} min" if minutes else f"{end.hours:.1f} h"
+            self.done_marker.setData([end.hours * scale], [end.usd])
+            self.done_label.setText(f"done · {when} · ${end.usd:,.2f}")
+            self.done_label.setPos(end.hours * scale, end.usd)
         else:
             self.done_marker.setData([], [])
             self.done_label.setText("")
@@ -374,7 +384,7 @@ class CostChart(pg.PlotWidget):
             self.pessimistic_line.setPos(pess)
             self.pessimistic_line.label.setFormat(f"pessimistic ${pess:,.2f}")
         top = max([*ys, pess if show_pess else 0.0, 0.01])
-        right = max([*xs, 0.01])
+        right = max([x * scale for x in xs] + [0.01])
         self._set_range(x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.12)))
 
     def _set_range(self, x=None, y=None) -> None:

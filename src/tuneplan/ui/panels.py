@@ -265,6 +265,8 @@ class DatasetPanel(FieldPanel):
 class HardwarePanel(FieldPanel):
     """GPU, price per GPU-hour (with provider and date), billing, storage, transfer and overheads."""
 
+    CUSTOM_GPU = "__custom_gpu__"
+
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
         super().__init__("Hardware && pricing", store, parent)
         self.gpu_combo = ComboBox()
@@ -273,7 +275,8 @@ class HardwarePanel(FieldPanel):
         self.gpu_combo.setToolTip("Catalog GPUs with the memory the driver reports (nvidia-smi total)")
         self.gpu_combo.setMaxVisibleItems(24)
         segments: dict[str, list] = {}
-        for g in catalog.list_gpus():
+        self._catalog_gpus = {g.id: g for g in catalog.list_gpus()}
+        for g in self._catalog_gpus.values():
             segments.setdefault(g.segment, []).append(g)
         for segment, gpus in segments.items():
             _add_header(self.gpu_combo, segment.capitalize())
@@ -320,7 +323,7 @@ class HardwarePanel(FieldPanel):
 
     def _on_gpu(self, index: int) -> None:
         gpu_id = self.gpu_combo.itemData(index)
-        if gpu_id:
+        if gpu_id and gpu_id != self.CUSTOM_GPU:
             self.store.set_gpu(gpu_id)
 
     def _on_offer(self, index: int) -> None:
@@ -337,9 +340,18 @@ class HardwarePanel(FieldPanel):
         self.gpu_combo.blockSignals(True)
         self.offer_combo.blockSignals(True)
         try:
-            i = self.gpu_combo.findData(gpu_id)
-            if i >= 0:
-                self.gpu_combo.setCurrentIndex(i)
+            custom = self.gpu_combo.findData(self.CUSTOM_GPU)
+            if scenario.gpu == self._catalog_gpus.get(gpu_id):
+                if custom >= 0:
+                    self.gpu_combo.removeItem(custom)
+                self.gpu_combo.setCurrentIndex(self.gpu_combo.findData(gpu_id))
+            else:  # a plan saved with a GPU that is not (or no longer) the catalog's
+                text = f"Custom: {scenario.gpu.name}  ·  {scenario.gpu.memory_gib:g} GiB"
+                if custom < 0:
+                    self.gpu_combo.insertItem(0, text, self.CUSTOM_GPU)
+                    custom = 0
+                self.gpu_combo.setItemText(custom, text)
+                self.gpu_combo.setCurrentIndex(custom)
             if gpu_id != self._offers_gpu:
                 self._offers_gpu = gpu_id
                 self._offers = catalog.prices_for_gpu(gpu_id)
