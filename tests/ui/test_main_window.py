@@ -287,3 +287,23 @@ def test_short_runs_are_drawn_in_minutes(window):
     assert last_phase_x == pytest.approx(cost.curve[-1].hours * 60)
     assert chart.current_series()[0][-1] == pytest.approx(cost.curve[-1].hours)  # data stays in hours
     assert " min · $" in chart.done_label.toPlainText()
+
+
+def test_plan_name_follows_choices_until_renamed(window, qtbot):
+    name = _field(window, "name").widget
+    window.store.set_field("training.method", "lora")
+    assert window.store.scenario.name == "Llama 3.1 8B LoRA on RTX 4090"
+    assert name.text() == window.store.scenario.name
+    assert window.windowTitle().startswith("Llama 3.1 8B LoRA on RTX 4090*")
+    name.setFocus()
+    name.selectAll()
+    qtbot.keyClicks(name, "Support bot v2")
+    qtbot.keyClick(name, Qt.Key.Key_Return)
+    assert window.store.scenario.name == "Support bot v2"
+    window.store.set_gpu("l40s")
+    assert window.store.scenario.name == "Support bot v2"
+    name.selectAll()
+    qtbot.keyClick(name, Qt.Key.Key_Delete)
+    qtbot.keyClick(name, Qt.Key.Key_Return)
+    assert window.store.scenario.name == "Support bot v2"
+    assert "must not be empty" in _field(window, "name").message.text()

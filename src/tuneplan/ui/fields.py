@@ -208,6 +208,23 @@ class FieldPanel(QGroupBox):
         w.toggled.connect(lambda checked, p=path: self.store.set_field(p, on if checked else off))
         return w
 
+    def add_text(self, path: str, label: str, *, max_length: int = 200, tip: str = "") -> QLineEdit:
+        """A one-line text field bound to ``path`` (committed on Enter or when focus leaves)."""
+        w = QLineEdit()
+        w.setMaxLength(max_length)
+
+        def write(value: Any) -> None:
+            if w.text() != value:
+                w.setText(str(value))
+
+        def commit() -> None:
+            if w.text() != get_path(self.store.scenario, path) or path in self.store.errors:
+                self.store.set_field(path, w.text().strip())
+
+        self._add(path, label, w, write, tip)
+        w.editingFinished.connect(commit)
+        return w
+
     def add_count(self, path: str, label: str, *, placeholder: str = "", tip: str = "") -> QLineEdit:
         """A line edit for an optional, possibly huge count (``50M``, ``1.5B``; empty = not set)."""
         w = QLineEdit()

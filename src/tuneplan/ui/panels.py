@@ -71,6 +71,8 @@ class ModelPanel(FieldPanel):
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
         super().__init__("Model", store, parent)
+        self.add_text("name", "Plan name", tip="Shown in the title bar and used as the file name when saving. "
+                      "Until you rename it, it follows the model, method and GPU")
         self.combo = ComboBox()
         self.combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.combo.setAccessibleName("Model")
