@@ -1,4 +1,7 @@
-"""PySide6 6.12 on Python 3.11 drops a reference to None per void call; importing tuneplan.ui guards it."""
+"""PySide6 6.12.0 on Python 3.11 drops a reference to None on every void call and aborts the interpreter.
+
+pyproject.toml excludes that build on Python < 3.12; this test fails if such a build is installed.
+"""
 
 from __future__ import annotations
 
@@ -8,22 +11,22 @@ import sys
 
 SCRIPT = """
 import sys
-{guard}
 from PySide6.QtCore import QObject
 o = QObject()
-for i in range(200_000):
+before = sys.getrefcount(None)
+for i in range(1000):
     o.setObjectName("x")   # returns void
+print(sys.getrefcount(None) - before)
+for i in range(200_000):
+    o.setObjectName("x")
 print("survived")
 """
 
 
-def _run(guard: str) -> subprocess.CompletedProcess:
+def test_void_calls_keep_none_alive():
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, "-c", SCRIPT.format(guard=guard)], env=env, capture_output=True,
-                          text=True, timeout=120)
-
-
-def test_void_calls_do_not_kill_the_interpreter():
-    proc = _run("import tuneplan.ui")
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "survived" in proc.stdout
+    delta, survived = proc.stdout.split()
+    assert abs(int(delta)) < 10  # a leaking binding loses 1000 references here
+    assert survived == "survived"
