@@ -30,6 +30,17 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) build dist
 
+# `make validate` (issue #3): one real training step per case on fake tensors, measured by PyTorch's
+# MemTracker, next to the ledger -> docs/validation/results.json and docs/validation.md. Uses its own
+# venv (.venv-validate: torch CPU wheel, transformers, peft; never the app's), created when missing.
+VALIDATE_VENV := .venv-validate
+.PHONY: validate
+validate:
+	@test -x $(VALIDATE_VENV)/bin/python || $(PYTHON) -m venv $(VALIDATE_VENV)
+	@test $(VALIDATE_VENV)/.installed -nt tools/validate/requirements.txt || \
+		{ $(VALIDATE_VENV)/bin/python -m pip install --quiet -r tools/validate/requirements.txt -e . && touch $(VALIDATE_VENV)/.installed; }
+	nice $(VALIDATE_VENV)/bin/python tools/validate/grid.py
+
 # Installers for this OS: the PyInstaller bundle, dist/*.tar.gz and dist/*.deb, smoke-tested (packaging/README.md).
 .PHONY: package
 package: $(STAMP)
