@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -262,7 +263,13 @@ class MainWindow(QMainWindow):
         self.result_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.result_scroll.setAccessibleName("Estimate")
         right.setMinimumHeight(620)
-        splitter.addWidget(self.result_scroll)
+        # The answer area is a set of tabs: the plan itself first; other views (GPU comparison,
+        # scenario comparison, advice and limits) add their own tab through add_tab().
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.setAccessibleName("Views")
+        self.tabs.addTab(self.result_scroll, "Plan")
+        splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([500, 900])
@@ -282,6 +289,11 @@ class MainWindow(QMainWindow):
         self._sync()
 
     # ------------------------------------------------------------------ building
+    def add_tab(self, widget: QWidget, title: str) -> int:
+        """Add a view next to the plan (e.g. a comparison); returns its tab index."""
+        widget.setAccessibleName(widget.accessibleName() or title)
+        return self.tabs.addTab(widget, title)
+
     @staticmethod
     def _caption(text: str) -> QLabel:
         label = QLabel(text)
