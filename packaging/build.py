@@ -347,7 +347,7 @@ def man_page(version: str) -> bytes:
     date = time.strftime("%Y-%m-%d", time.gmtime(source_date_epoch()))
     page = f""".TH TUNEPLAN 1 "{date}" "{metadata.APP_NAME} {version}" "User Commands"
 .SH NAME
-tuneplan \\- {metadata.SUMMARY.lower()}
+tuneplan \\- {metadata.SUMMARY[0].lower() + metadata.SUMMARY[1:]}
 .SH SYNOPSIS
 .B tuneplan
 [\\fIOPTIONS\\fR] [\\fICOMMAND\\fR ...]

@@ -200,6 +200,129 @@ def smoke(exe: Path, timeout: float, label: str) -> dict[str, float]:
     return times
 
 
+def gui_check(exe: Path, seconds: float, label: str) -> dict[str, float]:
+    """Start the real GUI on the current display (X11/Wayland, e.g. under xvfb-run) and require it to be
+    still running after ``seconds`` with no fatal message; then close it. This exercises the platform
+    plugin users get (xcb, wayland, windows, cocoa), which --self-test (offscreen) does not."""
+    if platform.system() == "Linux" and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        print(f"[smoke:{label}] GUI check skipped: no DISPLAY/WAYLAND_DISPLAY (run under xvfb-run)")
+        return {}
+    exe = Path(os.path.abspath(exe))
+    with tempfile.TemporaryDirectory(prefix="tuneplan-gui-") as tmp:
+        env = clean_env(Path(tmp) / "home")
+        del env["QT_QPA_PLATFORM"]
+        kwargs: dict[str, object] = {"start_new_session": True} if os.name == "posix" else {
+            "creationflags": subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+        }
+        proc = subprocess.Popen(
+            [str(exe)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp,
+            text=True, encoding="utf-8", errors="replace", **kwargs,  # type: ignore[arg-type]
+        )  # fmt: skip
+        first_window = wait_for_window(proc, seconds, started := time.monotonic())
+        time.sleep(max(0.0, seconds - (time.monotonic() - started)))
+        alive = proc.poll() is None
+        if alive:
+            if os.name == "posix":
+                os.killpg(proc.pid, signal.SIGTERM)
+            else:
+                subprocess.run(["taskkill", "/T", "/PID", str(proc.pid)], capture_output=True, check=False)
+        try:
+            out, err = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            if os.name == "posix":
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:
+                proc.kill()
+            out, err = proc.communicate()
+    if not alive:
+        raise SmokeFailure(f"GUI exited after less than {seconds:.0f} s (status {proc.returncode})\n--- stdout\n{out}\n--- stderr\n{err}")
+    check_output("GUI", 0, out, err)
+    shown = f", first window viewable after {first_window:.2f} s" if first_window is not None else ""
+    print(f"[smoke:{label}] GUI: still running after {seconds:.0f} s on the real display{shown}, no fatal message")
+    return {"gui_alive_s": seconds} | ({"gui_first_window_s": first_window} if first_window is not None else {})
+
+
+def wait_for_window(proc: subprocess.Popen, limit: float, started: float) -> float | None:
+    """X11 only (needs ``xwininfo``): seconds from launch until a viewable top-level window with the app's
+    WM_CLASS appears; None where it cannot be observed or did not appear within ``limit``."""
+    if not wait_for_window_possible():
+        return None
+    wm_class = re.escape(f'("{metadata.PACKAGE_NAME}" "{metadata.APP_NAME}")')
+    pattern = re.compile(r"^\s*(0x[0-9a-f]+) .*" + wm_class)
+    while time.monotonic() - started < limit and proc.poll() is None:
+        tree = subprocess.run(["xwininfo", "-root", "-tree"], capture_output=True, text=True, check=False).stdout
+        for line in tree.splitlines():
+            match = pattern.match(line)
+            if match:
+                info = subprocess.run(["xwininfo", "-id", match.group(1)], capture_output=True, text=True, check=False).stdout
+                if "IsViewable" in info:
+                    return time.monotonic() - started
+        time.sleep(0.02)
+    return None
+
+
+def evict_page_cache(folder: Path) -> int:
+    """Drop the bundle's files from the OS page cache (Linux), so the next start reads them from disk.
+
+    Uses posix_fadvise(DONTNEED) per file: only this bundle is evicted, nothing else on the machine.
+    Returns the number of files evicted.
+    """
+    if not hasattr(os, "posix_fadvise"):
+        return 0
+    count = 0
+    for path in folder.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fdatasync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                count += 1
+            finally:
+                os.close(fd)
+    return count
+
+
+def measure_startup(exe: Path, repeat: int, timeout: float) -> dict[str, float]:
+    """Wall time of ``--version`` and ``--self-test``: one cold run (bundle evicted from the page cache on
+    Linux) then ``repeat`` warm runs (median)."""
+    exe = Path(os.path.abspath(exe))
+    results: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="tuneplan-startup-") as tmp:
+        env = clean_env(Path(tmp) / "home")
+        for args in (["--version"], ["--self-test"]):
+            key = args[0].lstrip("-").replace("-", "_")
+            evicted = evict_page_cache(exe.resolve().parent)
+            rc, out, err, cold = run_app(exe, args, env, Path(tmp), timeout)
+            check_output(" ".join(args), rc, out, err)
+            warm = []
+            for _ in range(repeat):
+                rc, out, err, wall = run_app(exe, args, env, Path(tmp), timeout)
+                check_output(" ".join(args), rc, out, err)
+                warm.append(wall)
+            warm.sort()
+            results[f"{key}_cold_s"] = cold
+            results[f"{key}_warm_median_s"] = warm[len(warm) // 2] if warm else float("nan")
+            internal = re.search(r"SELFTEST OK \(([\d.]+) s\)", out)
+            if internal:
+                results["self_test_in_app_s"] = float(internal.group(1))
+            print(f"[startup] {' '.join(args)}: cold {cold:.2f} s ({evicted} files evicted), warm median of {repeat}: "
+                  f"{results[f'{key}_warm_median_s']:.2f} s")
+    if wait_for_window_possible():
+        evict_page_cache(exe.resolve().parent)
+        cold_window = gui_check(exe, 3, "startup").get("gui_first_window_s")
+        warm_windows = sorted(gui_check(exe, 3, "startup").get("gui_first_window_s", float("nan")) for _ in range(repeat))
+        if cold_window is not None:
+            results["first_window_cold_s"] = cold_window
+            results["first_window_warm_median_s"] = warm_windows[len(warm_windows) // 2]
+            print(f"[startup] GUI launch to first viewable window: cold {cold_window:.2f} s, warm median of {repeat}: "
+                  f"{results['first_window_warm_median_s']:.2f} s")
+    return results
+
+
+def wait_for_window_possible() -> bool:
+    return platform.system() == "Linux" and bool(os.environ.get("DISPLAY")) and shutil.which("xwininfo") is not None
+
+
 def check_deb_layout(root: Path) -> Path:
     """The unpacked .deb has the files a desktop needs; returns the executable /usr/bin/tuneplan points to."""
     name = metadata.PACKAGE_NAME
@@ -243,7 +366,7 @@ def deb_depends_missing(deb: Path) -> list[str]:
     return missing
 
 
-def smoke_deb(deb: Path, timeout: float) -> dict[str, float]:
+def smoke_deb(deb: Path, timeout: float, gui_seconds: float = 0) -> dict[str, float]:
     if platform.system() != "Linux" or shutil.which("dpkg-deb") is None:
         raise SmokeFailure("--installed-deb needs Linux with dpkg-deb")
     if not deb.is_file():
@@ -262,7 +385,10 @@ def smoke_deb(deb: Path, timeout: float) -> dict[str, float]:
         bindir = Path(tmp) / "bin"
         bindir.mkdir()
         (bindir / metadata.PACKAGE_NAME).symlink_to(exe)
-        return smoke(bindir / metadata.PACKAGE_NAME, timeout, "deb")
+        times = smoke(bindir / metadata.PACKAGE_NAME, timeout, "deb")
+        if gui_seconds:
+            times |= gui_check(bindir / metadata.PACKAGE_NAME, gui_seconds, "deb")
+        return times
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,12 +397,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--installed-deb", type=Path, metavar="DEB", help="test this .deb, unpacked into a temp root")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per app run before it is killed (60)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the measured wall times here")
+    parser.add_argument(
+        "--startup", type=int, metavar="N", default=0,
+        help="after the checks, time --version and --self-test: one cold start (bundle evicted from the page "
+        "cache on Linux) and the median of N warm starts",
+    )  # fmt: skip
+    parser.add_argument(
+        "--gui-seconds", type=float, metavar="S", default=0,
+        help="also start the real GUI on the current display (Linux: under xvfb-run) and require it to run S seconds",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         if args.installed_deb:
-            times = smoke_deb(args.installed_deb, args.timeout)
+            times = smoke_deb(args.installed_deb, args.timeout, args.gui_seconds)
         else:
             times = smoke(args.exe or default_exe(), args.timeout, "bundle")
+            if args.gui_seconds:
+                times |= gui_check(args.exe or default_exe(), args.gui_seconds, "bundle")
+            if args.startup:
+                times |= measure_startup(args.exe or default_exe(), args.startup, args.timeout)
     except SmokeFailure as exc:
         print(f"SMOKE TEST FAILED: {exc}", file=sys.stderr)
         return 1

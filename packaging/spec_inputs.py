@@ -65,6 +65,7 @@ _UNUSED_QT_MODULES = [
     "QtWebEngineCore", "QtWebEngineQuick", "QtWebEngineWidgets", "QtWebSockets", "QtWebView",
     "QtXml",
     "QtNetwork",  # nothing uses it; keeping it out also keeps out the TLS plugins and OpenSSL/Kerberos
+    "QtTest",  # pyqtgraph imports it inside try/except; the app does not use it
 ]  # fmt: skip
 
 EXCLUDES = [
@@ -97,7 +98,10 @@ _DROP_LIBS = re.compile(
     r"Quick\w*|Qml\w*|Designer\w*|Labs\w*|Lottie\w*|Pdf\w*|VirtualKeyboard\w*|Sql|Help|UiTools"
     r")(\.so|\.\d|\.dll|\.dylib|\.framework|$)"
 )
-# Translations: Qt's own strings for the modules we ship (qtbase = QtCore/QtGui/QtWidgets dialogs).
+# Qt's own translations (qtbase_*.qm: the strings of Qt's standard dialogs, 7 MB for 40 languages) only
+# matter once the app installs a QTranslator for them; it does not (the UI is English), so none ship.
+# Set this to True when it does (tests/packaging checks the two stay in step).
+KEEP_QT_TRANSLATIONS = False
 _KEEP_TRANSLATIONS = re.compile(r"(^|/)qt(base)?_[A-Za-z_]+\.qm$")
 
 
@@ -218,7 +222,7 @@ def keep_data(dest: str) -> bool:
     """False for Qt translations of modules we do not ship (``dest`` is the path inside the bundle)."""
     dest = _posix(dest)
     if "/translations/" in dest and dest.endswith(".qm"):
-        return bool(_KEEP_TRANSLATIONS.search(dest))
+        return KEEP_QT_TRANSLATIONS and bool(_KEEP_TRANSLATIONS.search(dest))
     return True
 
 

@@ -212,6 +212,18 @@ def test_binary_filter_keeps_what_the_app_needs(spec_inputs: ModuleType) -> None
     assert spec_inputs.keep_entry(("libQt6Core.so.6", "PySide6/Qt/lib/libQt6Core.so.6", "SYMLINK"))
 
 
+def test_qt_translations_ship_only_if_the_app_loads_them(spec_inputs: ModuleType) -> None:
+    uses_translator = any("QTranslator" in p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.py"))
+    assert spec_inputs.KEEP_QT_TRANSLATIONS == uses_translator, (
+        "the app installs a QTranslator: set KEEP_QT_TRANSLATIONS = True in packaging/spec_inputs.py"
+        if uses_translator
+        else "no QTranslator in the app: Qt's translations would be dead weight"
+    )
+    qm = "PySide6/Qt/translations/qtbase_de.qm"
+    assert spec_inputs.keep_data(qm) == uses_translator
+    assert spec_inputs.keep_data("tuneplan/catalog/data/gpus.csv")
+
+
 def test_prune_keeps_needed_libraries_and_drops_orphans(spec_inputs: ModuleType) -> None:
     toc = [
         ("PySide6/QtCore.abi3.so", "/x/QtCore.abi3.so", "EXTENSION"),
