@@ -77,8 +77,8 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: 10th and 90th percentile over the usable rows of the reference measurements (docs/accuracy.md).
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
-MEASURED_ERROR_P10 = -0.42
-MEASURED_ERROR_P90 = 0.08
+MEASURED_ERROR_P10 = -0.45
+MEASURED_ERROR_P90 = 0.09
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -154,16 +154,26 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
         # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
         return full or (name in adapted and not dropout)
 
-    norm_fp32 = 4 * h if arch.norm == "rms" else act * h  # RMSNorm upcasts; LayerNorm saves its input
-    norm_weight_input = act * h if full else 0  # weight * x saves x when the weight trains
-    n_norms = 1 if arch.parallel_block else 2
-    saved = n_norms * (norm_fp32 + norm_weight_input)
+    # RMSNorm upcasts its input to fp32 and saves that copy; LayerNorm saves its input. When the norm
+    # weight trains, ``weight * x`` also saves the normalised x: in the input dtype for Llama-style
+    # norms, in fp32 for Gemma's ``x.float() * (1 + weight.float())`` (MemTracker, docs/validation.md).
+    gemma_norm = arch.model_type.startswith("gemma")
+    norm_input = 4 if arch.norm == "rms" else act
+    norm_weight_input = (4 if gemma_norm else act) if full else 0
+    n_norms = (1 if arch.parallel_block else 2) + arch.extra_norms_per_layer
+    saved = n_norms * (norm_input + norm_weight_input) * h
+    if arch.qk_norm:  # per-head RMSNorm on q and k
+        saved += (4 + norm_weight_input) * (arch.q_dim + arch.kv_dim)
 
     # attention block inputs (q/k/v share the norm output; o reads the attention output)
     if any(saves_input(n) for n in ("q_proj", "k_proj", "v_proj")):
         saved += act * h
-    kv_width = arch.q_dim if t.attention in {"sdpa", "eager"} and arch.num_kv_heads != arch.num_attention_heads else arch.kv_dim
-    saved += act * (arch.q_dim + 2 * kv_width)  # q and k after RoPE, v (sdpa/eager: repeat_kv copies)
+    # GQA: FlashAttention reads k/v at their own width; SDPA does too (``enable_gqa``) when no mask
+    # is needed (fixed-length batches), but padded or packed batches pass a mask and transformers
+    # expands k/v to every head with ``repeat_kv``; eager always expands.
+    expands = t.attention == "eager" or (t.attention == "sdpa" and t.sequence_mode != "fixed")
+    kv_width = arch.q_dim if expands and arch.num_kv_heads != arch.num_attention_heads else arch.kv_dim
+    saved += act * (arch.q_dim + 2 * kv_width)  # q and k after RoPE, v
     if t.attention == "eager":
         saved += 6 * arch.num_attention_heads * seq_len  # fp32 softmax + bf16 probabilities
         if saves_input("o_proj"):
@@ -193,8 +203,8 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
                     d_in = m.d_in * (arch.experts_per_token if m.count > 1 else 1)
                     saved += (act + 1) * d_in
     if lora:
-        per_rank = sum(m.count > 0 for _, mods in arch.linear_modules()[:1] for m in mods if m.name in adapted)
-        saved += act * t.lora_rank * per_rank  # lora_A outputs saved by lora_B
+        adapted_mods = [m for _, mods in arch.linear_modules()[:1] for m in mods if m.name in adapted]
+        saved += act * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
     return float(saved)
 
 
@@ -357,6 +367,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
         led.formulas["activations"] += " (offloaded to CPU: two layers stay on the GPU)"
+    if t.method != "full" and t.precision != "fp32":
+        # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
+        # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
+        lora_params = lora_parameter_count(arch, t.lora_rank, t.lora_targets)
+        activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
     activations += head_saved * tokens
@@ -371,10 +386,13 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         logits = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
         led.formulas["logits"] = f"fused/chunked cross-entropy: one chunk of {chunk // 8} tokens x {v} vocab"
     else:
-        # bf16 logits + fp32 log-softmax saved + fp32 grad of it + fp32 grad of the input, alive together
-        per_token = v * (logit_bytes + 4 + 4 + 4)
+        # When the loss's backward runs, the model output (the logits) has been dropped by the training
+        # loop; the fp32 log-softmax saved by cross_entropy and two fp32 gradients (of the log-softmax
+        # and of its input) are alive together: 12 B per vocabulary entry and token (MemTracker,
+        # docs/validation.md). In the forward pass the peak is 10 B (logits + fp32 copy + log-softmax).
+        per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
         logits = tokens * per_token
-        led.formulas["logits"] = f"{tokens} tokens x {v} vocab x ({logit_bytes} + 4 + 4 + 4) B (logits, fp32 log-softmax and its gradients)"
+        led.formulas["logits"] = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
     if pipeline:
         pass  # the last GPU holds the LM head and the loss
 
