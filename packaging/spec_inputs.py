@@ -362,6 +362,33 @@ def clean_python_runtime(
     return result, saved, notes
 
 
+def parse_minos(otool_output: str) -> str | None:
+    """The highest deployment target (``minos`` of LC_BUILD_VERSION, ``version`` of LC_VERSION_MIN_MACOSX)
+    in ``otool -l`` output."""
+    found = re.findall(r"^\s*minos (\d+(?:\.\d+)*)", otool_output, flags=re.M)
+    found += re.findall(r"LC_VERSION_MIN_MACOSX\n(?:.*\n){0,2}?\s*version (\d+(?:\.\d+)*)", otool_output)
+    if not found:
+        return None
+    return max(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def macos_min_version(floor: str) -> str:
+    """LSMinimumSystemVersion for the .app: the deployment target of the bundled QtCore, at least ``floor``
+    (macOS only; an app whose Info.plist promises less than its binaries need crashes on launch)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("PySide6")
+    candidates = [floor]
+    if spec and spec.origin and shutil.which("otool"):
+        qtcore = Path(spec.origin).parent / "Qt" / "lib" / "QtCore.framework" / "Versions" / "A" / "QtCore"
+        if qtcore.is_file():
+            out = subprocess.run(["otool", "-l", str(qtcore)], capture_output=True, text=True, check=False).stdout
+            minos = parse_minos(out)
+            if minos:
+                candidates.append(minos)
+    return max(candidates, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
 if __name__ == "__main__":  # a quick look: python packaging/spec_inputs.py
     for src, dest in data_files():
         print(f"data    {src.relative_to(ROOT)} -> {dest}")

@@ -246,6 +246,17 @@ def test_prune_keeps_needed_libraries_and_drops_orphans(spec_inputs: ModuleType)
     assert spec_inputs.drop_dangling_symlinks(datas, dropped) == datas[1:]
 
 
+def test_macos_deployment_target_is_read_from_otool(spec_inputs: ModuleType) -> None:
+    otool = (
+        "Load command 9\n      cmd LC_BUILD_VERSION\n  cmdsize 32\n platform 1\n    minos 13.0\n      sdk 14.2\n"
+        "Load command 10\n      cmd LC_BUILD_VERSION\n  cmdsize 32\n platform 1\n    minos 11.5\n      sdk 14.2\n"
+    )
+    assert spec_inputs.parse_minos(otool) == "13.0"
+    assert spec_inputs.parse_minos("no load commands") is None
+    if sys.platform != "darwin":
+        assert spec_inputs.macos_min_version("13.0") == "13.0"
+
+
 def test_spec_is_valid_python() -> None:
     compile((PACKAGING / "tuneplan.spec").read_text(encoding="utf-8"), "tuneplan.spec", "exec")
 
