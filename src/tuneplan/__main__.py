@@ -162,5 +162,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return run_gui(scenario_file=args.scenario_file)
 
 
+def _main_guarded() -> int:
+    """``main`` for a console: a closed pipe (``tuneplan ... | head``) ends quietly."""
+    try:
+        return main()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit; point it at devnull so that flush cannot fail too.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_main_guarded())

@@ -93,3 +93,13 @@ def test_config_folder_import(tmp_path):
     out = run("estimate", "--config", str(tmp_path), "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)[0]["parameters"] == 6_738_415_616  # Llama-2-7B shape
+
+
+def test_closed_pipe_ends_quietly():
+    # `tuneplan compare-gpus | head -1`: the reader goes away after one line; no traceback
+    proc = subprocess.Popen([sys.executable, "-m", "tuneplan", "compare-gpus"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err
