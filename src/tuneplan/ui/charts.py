@@ -62,8 +62,11 @@ PHASE_COLORS: dict[str, str] = {
 PHASE_LABELS = {"setup": "Setup", "training": "Training", "evaluation": "Evaluation", "checkpoints": "Checkpoints"}
 
 CAPACITY_COLOR = "#c62828"
+LOCAL_COLOR = "#1565c0"  # the user's own GPU, never confused with the rented GPU's red line
 TEXT_COLOR = "#333333"
 BAR_Y, BAR_H = 0.0, 1.0
+BASE_Y_RANGE = (-0.25, 1.75)
+LOCAL_Y_RANGE = (-0.62, 1.75)  # room for the local card's two label rows under the bar
 
 
 def nice_ceiling(value: float) -> float:
@@ -194,6 +197,9 @@ class VramChart(pg.PlotWidget):
         plot.setYRange(-0.25, 1.75, padding=0)
         self._series: dict[str, tuple[float, float]] = {}
         self._capacity_gib = 0.0
+        self._extent_gib = 0.0  # rightmost thing the rented-GPU view needs to show
+        self._local: tuple[float | None, float | None] = (None, None)
+        self._build_local_lines()
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
         """Modest preferred size: the results column scrolls by preferred heights."""
@@ -201,14 +207,15 @@ class VramChart(pg.PlotWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
         """Fewer legend columns on a narrow chart, so no entry is cut off."""
-        super().resizeEvent(event)
+        # Columns first: the plot is laid out in super().resizeEvent, and a legend that is still
+        # wide from an earlier, wider size would keep it wider than the widget (cut off on the right).
         legend = getattr(self, "legend", None)  # pyqtgraph calls this during construction, with None
-        if legend is None:
-            return
-        width = self.width()
-        columns = 5 if width >= 720 else 3 if width >= 430 else 2
-        if legend.columnCount != columns:
-            legend.setColumnCount(columns)
+        if legend is not None:
+            width = event.size().width()
+            columns = 5 if width >= 720 else 3 if width >= 430 else 2
+            if legend.columnCount != columns:
+                legend.setColumnCount(columns)
+        super().resizeEvent(event)
 
     def _segment(self, key: str, label: str) -> _Segment:
         if key not in self.segments:
@@ -251,11 +258,74 @@ class VramChart(pg.PlotWidget):
             f"Likely range of the total: {mem.low_bytes / GIB:.1f}–{mem.high_bytes / GIB:.1f} GiB "
             "(measured error of the estimator)"
         )
-        right = nice_ceiling(max(cap, mem.high_bytes / GIB, left) * 1.04)
-        self._set_range(x=(0, right))
+        self._extent_gib = max(cap, mem.high_bytes / GIB, left)
+        self._fit_x()
 
     def _set_range(self, x=None, y=None) -> None:
         _set_range(self, x, y)
+
+    # -- the user's own GPU (issue #5): its total and what is free on it right now ------------
+    def _build_local_lines(self) -> None:
+        label_opts = {"color": LOCAL_COLOR, "movable": False, "fill": pg.mkBrush(255, 255, 255, 220)}
+        # While a local card is shown the view reaches lower (LOCAL_Y_RANGE): two label rows under
+        # the bar, the total's above the "free now" one, so the labels never cover the bar, the
+        # rented GPU's labels or each other, however close the two lines are.
+        self.local_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(LOCAL_COLOR, width=2.5, style=Qt.PenStyle.DashDotLine),
+                                          label="", labelOpts={**label_opts, "position": 0.17, "anchors": [(1, 0.5), (1, 0.5)]})
+        self.local_free_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(LOCAL_COLOR, width=2, style=Qt.PenStyle.DotLine),
+                                               label="", labelOpts={**label_opts, "position": 0.055, "anchors": [(1, 0.5), (1, 0.5)]})
+        for line in (self.local_line, self.local_free_line):
+            line.setZValue(11)
+            line.setVisible(False)
+            self.getPlotItem().addItem(line, ignoreBounds=True)
+
+    def set_local_capacity(self, total_gib: float | None, free_gib: float | None = None, label: str = "",
+                           free_label: str = "") -> None:
+        """Show the user's own card next to the rented one: its total and what is free on it now.
+
+        ``total_gib`` None hides both lines; ``free_gib`` None hides the "free now" marker. ``label``
+        names the card (``Your RTX 4090``); ``free_label`` the card the free memory is on when that is
+        another one (several selected cards: the one with the least free). Drawn in blue (dash-dot for the total, dotted for free
+        memory) so it never reads as the rented GPU's red capacity line.
+        """
+        show_total = total_gib is not None and total_gib > 0
+        show_free = show_total and free_gib is not None and free_gib >= 0
+        self._local = (total_gib if show_total else None, free_gib if show_free else None)
+        plot = self.getPlotItem()
+        plot.setYRange(*(LOCAL_Y_RANGE if show_total else BASE_Y_RANGE), padding=0)
+        self.local_line.setVisible(show_total)
+        self.local_free_line.setVisible(show_free)
+        if show_total:
+            self.local_line.setPos(total_gib)
+            self.local_line.label.setFormat(f"{label or 'Your GPU'}: {total_gib:.1f} GiB")
+            self.local_line.setToolTip(f"{label or 'Your GPU'}: {total_gib:.2f} GiB total")
+        if show_free:
+            self.local_free_line.setPos(free_gib)
+            self.local_free_line.label.setFormat(f"free now: {free_gib:.1f} GiB")
+            self.local_free_line.setToolTip(f"Free on {free_label or label or 'your GPU'} right now: {free_gib:.2f} GiB "
+                                            "(other programs hold the rest)")
+        self._fit_x()
+
+    @property
+    def local_capacity_gib(self) -> float | None:
+        """Where the local card's total line is, in GiB (None when hidden)."""
+        return self._local[0]
+
+    @property
+    def local_free_gib(self) -> float | None:
+        """Where the local card's "free now" marker is, in GiB (None when hidden)."""
+        return self._local[1]
+
+    def _fit_x(self) -> None:
+        extent = max(self._extent_gib, self._local[0] or 0.0)
+        right = nice_ceiling(extent * 1.04)
+        self._set_range(x=(0, right))
+        # A label goes left of its line, unless the line is so far left that it would be cut off.
+        for line, value in ((self.local_line, self._local[0]), (self.local_free_line, self._local[1])):
+            if value is not None:
+                side = (0, 0.5) if value < 0.35 * right else (1, 0.5)
+                line.label.anchors = [side, side]
+                line.label.updatePosition()
 
     def current_series(self) -> dict[str, tuple[float, float]]:
         """What the bar shows: ``{component key: (start GiB, size GiB)}`` in stacking order."""

@@ -37,7 +37,8 @@ from tuneplan.core.scenario import Scenario
 from tuneplan.hw.probe import ProbeResult, probe_with_timeout
 from tuneplan.storage import ScenarioFileError, paths, read_scenario_file, write_scenario_file
 from tuneplan.ui.charts import CostChart, VramChart, short_gpu_name
-from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, LocalGpuPanel, MethodPanel, ModelPanel
+from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
+from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, MethodPanel, ModelPanel
 from tuneplan.ui.store import AppStore
 
 __all__ = ["MainWindow", "format_hours"]
@@ -251,6 +252,10 @@ class MainWindow(QMainWindow):
         rc.addWidget(self.card_strip)
         rc.addWidget(self._caption("Memory per GPU at the step's peak — hover a segment for its formula"))
         rc.addWidget(self.vram_chart, 5)
+        # "Is my own GPU enough?": the local verdict right under the chart, its lines on the chart.
+        self.local_verdict = LocalVerdictView(self.local_gpu_panel.controller)
+        rc.addWidget(self.local_verdict, 0)
+        self.local_gpu_panel.controller.bind_chart(self.vram_chart)
         rc.addWidget(self._caption("Cost over the run"))
         rc.addWidget(self.cost_chart, 5)
         rc.addWidget(summary_frame, 0)

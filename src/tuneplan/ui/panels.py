@@ -9,11 +9,10 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QStandardItemModel
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QVBoxLayout,
@@ -22,7 +21,6 @@ from PySide6.QtWidgets import (
 
 from tuneplan import catalog
 from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
-from tuneplan.hw.probe import ProbeResult
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
 from tuneplan.ui.store import CUSTOM_OFFER, AppStore
 
@@ -30,7 +28,6 @@ __all__ = [
     "BatchPanel",
     "DatasetPanel",
     "HardwarePanel",
-    "LocalGpuPanel",
     "MethodPanel",
     "ModelPanel",
 ]
@@ -379,48 +376,3 @@ class HardwarePanel(FieldPanel):
             seen = f", seen {p.price_date}" if p.price_date else ""
             self.price_source.setText(f"{html.escape(p.provider)} {html.escape(p.offer_kind)}{html.escape(seen)}")
 
-
-class LocalGpuPanel(FieldPanel):
-    """What this machine's NVIDIA GPUs are (from the NVML probe), with a Refresh button. Display only."""
-
-    refresh_requested = Signal()
-
-    def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
-        super().__init__("Your GPUs", store, parent)
-        body = QWidget()
-        col = QVBoxLayout(body)
-        col.setContentsMargins(0, 0, 0, 0)
-        self.status = QLabel("Looking for NVIDIA GPUs…")
-        self.status.setWordWrap(True)
-        self.status.setAccessibleName("Local GPUs")
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        col.addWidget(self.status)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.setAccessibleName("Refresh local GPUs")
-        self.refresh_button.setToolTip("Ask the NVIDIA driver again")
-        self.refresh_button.clicked.connect(self.refresh_requested)
-        row.addWidget(self.refresh_button)
-        col.addLayout(row)
-        self.form.addRow(body)
-
-    def set_busy(self) -> None:
-        """Show that a probe is running."""
-        self.status.setText("Looking for NVIDIA GPUs…")
-        self.refresh_button.setEnabled(False)
-
-    def show_result(self, result: ProbeResult) -> None:
-        """Show the probe's cards (name, total and free GiB) or its message."""
-        self.refresh_button.setEnabled(True)
-        if result.status != "ok" or not result.gpus:
-            self.status.setStyleSheet(MUTED)
-            self.status.setText(html.escape(result.message))
-            return
-        self.status.setStyleSheet("")
-        lines = []
-        for g in result.gpus:
-            total = f"{g.memory_total_bytes / 2**30:.1f} GiB total" if g.memory_total_bytes else "total unknown"
-            free = f", {g.memory_free_bytes / 2**30:.1f} GiB free" if g.memory_free_bytes is not None else ""
-            lines.append(f"<b>{g.index}: {html.escape(g.name)}</b> — {total}{free}")
-        self.status.setText("<br>".join(lines))
