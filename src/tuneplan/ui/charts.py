@@ -62,6 +62,8 @@ PHASE_COLORS: dict[str, str] = {
 PHASE_LABELS = {"setup": "Setup", "training": "Training", "evaluation": "Evaluation", "checkpoints": "Checkpoints"}
 
 CAPACITY_COLOR = "#c62828"
+#: Colours of other GPUs' cost curves on the cost chart (none of them a phase colour).
+OVERLAY_COLORS = ["#c2185b", "#00897b", "#6d4c41", "#f9a825", "#5e35b1", "#1e88e5", "#43a047", "#e65100"]
 LOCAL_COLOR = "#1565c0"  # the user's own GPU, never confused with the rented GPU's red line
 TEXT_COLOR = "#333333"
 BAR_Y, BAR_H = 0.0, 1.0
@@ -375,6 +377,10 @@ class CostChart(pg.PlotWidget):
         plot.addItem(self.done_label)
         self._curve: tuple[list[float], list[float]] = ([], [])
         self._minutes = False
+        self._last_cost: CostEstimate | None = None
+        self._overlays: list[tuple[str, list[float], list[float]]] = []
+        self.overlay_items: list[tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = []
+        self.overlay_legend: pg.LegendItem | None = None
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
         """Modest preferred size: the results column scrolls by preferred heights."""
@@ -401,7 +407,8 @@ class CostChart(pg.PlotWidget):
         ys = [p.usd for p in points]
         self._curve = (xs, ys)
         # Short runs read better in minutes; the data stays in hours (current_series).
-        total_h = xs[-1] if xs else 0.0
+        self._last_cost = cost
+        total_h = max([xs[-1] if xs else 0.0] + [o[1][-1] for o in self._overlays if o[1]])
         minutes = total_h < 1.0
         scale = 60.0 if minutes else 1.0
         if minutes != self._minutes:
@@ -453,8 +460,9 @@ class CostChart(pg.PlotWidget):
         if show_pess:
             self.pessimistic_line.setPos(pess)
             self.pessimistic_line.label.setFormat(f"pessimistic ${pess:,.2f}")
-        top = max([*ys, pess if show_pess else 0.0, 0.01])
-        right = max([x * scale for x in xs] + [0.01])
+        top = max([*ys, pess if show_pess else 0.0, 0.01] + [o[2][-1] for o in self._overlays if o[2]])
+        right = max([x * scale for x in xs] + [0.01] + [o[1][-1] * scale for o in self._overlays if o[1]])
+        self._draw_overlays(scale)
         self._set_range(x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.12)))
 
     def _set_range(self, x=None, y=None) -> None:
@@ -463,3 +471,58 @@ class CostChart(pg.PlotWidget):
     def current_series(self) -> tuple[list[float], list[float]]:
         """The whole curve as drawn: ``(hours, cumulative USD)``; the last point is the run's total."""
         return list(self._curve[0]), list(self._curve[1])
+
+    # -- other GPUs' runs drawn over this plan's (the GPU comparison's "On chart") -----------------
+    def set_overlays(self, overlays: list[tuple[str, list[float], list[float]]]) -> None:
+        """Draw other runs' cumulative cost: ``[(legend label, hours, USD), ...]``, each with a 'done' marker.
+
+        Dashed, one colour each (:data:`OVERLAY_COLORS`), listed in a legend under the axis; the
+        axes grow to show every run. An empty list removes them.
+        """
+        self._overlays = [(label, list(xs), list(ys)) for label, xs, ys in overlays]
+        if self._last_cost is not None:
+            self.set_cost(self._last_cost)
+        else:
+            self._draw_overlays(60.0 if self._minutes else 1.0)
+
+    def overlay_series(self) -> list[tuple[str, list[float], list[float]]]:
+        """The overlays as drawn: ``[(label, hours, cumulative USD)]``; each ends at that run's total."""
+        return [(label, list(xs), list(ys)) for label, xs, ys in self._overlays]
+
+    def _draw_overlays(self, scale: float) -> None:
+        plot = self.getPlotItem()
+        if self.overlay_legend is None and self._overlays:
+            # Their own legend, in a row under the axis: over the data it would hide the curves.
+            self.overlay_legend = pg.LegendItem(colCount=2, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+            plot.layout.addItem(self.overlay_legend, 4, 1)
+        while len(self.overlay_items) > len(self._overlays):
+            curve, marker = self.overlay_items.pop()
+            plot.removeItem(curve)
+            plot.removeItem(marker)
+        for i, (label, xs, ys) in enumerate(self._overlays):
+            color = OVERLAY_COLORS[i % len(OVERLAY_COLORS)]
+            if i >= len(self.overlay_items):
+                curve = pg.PlotDataItem([], [], pen=pg.mkPen(color, width=2, style=Qt.PenStyle.DashLine))
+                marker = pg.ScatterPlotItem(size=9, symbol="d", brush=pg.mkBrush(color), pen=pg.mkPen("w"))
+                plot.addItem(curve)
+                plot.addItem(marker)
+                self.overlay_items.append((curve, marker))
+            curve, marker = self.overlay_items[i]
+            curve.setData([x * scale for x in xs], ys)
+            if xs:
+                when = f"{xs[-1] * 60:.0f} min" if self._minutes else f"{xs[-1]:.1f} h"
+                marker.setData([xs[-1] * scale], [ys[-1]])
+                marker.setToolTip(f"{label}: done after {when}, ${ys[-1]:,.2f}")
+            else:
+                marker.setData([], [])
+        if self.overlay_legend is not None:
+            # While other runs are drawn, one legend under the axis names every run (this plan's
+            # first); the phase legend would sit on the steep curves of fast GPUs.
+            self.overlay_legend.clear()
+            if self._overlays and self._last_cost is not None:
+                self.overlay_legend.addItem(self.phase_items["training"], f"This plan: ${self._last_cost.total_usd:,.2f}")
+            for (curve, _marker), (label, _xs, _ys) in zip(self.overlay_items, self._overlays, strict=True):
+                self.overlay_legend.addItem(curve, label)
+            self.overlay_legend.setVisible(bool(self._overlays))
+        if self.legend is not None:
+            self.legend.setVisible(not self._overlays)

@@ -37,6 +37,7 @@ from tuneplan.core.scenario import Scenario
 from tuneplan.hw.probe import ProbeResult, probe_with_timeout
 from tuneplan.storage import ScenarioFileError, paths, read_scenario_file, write_scenario_file
 from tuneplan.ui.charts import CostChart, VramChart, short_gpu_name
+from tuneplan.ui.gpu_compare import install_gpu_compare
 from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
 from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, MethodPanel, ModelPanel
 from tuneplan.ui.store import AppStore
@@ -282,6 +283,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
 
         self._build_actions()
+        install_gpu_compare(self)  # "Compare GPUs" tab and the price book (Tools → Prices…)
         self.statusBar().showMessage("Ready")
 
         # ---------------------------------------------------------------- wiring

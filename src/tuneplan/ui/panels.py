@@ -289,7 +289,7 @@ class HardwarePanel(FieldPanel):
         self.offer_combo = ComboBox()
         self.offer_combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.offer_combo.setAccessibleName("Price offer")
-        self.offer_combo.setToolTip("Bundled, dated prices for this GPU, cheapest first")
+        self.offer_combo.setToolTip("Dated prices for this GPU from your price book (Tools → Prices…), cheapest first")
         self.offer_combo.currentIndexChanged.connect(self._on_offer)
         label = QLabel("Offer:")
         label.setBuddy(self.offer_combo)
@@ -325,6 +325,11 @@ class HardwarePanel(FieldPanel):
         if gpu_id and gpu_id != self.CUSTOM_GPU:
             self.store.set_gpu(gpu_id)
 
+    def reload_offers(self) -> None:
+        """Re-read this GPU's offers (the price book changed) and show them."""
+        self._offers_gpu = ""
+        self.refresh(self.store.scenario)
+
     def _on_offer(self, index: int) -> None:
         i = self.offer_combo.itemData(index)
         if isinstance(i, int) and 0 <= i < len(self._offers):
@@ -353,7 +358,7 @@ class HardwarePanel(FieldPanel):
                 self.gpu_combo.setCurrentIndex(custom)
             if gpu_id != self._offers_gpu:
                 self._offers_gpu = gpu_id
-                self._offers = catalog.prices_for_gpu(gpu_id)
+                self._offers = self.store.prices.prices_for_gpu(gpu_id)
                 self.offer_combo.clear()
                 self.offer_combo.addItem("Your own price", -1)
                 for n, e in enumerate(self._offers):

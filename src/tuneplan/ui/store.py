@@ -114,6 +114,9 @@ class AppStore(QObject):
         self._dirty = False
         self._errors: dict[str, str] = {}
         self._auto_name = first.name == auto_name(first) or scenario is None
+        #: Where GPU prices come from (``prices_for_gpu``, ``default_price``): the bundled catalog
+        #: until the main window installs the user's price book (``ui.price_book_view``).
+        self.prices: Any = catalog
 
     # ------------------------------------------------------------------ state
     @property
@@ -197,7 +200,7 @@ class AppStore(QObject):
             return False
         update: dict[str, Any] = {"gpu": gpu}
         if self._scenario.pricing.offer_kind != CUSTOM_OFFER:
-            entry = catalog.default_price(gpu_id)
+            entry = self.prices.default_price(gpu_id)
             if entry is not None:
                 update["pricing"] = self._priced(entry)
         return self._replace("gpu", **update)

@@ -1,0 +1,767 @@
+"""The "Compare GPUs" tab: the current plan on every catalog GPU, and chosen GPUs on the cost chart.
+
+Data flow (one way, as everywhere in the GUI):
+
+* :class:`GpuCompareController` listens to the store (``scenario_changed``) and to the price book
+  (``changed``); a 0 ms single-shot timer folds a burst of edits into one computation. It calls
+  :func:`tuneplan.core.compare.compare_gpus` with the **effective** prices of the price book and
+  hands the rows to :class:`GpuComparisonModel`. For GPUs ticked "On chart" it also runs
+  :func:`tuneplan.core.estimate.estimate` on a copy of the plan on that GPU (the micro-batch and
+  price of its table row) and gives the cost curves to ``CostChart.set_overlays``.
+* :class:`GpuCompareView` shows the table (sortable, numeric sort on numbers, "only GPUs that
+  fit" filter), a budget box and a one-line answer; double-click (or Enter, or "Use for plan")
+  makes a GPU the plan's GPU through ``store.set_gpu``.
+
+While the tab is hidden and nothing is on the chart, the comparison is not recomputed; it catches
+up when the tab is shown.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tuneplan import catalog
+from tuneplan.catalog.prices import PriceEntry
+from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuComparisonRow, compare_gpus
+from tuneplan.core.estimate import estimate
+from tuneplan.core.scenario import GpuSpec
+from tuneplan.ui.charts import short_gpu_name
+from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
+
+__all__ = [
+    "COLUMNS",
+    "SORT_ROLE",
+    "ComparisonItem",
+    "GpuCompareController",
+    "GpuCompareView",
+    "GpuComparisonModel",
+    "GpuComparisonProxy",
+    "install_gpu_compare",
+]
+
+log = logging.getLogger(__name__)
+
+#: Role holding a column's numeric (or lower-case text) sort key; ``None`` sorts last.
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+#: Role holding the row's catalog GPU id.
+GPU_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+
+CHART, RANK, GPU, MEMORY, FITS, PEAK, HOURS, ON_DEMAND, SPOT, DATE = range(10)
+COLUMNS = ["Chart", "#", "GPU", "Memory", "Fits", "Peak", "Hours", "On demand", "Spot", "Price date"]
+#: Header text: units on a second line keep the numeric columns narrow.
+_HEADERS = ["Chart", "#", "GPU", "Memory\n(GiB)", "Fits at\nmicro-batch", "Peak\n(GiB)", "Time\n(hours)",
+            "On demand\n($ per run)", "Spot\n($ per run)", "Prices\nseen"]
+_HEADER_TIPS = [
+    "Tick to draw this GPU's cost over the run on the Plan tab's cost chart",
+    "Rank: GPUs that fit first, cheapest per run (lower of on-demand and spot) first",
+    "Catalog GPU; double-click to plan on it",
+    "Memory per GPU (GiB, as nvidia-smi reports it)",
+    "Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same)",
+    "Peak device memory per GPU at that micro-batch (GiB)",
+    "Wall-clock hours for one run (setup, training, evaluation, checkpoints)",
+    "USD per completed run at the cheapest on-demand price (the plan's billing, storage and overheads)",
+    "USD per completed run at the cheapest spot/community price, expected interruptions included",
+    "When the prices used were seen (the older of the two; yours: the date you entered)",
+]
+
+CHEAPEST_BG = QColor("#d9f2dd")
+FASTEST_BG = QColor("#dde8fa")
+MUTED_FG = QColor("#8a8a8a")
+CHEAPEST_BADGE = "★ cheapest"
+#: Widths (px) the columns start at; the GPU column takes what is left.
+_WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 84, PEAK: 56, HOURS: 60, ON_DEMAND: 84, SPOT: 76, DATE: 100}
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}" if x < 10_000 else f"${x:,.0f}"
+
+
+def _hours(h: float) -> str:
+    if h < 10:
+        return f"{h:.2f}"
+    if h < 1000:
+        return f"{h:.1f}"
+    return f"{h:,.0f}"
+
+
+def _duration(h: float) -> str:
+    if h < 1:
+        return f"{h * 60:.0f} min"
+    if h < 48:
+        whole = int(h)
+        return f"{whole} h {round((h - whole) * 60):.0f} min"
+    return f"{h:,.0f} h ({h / 24:.1f} days)"
+
+
+def _date(entry: PriceEntry | None) -> str:
+    if entry is None:
+        return ""
+    d = entry.date_seen.strip()
+    return "undated" if not d or d.startswith("undated") else d
+
+
+@dataclass(frozen=True)
+class ComparisonItem:
+    """What one table row shows: the core's row plus the GPU's memory and the price points used.
+
+    Attributes:
+        row: :class:`~tuneplan.core.compare.GpuComparisonRow` from ``compare_gpus``.
+        rank: its place in ``compare_gpus``' ranking (1 = cheapest fitting GPU).
+        memory_gib: the GPU's memory (GiB).
+        on_demand: the price point behind ``row.on_demand_usd`` (``None``: no price).
+        spot: the price point behind ``row.spot_usd``.
+        in_plan: this GPU is the plan's GPU.
+        edited: a price used comes from the user's price book (edited or added).
+    """
+
+    row: GpuComparisonRow
+    rank: int
+    memory_gib: float
+    on_demand: PriceEntry | None
+    spot: PriceEntry | None
+    in_plan: bool = False
+    edited: bool = False
+
+
+class GpuComparisonModel(QAbstractTableModel):
+    """One row per catalog GPU (catalog order; the proxy sorts); the "On chart" column is checkable.
+
+    Signals:
+        overlays_changed(list): GPU ids ticked "On chart", in the order they were ticked.
+    """
+
+    overlays_changed = Signal(list)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.items: list[ComparisonItem] = []
+        self.budget_usd: float | None = None
+        self.overlay_ids: list[str] = []
+
+    # ------------------------------------------------------------------ contents
+    def set_items(self, items: list[ComparisonItem], budget_usd: float | None = None) -> None:
+        """Show new rows; when the GPUs are the same, only the cells change (selection and sort stay)."""
+        same = [i.row.gpu_id for i in items] == [i.row.gpu_id for i in self.items]
+        self.budget_usd = budget_usd
+        if same and items:
+            self.items = list(items)
+            self.dataChanged.emit(self.index(0, 0), self.index(len(items) - 1, len(COLUMNS) - 1))
+        else:
+            self.beginResetModel()
+            self.items = list(items)
+            self.endResetModel()
+
+    def item(self, row: int) -> ComparisonItem:
+        """The item of a source row."""
+        return self.items[row]
+
+    def row_of(self, gpu_id: str) -> int:
+        """Source row of a GPU id, or -1."""
+        return next((n for n, i in enumerate(self.items) if i.row.gpu_id == gpu_id), -1)
+
+    def set_overlays(self, gpu_ids: list[str]) -> None:
+        """Tick exactly these GPUs "On chart"."""
+        if gpu_ids == self.overlay_ids:
+            return
+        self.overlay_ids = list(dict.fromkeys(gpu_ids))
+        if self.items:
+            self.dataChanged.emit(self.index(0, CHART), self.index(len(self.items) - 1, CHART),
+                                  [Qt.ItemDataRole.CheckStateRole])
+        self.overlays_changed.emit(list(self.overlay_ids))
+
+    # ------------------------------------------------------------------ Qt model API
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        """Number of GPUs."""
+        return 0 if parent.isValid() else len(self.items)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        """Number of columns (:data:`COLUMNS`)."""
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt naming
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Column titles with units, and a tooltip explaining each."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _HEADER_TIPS[section]
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        """Rows are selectable; the chart column is a checkbox."""
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == CHART:
+            f |= Qt.ItemFlag.ItemIsUserCheckable
+        return f
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any,  # noqa: N802 - Qt naming
+                role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """Tick or untick "On chart"."""
+        if not index.isValid() or index.column() != CHART or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        gpu_id = self.items[index.row()].row.gpu_id
+        checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) else value
+        ids = [g for g in self.overlay_ids if g != gpu_id] + ([gpu_id] if checked else [])
+        self.set_overlays(ids)
+        return True
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Cell text, tooltip, sort key, highlight colours, alignment and font."""
+        if not index.isValid():
+            return None
+        item = self.items[index.row()]
+        r, col = item.row, index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(item, col)
+        if role == SORT_ROLE:
+            return self._sort_key(item, col)
+        if role == GPU_ID_ROLE:
+            return r.gpu_id
+        if role == Qt.ItemDataRole.CheckStateRole and col == CHART:
+            return Qt.CheckState.Checked if r.gpu_id in self.overlay_ids else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(item, col)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            if r.cheapest:
+                return QBrush(CHEAPEST_BG)
+            if r.fastest_in_budget:
+                return QBrush(FASTEST_BG)
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and not r.fits:
+            return QBrush(MUTED_FG)
+        if role == Qt.ItemDataRole.FontRole and item.in_plan and col == GPU:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (RANK, MEMORY, PEAK, HOURS, ON_DEMAND, SPOT):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return self._text(item, col) or self._tooltip(item, col)
+        return None
+
+    # ------------------------------------------------------------------ cells
+    def fastest_badge(self) -> str:
+        """``⚡ fastest`` (the tooltip and the legend say "within the budget")."""
+        return "⚡ fastest"
+
+    def badges(self, r: GpuComparisonRow) -> list[str]:
+        """The highlight badges of a row."""
+        out = []
+        if r.cheapest:
+            out.append(CHEAPEST_BADGE)
+        if r.fastest_in_budget:
+            out.append(self.fastest_badge())
+        return out
+
+    def _text(self, item: ComparisonItem, col: int) -> str:
+        r = item.row
+        if col == GPU:
+            parts = [short_gpu_name(r.gpu_name), *self.badges(r)]
+            if item.in_plan:
+                parts.append("● plan")
+            return "  ".join(parts)
+        if col == RANK:
+            return str(item.rank) if r.fits else ""
+        if col == MEMORY:
+            return f"{item.memory_gib:g}"
+        if col == FITS:
+            return f"✓ {r.micro_batch}" if r.fits else "✗ no"
+        if col == PEAK:
+            return f"{r.peak_gib:.1f}"
+        if col == HOURS:
+            return _hours(r.hours)
+        if col == ON_DEMAND:
+            return _usd(r.on_demand_usd) if r.on_demand_usd is not None else "—"
+        if col == SPOT:
+            return _usd(r.spot_usd) if r.spot_usd is not None else "—"
+        if col == DATE:
+            dates = [d for d in (_date(item.on_demand), _date(item.spot)) if d]
+            text = min(dates) if dates else ""  # ISO dates sort by time; "undated" after any date
+            return f"{text} ✎" if text and item.edited else text
+        return ""
+
+    @staticmethod
+    def _sort_key(item: ComparisonItem, col: int) -> Any:
+        r = item.row
+        return {
+            CHART: None,
+            RANK: item.rank,
+            GPU: short_gpu_name(r.gpu_name).lower(),
+            MEMORY: item.memory_gib,
+            FITS: (r.micro_batch or 0) if r.fits else -1,
+            PEAK: r.peak_gib,
+            HOURS: r.hours,
+            ON_DEMAND: r.on_demand_usd,
+            SPOT: r.spot_usd,
+            DATE: GpuComparisonModel._text_date(item),
+        }.get(col)
+
+    @staticmethod
+    def _text_date(item: ComparisonItem) -> str | None:
+        dates = [d for d in (_date(item.on_demand), _date(item.spot)) if d and d != "undated"]
+        return min(dates) if dates else None
+
+    def _price_tip(self, entry: PriceEntry | None, kind: str, usd: float | None, r: GpuComparisonRow) -> str:
+        if not r.fits:
+            return "The plan does not fit on this GPU, even at micro-batch 1"
+        if entry is None or usd is None:
+            return f"No {kind} price for this GPU in your price book (Prices… to add one)"
+        seen = entry.date_seen or "undated"
+        text = (f"{_usd(usd)} per completed run: {html.escape(entry.provider)} {entry.kind} at "
+                f"${entry.usd_per_gpu_hour:.2f} per GPU-hour (seen {html.escape(seen)}, billed per "
+                f"{entry.billing}), plus the plan's storage, egress and other costs")
+        if kind == "spot":
+            text += "; expected interruptions included"
+        return text
+
+    def _tooltip(self, item: ComparisonItem, col: int) -> str:
+        r = item.row
+        if col == CHART:
+            return "Draw this GPU's cost over the run on the Plan tab's cost chart"
+        if col == GPU:
+            lines = [f"<b>{html.escape(r.gpu_name)}</b>"]
+            if r.cheapest:
+                lines.append("★ The cheapest GPU this plan fits on (lower of on-demand and spot cost per run)")
+            if r.fastest_in_budget:
+                lines.append("⚡ The fastest GPU that fits" + (
+                    "" if self.budget_usd is None else f" and costs at most {_usd(self.budget_usd)} per run"))
+            if item.in_plan:
+                lines.append("● The GPU your plan uses")
+            lines.append("Double-click to plan on this GPU")
+            return "<br>".join(lines)
+        if col == FITS:
+            if r.fits:
+                return (f"Fits at micro-batch {r.micro_batch}, the largest that divides the plan's effective batch "
+                        f"({r.peak_gib:.1f} of {item.memory_gib:g} GiB)")
+            return f"Needs {r.peak_gib:.1f} GiB at micro-batch 1; this GPU has {item.memory_gib:g} GiB"
+        if col == HOURS:
+            return f"{_duration(r.hours)} per run, without interruptions"
+        if col == ON_DEMAND:
+            return self._price_tip(item.on_demand, "on-demand", r.on_demand_usd, r)
+        if col == SPOT:
+            return self._price_tip(item.spot, "spot", r.spot_usd, r)
+        if col == DATE:
+            parts = []
+            for label, e in (("On demand", item.on_demand), ("Spot", item.spot)):
+                if e is not None:
+                    parts.append(f"{label}: {html.escape(e.provider)}, seen {html.escape(e.date_seen or 'undated')}"
+                                 f" ({html.escape(e.source)})")
+            if item.edited:
+                parts.append("✎ includes a price from your price book")
+            return "<br>".join(parts) or "No price for this GPU"
+        return ""
+
+
+class GpuComparisonProxy(QSortFilterProxyModel):
+    """Sorts by each column's numeric key (empty cells last in both directions); can hide GPUs that do not fit."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._fits_only = False
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    @property
+    def fits_only(self) -> bool:
+        """Whether GPUs the plan does not fit on are hidden."""
+        return self._fits_only
+
+    def set_fits_only(self, on: bool) -> None:
+        """Hide (or show again) the GPUs that do not fit."""
+        if on != self._fits_only:
+            refilter(self, lambda: setattr(self, "_fits_only", on))
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
+        """Every row, or only the fitting ones."""
+        model = self.sourceModel()
+        if not self._fits_only or not isinstance(model, GpuComparisonModel):
+            return True
+        return model.item(source_row).row.fits
+
+    def lessThan(self, left: QModelIndex | QPersistentModelIndex,  # noqa: N802 - Qt naming
+                 right: QModelIndex | QPersistentModelIndex) -> bool:
+        """Numeric comparison; a missing value (no price, does not fit) always sorts after the others."""
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        if a is None or b is None:
+            if a is None and b is None:
+                return str(left.siblingAtColumn(GPU).data(SORT_ROLE)) < str(right.siblingAtColumn(GPU).data(SORT_ROLE))
+            # Qt inverts the result for a descending sort; invert first so "None" stays last.
+            return (a is None) == (self.sortOrder() == Qt.SortOrder.DescendingOrder)
+        if a == b:
+            return str(left.siblingAtColumn(GPU).data(SORT_ROLE)) < str(right.siblingAtColumn(GPU).data(SORT_ROLE))
+        return bool(a < b)
+
+
+class GpuCompareController(QObject):
+    """Recomputes the comparison and the chart overlays when the plan or the prices change.
+
+    Args:
+        store: the app's :class:`~tuneplan.ui.store.AppStore`.
+        prices: the price book controller (effective prices).
+        cost_chart: the Plan tab's ``CostChart`` (``set_overlays``), or ``None``.
+
+    Signals:
+        computed(): new rows are in :attr:`model`.
+        failed(str): the comparison could not be computed (the message is for the user).
+    """
+
+    computed = Signal()
+    failed = Signal(str)
+
+    def __init__(self, store: Any, prices: PriceBookController, cost_chart: Any = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.prices = prices
+        self.cost_chart = cost_chart
+        self.gpus: list[GpuSpec] = catalog.list_gpus()
+        self.model = GpuComparisonModel(self)
+        self.budget_usd: float | None = None
+        self.rows: list[GpuComparisonRow] = []
+        self.overlays: list[tuple[str, list[float], list[float]]] = []
+        self.active = True  # the tab is visible (the view keeps this up to date)
+        self.stale = True
+        self.computations = 0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refresh_now)
+        store.scenario_changed.connect(lambda _s: self.schedule())
+        prices.changed.connect(self.schedule)
+        self.model.overlays_changed.connect(lambda _ids: self.schedule())
+
+    def schedule(self) -> None:
+        """Recompute on the next turn of the event loop (a burst of edits computes once)."""
+        self.stale = True
+        if self.active or self.model.overlay_ids:
+            self._timer.start()
+
+    def set_active(self, active: bool) -> None:
+        """The tab became visible (catch up if needed) or hidden."""
+        self.active = active
+        if active and self.stale:
+            self._timer.start()
+
+    def set_budget(self, usd: float | None) -> None:
+        """Budget per completed run (USD) for the "fastest within budget" mark; ``None``: no limit."""
+        if usd is not None and usd <= 0:
+            usd = None
+        if usd != self.budget_usd:
+            self.budget_usd = usd
+            self.schedule()
+
+    def refresh_now(self) -> None:
+        """Compute the comparison and the overlays now."""
+        self._timer.stop()
+        s = self.store.scenario
+        ids = [g.id for g in self.gpus]
+        try:
+            rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids), self.budget_usd)
+        except ValueError as exc:
+            log.warning("GPU comparison failed: %s", exc)
+            self.failed.emit(f"The comparison cannot be computed for this plan: {exc}")
+            return
+        self.computations += 1
+        self.stale = False
+        by_id = {r.gpu_id: r for r in rows}
+        changed = self.prices.changed_keys_by_gpu()
+        rank = {r.gpu_id: n for n, r in enumerate(rows, 1)}
+        items = []
+        for g in self.gpus:
+            r = by_id[g.id]
+            od = self.prices.default_price(g.id) if r.on_demand_usd is not None else None
+            spot = self.prices.spot_price(g.id) if r.spot_usd is not None else None
+            used = {e for e in (od, spot) if e is not None}
+            items.append(ComparisonItem(row=r, rank=rank[g.id], memory_gib=g.memory_gib, on_demand=od, spot=spot,
+                                        in_plan=g.id == s.gpu.id and s.gpu == g,
+                                        edited=any(e in changed.get(g.id, ()) for e in used)))
+        self.rows = rows
+        self.model.set_items(items, self.budget_usd)
+        self._update_overlays(by_id)
+        self.computed.emit()
+
+    def overlay_curve(self, row: GpuComparisonRow) -> tuple[str, list[float], list[float]] | None:
+        """The cost curve of one row's run at its cheaper price (on demand or spot); ``None`` if unpriced.
+
+        The curve ends at ``row.best_usd``: same GPU, micro-batch and price as the table's row.
+        """
+        if not row.fits or row.micro_batch is None:
+            return None
+        s = self.store.scenario
+        gpu = next(g for g in self.gpus if g.id == row.gpu_id)
+        od_entry, spot_entry = self.prices.default_price(gpu.id), self.prices.spot_price(gpu.id)
+        effective = s.training.micro_batch * s.training.grad_accumulation
+        training = s.training.model_copy(update={"micro_batch": row.micro_batch,
+                                                 "grad_accumulation": effective // row.micro_batch})
+        spot_is_cheaper = row.spot_usd is not None and (row.on_demand_usd is None or row.spot_usd < row.on_demand_usd)
+        if row.on_demand_usd is not None and od_entry is not None and not spot_is_cheaper:
+            pricing = s.pricing.model_copy(update={"price_per_gpu_hour": od_entry.usd_per_gpu_hour})
+            kind = "on demand"
+        elif row.spot_usd is not None and spot_entry is not None:
+            lam = s.pricing.interruptions_per_hour or DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR
+            pricing = s.pricing.model_copy(update={"price_per_gpu_hour": spot_entry.usd_per_gpu_hour,
+                                                   "interruptions_per_hour": lam})
+            kind = "spot"
+        else:
+            return None
+        result = estimate(s.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing}))
+        xs = [p.hours for p in result.cost.curve]
+        ys = [p.usd for p in result.cost.curve]
+        return f"{short_gpu_name(gpu.name)}, {kind}: {_usd(ys[-1])}", xs, ys
+
+    def _update_overlays(self, by_id: dict[str, GpuComparisonRow]) -> None:
+        overlays = []
+        for gpu_id in self.model.overlay_ids:
+            row = by_id.get(gpu_id)
+            curve = self.overlay_curve(row) if row is not None else None
+            if curve is not None:
+                overlays.append(curve)
+        self.overlays = overlays
+        if self.cost_chart is not None and hasattr(self.cost_chart, "set_overlays"):
+            self.cost_chart.set_overlays(overlays)
+
+    def cheapest_ids(self, n: int = 3) -> list[str]:
+        """The ``n`` fitting GPUs with the lowest cost per run (on demand or spot)."""
+        priced = [r for r in self.rows if r.fits and r.best_usd is not None]
+        return [r.gpu_id for r in sorted(priced, key=lambda r: (r.best_usd, r.hours))[:n]]
+
+
+class GpuCompareView(QWidget):
+    """The "Compare GPUs" tab: budget, filter, chart controls, the table and a one-line answer.
+
+    Signals:
+        edit_prices_requested(): the user asked for the price book.
+    """
+
+    edit_prices_requested = Signal()
+
+    def __init__(self, controller: GpuCompareController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.store = controller.store
+        self.model = controller.model
+        self.proxy = GpuComparisonProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.setAccessibleName("Compare GPUs")
+
+        self.budget = QDoubleSpinBox()
+        self.budget.setAccessibleName("Budget per run")
+        self.budget.setRange(0, 10_000_000)
+        self.budget.setDecimals(2)
+        self.budget.setSingleStep(5)
+        self.budget.setPrefix("$ ")
+        self.budget.setSpecialValueText("No limit")
+        self.budget.setToolTip("Most you want to pay for one completed run (USD). "
+                               "The fastest GPU that fits within it is highlighted. 0 = no limit")
+        self.budget.setKeyboardTracking(False)
+        self.budget.setMinimumWidth(110)
+        self.budget.valueChanged.connect(lambda v: controller.set_budget(v if v > 0 else None))
+        budget_label = QLabel("Budget per run:")
+        budget_label.setBuddy(self.budget)
+
+        self.fits_only = QCheckBox("Show only GPUs that fit")
+        self.fits_only.setAccessibleName("Show only GPUs that fit")
+        self.fits_only.toggled.connect(self.proxy.set_fits_only)
+        self.chart_cheapest = QPushButton("Chart the 3 cheapest")
+        self.chart_cheapest.setToolTip("Draw the cost over the run of the three cheapest GPUs on the Plan tab's cost chart")
+        self.chart_cheapest.clicked.connect(lambda: self.model.set_overlays(controller.cheapest_ids(3)))
+        self.clear_chart = QPushButton("Clear chart")
+        self.clear_chart.setToolTip("Remove the compared GPUs from the cost chart")
+        self.clear_chart.clicked.connect(lambda: self.model.set_overlays([]))
+        self.edit_prices = QPushButton("Edit prices…")
+        self.edit_prices.setToolTip("Your price book: edit a price, add a quote, reset to the bundled prices")
+        self.edit_prices.clicked.connect(self.edit_prices_requested)
+
+        top = QHBoxLayout()
+        top.addWidget(budget_label)
+        top.addWidget(self.budget)
+        top.addSpacing(12)
+        top.addWidget(self.fits_only)
+        top.addStretch(1)
+        top.addWidget(self.chart_cheapest)
+        top.addWidget(self.clear_chart)
+        top.addWidget(self.edit_prices)
+
+        self.answer = QLabel()
+        self.answer.setAccessibleName("Comparison summary")
+        self.answer.setWordWrap(True)
+        self.answer.setTextFormat(Qt.TextFormat.RichText)
+        self.answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.table = QTableView()
+        self.table.setAccessibleName("GPU comparison table")
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        header.setHighlightSections(False)
+        self.table.sortByColumn(RANK, Qt.SortOrder.AscendingOrder)
+        for c, width in _WIDTHS.items():
+            header.resizeSection(c, width)
+        header.setSectionResizeMode(GPU, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(False)
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.table.activated.connect(self._on_activated)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+
+        self.use_button = QPushButton("Use for plan")
+        self.use_button.setToolTip("Plan on the selected GPU (same as double-clicking it)")
+        self.use_button.clicked.connect(self.use_selected)
+        self.legend = QLabel(
+            f"<span style='background:{CHEAPEST_BG.name()}'>&nbsp;★ cheapest that fits&nbsp;</span>&nbsp;&nbsp;"
+            f"<span style='background:{FASTEST_BG.name()}'>&nbsp;⚡ fastest within the budget&nbsp;</span>&nbsp;&nbsp;"
+            "<b>●</b> your plan's GPU&nbsp;&nbsp; ✎ your price"
+        )
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.note = QLabel(
+            "Costs are per completed run with this plan's billing, storage and overheads, at the cheapest "
+            "on-demand and spot prices of your price book; spot includes expected interruptions "
+            f"({DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR:g} per hour unless the plan sets a rate). "
+            "Double-click a GPU to plan on it."
+        )
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #555555;")
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.legend)
+        bottom.addStretch(1)
+        bottom.addWidget(self.use_button)
+
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 8, 8, 8)
+        col.setSpacing(6)
+        col.addLayout(top)
+        col.addWidget(self.answer)
+        col.addWidget(self.table, 1)
+        col.addLayout(bottom)
+        col.addWidget(self.note)
+
+        controller.computed.connect(self._on_computed)
+        controller.failed.connect(self._on_failed)
+        self._update_buttons()
+
+    # ------------------------------------------------------------------ visibility drives computing
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Catch up with edits made while the tab was hidden."""
+        super().showEvent(event)
+        self.controller.set_active(True)
+
+    def hideEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Stop recomputing on every edit while hidden (unless GPUs are on the chart)."""
+        super().hideEvent(event)
+        self.controller.set_active(False)
+
+    # ------------------------------------------------------------------ actions
+    def proxy_row_of(self, gpu_id: str) -> int:
+        """Row in the (sorted, filtered) table of a GPU id, or -1 when hidden."""
+        src = self.model.row_of(gpu_id)
+        if src < 0:
+            return -1
+        return self.proxy.mapFromSource(self.model.index(src, 0)).row()
+
+    def selected_gpu_id(self) -> str | None:
+        """The selected row's GPU id."""
+        rows = self.table.selectionModel().selectedRows()
+        return rows[0].data(GPU_ID_ROLE) if rows else None
+
+    def use_gpu(self, gpu_id: str) -> bool:
+        """Make ``gpu_id`` the plan's GPU (through the store)."""
+        return bool(self.store.set_gpu(gpu_id))
+
+    def use_selected(self) -> bool:
+        """Plan on the selected GPU."""
+        gpu_id = self.selected_gpu_id()
+        return self.use_gpu(gpu_id) if gpu_id else False
+
+    def _on_activated(self, index: QModelIndex) -> None:
+        if index.column() == CHART:
+            return  # double-clicking the checkbox ticks it; it does not switch the plan
+        gpu_id = index.data(GPU_ID_ROLE)
+        if gpu_id:
+            self.use_gpu(gpu_id)
+
+    def _update_buttons(self) -> None:
+        gpu_id = self.selected_gpu_id()
+        self.use_button.setEnabled(bool(gpu_id) and gpu_id != self.store.scenario.gpu.id)
+
+    # ------------------------------------------------------------------ redraw
+    def _on_failed(self, message: str) -> None:
+        self.answer.setText(f"<span style='color:#c62828'>{html.escape(message)}</span>")
+
+    def _on_computed(self) -> None:
+        rows = self.controller.rows
+        fitting = [r for r in rows if r.fits]
+        cheapest = next((r for r in rows if r.cheapest), None)
+        fastest = next((r for r in rows if r.fastest_in_budget), None)
+        s = self.store.scenario
+        parts = [f"<b>{html.escape(s.name)}</b> fits on {len(fitting)} of {len(rows)} GPUs."]
+        if cheapest is not None and cheapest.best_usd is not None:
+            how = "spot" if cheapest.best_usd == cheapest.spot_usd and cheapest.spot_usd != cheapest.on_demand_usd \
+                else "on demand"
+            parts.append(f"Cheapest: <b>{html.escape(short_gpu_name(cheapest.gpu_name))}</b>, "
+                         f"{_usd(cheapest.best_usd)} per run ({how}), {_duration(cheapest.hours)}.")
+        elif fitting:
+            parts.append("None of the GPUs it fits on has a price.")
+        budget = self.controller.budget_usd
+        if fastest is not None:
+            cost = f", {_usd(fastest.best_usd)}" if fastest.best_usd is not None else ""
+            within = f" within {_usd(budget)}" if budget is not None else ""
+            parts.append(f"Fastest{within}: <b>{html.escape(short_gpu_name(fastest.gpu_name))}</b>, "
+                         f"{_duration(fastest.hours)}{cost}.")
+        elif budget is not None:
+            parts.append(f"<span style='color:#c62828'>No GPU runs it for {_usd(budget)} or less.</span>")
+        self.answer.setText(" ".join(parts))
+        self._update_buttons()
+
+
+def install_gpu_compare(window: Any) -> GpuCompareView:
+    """Add the "Compare GPUs" tab to a :class:`~tuneplan.ui.main_window.MainWindow`.
+
+    Installs the price book first (:func:`~tuneplan.ui.price_book_view.install_price_book`) when
+    the window has none, and connects the comparison to the Plan tab's cost chart. Returns the view
+    (also ``window.gpu_compare``; the controller is ``window.gpu_compare.controller``).
+    """
+    prices = getattr(window, "price_book", None) or install_price_book(window)
+    controller = GpuCompareController(window.store, prices, getattr(window, "cost_chart", None), parent=window)
+    view = GpuCompareView(controller)
+    view.edit_prices_requested.connect(window.prices_action.trigger)
+    controller.active = False  # until the tab is shown
+    window.gpu_compare = view
+    window.add_tab(view, "Compare GPUs")
+    return view

@@ -1,0 +1,798 @@
+"""The price book in the GUI: one controller that owns it, a table to edit it, and a "Prices…" window.
+
+* :class:`PriceBookController` holds the user's :class:`~tuneplan.storage.price_book.PriceBook`,
+  saves every change at once (atomic write) and emits ``changed``. It is also where the store and
+  the hardware panel get their offers (``prices_for_gpu``, ``default_price``) and where the GPU
+  comparison gets its prices (``comparison_prices``): everything uses the effective prices.
+* :class:`PriceTableModel` / :class:`PriceBookView`: every price with provider, GPU, kind, USD per
+  GPU-hour, billing, date seen, whether it is yours, and its source. Price, billing and date edit
+  inline; "Add price…", "Reset to bundled" (selected rows) and "Reset all…".
+* :func:`install_price_book` wires it into the main window: Tools → Prices…, the plan's price
+  follows an edit of the offer it uses, and a damaged price book file is reported once.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QDate,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tuneplan import catalog
+from tuneplan.catalog.prices import PriceEntry
+from tuneplan.storage.price_book import (
+    MAX_USD_PER_GPU_HOUR,
+    EffectivePrice,
+    PriceBook,
+    PriceBookError,
+    load_price_book,
+    price_book_path,
+    save_price_book,
+)
+
+__all__ = [
+    "AddPriceDialog",
+    "PriceBookController",
+    "PriceBookDialog",
+    "PriceBookView",
+    "PriceTableModel",
+    "install_price_book",
+    "refilter",
+]
+
+log = logging.getLogger(__name__)
+
+PROVIDER, GPU, KIND, PRICE, BILLING, DATE, STATUS, SOURCE = range(8)
+COLUMNS = ["Provider", "GPU", "Kind", "USD / GPU-hour", "Billing", "Date seen", "Yours", "Source"]
+_HEADER_TIPS = [
+    "Cloud or marketplace",
+    "The provider's name for the GPU (catalog GPU in the tooltip)",
+    "on-demand: dependable; community/spot: can be reclaimed mid-run; serverless: per request",
+    "Price per GPU per hour (USD); double-click to edit",
+    "How the provider rounds GPU time up; double-click to edit",
+    "When the price was seen; your edits carry the date you give them. Double-click to edit",
+    "edited: you changed a bundled price · added: a price you added",
+    "Where the bundled price came from",
+]
+BILLING_LABELS = {"second": "per second", "minute": "per minute", "hour": "per hour"}
+KINDS = ["on-demand", "community", "spot", "serverless"]
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+KEY_ROLE = Qt.ItemDataRole.UserRole + 2
+#: Starting column widths (px); the source column takes the rest and long text is elided.
+_WIDTHS = {PROVIDER: 150, GPU: 230, KIND: 92, PRICE: 104, BILLING: 92, DATE: 150, STATUS: 64}
+EDITED_BG = QColor("#fff4d6")
+ADDED_BG = QColor("#e6f4ea")
+
+
+def _message(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        field = str(err.get("loc", ("value",))[-1]).replace("usd_per_gpu_hour", "price").replace("_", " ")
+        return f"{field} {str(err.get('msg', 'is invalid')).lower()}"
+    if isinstance(exc, KeyError):
+        return "that price no longer exists"
+    return str(exc)
+
+
+class PriceBookController(QObject):
+    """Owns the price book; every change is saved to disk at once and announced.
+
+    Args:
+        book: a loaded book (default: :func:`~tuneplan.storage.price_book.load_price_book`).
+        path: the file (default ``<data>/price_book.json``).
+
+    Signals:
+        changed(): the effective prices changed (``previous`` holds the prices before).
+        failed(str): a change was refused or could not be saved (a sentence for the user).
+    """
+
+    changed = Signal()
+    failed = Signal(str)
+
+    def __init__(self, book: PriceBook | None = None, path: Path | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.path = path
+        self.book = book if book is not None else load_price_book(path)
+        self.previous: list[EffectivePrice] = self.book.effective_prices()
+        self.last_error = ""
+
+    # ------------------------------------------------------------------ the store's price source
+    def effective_prices(self) -> list[EffectivePrice]:
+        """Every price as plans use it, with its origin."""
+        return self.book.effective_prices()
+
+    def find(self, key: str) -> EffectivePrice | None:
+        """The effective price with this key."""
+        return self.book.find(key)
+
+    def prices_for_gpu(self, gpu_id: str) -> list[PriceEntry]:
+        """Offers for one GPU, cheapest first (the hardware panel's offer picker)."""
+        return self.book.prices_for_gpu(gpu_id)
+
+    def default_price(self, gpu_id: str) -> PriceEntry | None:
+        """The price a GPU switch applies: cheapest on-demand, else cheapest of any kind."""
+        return self.book.default_price(gpu_id)
+
+    def spot_price(self, gpu_id: str) -> PriceEntry | None:
+        """Cheapest community/spot price."""
+        return self.book.spot_price(gpu_id)
+
+    def comparison_prices(self, gpu_ids: list[str]) -> dict[str, tuple[float | None, float | None]]:
+        """``gpu_id -> (on-demand, spot)`` USD per GPU-hour for ``compare_gpus``."""
+        return self.book.comparison_prices(gpu_ids)
+
+    def changed_keys_by_gpu(self) -> dict[str, set[PriceEntry]]:
+        """The user's (edited or added) price points, by GPU id."""
+        out: dict[str, set[PriceEntry]] = {}
+        for p in self.book.effective_prices():
+            if p.origin != "bundled":
+                out.setdefault(p.entry.gpu_id, set()).add(p.entry)
+        return out
+
+    # ------------------------------------------------------------------ changes
+    def edit(self, key: str, **values: Any) -> bool:
+        """Change a price's ``usd_per_gpu_hour``, ``billing`` and/or ``date``; False (and ``failed``) if refused."""
+        before = self.book.effective_prices()
+        try:
+            self.book.edit(key, **values)
+        except (KeyError, ValueError) as exc:
+            self.failed.emit(f"Price not changed: {_message(exc)}.")
+            return False
+        self._commit(before)
+        return True
+
+    def add(self, **values: Any) -> EffectivePrice | None:
+        """Add a price (see :meth:`PriceBook.add`); ``None`` (and ``failed``) if refused."""
+        before = self.book.effective_prices()
+        try:
+            added = self.book.add(**values)
+        except ValueError as exc:
+            self.failed.emit(f"Price not added: {_message(exc)}.")
+            return None
+        self._commit(before)
+        return added
+
+    def reset(self, target: str | EffectivePrice | PriceEntry) -> int:
+        """Back to bundled for one price key, entry or GPU id (added prices are removed)."""
+        before = self.book.effective_prices()
+        n = self.book.reset(target)
+        if n:
+            self._commit(before)
+        return n
+
+    def reset_all(self) -> int:
+        """Drop every edit and addition."""
+        before = self.book.effective_prices()
+        n = self.book.reset_all()
+        if n:
+            self._commit(before)
+        return n
+
+    def _commit(self, before: list[EffectivePrice]) -> None:
+        self.previous = before
+        try:
+            save_price_book(self.book, self.path)
+            self.last_error = ""
+        except PriceBookError as exc:
+            log.error("%s", exc)
+            self.last_error = f"{exc} The change applies until you close Tuneplan."
+            self.failed.emit(self.last_error)
+        self.changed.emit()
+
+
+class PriceTableModel(QAbstractTableModel):
+    """Every effective price as a row; price, billing and date are editable."""
+
+    def __init__(self, controller: PriceBookController, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.prices: list[EffectivePrice] = controller.effective_prices()
+        controller.changed.connect(self.reload)
+
+    def reload(self) -> None:
+        """Re-read the effective prices (cells change in place when the rows are the same prices)."""
+        prices = self.controller.effective_prices()
+        if [p.key for p in prices] == [p.key for p in self.prices] and prices:
+            self.prices = prices
+            self.dataChanged.emit(self.index(0, 0), self.index(len(prices) - 1, len(COLUMNS) - 1))
+        else:
+            self.beginResetModel()
+            self.prices = prices
+            self.endResetModel()
+
+    def price(self, row: int) -> EffectivePrice:
+        """The effective price of a source row."""
+        return self.prices[row]
+
+    def row_of(self, key: str) -> int:
+        """Source row of a price key, or -1."""
+        return next((n for n, p in enumerate(self.prices) if p.key == key), -1)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        """Number of prices."""
+        return 0 if parent.isValid() else len(self.prices)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+        """Number of columns."""
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt naming
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Column titles and their tooltips."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return _HEADER_TIPS[section]
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        """Price, billing and date are editable."""
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() in (PRICE, BILLING, DATE):
+            f |= Qt.ItemFlag.ItemIsEditable
+        return f
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Text, edit value, sort key, tooltip and the colour of your prices."""
+        if not index.isValid():
+            return None
+        p = self.prices[index.row()]
+        e, col = p.entry, index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return {
+                PROVIDER: e.provider, GPU: e.gpu_label, KIND: e.kind,
+                PRICE: f"${e.usd_per_gpu_hour:,.2f}", BILLING: BILLING_LABELS.get(e.billing, e.billing),
+                DATE: e.date_seen or "undated", STATUS: {"bundled": ""}.get(p.origin, p.origin),
+                SOURCE: e.source,
+            }.get(col)
+        if role == Qt.ItemDataRole.EditRole:
+            return {PRICE: e.usd_per_gpu_hour, BILLING: e.billing, DATE: e.date_seen}.get(col)
+        if role == SORT_ROLE:
+            if col == PRICE:
+                return e.usd_per_gpu_hour
+            return str(self.data(index, Qt.ItemDataRole.DisplayRole) or "").lower()
+        if role == KEY_ROLE:
+            return p.key
+        if role == Qt.ItemDataRole.TextAlignmentRole and col == PRICE:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(EDITED_BG) if p.origin == "edited" else QBrush(ADDED_BG) if p.origin == "added" else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(p, col)
+        return None
+
+    @staticmethod
+    def _tooltip(p: EffectivePrice, col: int) -> str:
+        e = p.entry
+        if col == GPU:
+            gpu = e.gpu_id or "not in the catalog"
+            return f"{html.escape(e.gpu_label)} — catalog GPU: {html.escape(gpu)}"
+        if col == STATUS or (p.origin == "edited" and col in (PRICE, BILLING, DATE)):
+            if p.origin == "edited" and p.bundled is not None:
+                b = p.bundled
+                return (f"You edited this price. Bundled: ${b.usd_per_gpu_hour:.2f} per GPU-hour, "
+                        f"{BILLING_LABELS.get(b.billing, b.billing)}, seen {html.escape(b.date_seen or 'undated')}")
+            if p.origin == "added":
+                return "A price you added"
+            return "As bundled with Tuneplan"
+        if col == BILLING:
+            return html.escape(e.billing_text or BILLING_LABELS.get(e.billing, e.billing))
+        if col == DATE:
+            return html.escape(e.date_seen or "undated") + "<br>Double-click to change (your date)"
+        if col == PRICE:
+            return "USD per GPU per hour; double-click to change"
+        if col in (SOURCE, PROVIDER, KIND):
+            return html.escape(" · ".join(x for x in (e.source, e.notes) if x))
+        return ""
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any,  # noqa: N802 - Qt naming
+                role: int = Qt.ItemDataRole.EditRole) -> bool:
+        """Edit a price, billing or date through the controller (which saves the book)."""
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole:
+            return False
+        key, col = self.prices[index.row()].key, index.column()
+        if col == PRICE:
+            try:
+                usd = float(value)
+            except (TypeError, ValueError):
+                self.controller.failed.emit("Price not changed: the price must be a number.")
+                return False
+            return self.controller.edit(key, usd_per_gpu_hour=usd)
+        if col == BILLING:
+            return self.controller.edit(key, billing=str(value))
+        if col == DATE:
+            text = value.toString("yyyy-MM-dd") if isinstance(value, QDate) else str(value).strip()
+            return self.controller.edit(key, date=text)
+        return False
+
+
+def refilter(proxy: QSortFilterProxyModel, change: Callable[[], None]) -> None:
+    """Change a proxy's row filter: ``beginFilterChange``/``endFilterChange`` where Qt has them (6.10+;
+    ``invalidateRowsFilter`` is deprecated there), ``invalidateRowsFilter`` on older Qt."""
+    if hasattr(proxy, "endFilterChange"):
+        proxy.beginFilterChange()
+        change()
+        proxy.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+    else:
+        change()
+        proxy.invalidateRowsFilter()
+
+
+class PriceFilterProxy(QSortFilterProxyModel):
+    """Text filter over provider, GPU (label and catalog id), kind and status; optionally only your prices."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.text = ""
+        self.only_yours = False
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_text(self, text: str) -> None:
+        """Show rows whose provider, GPU, kind or status contain every word of ``text``."""
+        refilter(self, lambda: setattr(self, "text", text.strip().lower()))
+
+    def set_only_yours(self, on: bool) -> None:
+        """Show only edited and added prices."""
+        refilter(self, lambda: setattr(self, "only_yours", on))
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # noqa: N802
+        """Apply the text and "only yours" filters."""
+        model = self.sourceModel()
+        if not isinstance(model, PriceTableModel):
+            return True
+        p = model.price(source_row)
+        if self.only_yours and p.origin == "bundled":
+            return False
+        if not self.text:
+            return True
+        e = p.entry
+        hay = " ".join((e.provider, e.gpu_label, e.gpu_id, e.kind, p.origin)).lower()
+        return all(word in hay for word in self.text.split())
+
+
+class PriceDelegate(QStyledItemDelegate):
+    """Editors: a dollar spin box for the price, a list for billing, a calendar for the date."""
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,  # noqa: N802 - Qt naming
+                     index: QModelIndex | QPersistentModelIndex) -> QWidget:
+        """The editor of a price, billing or date cell."""
+        col = index.column()
+        if col == PRICE:
+            spin = QDoubleSpinBox(parent)
+            spin.setRange(0, MAX_USD_PER_GPU_HOUR)
+            spin.setDecimals(3)
+            spin.setSingleStep(0.05)
+            spin.setPrefix("$ ")
+            spin.setAccessibleName("USD per GPU-hour")
+            return spin
+        if col == BILLING:
+            combo = QComboBox(parent)
+            for value, label in BILLING_LABELS.items():
+                combo.addItem(label, value)
+            combo.setAccessibleName("Billing")
+            return combo
+        if col == DATE:
+            edit = QDateEdit(parent)
+            edit.setCalendarPopup(True)
+            edit.setDisplayFormat("yyyy-MM-dd")
+            edit.setAccessibleName("Date seen")
+            return edit
+        return super().createEditor(parent, option, index)
+
+    def setEditorData(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        """Start from the cell's value (today for an undated price)."""
+        value = index.data(Qt.ItemDataRole.EditRole)
+        if isinstance(editor, QDoubleSpinBox):
+            editor.setValue(float(value or 0.0))
+        elif isinstance(editor, QComboBox):
+            editor.setCurrentIndex(max(0, editor.findData(value)))
+        elif isinstance(editor, QDateEdit):
+            d = QDate.fromString(str(value or "")[:10], "yyyy-MM-dd")
+            editor.setDate(d if d.isValid() else QDate.currentDate())
+        else:
+            super().setEditorData(editor, index)
+
+    def setModelData(self, editor: QWidget, model: Any, index: QModelIndex | QPersistentModelIndex) -> None:  # noqa: N802
+        """Write the editor's value back (the controller saves it)."""
+        if isinstance(editor, QDoubleSpinBox):
+            editor.interpretText()
+            model.setData(index, editor.value(), Qt.ItemDataRole.EditRole)
+        elif isinstance(editor, QComboBox):
+            model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
+        elif isinstance(editor, QDateEdit):
+            model.setData(index, editor.date(), Qt.ItemDataRole.EditRole)
+        else:
+            super().setModelData(editor, model, index)
+
+
+class AddPriceDialog(QDialog):
+    """Ask for a new price: provider, GPU, kind, USD per GPU-hour, billing and the date it was seen."""
+
+    def __init__(self, gpu_id: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Add a price")
+        form = QFormLayout()
+        self.provider = QComboBox()
+        self.provider.setEditable(True)
+        self.provider.addItems(sorted({p.provider for p in catalog.list_prices()}))
+        self.provider.setCurrentText("")
+        self.provider.lineEdit().setPlaceholderText("e.g. RunPod, or your own cluster")
+        self.provider.setAccessibleName("Provider")
+        self.gpu = QComboBox()
+        self.gpu.setAccessibleName("GPU")
+        for g in catalog.list_gpus():
+            self.gpu.addItem(f"{g.name}  ·  {g.memory_gib:g} GiB", g.id)
+        if gpu_id:
+            self.gpu.setCurrentIndex(max(0, self.gpu.findData(gpu_id)))
+        self.kind = QComboBox()
+        self.kind.setAccessibleName("Kind")
+        for k in KINDS:
+            self.kind.addItem(k, k)
+        self.price = QDoubleSpinBox()
+        self.price.setAccessibleName("USD per GPU-hour")
+        self.price.setRange(0, MAX_USD_PER_GPU_HOUR)
+        self.price.setDecimals(3)
+        self.price.setSingleStep(0.05)
+        self.price.setPrefix("$ ")
+        self.price.setSuffix(" per GPU-hour")
+        self.price.setValue(1.0)
+        self.billing = QComboBox()
+        self.billing.setAccessibleName("Billing")
+        for value, label in BILLING_LABELS.items():
+            self.billing.addItem(label, value)
+        self.billing.setCurrentIndex(self.billing.findData("hour"))
+        self.date = QDateEdit(QDate.currentDate())
+        self.date.setCalendarPopup(True)
+        self.date.setDisplayFormat("yyyy-MM-dd")
+        self.date.setAccessibleName("Date seen")
+        form.addRow("Provider:", self.provider)
+        form.addRow("GPU:", self.gpu)
+        form.addRow("Kind:", self.kind)
+        form.addRow("Price:", self.price)
+        form.addRow("Billing:", self.billing)
+        form.addRow("Seen on:", self.date)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Add")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.provider.currentTextChanged.connect(self._update_ok)
+        col = QVBoxLayout(self)
+        col.addLayout(form)
+        col.addWidget(self.buttons)
+        self._update_ok()
+
+    def _update_ok(self) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(self.provider.currentText().strip()))
+
+    def values(self) -> dict[str, Any]:
+        """Keyword arguments for :meth:`PriceBookController.add`."""
+        return {
+            "provider": self.provider.currentText().strip(),
+            "gpu_id": self.gpu.currentData(),
+            "kind": self.kind.currentData(),
+            "usd_per_gpu_hour": self.price.value(),
+            "billing": self.billing.currentData(),
+            "date": self.date.date().toString("yyyy-MM-dd"),
+        }
+
+
+class PriceBookView(QWidget):
+    """Every price, editable inline, with add / reset buttons and a line saying what is yours."""
+
+    def __init__(self, controller: PriceBookController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.controller = controller
+        self.model = PriceTableModel(controller, self)
+        self.proxy = PriceFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.setAccessibleName("Price book")
+
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setAccessibleName("Price book message")
+        self.banner.setStyleSheet("background: #fff4d6; border: 1px solid #e0c070; border-radius: 4px; padding: 6px;")
+        self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.banner.setVisible(False)
+
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter: provider, GPU or kind (e.g. “4090 runpod”)")
+        self.filter.setAccessibleName("Filter prices")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.set_text)
+        self.only_yours = QCheckBox("Only your prices")
+        self.only_yours.setToolTip("Show only the prices you edited or added")
+        self.only_yours.toggled.connect(self.proxy.set_only_yours)
+        hint = QLabel("Double-click a price, billing or date to change it")
+        hint.setStyleSheet("color: #555555;")
+        top = QHBoxLayout()
+        top.addWidget(self.filter, 1)
+        top.addWidget(self.only_yours)
+        top.addSpacing(12)
+        top.addWidget(hint)
+
+        self.table = QTableView()
+        self.table.setAccessibleName("Prices")
+        self.table.setModel(self.proxy)
+        self.table.setItemDelegate(PriceDelegate(self.table))
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(GPU, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        for c, width in _WIDTHS.items():
+            header.resizeSection(c, width)
+        header.setSectionResizeMode(SOURCE, QHeaderView.ResizeMode.Stretch)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
+
+        self.add_button = QPushButton("Add price…")
+        self.add_button.setToolTip("Add a quote or your own rate for a GPU")
+        self.add_button.clicked.connect(lambda: self.add_price())
+        self.reset_button = QPushButton("Reset to bundled")
+        self.reset_button.setToolTip("Selected rows: edited prices go back to the bundled ones, added prices are removed")
+        self.reset_button.clicked.connect(lambda: self.reset_selected())
+        self.reset_all_button = QPushButton("Reset all…")
+        self.reset_all_button.setToolTip("Forget every edit and every added price")
+        self.reset_all_button.clicked.connect(lambda: self.reset_all())
+        self.counts = QLabel()
+        self.counts.setStyleSheet("color: #555555;")
+        self.counts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.counts, 1)
+        bottom.addWidget(self.add_button)
+        bottom.addWidget(self.reset_button)
+        bottom.addWidget(self.reset_all_button)
+
+        col = QVBoxLayout(self)
+        col.setContentsMargins(8, 8, 8, 8)
+        col.addWidget(self.banner)
+        col.addLayout(top)
+        col.addWidget(self.table, 1)
+        col.addLayout(bottom)
+
+        controller.changed.connect(self._on_changed)
+        controller.failed.connect(self.show_message)
+        if controller.book.notice:
+            self.show_message(controller.book.notice)
+        self._on_changed()
+
+    # ------------------------------------------------------------------ dialogs (patchable in tests)
+    def ask_new_price(self) -> dict[str, Any] | None:
+        """Show :class:`AddPriceDialog`; the values, or ``None`` when cancelled."""
+        dialog = AddPriceDialog(self._selected_gpu_id(), self)
+        return dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+    def confirm(self, question: str) -> bool:
+        """Ask a yes/no question."""
+        answer = QMessageBox.question(self, "Prices", question,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    # ------------------------------------------------------------------ actions
+    def proxy_row_of(self, key: str) -> int:
+        """Row in the (sorted, filtered) table of a price key, or -1."""
+        src = self.model.row_of(key)
+        return -1 if src < 0 else self.proxy.mapFromSource(self.model.index(src, 0)).row()
+
+    def selected_keys(self) -> list[str]:
+        """Keys of the selected prices."""
+        return [i.data(KEY_ROLE) for i in self.table.selectionModel().selectedRows()]
+
+    def _selected_gpu_id(self) -> str:
+        keys = self.selected_keys()
+        found = self.controller.find(keys[0]) if keys else None
+        return found.entry.gpu_id if found else ""
+
+    def add_price(self, values: dict[str, Any] | None = None) -> EffectivePrice | None:
+        """Add a price (asks for it when ``values`` is None); selects the new row."""
+        if values is None:
+            values = self.ask_new_price()
+            if values is None:
+                return None
+        added = self.controller.add(**values)
+        if added is not None:
+            self.filter.clear()
+            row = self.proxy_row_of(added.key)
+            if row >= 0:
+                self.table.selectRow(row)
+                self.table.scrollTo(self.proxy.index(row, 0))
+            self.show_message("")
+        return added
+
+    def reset_selected(self) -> int:
+        """Reset the selected prices to bundled (added ones are removed)."""
+        n = 0
+        for key in self.selected_keys():
+            n += self.controller.reset(key)
+        return n
+
+    def reset_all(self, confirmed: bool = False) -> int:
+        """Forget every edit and addition (asks first)."""
+        mine = sum(1 for p in self.controller.effective_prices() if p.origin != "bundled")
+        if not mine:
+            return 0
+        if not confirmed and not self.confirm(f"Forget your {mine} price change(s) and use the bundled prices?"):
+            return 0
+        return self.controller.reset_all()
+
+    def show_message(self, text: str) -> None:
+        """Show (or, with ``""``, hide) the message above the table."""
+        self.banner.setText(html.escape(text))
+        self.banner.setVisible(bool(text))
+
+    # ------------------------------------------------------------------ redraw
+    def _on_changed(self) -> None:
+        prices = self.controller.effective_prices()
+        edited = sum(1 for p in prices if p.origin == "edited")
+        added = sum(1 for p in prices if p.origin == "added")
+        try:
+            where = str(self.controller.path or price_book_path())
+        except OSError:
+            where = "your data folder"
+        yours = f"{edited} edited, {added} added" if edited or added else "none of them changed by you"
+        self.counts.setText(f"{len(prices)} prices (USD per GPU per hour) · {yours} · saved in {where}")
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        keys = self.selected_keys()
+        mine = {p.key for p in self.controller.effective_prices() if p.origin != "bundled"}
+        self.reset_button.setEnabled(any(k in mine for k in keys))
+        self.reset_all_button.setEnabled(bool(mine))
+
+
+class PriceBookDialog(QDialog):
+    """The "Prices" window (not modal: the plan stays usable while it is open)."""
+
+    def __init__(self, controller: PriceBookController, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Prices — Tuneplan")
+        self.setModal(False)
+        self.view = PriceBookView(controller, self)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.close)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(4, 4, 4, 8)
+        col.addWidget(self.view, 1)
+        col.addWidget(buttons)
+        self.resize(1180, 640)
+
+
+# ---------------------------------------------------------------------------------------------
+# the main window
+
+
+def _matching(prices: list[EffectivePrice], gpu_id: str, pricing: Any) -> EffectivePrice | None:
+    for p in prices:
+        e = p.entry
+        if e.gpu_id == gpu_id and (e.provider, e.kind, e.usd_per_gpu_hour) == (
+                pricing.provider, pricing.offer_kind, pricing.price_per_gpu_hour):
+            return p
+    return None
+
+
+def _follow_prices(window: Any, controller: PriceBookController) -> None:
+    """After a price book change: refresh the offer list; if the plan used a changed offer, use its new price."""
+    store = window.store
+    s = store.scenario
+    panel = getattr(window, "hardware_panel", None)
+    if panel is not None and hasattr(panel, "reload_offers"):
+        panel.reload_offers()
+    old = _matching(controller.previous, s.gpu.id, s.pricing)
+    if old is None:
+        return
+    new = controller.find(old.key)
+    entry = new.entry if new is not None else controller.default_price(s.gpu.id)
+    if entry is not None and entry != old.entry:
+        store.set_price_offer(entry)
+
+
+def _apply_to_fresh_plan(window: Any, controller: PriceBookController) -> None:
+    """A new, untouched plan starts from the effective default price, not the bundled one."""
+    store = window.store
+    if store.dirty or getattr(window, "path", None) is not None:
+        return
+    s = store.scenario
+    bundled = catalog.default_price(s.gpu.id)
+    effective = controller.default_price(s.gpu.id)
+    if bundled is None or effective is None or bundled == effective:
+        return
+    if _matching([EffectivePrice(key="", entry=bundled, origin="bundled")], s.gpu.id, s.pricing) is None:
+        return
+    if store.set_price_offer(effective):
+        store.mark_saved()  # still an untouched new plan: nothing to save
+
+
+def install_price_book(window: Any) -> PriceBookController:
+    """Load the price book and make the window use it.
+
+    The store and the hardware panel take their offers from it (``store.prices``), Tools → Prices…
+    opens :class:`PriceBookDialog` (``window.prices_action``), an untouched new plan starts from the
+    effective default price, and a price book that had to be moved aside is reported once after
+    the window appears. Returns the controller (also ``window.price_book``).
+    """
+    controller = PriceBookController(parent=window)
+    window.price_book = controller
+    window.price_book_dialog = None
+    window.store.prices = controller
+    _apply_to_fresh_plan(window, controller)
+
+    def show_dialog() -> PriceBookDialog:
+        if window.price_book_dialog is None:
+            window.price_book_dialog = PriceBookDialog(controller, window)
+        dialog = window.price_book_dialog
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    window.prices_action = QAction("&Prices…", window)
+    window.prices_action.setToolTip("Your price book: edit a price, add a quote, reset to the bundled prices")
+    window.prices_action.triggered.connect(show_dialog)
+    menu_bar = window.menuBar()
+    tools = next((a.menu() for a in menu_bar.actions() if a.menu() is not None and a.text() == "&Tools"), None)
+    if tools is None:
+        tools = menu_bar.addMenu("&Tools")
+    tools.addAction(window.prices_action)
+
+    controller.changed.connect(lambda: _follow_prices(window, controller))
+    new_action = getattr(window, "new_action", None)
+    if new_action is not None:
+        new_action.triggered.connect(lambda: _apply_to_fresh_plan(window, controller))
+    notice = controller.book.notice
+    if notice:
+        log.warning("%s", notice)
+
+        def report() -> None:
+            window.statusBar().showMessage(notice, 15000)
+            window.show_error("Your price book could not be used", notice)
+
+        QTimer.singleShot(0, report)
+    return controller
