@@ -162,10 +162,13 @@ def test_save_and_reopen_round_trips(window, tmp_path, monkeypatch):
     store.set_field("dataset.epochs", 2.5)
     store.set_gpu("l40s")
     assert window.windowTitle().count("*") == 1
-    target = tmp_path / "my plan.json"
-    monkeypatch.setattr(type(window), "ask_save_path", lambda self: str(target))
+    # A new plan is saved into the library under the name the user confirms (ui.library_view).
+    from tuneplan.ui.library_view import LibraryController
+
+    monkeypatch.setattr(LibraryController, "ask_scenario_name", lambda self, title, suggestion: suggestion)
     window.save_action.trigger()
-    assert target.exists() and "*" not in window.windowTitle()
+    target = window.path
+    assert target is not None and target.exists() and "*" not in window.windowTitle()
     saved, saved_result = store.scenario, store.result
     assert read_scenario_file(target) == saved
     window.new_plan()

@@ -118,6 +118,8 @@ def run_gui(scenario_file: str | None = None) -> int:
     window.resize(1400, 900)
     window.show()
     log.info("window shown after %.0f ms (log: %s)", (time.perf_counter() - started) * 1000, log_path)
+    if window.documents is not None:
+        window.documents.offer_recovery()  # after a crash: offer the autosaved plan back
     if scenario_file:
         QTimer.singleShot(0, lambda: window.open_plan(scenario_file))
     # After the first paint: a slow or hung driver must not delay the window.

@@ -194,6 +194,7 @@ class MainWindow(QMainWindow):
         self.store = store if store is not None else AppStore(parent=self)
         self.probe = probe if probe is not None else probe_with_timeout
         self.path: Path | None = None
+        self.documents = None  # the LibraryController (ui.library_view) once installed
         self._probe_running = False
         self.setStyleSheet(_STYLE)
 
@@ -284,6 +285,15 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         install_gpu_compare(self)  # "Compare GPUs" tab and the price book (Tools → Prices…)
+        # Scenario library (File → Open/Save go through it; autosave, crash recovery), the
+        # "Compare scenarios" tab and File → Export report…
+        from tuneplan.ui.library_view import install_library
+        from tuneplan.ui.report import install_report
+        from tuneplan.ui.scenario_compare import install_scenario_compare
+
+        self.documents = install_library(self)
+        install_scenario_compare(self)
+        install_report(self)
         self.statusBar().showMessage("Ready")
 
         # ---------------------------------------------------------------- wiring
@@ -472,6 +482,8 @@ class MainWindow(QMainWindow):
 
     def open_plan(self, path: str | Path | None = None) -> bool:
         """File → Open…: load a scenario file (asks for one when ``path`` is None)."""
+        if self.documents is not None:  # the library: stamps for conflict checks, quarantine
+            return self.documents.open_plan(path)
         if path is None:
             if not self._may_discard():
                 return False
@@ -493,12 +505,16 @@ class MainWindow(QMainWindow):
 
     def save_plan(self) -> bool:
         """File → Save (Save As… when the plan has no file yet)."""
+        if self.documents is not None:  # the library: refuses to overwrite another window's save
+            return self.documents.save_plan()
         if self.path is None:
             return self.save_plan_as()
         return self._write(self.path)
 
     def save_plan_as(self, path: str | Path | None = None) -> bool:
         """File → Save As…: choose a file (in the scenarios folder by default) and write it."""
+        if self.documents is not None:  # the library: asks for a name, saves in the data folder
+            return self.documents.save_plan_as(path)
         if path is None:
             path = self.ask_save_path()
             if not path:
@@ -572,6 +588,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt naming
         """Ask about unsaved changes before closing."""
         if self._may_discard():
+            if self.documents is not None:
+                self.documents.clean_exit()  # a normal exit: the autosave is not needed any more
             event.accept()
         else:
             event.ignore()

@@ -1,0 +1,404 @@
+"""A one-page HTML report for whoever approves the budget: File → Export report….
+
+:func:`build_report_html` is pure (no Qt, no I/O): scenarios, their estimates and chart PNGs in,
+one self-contained HTML document out (styles inline, charts embedded as ``data:image/png;base64``,
+so the file can be mailed and opened in any browser). It shows the key inputs, the memory
+breakdown with each component's formula, time, cost, the verdict, the date, the Tuneplan version
+and how accurate the memory estimate has been against real measurements.
+
+:func:`export_report` renders the charts (fresh, fixed-size chart widgets, so the images do not
+depend on the window's size) and writes the file; :func:`install_report` adds the menu action.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import logging
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tuneplan import __version__
+from tuneplan.core.memory import MEASURED_ERROR_P10, MEASURED_ERROR_P90
+from tuneplan.core.result import GIB, Estimate
+from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from tuneplan.ui.main_window import MainWindow
+    from tuneplan.ui.scenario_compare import ScenarioComparison
+
+__all__ = ["ACCURACY_URL", "build_report_html", "export_report", "install_report", "render_png"]
+
+log = logging.getLogger(__name__)
+
+ACCURACY_URL = "https://github.com/tuneplan/tuneplan/blob/main/docs/accuracy.md"
+METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+GOOD, BAD = "#2e7d32", "#c62828"
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #222;
+       max-width: 1000px; margin: 24px auto; padding: 0 16px; font-size: 14px; line-height: 1.4; }
+h1 { font-size: 22px; margin: 0 0 2px 0; }
+h2 { font-size: 17px; margin: 22px 0 6px 0; border-bottom: 1px solid #ddd; padding-bottom: 3px; }
+h3 { font-size: 14px; margin: 12px 0 4px 0; color: #444; }
+.meta { color: #666; margin: 0 0 14px 0; }
+table { border-collapse: collapse; margin: 4px 0 8px 0; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; vertical-align: top; }
+th { background: #f4f6f8; font-weight: 600; }
+td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.formula { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; color: #333; }
+td.source { font-size: 12px; color: #555; }
+tr.total td { font-weight: 600; background: #fafafa; }
+.good { color: #2e7d32; font-weight: 600; }
+.bad { color: #c62828; font-weight: 600; }
+.cols { display: flex; gap: 24px; flex-wrap: wrap; }
+.cols > div { flex: 1 1 300px; }
+figure { margin: 8px 0 14px 0; }
+figure img { max-width: 100%; border: 1px solid #e3e3e3; }
+figcaption { color: #444; font-weight: 600; font-size: 13px; margin-bottom: 2px; }
+.note { background: #fff8e1; border: 1px solid #f0d98c; padding: 8px 12px; border-radius: 4px; font-size: 13px; }
+.warn { color: #8a5a00; }
+@media print { body { margin: 0; max-width: none; font-size: 11px; } h2 { break-after: avoid; }
+               section { break-inside: avoid; } figure img { max-height: 260px; } }
+"""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}"
+
+
+def _hours(hours: float) -> str:
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    return f"{hours:,.0f} h ({hours / 24:.1f} days)"
+
+
+def _tokens(n: float) -> str:
+    for suffix, scale in (("billion", 1e9), ("million", 1e6), ("thousand", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {suffix}"
+    return f"{n:.0f}"
+
+
+def _verdict(r: Estimate) -> str:
+    cls = "good" if r.memory.fits else "bad"
+    return f'<span class="{cls}">{_e(r.memory.verdict())}</span>'
+
+
+def _table(rows: Sequence[tuple[str, str]], header: tuple[str, str] | None = None) -> str:
+    out = ["<table>"]
+    if header:
+        out.append(f"<tr><th>{_e(header[0])}</th><th>{_e(header[1])}</th></tr>")
+    for k, v in rows:
+        out.append(f"<tr><th>{_e(k)}</th><td>{v}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
+    t, d, p = s.training, s.dataset, s.pricing
+    method = METHOD_LABELS.get(t.method, t.method)
+    if t.method != "full":
+        method += f" (rank {t.lora_rank}, {t.lora_targets})"
+    gpus = f"{t.num_gpus} × {s.gpu.name}" + (f", {t.sharding}" if t.num_gpus > 1 else "")
+    return [
+        ("Model", _e(f"{s.model.name} · {r.parameters / 1e9:.2f} B parameters")),
+        ("Method", _e(method)),
+        ("Trainable parameters", _e(f"{r.trainable_parameters / 1e6:,.1f} M")),
+        ("Precision · optimizer", _e(f"{t.precision} · {OPTIMIZER_LABELS.get(t.optimizer, t.optimizer)}")),
+        ("Batch", _e(f"{t.micro_batch} × {t.seq_len:,} tokens per GPU, gradient accumulation {t.grad_accumulation}"
+                     f", checkpointing {'on' if t.grad_checkpointing else 'off'}")),
+        ("GPUs", _e(f"{gpus} ({s.gpu.memory_gib:g} GiB each)")),
+        ("Data", _e(f"{_tokens(d.tokens_per_epoch)} tokens per epoch × {d.epochs:g} epochs")),
+        ("Price", _e(f"{_usd(p.price_per_gpu_hour)} per GPU-hour · {p.provider} ({p.offer_kind})"
+                     + (f", seen {p.price_date}" if p.price_date else ""))),
+    ]
+
+
+def _time_cost(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
+    t, c = r.time, r.cost
+    phases = " · ".join(f"{_e(name)} {_hours(sec / 3600)}" for name, sec in t.phases.items() if sec > 0)
+    rows = [
+        ("Time", f"<b>{_hours(t.hours)}</b> ({phases})"),
+        ("Throughput", _e(f"{t.tokens_per_second:,.0f} tokens/s per GPU · {t.steps:,.0f} optimizer steps")),
+        ("Cost", f"<b>{_usd(c.total_usd)}</b> expected · {_usd(c.pessimistic_usd)} pessimistic"),
+        ("GPU time", _e(f"{c.billed_hours:.2f} billed h × {s.training.num_gpus} GPU × "
+                        f"{_usd(s.pricing.price_per_gpu_hour)} = {_usd(c.gpu_usd)}")),
+    ]
+    for name, usd in c.breakdown.items():
+        if usd and name.lower() not in {"gpu", "gpu time"}:
+            rows.append((name, _e(_usd(usd))))
+    return rows
+
+
+def _memory_table(r: Estimate) -> str:
+    m = r.memory
+    out = ['<table><tr><th>Component</th><th class="num">GiB per GPU</th><th>Formula</th><th>Source</th></tr>']
+    for comp in m.components:
+        if comp.bytes <= 0:
+            continue
+        out.append(f'<tr><td>{_e(comp.label)}</td><td class="num">{comp.bytes / GIB:.2f}</td>'
+                   f'<td class="formula">{_e(comp.formula)}</td><td class="source">{_e(comp.source)}</td></tr>')
+    for label, value, note in (
+        ("Peak allocated", m.peak_allocated_bytes, "torch.cuda.max_memory_allocated()"),
+        ("Peak reserved", m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()"),
+        ("Device total", m.total_bytes, "what nvidia-smi shows; the verdict uses this"),
+        ("GPU capacity", m.capacity_bytes, "usable memory as the driver reports it"),
+    ):
+        out.append(f'<tr class="total"><td>{_e(label)}</td><td class="num">{value / GIB:.2f}</td>'
+                   f'<td colspan="2" class="source">{_e(note)}</td></tr>')
+    out.append("</table>")
+    tight = " · <b>tight</b>: the upper bound does not fit" if m.fits and m.high_bytes > m.capacity_bytes else ""
+    out.append(f"<p>Verdict: {_verdict(r)} · likely {m.low_bytes / GIB:.1f}–{m.high_bytes / GIB:.1f} GiB{tight}</p>")
+    return "".join(out)
+
+
+def _images(images: Mapping[str, bytes] | Sequence[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    return list(images.items()) if isinstance(images, Mapping) else list(images)
+
+
+def build_report_html(
+    scenarios: Sequence[Scenario],
+    estimates: Sequence[Estimate],
+    images: Mapping[str, bytes] | Sequence[tuple[str, bytes]] = (),
+    *,
+    generated: datetime | None = None,
+    version: str = __version__,
+    title: str | None = None,
+    differences: Sequence[tuple[str, Sequence[str]]] = (),
+) -> str:
+    """The report as one self-contained HTML document (pure: no Qt, no files).
+
+    Args:
+        scenarios: one or more plans (several: a comparison table comes first).
+        estimates: ``core.estimate`` of each scenario, in the same order.
+        images: ``caption -> PNG bytes`` (or pairs), embedded as base64 ``<img>``.
+        generated: the report's date (now by default).
+        version: the Tuneplan version printed in the header.
+        title: the heading (the scenario's name, or "Comparison of N scenarios").
+        differences: rows ``(field label, one text per scenario)`` of what differs between the
+            scenarios (the comparison table), shown after the summary.
+
+    Raises:
+        ValueError: no scenarios, or not one estimate per scenario.
+    """
+    if not scenarios or len(scenarios) != len(estimates):
+        raise ValueError("build_report_html needs one estimate per scenario (and at least one)")
+    when = (generated or datetime.now().astimezone()).strftime("%Y-%m-%d %H:%M")
+    heading = title or (scenarios[0].name if len(scenarios) == 1 else f"Comparison of {len(scenarios)} scenarios")
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(heading)} — Tuneplan report</title>",
+        f'<meta name="generator" content="Tuneplan {_e(version)}">',
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{_e(heading)}</h1>",
+        f'<p class="meta">LLM fine-tuning plan · generated {_e(when)} by Tuneplan {_e(version)} · '
+        "estimates, not measurements (see the accuracy note at the end)</p>",
+    ]
+    # ---------------------------------------------------------------- the answer first
+    parts.append("<h2>Summary</h2><table><tr><th>Scenario</th><th>Model · method</th><th>GPU</th>"
+                 '<th class="num">Peak memory per GPU</th><th>Verdict</th><th class="num">Time</th>'
+                 '<th class="num">Cost</th></tr>')
+    for s, r in zip(scenarios, estimates, strict=True):
+        m = r.memory
+        gpus = f"{s.training.num_gpus} × " if s.training.num_gpus > 1 else ""
+        c = r.cost
+        pessimistic = (f"<br><small>pessimistic {_usd(c.pessimistic_usd)}</small>"
+                       if c.pessimistic_usd > c.total_usd * 1.005 else "")
+        parts.append(
+            f"<tr><td>{_e(s.name)}</td>"
+            f"<td>{_e(s.model.name)} · {_e(METHOD_LABELS.get(s.training.method, s.training.method))}</td>"
+            f"<td>{_e(gpus + s.gpu.name.removeprefix('GeForce '))}</td>"
+            f'<td class="num">{m.total_bytes / GIB:.1f} of {m.capacity_bytes / GIB:.2f} GiB</td>'
+            f"<td>{_verdict(r)}</td>"
+            f'<td class="num">{_e(_hours(r.time.hours))}</td>'
+            f'<td class="num"><b>{_usd(c.total_usd)}</b>{pessimistic}</td></tr>'
+        )
+    parts.append("</table>")
+    if differences and len(scenarios) > 1:
+        parts.append("<h3>What differs</h3><table><tr><th></th>"
+                     + "".join(f"<th>{_e(s.name)}</th>" for s in scenarios) + "</tr>")
+        for label, values in differences:
+            parts.append(f"<tr><th>{_e(label)}</th>" + "".join(f"<td>{_e(v)}</td>" for v in values) + "</tr>")
+        parts.append("</table>")
+    for caption, png in _images(images):
+        data = base64.b64encode(png).decode("ascii")
+        parts.append(f"<figure><figcaption>{_e(caption)}</figcaption>"
+                     f'<img alt="{_e(caption)}" src="data:image/png;base64,{data}"></figure>')
+    # ---------------------------------------------------------------- each scenario
+    for s, r in zip(scenarios, estimates, strict=True):
+        parts.append("<section>")
+        parts.append(f"<h2>{_e(s.name)}</h2>")
+        parts.append('<div class="cols"><div><h3>Key inputs</h3>')
+        parts.append(_table(_inputs(s, r)))
+        parts.append("</div><div><h3>Time and cost</h3>")
+        parts.append(_table(_time_cost(s, r)))
+        parts.append("</div></div>")
+        parts.append(f"<h3>Memory per GPU at the step's peak ({_e(r.memory.peak_phase)})</h3>")
+        parts.append(_memory_table(r))
+        notes = [*r.warnings, *r.time.notes, *r.cost.notes]
+        for note in notes:
+            parts.append(f'<p class="warn">⚠ {_e(note)}</p>')
+        if s.notes.strip():
+            parts.append(f"<p><b>Notes:</b> {_e(s.notes)}</p>")
+        parts.append("</section>")
+    # ---------------------------------------------------------------- how far to trust it
+    parts.append(
+        '<h2>Accuracy</h2><p class="note">Memory is estimated from the model architecture and the '
+        "training settings, not measured. Against published measurements of real fine-tuning runs the "
+        f"estimate's signed error ranged from {MEASURED_ERROR_P10 * 100:+.0f}% to {MEASURED_ERROR_P90 * 100:+.0f}% "
+        "(10th to 90th percentile): the “likely” range above is the estimate widened by that error, and "
+        "a plan whose upper bound exceeds the GPU's memory may not fit. Time and cost follow from an "
+        "assumed hardware utilisation and the listed price. Details, per method and per source: "
+        f'<a href="{_e(ACCURACY_URL)}">{_e(ACCURACY_URL)}</a>.</p>'
+    )
+    parts.append(f'<p class="meta">Tuneplan {_e(version)} · {_e(when)}</p>')
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Qt side
+
+
+def render_png(widget: QWidget, width: int = 1000, height: int = 340) -> bytes:
+    """Render a (possibly hidden) widget at ``width`` x ``height`` into PNG bytes."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
+    from PySide6.QtWidgets import QApplication
+
+    widget.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen, True)
+    widget.resize(width, height)
+    widget.show()
+    QApplication.processEvents()
+    pixmap = widget.grab()
+    widget.hide()
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    pixmap.save(buffer, "PNG")
+    buffer.close()
+    return bytes(data.data())
+
+
+def report_images(scenarios: Sequence[Scenario], estimates: Sequence[Estimate],
+                  colors: Sequence[str] | None = None) -> list[tuple[str, bytes]]:
+    """Chart PNGs for the report: the plan's two charts for one scenario, the comparison charts for several."""
+    from tuneplan.ui.charts import CostChart, VramChart
+    from tuneplan.ui.scenario_compare import SCENARIO_COLORS, CompareCostChart, CompareVramChart
+
+    images: list[tuple[str, bytes]] = []
+    if len(scenarios) == 1:
+        s, r = scenarios[0], estimates[0]
+        vram = VramChart()
+        vram.set_estimate(r, s.gpu.name)
+        images.append((f"Memory per GPU at the step's peak, {s.gpu.name} (red line: its memory)",
+                       render_png(vram, 1000, 260)))
+        cost = CostChart()
+        cost.set_cost(r.cost)
+        images.append(("Cumulative cost over the run", render_png(cost, 1000, 300)))
+        for w in (vram, cost):
+            w.deleteLater()
+        return images
+    palette = list(colors) if colors else SCENARIO_COLORS
+    vram_c = CompareVramChart()
+    vram_c.set_entries([(s.name, r, s.gpu.name) for s, r in zip(scenarios, estimates, strict=True)])
+    images.append(("Memory per GPU at the step's peak, one bar per scenario (red lines: each GPU's memory)",
+                   render_png(vram_c, 1000, 380)))
+    cost_c = CompareCostChart()
+    cost_c.set_entries([(s.name, r, palette[i % len(palette)])
+                        for i, (s, r) in enumerate(zip(scenarios, estimates, strict=True))])
+    images.append(("Cumulative cost over the run", render_png(cost_c, 1000, 300)))
+    for w in (vram_c, cost_c):
+        w.deleteLater()
+    return images
+
+
+def _ask_report_path(window: MainWindow, suggestion: str) -> str | None:
+    from PySide6.QtWidgets import QFileDialog
+
+    from tuneplan.storage import paths
+
+    path, _ = QFileDialog.getSaveFileName(window, "Export report", str(paths.data_dir() / suggestion),
+                                          "Web page (*.html)")
+    if path and not path.lower().endswith((".html", ".htm")):
+        path += ".html"
+    return path or None
+
+
+def export_report(window: MainWindow, path: str | Path | None = None,
+                  comparison: ScenarioComparison | None = None) -> Path | None:
+    """Write the report of the compared scenarios (when ``comparison`` has any) or of the current plan.
+
+    Asks for the file (``window.ask_report_path`` when the window has one, so tests can answer).
+    Returns the file, or None when cancelled or failed (the error is shown).
+    """
+    from tuneplan.storage.library import slugify
+
+    if comparison is not None and comparison.entries:
+        scenarios = [e.scenario for e in comparison.entries]
+        estimates = [e.result for e in comparison.entries]
+        colors = [e.color for e in comparison.entries]
+        differences = [(row.label, row.texts) for row in comparison.rows(True)]
+    else:
+        scenarios, estimates, colors = [window.store.scenario], [window.store.result], None
+        differences = []
+    if path is None:
+        suggestion = f"{slugify(scenarios[0].name if len(scenarios) == 1 else 'comparison')}-report.html"
+        ask = getattr(window, "ask_report_path", None)
+        path = ask(suggestion) if ask is not None else _ask_report_path(window, suggestion)
+        if not path:
+            return None
+    target = Path(path)
+    try:
+        images = report_images(scenarios, estimates, colors)
+        text = build_report_html(scenarios, estimates, images, differences=differences)
+        target.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        log.exception("report export failed")
+        window.show_error("Cannot export report", f"{target}: {exc}")
+        return None
+    window.statusBar().showMessage(f"Exported {target}", 5000)
+    return target
+
+
+def install_report(window: MainWindow) -> None:
+    """Add File → Export report… (the compared scenarios when the comparison tab is open, else the plan)."""
+    from PySide6.QtGui import QAction
+
+    from tuneplan.ui.library_view import _action_with_menu, file_menu
+
+    def run() -> None:
+        view = getattr(window, "compare_view", None)
+        comparing = view is not None and window.tabs.currentWidget() is view
+        export_report(window, comparison=window.comparison if comparing else None)
+
+    action = QAction("Export &report (HTML)…", window)
+    action.setToolTip("A one-page report to share: inputs, memory breakdown, time, cost and verdict")
+    action.triggered.connect(run)
+    window.export_report_action = action
+    menu = file_menu(window)
+    chart_menu = _action_with_menu(menu, "Export chart")
+    actions = menu.actions()
+    if chart_menu is not None:
+        index = actions.index(chart_menu)
+        after = actions[index + 1] if index + 1 < len(actions) else None
+        if after is not None:
+            menu.insertAction(after, action)
+        else:
+            menu.addAction(action)
+    else:
+        menu.addAction(action)

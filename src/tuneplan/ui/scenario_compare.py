@@ -1,0 +1,1247 @@
+"""Side-by-side comparison of 2–4 scenarios: memory bars on one scale, cost curves, what differs.
+
+* :class:`ScenarioComparison` (the controller, no widgets): the compared scenarios and one
+  :func:`tuneplan.core.estimate.estimate` per scenario; a few inputs can be edited in place and the
+  scenario is recomputed. "Current plan" follows the window's store.
+* :class:`ComparisonTableModel`: rows = fields (inputs, then results), columns = scenarios; by
+  default only the rows whose values differ.
+* :class:`CompareVramChart` / :class:`CompareCostChart`: one stacked bar per scenario (the same
+  component colours as the plan's VRAM bar, each bar with its GPU's capacity line) and the
+  cumulative cost curves overlaid.
+* :class:`ScenarioCompareView`: the "Compare scenarios" tab; :func:`install_scenario_compare`.
+
+Charts and table render what the controller holds; they never compute an estimate.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from pydantic import ValidationError
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPixmap
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from tuneplan.core.estimate import estimate
+from tuneplan.core.result import GIB, Estimate
+from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
+from tuneplan.storage import ScenarioFileError, ScenarioLibrary
+from tuneplan.ui.charts import (
+    CAPACITY_COLOR,
+    COMPONENT_COLORS,
+    COMPONENT_LABELS,
+    COMPONENT_ORDER,
+    TEXT_COLOR,
+    _set_range,
+    _style_plot,
+    nice_ceiling,
+    pg,
+    short_gpu_name,
+)
+from tuneplan.ui.store import METHOD_LABELS, friendly_error
+
+if TYPE_CHECKING:
+    from tuneplan.ui.main_window import MainWindow
+    from tuneplan.ui.store import AppStore
+
+__all__ = [
+    "FIELDS",
+    "SCENARIO_COLORS",
+    "CompareCostChart",
+    "CompareVramChart",
+    "ComparedScenario",
+    "ComparisonRow",
+    "ComparisonTableModel",
+    "FieldSpec",
+    "ScenarioCompareView",
+    "ScenarioComparison",
+    "install_scenario_compare",
+    "write_comparison_csv",
+]
+
+log = logging.getLogger(__name__)
+
+# One colour per compared scenario (cost curves, column swatches); distinct from the red capacity.
+SCENARIO_COLORS = ["#1f5fa8", "#e08a00", "#2e8b57", "#8e44ad"]
+GOOD, BAD = "#2e7d32", "#c62828"
+CURRENT = "current"
+MAX_SCENARIOS = 4
+
+
+def format_hours(hours: float) -> str:
+    """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)`` (as the plan shows)."""
+    if hours < 1 / 60:
+        return f"{hours * 3600:.0f} s"
+    if hours < 1:
+        return f"{hours * 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    return f"{hours:,.0f} h ({hours / 24:.1f} days)"
+
+
+def _tokens(n: float) -> str:
+    for suffix, scale in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {suffix}"
+    return f"{n:.0f}"
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+# ---------------------------------------------------------------------------------------------
+# what a row is
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One row of the comparison.
+
+    Attributes:
+        key: stable id (``seq_len``, ``peak_gib``...).
+        label: what the row is called, with its unit (``Sequence length (tokens)``).
+        section: ``input`` (from the scenario) or ``result`` (from its estimate).
+        value: the raw value for a scenario and its estimate (``None``: does not apply).
+        text: how the value is shown.
+        covers: dotted scenario paths (or prefixes) this row shows; other differing settings
+            are listed in the "Other settings" row.
+        edit_path: the scenario field an edit of this cell sets (``None``: read-only).
+        kind: the type an edited value is converted to.
+        csv_value: the value written to CSV (plain numbers, no thousands separators).
+    """
+
+    key: str
+    label: str
+    section: Literal["input", "result"]
+    value: Callable[[Scenario, Estimate], Any]
+    text: Callable[[Any], str] = str
+    covers: tuple[str, ...] = ()
+    edit_path: str | None = None
+    kind: type = str
+    csv_value: Callable[[Any], Any] | None = None
+
+
+def _lora(s: Scenario, value: Any) -> Any:
+    return None if s.training.method == "full" else value
+
+
+FIELDS: list[FieldSpec] = [
+    FieldSpec("model", "Model", "input", lambda s, r: s.model.name, covers=("model", "model_id")),
+    FieldSpec("method", "Method", "input", lambda s, r: METHOD_LABELS.get(s.training.method, s.training.method),
+              covers=("training.method",)),
+    FieldSpec("gpu", "GPU", "input", lambda s, r: short_gpu_name(s.gpu.name), covers=("gpu",)),
+    FieldSpec("num_gpus", "GPUs (count)", "input", lambda s, r: s.training.num_gpus,
+              covers=("training.num_gpus",), edit_path="training.num_gpus", kind=int),
+    FieldSpec("sharding", "Sharding", "input", lambda s, r: s.training.sharding, covers=("training.sharding",)),
+    FieldSpec("precision", "Precision", "input", lambda s, r: s.training.precision,
+              covers=("training.precision",)),
+    FieldSpec("optimizer", "Optimizer", "input",
+              lambda s, r: OPTIMIZER_LABELS.get(s.training.optimizer, s.training.optimizer),
+              covers=("training.optimizer",)),
+    FieldSpec("lora_rank", "LoRA rank", "input", lambda s, r: _lora(s, s.training.lora_rank),
+              covers=("training.lora_rank",), edit_path="training.lora_rank", kind=int),
+    FieldSpec("lora_targets", "LoRA targets", "input", lambda s, r: _lora(s, s.training.lora_targets),
+              covers=("training.lora_targets",)),
+    FieldSpec("seq_len", "Sequence length (tokens)", "input", lambda s, r: s.training.seq_len,
+              text=lambda v: f"{v:,}", covers=("training.seq_len",), edit_path="training.seq_len", kind=int),
+    FieldSpec("micro_batch", "Micro-batch (sequences per GPU)", "input", lambda s, r: s.training.micro_batch,
+              covers=("training.micro_batch",), edit_path="training.micro_batch", kind=int),
+    FieldSpec("grad_accumulation", "Gradient accumulation (steps)", "input",
+              lambda s, r: s.training.grad_accumulation, covers=("training.grad_accumulation",),
+              edit_path="training.grad_accumulation", kind=int),
+    FieldSpec("grad_checkpointing", "Gradient checkpointing", "input",
+              lambda s, r: "on" if s.training.grad_checkpointing else "off",
+              covers=("training.grad_checkpointing",)),
+    FieldSpec("attention", "Attention", "input", lambda s, r: s.training.attention, covers=("training.attention",)),
+    FieldSpec("dataset_tokens", "Dataset (tokens per epoch)", "input", lambda s, r: s.dataset.tokens_per_epoch,
+              text=_tokens, covers=("dataset.examples", "dataset.tokens_per_example", "dataset.total_tokens")),
+    FieldSpec("epochs", "Epochs", "input", lambda s, r: s.dataset.epochs, text=_num,
+              covers=("dataset.epochs",), edit_path="dataset.epochs", kind=float),
+    FieldSpec("price", "Price (USD per GPU-hour)", "input", lambda s, r: s.pricing.price_per_gpu_hour,
+              text=lambda v: f"${v:,.2f}", covers=("pricing.price_per_gpu_hour",),
+              edit_path="pricing.price_per_gpu_hour", kind=float),
+    FieldSpec("provider", "Provider", "input", lambda s, r: f"{s.pricing.provider} ({s.pricing.offer_kind})",
+              covers=("pricing.provider", "pricing.offer_kind", "pricing.price_date")),
+    FieldSpec("peak_gib", "Peak memory per GPU (GiB)", "result", lambda s, r: r.memory.total_bytes / GIB,
+              text=lambda v: f"{v:.1f}", csv_value=lambda v: round(v, 2)),
+    FieldSpec("capacity_gib", "GPU memory (GiB)", "result", lambda s, r: r.memory.capacity_bytes / GIB,
+              text=lambda v: f"{v:.2f}", csv_value=lambda v: round(v, 2)),
+    FieldSpec("verdict", "Verdict", "result", lambda s, r: r.memory.verdict()),
+    FieldSpec("hours", "Time (hours)", "result", lambda s, r: r.time.hours, text=format_hours,
+              csv_value=lambda v: round(v, 3)),
+    FieldSpec("tokens_per_second", "Throughput (tokens/s per GPU)", "result",
+              lambda s, r: r.time.tokens_per_second, text=lambda v: f"{v:,.0f}", csv_value=lambda v: round(v, 1)),
+    FieldSpec("usd", "Cost (USD)", "result", lambda s, r: r.cost.total_usd, text=lambda v: f"${v:,.2f}",
+              csv_value=lambda v: round(v, 2)),
+    FieldSpec("pessimistic_usd", "Pessimistic cost (USD)", "result", lambda s, r: r.cost.pessimistic_usd,
+              text=lambda v: f"${v:,.2f}", csv_value=lambda v: round(v, 2)),
+]
+FIELDS_BY_KEY = {f.key: f for f in FIELDS}
+_IGNORED_PATHS = ("name", "schema_version", "notes")
+OTHER_KEY = "other"
+
+
+def _leaves(data: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(data, dict):
+        out: dict[str, Any] = {}
+        for k, v in data.items():
+            out.update(_leaves(v, f"{prefix}{k}."))
+        return out
+    return {prefix.rstrip("."): data}
+
+
+def _covered(path: str) -> bool:
+    if path in _IGNORED_PATHS:
+        return True
+    for spec in FIELDS:
+        for c in spec.covers:
+            if path == c or path.startswith(c + "."):
+                return True
+    return False
+
+
+def _two_lines(text: str, width: int = 22) -> str:
+    """Break a long column title once, at the space nearest the middle (headers do not wrap)."""
+    if len(text) <= width or " " not in text:
+        return text
+    middle = len(text) // 2
+    spaces = [i for i, ch in enumerate(text) if ch == " "]
+    cut = min(spaces, key=lambda i: abs(i - middle))
+    return text[:cut] + "\n" + text[cut + 1:]
+
+
+def _short_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:g}"
+    text = str(v)
+    return text if len(text) <= 24 else text[:23] + "…"
+
+
+@dataclass
+class ComparedScenario:
+    """One column of the comparison.
+
+    Attributes:
+        key: ``"current"`` for the plan in the window, else the file path (or a made-up key).
+        scenario, result: the inputs and their estimate (always computed together).
+        path: the library file it came from (``None`` for the current plan and in-memory ones).
+        edited: changed in the comparison and not saved.
+        color: its colour in the cost chart and the column header.
+    """
+
+    key: str
+    scenario: Scenario
+    result: Estimate
+    path: Path | None = None
+    edited: bool = False
+    color: str = SCENARIO_COLORS[0]
+
+    @property
+    def label(self) -> str:
+        """Column title: the scenario's name (marked for the current plan and edited copies)."""
+        name = self.scenario.name
+        if self.key == CURRENT:
+            return f"{name} (current plan)"
+        return f"{name} (edited)" if self.edited else name
+
+
+@dataclass
+class ComparisonRow:
+    """One row as shown: a field and its value in every compared scenario."""
+
+    key: str
+    label: str
+    section: str
+    raws: list[Any]
+    texts: list[str]
+    differs: bool
+    edit_path: str | None = None
+    kind: type = str
+    csv_values: list[Any] = field(default_factory=list)
+
+
+class ScenarioComparison(QObject):
+    """The compared scenarios and their estimates (the controller behind the tab).
+
+    Args:
+        store: the window's store; "current plan" follows it and edits of that column go to it.
+        library: where ``add_file`` reads scenarios from (``load(..., remember=False)``).
+
+    Signals:
+        changed(): entries were added, removed, edited or recomputed.
+        error(str): a scenario could not be added or an edit was refused (a sentence for the user).
+    """
+
+    changed = Signal()
+    error = Signal(str)
+
+    def __init__(self, store: AppStore | None = None, library: ScenarioLibrary | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.library = library if library is not None else ScenarioLibrary()
+        self.entries: list[ComparedScenario] = []
+        if store is not None:
+            store.result_changed.connect(self._on_store_result)
+
+    # ------------------------------------------------------------------ entries
+    def keys(self) -> list[str]:
+        """The keys of the compared scenarios, in column order."""
+        return [e.key for e in self.entries]
+
+    def entry(self, key: str) -> ComparedScenario | None:
+        """The entry with this key, or None."""
+        return next((e for e in self.entries if e.key == key), None)
+
+    def _free_color(self) -> str:
+        used = {e.color for e in self.entries}
+        return next((c for c in SCENARIO_COLORS if c not in used), SCENARIO_COLORS[0])
+
+    def _full(self) -> bool:
+        if len(self.entries) >= MAX_SCENARIOS:
+            self.error.emit(f"Compare up to {MAX_SCENARIOS} scenarios at a time; remove one first.")
+            return True
+        return False
+
+    def add_scenario(self, scenario: Scenario, key: str | None = None, path: Path | None = None) -> bool:
+        """Compare ``scenario`` (computed here). Returns False when full, duplicate or not computable."""
+        key = key or (str(path) if path is not None else f"scenario-{id(scenario)}")
+        if self.entry(key) is not None or self._full():
+            return False
+        try:
+            result = estimate(scenario)
+        except ValueError as exc:
+            self.error.emit(f"“{scenario.name}” cannot be computed: {exc}")
+            return False
+        self.entries.append(ComparedScenario(key, scenario, result, path, color=self._free_color()))
+        self.changed.emit()
+        return True
+
+    def add_current(self) -> bool:
+        """Compare the plan in the window (follows its edits)."""
+        if self.store is None:
+            return False
+        if self.entry(CURRENT) is not None or self._full():
+            return False
+        self.entries.append(ComparedScenario(CURRENT, self.store.scenario, self.store.result,
+                                             color=self._free_color()))
+        self.changed.emit()
+        return True
+
+    def add_file(self, path: str | Path) -> bool:
+        """Compare a saved scenario (read without touching the recent list)."""
+        p = Path(path)
+        if self.entry(str(p)) is not None or self._full():
+            return False
+        try:
+            scenario = self.library.load(p, remember=False)
+        except ScenarioFileError as exc:
+            self.error.emit(f"Cannot compare {p.name}: {exc}")
+            return False
+        return self.add_scenario(scenario, key=str(p), path=p)
+
+    def remove(self, key: str) -> None:
+        """Stop comparing one scenario."""
+        before = len(self.entries)
+        self.entries = [e for e in self.entries if e.key != key]
+        if len(self.entries) != before:
+            self.changed.emit()
+
+    def replace_with_current(self, key: str) -> None:
+        """Put the current plan where ``key`` was (after "Open in plan")."""
+        index = next((i for i, e in enumerate(self.entries) if e.key == key), None)
+        if index is None or self.store is None:
+            return
+        if self.entry(CURRENT) is not None:
+            self.remove(key)
+            return
+        old = self.entries[index]
+        self.entries[index] = ComparedScenario(CURRENT, self.store.scenario, self.store.result, color=old.color)
+        self.changed.emit()
+
+    def reload_files(self) -> None:
+        """Re-read unedited file entries (after a save, rename or an outside change)."""
+        changed = False
+        for e in self.entries:
+            if e.path is None or e.edited:
+                continue
+            try:
+                scenario = self.library.load(e.path, remember=False)
+            except ScenarioFileError:
+                continue  # gone or broken: keep comparing the copy we have
+            if scenario != e.scenario:
+                try:
+                    e.result = estimate(scenario)
+                except ValueError:
+                    continue
+                e.scenario = scenario
+                changed = True
+        if changed:
+            self.changed.emit()
+
+    def _on_store_result(self, result: Estimate) -> None:
+        e = self.entry(CURRENT)
+        if e is not None and self.store is not None:
+            e.scenario, e.result = self.store.scenario, result
+            self.changed.emit()
+
+    # ------------------------------------------------------------------ editing
+    def set_field(self, index: int, path: str, value: Any) -> str | None:
+        """Change one input of the scenario in column ``index`` and recompute it.
+
+        The current plan's column is edited through the store (the plan changes too); other
+        scenarios change only in the comparison (marked "edited"). Returns None when accepted,
+        else the reason (also emitted as ``error``).
+        """
+        e = self.entries[index]
+        if e.key == CURRENT and self.store is not None:
+            if self.store.set_field(path, value):
+                return None
+            message = self.store.errors.get(path, "invalid value")
+            self.error.emit(f"Not applied: {message}")
+            return message
+        data = e.scenario.model_dump()
+        node = data
+        parts = path.split(".")
+        for part in parts[:-1]:
+            node = node[part]
+        node[parts[-1]] = value
+        try:
+            scenario = Scenario.model_validate(data)
+            result = estimate(scenario)
+        except ValidationError as exc:
+            message = friendly_error(exc.errors()[0])
+            self.error.emit(f"Not applied: {message}")
+            return message
+        except ValueError as exc:
+            self.error.emit(f"Not applied: {exc}")
+            return str(exc)
+        e.scenario, e.result, e.edited = scenario, result, True
+        self.changed.emit()
+        return None
+
+    # ------------------------------------------------------------------ what the table shows
+    def rows(self, only_differences: bool = True) -> list[ComparisonRow]:
+        """The table: one row per field (inputs first, then results).
+
+        With ``only_differences`` only rows whose values are not all equal (inputs compared by
+        value, results by what is shown) plus "Other settings" when something else differs.
+        """
+        out: list[ComparisonRow] = []
+        n = len(self.entries)
+        for spec in FIELDS:
+            raws = [spec.value(e.scenario, e.result) for e in self.entries]
+            texts = ["—" if v is None else spec.text(v) for v in raws]
+            basis = raws if spec.section == "input" else texts
+            differs = n > 1 and any(b != basis[0] for b in basis[1:])
+            if only_differences and not differs:
+                continue
+            csv_values = [None if v is None else (spec.csv_value(v) if spec.csv_value else v) for v in raws]
+            editable = spec.edit_path
+            out.append(ComparisonRow(spec.key, spec.label, spec.section, raws, texts, differs,
+                                     editable, spec.kind, csv_values))
+        other = self._other_differences()
+        if other:
+            texts = ["; ".join(f"{p} = {_short_value(v)}" for p, v in cols) or "—" for cols in other]
+            rows_at = next((i for i, r in enumerate(out) if r.section == "result"), len(out))
+            out.insert(rows_at, ComparisonRow(OTHER_KEY, "Other settings", "input", list(texts), texts, True,
+                                              csv_values=list(texts)))
+        return out
+
+    def _other_differences(self) -> list[list[tuple[str, Any]]]:
+        if len(self.entries) < 2:
+            return []
+        leaves = [_leaves(e.scenario.model_dump(mode="json")) for e in self.entries]
+        paths = sorted(set().union(*leaves))
+        differing = [p for p in paths if not _covered(p) and len({repr(lv.get(p)) for lv in leaves}) > 1]
+        return [[(p, lv.get(p)) for p in differing] for lv in leaves] if differing else []
+
+
+# ---------------------------------------------------------------------------------------------
+# table
+
+
+class ComparisonTableModel(QAbstractTableModel):
+    """Rows = fields, columns = compared scenarios. Cells of a few inputs are editable.
+
+    Args:
+        comparison: the controller; the model resets whenever it changes.
+        only_differences: show only rows whose values differ (the default).
+    """
+
+    def __init__(self, comparison: ScenarioComparison, only_differences: bool = True,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.comparison = comparison
+        self.only_differences = only_differences
+        self._rows: list[ComparisonRow] = comparison.rows(only_differences)
+        comparison.changed.connect(self.reload)
+
+    def reload(self) -> None:
+        """Re-read the rows from the controller."""
+        self.beginResetModel()
+        self._rows = self.comparison.rows(self.only_differences)
+        self.endResetModel()
+
+    def set_only_differences(self, only: bool) -> None:
+        """Show all fields (False) or only those that differ (True)."""
+        self.only_differences = only
+        self.reload()
+
+    def rows(self) -> list[ComparisonRow]:
+        """The rows as shown."""
+        return list(self._rows)
+
+    def row_keys(self) -> list[str]:
+        """The field keys of the rows as shown."""
+        return [r.key for r in self._rows]
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+        """Number of fields shown."""
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008, N802 - Qt API
+        """Number of compared scenarios."""
+        return 0 if parent.isValid() else len(self.comparison.entries)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Text, the raw value for editing, verdict colours and tooltips."""
+        if not index.isValid():
+            return None
+        row = self._rows[index.row()]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.texts[col]
+        if role == Qt.ItemDataRole.EditRole:
+            return row.raws[col]
+        if role == Qt.ItemDataRole.ForegroundRole and row.key == "verdict":
+            fits = self.comparison.entries[col].result.memory.fits
+            return QColor(GOOD if fits else BAD)
+        if role == Qt.ItemDataRole.FontRole and row.section == "result":
+            font = QFont()
+            font.setBold(row.key in {"peak_gib", "verdict", "usd", "hours"})
+            return font
+        if role == Qt.ItemDataRole.BackgroundRole and row.section == "result":
+            return QColor("#f4f7fb")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tip = row.texts[col]
+            if row.edit_path and row.raws[col] is not None:
+                tip += "\nDouble-click to change it for this scenario"
+            return tip
+        if role == Qt.ItemDataRole.TextAlignmentRole and row.section == "result":
+            return int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 - Qt API
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        """Scenario names across the top (with their colour), field labels down the side."""
+        if orientation == Qt.Orientation.Horizontal:
+            if section >= len(self.comparison.entries):
+                return None
+            e = self.comparison.entries[section]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return _two_lines(e.label)
+            if role == Qt.ItemDataRole.DecorationRole:
+                pix = QPixmap(12, 12)
+                pix.fill(QColor(e.color))
+                return pix
+            if role == Qt.ItemDataRole.ToolTipRole:
+                where = "the plan in the window" if e.key == CURRENT else (str(e.path) if e.path else "in memory")
+                return f"{e.scenario.name}\n{where}\nRight-click: open in plan, remove"
+            return None
+        if section >= len(self._rows):
+            return None
+        row = self._rows[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row.label
+        if role == Qt.ItemDataRole.FontRole and row.section == "result":
+            font = QFont()
+            font.setBold(True)
+            return font
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        """Input cells with an ``edit_path`` (and a value) are editable."""
+        base = super().flags(index)
+        if index.isValid():
+            row = self._rows[index.row()]
+            if row.edit_path and row.raws[index.column()] is not None:
+                return base | Qt.ItemFlag.ItemIsEditable
+        return base
+
+    def setData(self, index: QModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        """Edit one input of one scenario; the controller recomputes it and the table reloads."""
+        if role != Qt.ItemDataRole.EditRole or not index.isValid():
+            return False
+        row = self._rows[index.row()]
+        if not row.edit_path:
+            return False
+        try:
+            text = str(value).replace(",", "").replace("$", "").strip()
+            converted = int(float(text)) if row.kind is int and float(text).is_integer() else row.kind(text)
+        except (TypeError, ValueError):
+            self.comparison.error.emit(
+                f"Not applied: {row.label} must be {'a whole number' if row.kind is int else 'a number'}")
+            return False
+        return self.comparison.set_field(index.column(), row.edit_path, converted) is None
+
+
+def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_differences: bool = True) -> Path:
+    """Write the comparison as CSV: one row per scenario, one column per field (units in the headers).
+
+    UTF-8 with a byte-order mark, so spreadsheet programs pick the encoding (``×``, ``—``) right;
+    numbers are plain (no ``$`` or thousands separators). Read it back with ``encoding="utf-8-sig"``.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    p = Path(path)
+    rows = comparison.rows(only_differences)
+    with open(p, "w", encoding="utf-8-sig", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["Scenario", *(r.label for r in rows)])
+        for i, e in enumerate(comparison.entries):
+            values = []
+            for r in rows:
+                v = r.csv_values[i] if r.csv_values else r.texts[i]
+                values.append("" if v is None else v)
+            writer.writerow([e.scenario.name, *values])
+    return p
+
+
+# ---------------------------------------------------------------------------------------------
+# charts
+
+BAR_H = 0.46
+CAP_HALF = 0.36
+
+
+class CompareVramChart(pg.PlotWidget):
+    """One stacked memory bar per scenario, one row each, all on the same GiB axis.
+
+    Rows read like the plan's VRAM bar: the same component colours (legend below the axis), the
+    scenario's name and verdict on the left, its total (green when it fits, red when not) after
+    the bar, a whisker for the likely range, and that scenario's GPU capacity as a red line
+    across its own row, labelled ``RTX 4090: 23.99 GiB``.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setAccessibleName("Memory comparison chart")
+        self.setMinimumHeight(240)
+        plot = self.getPlotItem()
+        _style_plot(plot)
+        plot.setLabel("bottom", "GPU memory per GPU (GiB)", color=TEXT_COLOR)
+        plot.showGrid(x=True, alpha=0.12)
+        left = plot.getAxis("left")
+        self._names_width = 150
+        left.setWidth(self._names_width)
+        left.setTickPen(pg.mkPen(None))
+        self.legend = pg.LegendItem(colCount=5, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 4, 1)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        for key in COMPONENT_ORDER:
+            self._bar(key, COMPONENT_LABELS[key])
+        self.capacity = pg.PlotDataItem([], [], connect="pairs", pen=pg.mkPen(CAPACITY_COLOR, width=2.5))
+        self.capacity.setZValue(10)
+        plot.addItem(self.capacity)
+        self.ranges = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), left=np.zeros(0), right=np.zeros(0),
+                                      beam=0.14, pen=pg.mkPen("#202020", width=1.2))
+        self.ranges.setZValue(9)
+        self.ranges.setToolTip("Likely range of the total (measured error of the estimator)")
+        plot.addItem(self.ranges)
+        self.cap_labels: list[pg.TextItem] = []
+        self.total_labels: list[pg.TextItem] = []
+        self._series: list[dict[str, tuple[float, float]]] = []
+        self._names: list[str] = []
+        self._verdicts: list[str] = []
+        self._capacities: list[float] = []
+        self._totals: list[float] = []
+        self._highs: list[float] = []
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """A comfortable default; the tab scrolls when the window is small."""
+        return QSize(640, 300)
+
+    def _bar(self, key: str, label: str) -> pg.BarGraphItem:
+        if key not in self.bars:
+            color = COMPONENT_COLORS.get(key, "#999999")
+            item = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_H, brush=pg.mkBrush(color),
+                                   pen=pg.mkPen("w", width=1), name=label)
+            self.bars[key] = item
+            self.getPlotItem().addItem(item)
+        return self.bars[key]
+
+    def _label(self, items: list[pg.TextItem], i: int, color: str, bold: bool) -> pg.TextItem:
+        while len(items) <= i:
+            t = pg.TextItem("", color=color, anchor=(0, 0.5), fill=pg.mkBrush(255, 255, 255, 215))
+            if bold:
+                f = QFont()
+                f.setBold(True)
+                t.setFont(f)
+            t.setZValue(20)
+            self.getPlotItem().addItem(t)
+            items.append(t)
+        return items[i]
+
+    def row_y(self, i: int) -> float:
+        """The y of scenario ``i``'s row (the first scenario is the top row)."""
+        return float(len(self._names) - 1 - i)
+
+    def set_entries(self, entries: Sequence[tuple[str, Estimate, str]]) -> None:
+        """Redraw from ``(scenario name, estimate, GPU name)`` per row, top to bottom."""
+        n = len(entries)
+        self._names = [name for name, _r, _g in entries]
+        ys = [self.row_y(i) for i in range(n)]
+        series: list[dict[str, tuple[float, float]]] = [{} for _ in entries]
+        totals = [0.0] * n
+        keys = list(COMPONENT_ORDER)
+        for _name, result, _gpu in entries:
+            for comp in result.memory.components:
+                if comp.key not in keys:
+                    keys.append(comp.key)
+        for key in keys:
+            lefts, widths = [], []
+            for i, (_name, result, _gpu) in enumerate(entries):
+                comp = result.memory.component(key)
+                gib = max(0.0, comp.bytes / GIB) if comp is not None else 0.0
+                lefts.append(totals[i])
+                widths.append(gib)
+                if comp is not None:
+                    series[i][key] = (totals[i], gib)
+                totals[i] += gib
+            if key not in self.bars:
+                label = next((c.label for _n, r, _g in entries for c in r.memory.components if c.key == key), key)
+                self._bar(key, label)
+            self.bars[key].setOpts(x0=lefts, width=widths, y=ys, height=BAR_H)
+        self._series = series
+        self._totals = totals
+        caps = [r.memory.capacity_bytes / GIB for _n, r, _g in entries]
+        lows = [r.memory.low_bytes / GIB for _n, r, _g in entries]
+        highs = [r.memory.high_bytes / GIB for _n, r, _g in entries]
+        self._capacities, self._highs = caps, highs
+        cx: list[float] = []
+        cy: list[float] = []
+        for y, cap in zip(ys, caps, strict=True):
+            cx += [cap, cap]
+            cy += [y - CAP_HALF, y + CAP_HALF]
+        self.capacity.setData(cx, cy)
+        # ErrorBarItem does arithmetic on its arrays: numpy, not lists.
+        t = np.array(totals, dtype=float)
+        self.ranges.setData(x=t, y=np.array(ys, dtype=float), left=t - np.array(lows, dtype=float),
+                            right=np.array(highs, dtype=float) - t)
+        self.ranges.setVisible(bool(n))
+        for i, (_name, result, gpu) in enumerate(entries):
+            cap_label = self._label(self.cap_labels, i, CAPACITY_COLOR, False)
+            cap_label.setText(f"{short_gpu_name(gpu)}: {caps[i]:.2f} GiB")
+            cap_label.setAnchor((1, 1))  # right-aligned on the line, above the row
+            cap_label.setPos(caps[i], ys[i] + CAP_HALF)
+            cap_label.setVisible(True)
+            total_label = self._label(self.total_labels, i, GOOD if result.memory.fits else BAD, True)
+            total_label.setColor(GOOD if result.memory.fits else BAD)
+            total_label.setText(f"{totals[i]:.1f} GiB")
+            total_label.setVisible(True)
+        for items in (self.cap_labels, self.total_labels):
+            for item in items[n:]:
+                item.setVisible(False)
+        self._verdicts = [r.memory.verdict() for _n, r, _g in entries]
+        right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
+        # room above the top row for its capacity label, below the last row for the whisker caps
+        _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))
+        self._layout_text()
+
+    def _layout_text(self) -> None:
+        """Elide the row names to the axis and keep each total label inside the plot."""
+        axis = self.getPlotItem().getAxis("left")
+        fm = QFontMetrics(axis.style.get("tickFont") or QFont())
+        width = max(60, self._names_width - 14)
+        ticks = []
+        for i, (name, verdict) in enumerate(zip(self._names, self._verdicts, strict=True)):
+            line1 = fm.elidedText(name, Qt.TextElideMode.ElideRight, width)
+            line2 = fm.elidedText(verdict, Qt.TextElideMode.ElideRight, width)
+            ticks.append((self.row_y(i), f"{line1}\n{line2}"))
+        axis.setTicks([ticks] if ticks else [[]])
+        vb = self.getPlotItem().getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        px = vb.width() or self.width()
+        gib_per_px = (x1 - x0) / px if px > 0 else 0.0
+        bold = QFont()
+        bold.setBold(True)
+        bfm = QFontMetrics(bold)
+        for i, label in enumerate(self.total_labels[: len(self._names)]):
+            start = max(self._totals[i], self._highs[i]) + 6 * gib_per_px
+            need = (bfm.horizontalAdvance(label.toPlainText()) + 10) * gib_per_px
+            if start + need <= x1:
+                label.setAnchor((0, 0.5))  # after the bar and its whisker
+                label.setPos(start, self.row_y(i))
+            else:  # no room on the right: inside the bar's end
+                label.setAnchor((1, 0.5))
+                label.setPos(self._totals[i] - 4 * gib_per_px, self.row_y(i))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Reflow the legend and the labels for the new width."""
+        super().resizeEvent(event)
+        if getattr(self, "legend", None) is None:  # pyqtgraph resizes during construction
+            return
+        names_width = int(min(280, max(130, self.width() * 0.22)))  # room for names when there is room
+        if names_width != self._names_width:
+            self._names_width = names_width
+            self.getPlotItem().getAxis("left").setWidth(names_width)
+        self._fit_legend(self.width() - names_width - 16)
+        self._layout_text()
+
+    def _fit_legend(self, available: float) -> None:
+        """As many legend columns as fit under the plot: a wider legend would widen the whole scene
+        beyond the widget and cut off the right end of the bars and their labels."""
+        before = self.legend.columnCount
+        for columns in (5, 4, 3, 2, 1):
+            if self.legend.columnCount != columns:
+                self.legend.setColumnCount(columns)
+            if self.legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).width() <= available:
+                break
+        if self.legend.columnCount != before:
+            # pyqtgraph keeps the old legend width until the next resize: re-lay out the plot now
+            self.legend.updateSize()
+            self.legend.updateGeometry()
+            plot = self.getPlotItem()
+            plot.layout.invalidate()
+            plot.setGeometry(QRectF(0, 0, self.width(), self.height()))
+
+    def current_series(self) -> list[dict[str, tuple[float, float]]]:
+        """Per scenario, top to bottom: ``{component key: (start GiB, size GiB)}``."""
+        return [dict(s) for s in self._series]
+
+    def bar_totals(self) -> list[float]:
+        """The length of each scenario's bar (GiB): the sum of its segments."""
+        return [sum(h for _b, h in s.values()) for s in self._series]
+
+    def capacities(self) -> list[float]:
+        """Where each row's capacity line is (GiB)."""
+        return list(self._capacities)
+
+
+_DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
+
+
+class CompareCostChart(pg.PlotWidget):
+    """Cumulative cost over wall-clock time, one curve per scenario in its colour, with a legend."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setAccessibleName("Cost comparison chart")
+        self.setMinimumHeight(220)
+        plot = self.getPlotItem()
+        _style_plot(plot)
+        plot.setLabel("bottom", "Wall-clock time (hours)", color=TEXT_COLOR)
+        plot.setLabel("left", "Cost so far (USD)", color=TEXT_COLOR)
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        # Legend in its own row under the axis: long scenario names never cover a curve.
+        self.legend = pg.LegendItem(colCount=1, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 4, 1)
+        self.curves: list[pg.PlotDataItem] = []
+        self.ends = pg.ScatterPlotItem(size=9, symbol="o", pen=pg.mkPen("w"))
+        self.ends.setZValue(10)
+        plot.addItem(self.ends)
+        self._series: list[tuple[list[float], list[float]]] = []
+        self._minutes = False
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """A comfortable default; the tab scrolls when the window is small."""
+        return QSize(640, 280)
+
+    def set_entries(self, entries: Sequence[tuple[str, Estimate, str]]) -> None:
+        """Redraw from ``(scenario name, estimate, colour)`` per curve."""
+        plot = self.getPlotItem()
+        while len(self.curves) < len(entries):
+            item = pg.PlotDataItem([], [])
+            plot.addItem(item)
+            self.curves.append(item)
+        self.legend.clear()
+        hours_max = max([r.cost.curve[-1].hours for _n, r, _c in entries if r.cost.curve] + [0.0])
+        minutes = 0 < hours_max < 1
+        scale = 60.0 if minutes else 1.0
+        if minutes != self._minutes:
+            self._minutes = minutes
+            plot.setLabel("bottom", f"Wall-clock time ({'minutes' if minutes else 'hours'})", color=TEXT_COLOR)
+        series = []
+        ex, ey, brushes = [], [], []
+        top = 0.01
+        for i, (name, result, color) in enumerate(entries):
+            xs = [p.hours for p in result.cost.curve]
+            ys = [p.usd for p in result.cost.curve]
+            series.append((xs, ys))
+            item = self.curves[i]
+            item.setData([x * scale for x in xs], ys)
+            # a dash per scenario too: equal curves (same GPU and price) stay distinguishable
+            item.setPen(pg.mkPen(color, width=2.5, style=_DASHES[i % len(_DASHES)]))
+            item.setVisible(True)
+            when = f"{xs[-1] * 60:.0f} min" if minutes and xs else format_hours(xs[-1]) if xs else ""
+            self.legend.addItem(item, f"{name} — ${result.cost.total_usd:,.2f} · {when}")
+            if xs:
+                ex.append(xs[-1] * scale)
+                ey.append(ys[-1])
+                brushes.append(pg.mkBrush(color))
+                top = max(top, max(ys))
+        for item in self.curves[len(entries):]:
+            item.setData([], [])
+            item.setVisible(False)
+        self.ends.setData(ex, ey, brush=brushes)
+        self._series = series
+        right = max([*ex, 0.01])
+        _set_range(self, x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.15)))
+
+    def current_series(self) -> list[tuple[list[float], list[float]]]:
+        """Per scenario: ``(hours, cumulative USD)``; each curve ends at that scenario's total."""
+        return [(list(x), list(y)) for x, y in self._series]
+
+
+# ---------------------------------------------------------------------------------------------
+# the tab
+
+
+class ScenarioCompareView(QWidget):
+    """The "Compare scenarios" tab: pick 2–4 scenarios, see bars, curves and what differs.
+
+    Args:
+        comparison: the controller.
+        window: the main window (status bar, ``export_chart``, ``documents`` for the library list
+            and "open in plan"); optional for a standalone view.
+    """
+
+    PATH_ROLE = Qt.ItemDataRole.UserRole
+
+    def __init__(self, comparison: ScenarioComparison, window: MainWindow | None = None) -> None:
+        super().__init__()
+        self.comparison = comparison
+        self.window_ = window
+        self.setAccessibleName("Compare scenarios")
+        self._stale = True
+
+        # ---------------------------------------------------------------- picker
+        picker = QWidget()
+        pc = QVBoxLayout(picker)
+        pc.setContentsMargins(8, 8, 4, 8)
+        title = QLabel("Scenarios to compare")
+        title.setStyleSheet("font-weight: 600; color: #555555;")
+        pc.addWidget(title)
+        hint = QLabel(f"Tick 2 to {MAX_SCENARIOS}. Double-click a value in the table to try another one.")
+        hint.setWordWrap(True)
+        hint.setStyleSheet("color: #666666;")
+        pc.addWidget(hint)
+        self.picker = QListWidget()
+        self.picker.setAccessibleName("Scenarios to compare")
+        self.picker.setWordWrap(True)
+        self.picker.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        pc.addWidget(self.picker, 1)
+        picker.setMinimumWidth(170)
+
+        # ---------------------------------------------------------------- charts and table
+        self.vram_chart = CompareVramChart()
+        self.cost_chart = CompareCostChart()
+        self.model = ComparisonTableModel(comparison, parent=self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName("Differences between the scenarios")
+        self.table.setAlternatingRowColors(False)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setMinimumSectionSize(80)
+        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.table.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumHeight(180)
+        self.only_differences = QCheckBox("Only what differs")
+        self.only_differences.setChecked(True)
+        self.message = QLabel("")
+        self.message.setStyleSheet("color: #8a5a00;")
+        self.message.setWordWrap(True)
+        self.csv_button = QPushButton("Table (CSV)…")
+        self.charts_button = QPushButton("Charts")
+        self.report_button = QPushButton("Report…")
+        self.csv_button.setToolTip("Export the table to a CSV file for a spreadsheet")
+        self.charts_button.setToolTip("Export a chart as PNG or SVG")
+        self.report_button.setToolTip("A one-page HTML report of these scenarios, to share")
+        charts_menu = QMenu(self)
+        charts_menu.addAction("Memory chart (PNG/SVG)…", lambda: self._export_chart(self.vram_chart, "comparison-memory"))
+        charts_menu.addAction("Cost chart (PNG/SVG)…", lambda: self._export_chart(self.cost_chart, "comparison-cost"))
+        self.charts_button.setMenu(charts_menu)
+
+        body = QWidget()
+        col = QVBoxLayout(body)
+        col.setContentsMargins(8, 8, 8, 8)
+        col.setSpacing(6)
+        top = QHBoxLayout()
+        self.empty_label = QLabel("")
+        self.empty_label.setStyleSheet("color: #555555;")
+        self.empty_label.setWordWrap(True)
+        top.addWidget(self.empty_label, 1)
+        export_label = QLabel("Export:")
+        export_label.setStyleSheet("color: #555555;")
+        top.addWidget(export_label)
+        for b in (self.csv_button, self.charts_button, self.report_button):
+            top.addWidget(b)
+        col.addLayout(top)
+        col.addWidget(self.message)
+        col.addWidget(self._caption("Memory per GPU at the step's peak (red line: that scenario's GPU memory)"))
+        col.addWidget(self.vram_chart, 5)
+        col.addWidget(self._caption("Cost over the run"))
+        col.addWidget(self.cost_chart, 4)
+        row = QHBoxLayout()
+        row.addWidget(self._caption("What differs"))
+        row.addStretch(1)
+        row.addWidget(self.only_differences)
+        col.addLayout(row)
+        col.addWidget(self.table, 4)
+        body.setMinimumHeight(820)
+        scroll = QScrollArea()
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(picker)
+        splitter.addWidget(scroll)
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([210, 800])
+        splitter.setChildrenCollapsible(False)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(splitter)
+
+        # ---------------------------------------------------------------- wiring
+        comparison.changed.connect(self._on_changed)
+        comparison.error.connect(self.show_message)
+        self.picker.itemChanged.connect(self._on_picked)
+        self.only_differences.toggled.connect(self.model.set_only_differences)
+        self.csv_button.clicked.connect(lambda: self.export_csv())
+        self.report_button.clicked.connect(lambda: self.export_report())
+        self.table.horizontalHeader().customContextMenuRequested.connect(self._header_menu)
+        documents = getattr(window, "documents", None)
+        if documents is not None:
+            documents.library_changed.connect(self.refresh_picker)
+            documents.library_changed.connect(comparison.reload_files)
+        self.refresh_picker()
+        self.refresh()
+
+    @staticmethod
+    def _caption(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setStyleSheet("color: #555555; font-weight: 600;")
+        label.setWordWrap(True)  # a caption must never set the tab's minimum width
+        return label
+
+    # ------------------------------------------------------------------ picker
+    def refresh_picker(self) -> None:
+        """List "Current plan" and the library's readable scenarios, ticked when compared."""
+        keys = set(self.comparison.keys())
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        items: list[tuple[str, str, str]] = []
+        if self.comparison.store is not None:
+            items.append((CURRENT, "Current plan", "The plan in the window; follows your edits"))
+        try:
+            infos = [i for i in self.comparison.library.list() if i.ok]
+        except OSError:
+            infos = []
+        for info in infos:
+            items.append((str(info.path), info.name, str(info.path)))
+        for key, text, tip in items:
+            item = QListWidgetItem(text)
+            item.setData(self.PATH_ROLE, key)
+            item.setToolTip(tip)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if key in keys else Qt.CheckState.Unchecked)
+            if key == CURRENT:
+                f = item.font()
+                f.setItalic(True)
+                item.setFont(f)
+            self.picker.addItem(item)
+        self.picker.blockSignals(False)
+
+    def pick(self, key: str, checked: bool = True) -> bool:
+        """Tick or untick a scenario in the picker (``"current"`` or a file path)."""
+        for i in range(self.picker.count()):
+            item = self.picker.item(i)
+            if item.data(self.PATH_ROLE) == key:
+                item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+                return (key in self.comparison.keys()) == checked
+        return False
+
+    def _on_picked(self, item: QListWidgetItem) -> None:
+        key = item.data(self.PATH_ROLE)
+        if item.checkState() == Qt.CheckState.Checked:
+            ok = self.comparison.add_current() if key == CURRENT else self.comparison.add_file(key)
+            if not ok and key not in self.comparison.keys():
+                self.picker.blockSignals(True)
+                item.setCheckState(Qt.CheckState.Unchecked)
+                self.picker.blockSignals(False)
+        else:
+            self.comparison.remove(key)
+
+    def _sync_checks(self) -> None:
+        keys = set(self.comparison.keys())
+        self.picker.blockSignals(True)
+        for i in range(self.picker.count()):
+            item = self.picker.item(i)
+            state = Qt.CheckState.Checked if item.data(self.PATH_ROLE) in keys else Qt.CheckState.Unchecked
+            if item.checkState() != state:
+                item.setCheckState(state)
+        self.picker.blockSignals(False)
+
+    # ------------------------------------------------------------------ redraw
+    def _on_changed(self) -> None:
+        self._sync_checks()
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True  # redraw when the tab is shown: plan edits stay fast
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Catch up with changes made while the tab was hidden."""
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw both charts and the headline from the controller's entries."""
+        self._stale = False
+        entries = self.comparison.entries
+        self.vram_chart.set_entries([(e.label, e.result, e.scenario.gpu.name) for e in entries])
+        self.cost_chart.set_entries([(e.label, e.result, e.color) for e in entries])
+        n = len(entries)
+        if n < 2:
+            self.empty_label.setText("Tick at least two scenarios on the left to compare them."
+                                     if n == 0 else "Tick one more scenario on the left to compare.")
+        else:
+            differing = [r for r in self.comparison.rows(True) if r.section == "input"]
+            self.empty_label.setText(f"{n} scenarios · {len(differing)} input"
+                                     f"{'s' if len(differing) != 1 else ''} differ")
+        for b in (self.csv_button, self.charts_button, self.report_button):
+            b.setEnabled(n >= 1)
+
+    def show_message(self, text: str) -> None:
+        """Show a short note above the charts (refused edits, full comparison)."""
+        self.message.setText(text)
+        if self.window_ is not None:
+            self.window_.statusBar().showMessage(text, 8000)
+
+    # ------------------------------------------------------------------ header menu
+    def _header_menu(self, pos) -> None:
+        col = self.table.horizontalHeader().logicalIndexAt(pos)
+        if col < 0 or col >= len(self.comparison.entries):
+            return
+        entry = self.comparison.entries[col]
+        menu = QMenu(self)
+        if entry.key != CURRENT:
+            menu.addAction("Open in plan", lambda: self.open_in_plan(entry.key))
+        menu.addAction("Remove from comparison", lambda: self.comparison.remove(entry.key))
+        menu.exec(self.table.horizontalHeader().mapToGlobal(pos))
+
+    def open_in_plan(self, key: str) -> bool:
+        """Load a compared scenario (with its edits) into the plan; its column then follows the plan.
+
+        A scenario from the library keeps its file, so Save writes back to it (checked for
+        changes made elsewhere).
+        """
+        entry = self.comparison.entry(key)
+        window = self.window_
+        if entry is None or window is None or entry.key == CURRENT:
+            return False
+        documents = getattr(window, "documents", None)
+        if entry.path is not None and documents is not None:
+            if not documents.open_plan(entry.path, ask_discard=True):
+                return False
+            if entry.edited and not window.store.load_scenario(entry.scenario, dirty=True):
+                return False
+        else:
+            if not window._may_discard():
+                return False
+            window.path = None
+            if not window.store.load_scenario(entry.scenario, dirty=True):
+                return False
+            window._update_title()
+        self.comparison.replace_with_current(key)
+        return True
+
+    # ------------------------------------------------------------------ export (patchable dialogs)
+    def ask_csv_path(self) -> str | None:
+        """Where to write the comparison table."""
+        from tuneplan.storage import paths
+
+        path, _ = QFileDialog.getSaveFileName(self, "Export comparison table", str(paths.data_dir() / "comparison.csv"),
+                                              "CSV table (*.csv)")
+        if path and not path.lower().endswith(".csv"):
+            path += ".csv"
+        return path or None
+
+    def export_csv(self, path: str | Path | None = None) -> Path | None:
+        """Write the table as shown (only differences or all fields) to a CSV file."""
+        if path is None:
+            path = self.ask_csv_path()
+            if not path:
+                return None
+        try:
+            written = write_comparison_csv(path, self.comparison, self.model.only_differences)
+        except OSError as exc:
+            if self.window_ is not None:
+                self.window_.show_error("Cannot export table", f"{path}: {exc}")
+            return None
+        if self.window_ is not None:
+            self.window_.statusBar().showMessage(f"Exported {written}", 5000)
+        return written
+
+    def _export_chart(self, chart: QWidget, what: str) -> bool:
+        if self.window_ is None:
+            return False
+        return self.window_.export_chart(chart, what)
+
+    def export_report(self, path: str | Path | None = None) -> Path | None:
+        """Write the one-page HTML report of the compared scenarios."""
+        if self.window_ is None:
+            return None
+        from tuneplan.ui.report import export_report
+
+        return export_report(self.window_, path, comparison=self.comparison)
+
+
+def install_scenario_compare(window: MainWindow) -> ScenarioCompareView:
+    """Add the "Compare scenarios" tab to ``window`` (starting with the current plan ticked).
+
+    Sets ``window.comparison`` (the controller) and ``window.compare_view``.
+    """
+    documents = getattr(window, "documents", None)
+    library = documents.library if documents is not None else None
+    comparison = ScenarioComparison(window.store, library, parent=window)
+    comparison.add_current()
+    view = ScenarioCompareView(comparison, window)
+    window.comparison = comparison
+    window.compare_view = view
+    window.add_tab(view, "Compare scenarios")
+    return view

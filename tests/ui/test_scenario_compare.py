@@ -1,0 +1,217 @@
+"""Comparing scenarios side by side (issue #6): bars on one scale, cost curves, what differs, CSV."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tuneplan import catalog
+from tuneplan.core.estimate import estimate
+from tuneplan.core.result import GIB
+from tuneplan.storage import ScenarioLibrary
+from tuneplan.ui.scenario_compare import (
+    CURRENT,
+    MAX_SCENARIOS,
+    ComparisonTableModel,
+    ScenarioComparison,
+    write_comparison_csv,
+)
+
+
+def _variant(name, **training):
+    s = catalog.default_scenario()
+    s.name = name
+    for key, value in training.items():
+        setattr(s.training, key, value)
+    return s
+
+
+@pytest.fixture
+def three(window):
+    """Three saved scenarios that differ in exactly two inputs: sequence length and micro-batch."""
+    lib = ScenarioLibrary()
+    scenarios = [
+        _variant("Baseline"),
+        _variant("Long context", seq_len=4096),
+        _variant("Bigger batch", micro_batch=4),
+    ]
+    files = [lib.save(s) for s in scenarios]
+    view = window.compare_view
+    window.tabs.setCurrentWidget(view)
+    view.refresh_picker()
+    view.pick(CURRENT, False)
+    for f in files:
+        assert view.pick(str(f))
+    return view, scenarios, files
+
+
+def test_three_bars_on_one_axis_match_each_estimate(three, window):
+    view, scenarios, _files = three
+    results = [estimate(s) for s in scenarios]
+    chart = view.vram_chart
+    assert chart.bar_totals() == pytest.approx([r.memory.total_bytes / GIB for r in results])
+    assert chart.capacities() == pytest.approx([r.memory.capacity_bytes / GIB for r in results])
+    # one scale: every component is one BarGraphItem with one bar per scenario, rows top to bottom
+    weights = chart.bars["weights"]
+    assert list(weights.opts["y"]) == [2, 1, 0]
+    assert list(weights.opts["x0"]) == [0, 0, 0]
+    assert list(weights.opts["width"]) == pytest.approx(
+        [r.memory.component("weights").bytes / GIB for r in results])
+    for i, r in enumerate(results):
+        stacked = chart.current_series()[i]
+        bottom = 0.0
+        for comp in r.memory.components:
+            assert stacked[comp.key] == pytest.approx((bottom, comp.bytes / GIB))
+            bottom += comp.bytes / GIB
+    (_x0, x1), (_y0, _y1) = chart.getPlotItem().getViewBox().viewRange()
+    assert x1 >= max(chart.bar_totals())
+    # each row's capacity line spans only that row
+    xs, ys = chart.capacity.getData()
+    assert list(xs) == pytest.approx([c for c in chart.capacities() for _ in (0, 1)])
+    assert all(abs(ys[2 * i] - ys[2 * i + 1]) < 1 for i in range(3))
+    # labels: each capacity line names its GPU, each bar shows its total
+    assert chart.cap_labels[0].textItem.toPlainText() == "RTX 4090: 23.99 GiB"
+    assert [t.textItem.toPlainText() for t in chart.total_labels[:3]] == [
+        f"{r.memory.total_bytes / GIB:.1f} GiB" for r in results]
+    # same component colours as the plan's VRAM bar
+    assert weights.opts["brush"].color().name() == window.vram_chart.segments["weights"].color
+
+
+def test_cost_curves_overlaid_one_per_scenario(three):
+    view, scenarios, _files = three
+    series = view.cost_chart.current_series()
+    assert len(series) == 3
+    for (hours, usd), s in zip(series, scenarios, strict=True):
+        r = estimate(s)
+        assert usd[-1] == pytest.approx(r.cost.total_usd)
+        assert hours[-1] == pytest.approx(r.cost.curve[-1].hours)
+    legend = [label.text for _sample, label in view.cost_chart.legend.items]
+    assert len(legend) == 3 and legend[0].startswith("Baseline — $")
+    pens = {c.opts["pen"].color().name() for c in view.cost_chart.curves[:3]}
+    assert len(pens) == 3
+
+
+def test_table_lists_exactly_the_differing_inputs(three):
+    view, scenarios, _files = three
+    model = view.model
+    inputs = [r.key for r in model.rows() if r.section == "input"]
+    assert inputs == ["seq_len", "micro_batch"]
+    results = [r.key for r in model.rows() if r.section == "result"]
+    assert "peak_gib" in results and "usd" in results
+    assert "gpu" not in model.row_keys() and "model" not in model.row_keys()
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert headers == ["Baseline", "Long context", "Bigger batch"]
+    row = model.row_keys().index("seq_len")
+    assert [model.index(row, c).data() for c in range(3)] == ["2,048", "4,096", "2,048"]
+    peak = model.row_keys().index("peak_gib")
+    assert [model.index(peak, c).data() for c in range(3)] == [
+        f"{estimate(s).memory.total_bytes / GIB:.1f}" for s in scenarios]
+    # all fields on request
+    view.only_differences.setChecked(False)
+    assert {"model", "gpu", "verdict", "usd"} <= set(model.row_keys())
+    view.only_differences.setChecked(True)
+    assert "gpu" not in model.row_keys()
+
+
+def test_editing_a_cell_updates_that_column_only(three):
+    view, scenarios, files = three
+    model = view.model
+    row = model.row_keys().index("seq_len")
+    index = model.index(row, 0)
+    assert model.flags(index) & Qt.ItemFlag.ItemIsEditable
+    before = [e.result for e in view.comparison.entries]
+    assert model.setData(index, 8192)
+    entries = view.comparison.entries
+    expected = estimate(_variant("Baseline", seq_len=8192))
+    assert entries[0].scenario.training.seq_len == 8192 and entries[0].edited
+    assert entries[0].result == expected
+    assert entries[1].result == before[1] and entries[2].result == before[2]
+    assert view.vram_chart.bar_totals()[0] == pytest.approx(expected.memory.total_bytes / GIB)
+    peak = model.row_keys().index("peak_gib")
+    assert model.index(peak, 0).data() == f"{expected.memory.total_bytes / GIB:.1f}"
+    assert model.headerData(0, Qt.Orientation.Horizontal) == "Baseline (edited)"
+    assert ScenarioLibrary().load(files[0], remember=False).training.seq_len == 2048  # the file is unchanged
+    # an invalid value is refused with a reason, nothing changes
+    assert not model.setData(model.index(model.row_keys().index("micro_batch"), 1), 0)
+    assert "must be at least 1" in view.message.text()
+    assert not model.setData(model.index(model.row_keys().index("micro_batch"), 1), "two")
+    assert entries[1].scenario.training.micro_batch == 1
+
+
+def test_current_plan_column_follows_and_edits_the_plan(window):
+    view = window.compare_view
+    comparison = view.comparison
+    assert comparison.keys() == [CURRENT]  # the tab starts with the plan in it
+    lib = ScenarioLibrary()
+    other = lib.save(_variant("Other GPU"))
+    view.refresh_picker()
+    assert view.pick(str(other))
+    window.store.set_gpu("l40s")
+    assert comparison.entries[0].result == window.store.result
+    model = view.model
+    assert "gpu" in model.row_keys()
+    assert "num_gpus" not in model.row_keys()
+    view.only_differences.setChecked(False)
+    row = model.row_keys().index("seq_len")
+    assert model.setData(model.index(row, 0), 1024)
+    assert window.store.scenario.training.seq_len == 1024 and window.store.dirty
+    assert comparison.entries[0].result == window.store.result
+
+
+def test_at_most_four_and_other_settings_row(window):
+    comparison = ScenarioComparison(window.store, ScenarioLibrary())
+    base = catalog.default_scenario()
+    for i in range(MAX_SCENARIOS):
+        s = base.model_copy(deep=True)
+        s.name = f"S{i}"
+        s.pricing.storage_gb = 50 + i
+        assert comparison.add_scenario(s)
+    errors = []
+    comparison.error.connect(errors.append)
+    assert not comparison.add_current()
+    assert errors and "up to 4" in errors[0]
+    rows = comparison.rows()
+    other = [r for r in rows if r.key == "other"]
+    assert len(other) == 1 and other[0].texts[1] == "pricing.storage_gb = 51"
+    assert all(r.section == "result" for r in rows if r.key not in {"other"})
+    model = ComparisonTableModel(comparison)
+    assert model.columnCount() == 4
+
+
+def test_csv_export_reads_back(three, tmp_path):
+    view, scenarios, _files = three
+    out = view.export_csv(tmp_path / "compare.csv")
+    assert out is not None
+    raw = out.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # UTF-8 with BOM for spreadsheets
+    with open(out, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["Scenario"] for r in rows] == ["Baseline", "Long context", "Bigger batch"]
+    header = list(rows[0])
+    assert "Sequence length (tokens)" in header and "Micro-batch (sequences per GPU)" in header
+    assert "Peak memory per GPU (GiB)" in header and "Cost (USD)" in header
+    for row, s in zip(rows, scenarios, strict=True):
+        r = estimate(s)
+        assert int(row["Sequence length (tokens)"]) == s.training.seq_len
+        assert float(row["Peak memory per GPU (GiB)"]) == pytest.approx(r.memory.total_bytes / GIB, abs=0.005)
+        assert float(row["Cost (USD)"]) == pytest.approx(r.cost.total_usd, abs=0.005)
+    # all fields: writes a column per field, inputs included
+    full = write_comparison_csv(tmp_path / "all.csv", view.comparison, only_differences=False)
+    with open(full, encoding="utf-8-sig", newline="") as fh:
+        all_rows = list(csv.DictReader(fh))
+    assert all_rows[0]["GPU"] == "RTX 4090"
+    assert float(all_rows[0]["Price (USD per GPU-hour)"]) == scenarios[0].pricing.price_per_gpu_hour
+
+
+def test_open_in_plan_round_trip(three, window, monkeypatch):
+    view, _scenarios, files = three
+    model = view.model
+    model.setData(model.index(model.row_keys().index("micro_batch"), 1), 2)
+    assert view.open_in_plan(str(files[1]))
+    assert window.path == files[1]
+    assert window.store.scenario.training.micro_batch == 2 and window.store.dirty
+    assert view.comparison.keys()[1] == CURRENT
+    window.store.set_field("training.seq_len", 512)
+    assert view.comparison.entries[1].scenario.training.seq_len == 512
