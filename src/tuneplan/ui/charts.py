@@ -27,6 +27,8 @@ __all__ = [
     "CostChart",
     "VramChart",
     "component_tooltip",
+    "phase_spans",
+    "phase_tooltip",
     "short_gpu_name",
 ]
 
@@ -99,6 +101,40 @@ def component_tooltip(c: MemoryComponent) -> str:
         lines.append(f"<span style='font-family:monospace'>{html.escape(c.formula)}</span>")
     if c.source:
         lines.append(f"<i>Source:</i> {html.escape(c.source)}")
+    return "<br>".join(lines)
+
+
+def phase_spans(cost: CostEstimate) -> list[tuple[str, float, float, float, float]]:
+    """The cost curve cut into phases: ``(phase, start h, end h, USD at start, USD at end)``."""
+    spans: list[list] = []
+    prev = (0.0, cost.curve[0].usd) if cost.curve else (0.0, 0.0)
+    for p in cost.curve:
+        if p.phase == "done":
+            break
+        if not spans or spans[-1][0] != p.phase:
+            spans.append([p.phase, prev[0], p.hours, prev[1], p.usd])
+        spans[-1][2], spans[-1][4] = p.hours, p.usd
+        prev = (p.hours, p.usd)
+    return [(str(a), float(b), float(c), float(d), float(e)) for a, b, c, d, e in spans if c > b]
+
+
+def phase_tooltip(span: tuple[str, float, float, float, float], total_usd: float) -> str:
+    """Rich-text tooltip of a cost phase: phase, hours, USD and the formula with its numbers."""
+    from PySide6.QtCore import QCoreApplication
+
+    translate = QCoreApplication.translate
+    phase, h0, h1, usd0, usd1 = span
+    hours, usd = h1 - h0, usd1 - usd0
+    rate = usd / hours if hours > 0 else 0.0
+    when = f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.2f} h"
+    lines = [
+        f"<b>{html.escape(PHASE_LABELS.get(phase, phase.title()))}</b>: {when} · ${usd:,.2f}",
+        translate("CostChart", "(price per GPU-hour × GPUs + storage per hour) × hours = ${rate}/h × {hours} h")
+        .format(rate=f"{rate:,.3f}", hours=f"{hours:.3f}"),
+        translate("CostChart", "{start} → {end} h on the clock; the run ends at ${total} (billing rounding, "
+                  "egress, other costs and repeats are added at the end)")
+        .format(start=f"{h0:.2f}", end=f"{h1:.2f}", total=f"{total_usd:,.2f}"),
+    ]
     return "<br>".join(lines)
 
 
@@ -377,6 +413,11 @@ class CostChart(pg.PlotWidget):
         plot.addItem(self.done_label)
         self._curve: tuple[list[float], list[float]] = ([], [])
         self._minutes = False
+        # Hovering a phase shows its hours, USD and formula (phase_tooltip).
+        self._spans: list[tuple[str, float, float, float, float]] = []
+        self._hover_total = 0.0
+        self.hover_text = ""
+        self.scene().sigMouseMoved.connect(self._on_hover)
         self._last_cost: CostEstimate | None = None
         self._overlays: list[tuple[str, list[float], list[float]]] = []
         self.overlay_items: list[tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = []
@@ -406,6 +447,7 @@ class CostChart(pg.PlotWidget):
         xs = [p.hours for p in points]
         ys = [p.usd for p in points]
         self._curve = (xs, ys)
+        self._spans, self._hover_total = phase_spans(cost), cost.total_usd
         # Short runs read better in minutes; the data stays in hours (current_series).
         self._last_cost = cost
         total_h = max([xs[-1] if xs else 0.0] + [o[1][-1] for o in self._overlays if o[1]])
@@ -467,6 +509,29 @@ class CostChart(pg.PlotWidget):
 
     def _set_range(self, x=None, y=None) -> None:
         _set_range(self, x, y)
+
+    def phase_at(self, hours: float) -> tuple[str, float, float, float, float] | None:
+        """The phase drawn at ``hours`` of wall clock: ``(phase, start h, end h, USD at start, USD at end)``."""
+        for span in self._spans:
+            if span[1] <= hours <= span[2]:
+                return span
+        return None
+
+    def _on_hover(self, pos) -> None:
+        from PySide6.QtWidgets import QToolTip
+
+        plot = self.getPlotItem()
+        text = ""
+        if plot.vb.sceneBoundingRect().contains(pos):
+            hours = plot.vb.mapSceneToView(pos).x() / (60.0 if self._minutes else 1.0)
+            span = self.phase_at(hours)
+            if span is not None:
+                text = phase_tooltip(span, self._hover_total)
+        if text != self.hover_text:
+            self.hover_text = text
+            self.setToolTip(text)
+            if QToolTip.isVisible():
+                QToolTip.showText(self.mapToGlobal(self.mapFromScene(pos)), text, self)
 
     def current_series(self) -> tuple[list[float], list[float]]:
         """The whole curve as drawn: ``(hours, cumulative USD)``; the last point is the run's total."""

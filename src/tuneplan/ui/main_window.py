@@ -304,6 +304,15 @@ class MainWindow(QMainWindow):
         self.local_gpu_panel.refresh_requested.connect(self.start_probe)
         self.probe_finished.connect(self._on_probe_finished)
         self._sync()
+        # Issue #8: "Why this much?" and "Limits" tabs, advice in the Plan tab, presets, and the
+        # theme last (it re-colours every view after show_result has drawn).
+        from tuneplan.ui import advice_view, explain_view, limits_view, presets, theme
+
+        explain_view.install_explain(self)
+        advice_view.install_advice(self)
+        limits_view.install_limits(self)
+        presets.install_presets(self)
+        theme.install_theme(self)
 
     # ------------------------------------------------------------------ building
     def add_tab(self, widget: QWidget, title: str) -> int:

@@ -182,7 +182,7 @@ class MethodPanel(FieldPanel):
         self.add_check("training.optimizer_in_backward", "Optimizer step in backward",
                        tip="Apply each gradient as soon as it is computed, so gradients are never all held at once")
         self.add_int("training.lora_rank", "LoRA rank r", 1, 4096, tip="Adapter rank; adapter size grows linearly with r")
-        self.add_float("training.lora_alpha", "LoRA alpha", 0.01, 100_000, decimals=1, step=1,
+        self.add_float("training.lora_alpha", "LoRA alpha", 0.1, 100_000, decimals=1, step=1,
                        tip="Scaling of the adapter output (alpha / r); no effect on memory")
         self.add_float("training.lora_dropout", "LoRA dropout", 0.0, 0.99, decimals=2, step=0.05,
                        tip="Dropout probability on the adapter input")

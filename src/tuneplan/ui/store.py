@@ -194,16 +194,26 @@ class AppStore(QObject):
         granularity, date seen, provider storage and egress rates). Other pricing fields stay.
         """
         try:
-            gpu = catalog.get_gpu(gpu_id)
+            update = self.gpu_update(gpu_id)
         except KeyError as exc:
             self._reject("gpu", str(exc.args[0]) if exc.args else "unknown GPU")
             return False
-        update: dict[str, Any] = {"gpu": gpu}
+        return self._replace("gpu", **update)
+
+    def gpu_update(self, gpu_id: str) -> dict[str, Any]:
+        """What :meth:`set_gpu` would change, without applying it: ``gpu`` and maybe ``pricing``.
+
+        Lets a view price a "use this GPU" suggestion exactly as applying it will.
+
+        Raises:
+            KeyError: for an unknown GPU id.
+        """
+        update: dict[str, Any] = {"gpu": catalog.get_gpu(gpu_id)}
         if self._scenario.pricing.offer_kind != CUSTOM_OFFER:
             entry = self.prices.default_price(gpu_id)
             if entry is not None:
                 update["pricing"] = self._priced(entry)
-        return self._replace("gpu", **update)
+        return update
 
     def set_price_offer(self, entry: catalog.PriceEntry) -> bool:
         """Use a catalog price point (from :func:`tuneplan.catalog.prices_for_gpu`)."""

@@ -1,0 +1,122 @@
+"""The "Why this much?" tab and the cost chart's hover (real widgets, offscreen)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from tuneplan.core.result import GIB
+from tuneplan.ui.charts import phase_spans
+from tuneplan.ui.explain_view import cost_lines, time_lines, total_lines
+
+
+def _show(window, qtbot):
+    window.tabs.setCurrentWidget(window.explain_view)
+    qtbot.waitUntil(lambda: not window.explain_view._stale, timeout=3000)
+    return window.explain_view
+
+
+def _column(model, col, role=Qt.ItemDataRole.DisplayRole):
+    return [model.data(model.index(r, col), role) for r in range(model.rowCount())]
+
+
+@pytest.mark.parametrize("method", ["qlora", "full"])
+def test_components_sorted_largest_first_and_sum_to_the_device_total(window, qtbot, method):
+    window.store.set_field("training.method", method)
+    view = _show(window, qtbot)
+    model, mem = view.memory_model, window.store.result.memory
+    raw = _column(model, 0, Qt.ItemDataRole.UserRole)
+    assert raw == sorted(raw, reverse=True)
+    assert sum(raw) == pytest.approx(mem.total_bytes)
+    shown = [float(x) for x in _column(model, 1)]
+    assert sum(shown) == pytest.approx(mem.total_bytes / GIB, abs=0.005 * len(shown))
+    assert {c.key for c in mem.components} == {c.key for c in model.components}
+    # formula with the user's values and the source, per row
+    assert _column(model, 3)[0] == model.components[0].formula
+    assert _column(model, 4)[0] == model.components[0].source
+    shares = _column(model, 2)
+    assert shares[0].endswith("%")
+
+
+def test_formula_follows_the_users_values(window, qtbot):
+    view = _show(window, qtbot)
+    window.store.set_field("training.seq_len", 4096)
+    logits = next(c for c in view.memory_model.components if c.key == "logits")
+    assert "4096 tokens" in logits.formula
+
+
+def test_three_totals_with_meaning_and_the_one_the_verdict_uses(window, qtbot):
+    view = _show(window, qtbot)
+    mem = window.store.result.memory
+    lines = view.totals_model.lines
+    names = [line.name for line in lines]
+    assert names[:3] == ["Peak allocated", "Peak reserved", "Device total ← the verdict uses this"]
+    assert lines[2].emphasis and "nvidia-smi" in lines[2].formula
+    assert lines[0].value == f"{mem.peak_allocated_bytes / GIB:.2f} GiB"
+    assert lines[1].value == f"{mem.peak_reserved_bytes / GIB:.2f} GiB"
+    assert lines[2].value == f"{mem.total_bytes / GIB:.2f} GiB"
+    assert "max_memory_allocated" in lines[0].formula and "max_memory_reserved" in lines[1].formula
+    assert f"{mem.total_bytes / GIB:.2f} GiB" in view.headline.text()
+
+
+def test_time_lines_add_up(window, qtbot):
+    s, r = window.store.scenario, window.store.result
+    lines = {line.name: line for line in time_lines(s, r)}
+    for name in (
+        "Tokens computed",
+        "FLOPs per token",
+        "GPU peak",
+        "MFU",
+        "Throughput",
+        "Optimizer steps",
+        "Training",
+        "Setup",
+        "Wall clock",
+    ):
+        assert name in lines, name
+    # s read back from the estimate is the packed sequence length
+    assert "× 2,048 (N weights" in lines["FLOPs per token"].formula
+    assert lines["FLOPs per token"].formula.startswith("4N + 12·L·d·s")
+    assert "10,000 examples × 512 tokens × 3 epochs" in lines["Tokens computed"].formula
+    t = r.time
+    peak = s.gpu.peak_tflops * 1e12
+    assert t.mfu * peak / t.flops_per_token == pytest.approx(t.tokens_per_second)  # the throughput formula
+    assert f"{t.tokens_per_second:,.0f}" in lines["Throughput"].value
+
+
+def test_cost_lines_match_the_breakdown(window, qtbot):
+    s, r = window.store.scenario, window.store.result
+    lines = {line.name: line for line in cost_lines(s, r)}
+    c = r.cost
+    assert lines["GPU time"].value == f"${c.breakdown['GPU time']:,.2f}"
+    assert f"{c.billed_hours:,.2f} billed h" in lines["GPU time"].formula
+    assert f"${s.pricing.price_per_gpu_hour:,.2f}/GPU-hour" in lines["GPU time"].formula
+    assert lines["Storage"].value == f"${c.breakdown['Storage']:,.2f}"
+    assert lines["Total, one completed run"].value == f"${c.total_usd:,.2f}"
+    assert sum(c.breakdown.values()) == pytest.approx(c.total_usd)
+
+
+def test_totals_lines_pure(window):
+    mem = window.store.result.memory
+    lines = total_lines(mem, "GeForce RTX 4090")
+    assert "GeForce RTX 4090" in lines[3].formula and "GiB spare" in lines[3].formula
+
+
+def test_hovering_a_cost_phase_shows_its_hours_usd_and_formula(window, qtbot):
+    chart = window.cost_chart
+    window.tabs.setCurrentIndex(0)
+    qtbot.wait(10)
+    cost = window.store.result.cost
+    span = next(sp for sp in phase_spans(cost) if sp[0] == "training")
+    hours = (span[1] + span[2]) / 2
+    scale = 60.0 if cost.curve[-1].hours < 1 else 1.0
+    vb = chart.getPlotItem().vb
+    pos = vb.mapViewToScene(QPointF(hours * scale, vb.viewRange()[1][1] * 0.5))
+    chart.scene().sigMouseMoved.emit(pos)
+    tip = chart.toolTip()
+    assert "Training" in tip and f"${span[4] - span[3]:,.2f}" in tip
+    assert "price per GPU-hour × GPUs + storage per hour" in tip
+    assert chart.phase_at(hours)[0] == "training"
+    # outside the plot: no tooltip
+    chart.scene().sigMouseMoved.emit(QPointF(-50, -50))
+    assert chart.toolTip() == ""
