@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from PySide6.QtCore import Qt
@@ -254,18 +253,6 @@ def test_every_control_has_an_accessible_name(window):
     for panel in window.panels:
         for path, field in panel.fields.items():
             assert field.widget.accessibleName(), path
-
-
-def test_edit_to_redraw_is_fast(window, qtbot):
-    from PySide6.QtWidgets import QApplication
-
-    store = window.store
-    started = time.perf_counter()
-    for i in range(20):
-        store.set_field("training.seq_len", 1024 + 128 * i)
-        QApplication.processEvents()
-    per_edit_ms = (time.perf_counter() - started) / 20 * 1000
-    assert per_edit_ms < 50, per_edit_ms
 
 
 def test_plan_with_a_non_catalog_gpu_shows_it_as_custom(window):
