@@ -67,3 +67,13 @@ def test_memory_curve_rises_with_sequence_length():
     lengths = [p[0] for p in curve]
     totals = [p[1] for p in curve]
     assert lengths == sorted(lengths) and totals == sorted(totals)
+
+
+def test_larger_gpu_suggestion_is_priced_at_that_gpus_price():
+    s = apply_changes(default_scenario(), {"training.method": "full"})
+    tips = [t for t in suggest(s, list_gpus(), gpu_prices={g.id: 2.0 for g in list_gpus()}) if t.key.startswith("gpu_")]
+    assert tips and tips[0].changes["pricing.price_per_gpu_hour"] == 2.0
+    after = estimate(apply_changes(s, tips[0].changes))
+    # cost delta shown = cost after applying the change (GPU price included) - cost before
+    assert tips[0].usd_delta == pytest.approx(after.cost.total_usd - estimate(s).cost.total_usd)
+    assert after.cost.gpu_usd == pytest.approx(2.0 * after.cost.billed_hours * s.training.num_gpus)

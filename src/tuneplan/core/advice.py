@@ -15,7 +15,7 @@ Pure: no I/O, no Qt.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -128,7 +128,8 @@ def memory_curve(scenario: Scenario, points: int = 24, max_len: int | None = Non
     return out
 
 
-def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec]) -> list[tuple[str, str, str, dict[str, Any]]]:
+def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
+                gpu_prices: Mapping[str, float] | None = None) -> list[tuple[str, str, str, dict[str, Any]]]:
     t = s.training
     c: list[tuple[str, str, str, dict[str, Any]]] = []
     if not t.grad_checkpointing:
@@ -179,20 +180,29 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec]) -> list[tuple[str, 
         if gpu.memory_gib > s.gpu.memory_gib:
             probe = s.model_copy(update={"gpu": gpu})
             if _fits(probe):
+                changes: dict[str, Any] = {"gpu": gpu.model_dump()}
+                if gpu_prices and gpu.id in gpu_prices:
+                    changes["pricing.price_per_gpu_hour"] = gpu_prices[gpu.id]
+                    priced = f" Priced at ${gpu_prices[gpu.id]:,.2f}/GPU-hour."
+                else:
+                    priced = " Keeps the current price per GPU-hour (no price known for it)."
                 c.append((f"gpu_{gpu.id}", f"Use a larger GPU: {gpu.name} ({gpu.memory_gib:.0f} GiB)",
-                          "The smallest catalog GPU with enough memory for the plan as it is.",
-                          {"gpu": gpu.model_dump()}))
+                          "The smallest catalog GPU with enough memory for the plan as it is." + priced,
+                          changes))
                 break
     return c
 
 
-def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estimate | None = None) -> list[Suggestion]:
+def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estimate | None = None,
+            gpu_prices: Mapping[str, float] | None = None) -> list[Suggestion]:
     """Ranked single changes that reduce per-GPU memory, each evaluated with the full estimate.
 
     Args:
         scenario: the plan.
         larger_gpus: GPUs to consider for the "larger GPU" suggestion (e.g. the catalog).
         base: the plan's estimate if already computed.
+        gpu_prices: USD per GPU-hour by GPU id, used to price the "larger GPU" suggestion; without
+            it that suggestion keeps the plan's current price.
 
     Returns:
         Suggestions that save memory or make the plan fit, best first: the ones that fit, then the
@@ -200,7 +210,7 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
     """
     base = base or estimate(scenario)
     out: list[Suggestion] = []
-    for key, title, detail, changes in _candidates(scenario, larger_gpus):
+    for key, title, detail, changes in _candidates(scenario, larger_gpus, gpu_prices):
         try:
             changed = apply_changes(scenario, changes)
             after = estimate(changed)
