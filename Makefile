@@ -22,7 +22,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
 
 accuracy: $(STAMP)
-	$(PY) ../shared/reference/score_accuracy.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table.md; cat docs/accuracy-table.md
+	$(PY) ../shared/reference/score_accuracy.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table.md.tmp
+	mv docs/accuracy-table.md.tmp docs/accuracy-table.md
+	cat docs/accuracy-table.md
 
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) tools/benchmark.py --out docs/benchmarks.md

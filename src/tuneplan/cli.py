@@ -45,7 +45,13 @@ def resolve_gpu(text: str):  # noqa: ANN201 - GpuSpec
         pass
     gpu = match_gpu(text)
     if gpu is None:
-        raise CliError(f"unknown GPU {text!r} (see 'tuneplan estimate --list-gpus')")
+        from tuneplan.catalog.gpus import list_gpus
+
+        key = "".join(ch for ch in text.lower() if ch.isalnum())
+        close = [g.id for g in list_gpus()
+                 if key and (key in g.id.replace("_", "") or key in "".join(c for c in g.name.lower() if c.isalnum()))]
+        hint = f"; did you mean one of: {', '.join(close[:6])}" if close else ""
+        raise CliError(f"unknown or ambiguous GPU {text!r}{hint} (see 'tuneplan estimate --list-gpus')")
     return gpu
 
 
@@ -67,14 +73,16 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     else:
         base = catalog.default_scenario()
     data: dict[str, Any] = base.model_dump()
-    if args.model:
+    if args.model is not None:
         try:
             entry = catalog.get_model(args.model)
         except KeyError:
             raise CliError(f"unknown model {args.model!r} (see 'tuneplan estimate --list-models')") from None
         data["model"] = entry.architecture.model_dump()
         data["model_id"] = entry.id
-    elif args.config:
+    elif args.config is not None:
+        if not args.config.strip():
+            raise CliError("--config needs a path to a config.json or a model folder")
         try:
             arch = catalog.load_hf_config(args.config)
         except ValueError as exc:
@@ -97,7 +105,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             training[key] = value
     if getattr(args, "no_double_quant", None):
         training["double_quant"] = False
-    if args.gpu:
+    if args.gpu is not None:
         gpu = resolve_gpu(args.gpu)
         data["gpu"] = gpu.model_dump()
         from tuneplan.catalog.prices import default_price
@@ -244,12 +252,12 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     except CliError as exc:
         return _fail(str(exc))
     from tuneplan.catalog import list_gpus
-    from tuneplan.catalog.prices import default_price, spot_price
+    from tuneplan.catalog.prices import on_demand_price, spot_price
     from tuneplan.core.compare import compare_gpus
 
     prices = {}
     for gpu in list_gpus():
-        od, sp = default_price(gpu.id), spot_price(gpu.id)
+        od, sp = on_demand_price(gpu.id), spot_price(gpu.id)
         prices[gpu.id] = (od.usd_per_gpu_hour if od else None, sp.usd_per_gpu_hour if sp else None)
     rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None))
     if args.json:

@@ -64,10 +64,14 @@ def test_full_finetune_of_8b_does_not_fit_a_4090():
         (["--micro-batch", "0"], "must be at least 1"),
         (["--seq-len", "abc"], "expected a whole number"),
         (["--model", "no-such-model"], "unknown model"),
-        (["--gpu", "GeForce GTX 1080"], "unknown GPU"),
+        (["--gpu", "GeForce GTX 1080"], "unknown or ambiguous GPU"),
         (["--method", "dora"], "invalid choice"),
         (["--bogus-flag"], "unrecognized arguments"),
-        (["--config", "/nonexistent/config.json"], ""),
+        (["--config", "/nonexistent/config.json"], "does not exist"),
+        (["--config", ""], "needs a path"),
+        (["--model", ""], "unknown model"),
+        (["--gpu", ""], "unknown or ambiguous GPU"),
+        (["--gpu", "A100"], "did you mean one of: "),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, fragment):

@@ -189,3 +189,41 @@ def test_verdict_wording():
     assert not mem.fits and mem.verdict().startswith("short by ")
     mem2, _ = estimate_memory(arch, TrainingSetup(method="qlora", seq_len=512), GPU_24)
     assert mem2.fits and mem2.verdict().startswith("fits, ") and mem2.verdict().endswith("GiB spare")
+
+
+def test_encoder_only_configs_are_refused():
+    bert = {"model_type": "bert", "hidden_size": 768, "num_hidden_layers": 12, "num_attention_heads": 12,
+            "intermediate_size": 3072, "vocab_size": 30522, "architectures": ["BertForMaskedLM"]}
+    with pytest.raises(UnsupportedModelError, match="encoder-only"):
+        architecture_from_hf_config(bert)
+    m2m = {"model_type": "m2m_100", "d_model": 1024, "encoder_layers": 24, "num_hidden_layers": 24,
+           "encoder_attention_heads": 16, "vocab_size": 128112}
+    with pytest.raises(UnsupportedModelError, match="encoder-decoder"):
+        architecture_from_hf_config(m2m)
+
+
+def test_master_weights_do_not_apply_to_nf4_and_lora_casts_follow_checkpointing():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    q = TrainingSetup(method="qlora")
+    plain, _ = estimate_memory(arch, q, GPU_24)
+    master, _ = estimate_memory(arch, q.model_copy(update={"master_weights": "fp32"}), GPU_24)
+    assert master.component("weights").bytes == plain.component("weights").bytes  # NF4 is never fp32
+    lora = TrainingSetup(method="lora", master_weights="fp32")
+    _, gc_on = estimate_memory(arch, lora, GPU_24)
+    _, gc_off = estimate_memory(arch, lora.model_copy(update={"grad_checkpointing": False}), GPU_24)
+    layer = 218_103_808  # one Llama-3-8B layer's matrices: 4096*(4096+1024+1024+4096) + 3*4096*14336
+    # fp32 base (4 B/param) + bf16 autocast casts: one layer with checkpointing, all 32 without
+    assert gc_on.weights == 8_030_261_248 * 4 + layer * 2
+    assert gc_off.weights == 8_030_261_248 * 4 + 32 * layer * 2
+
+
+def test_fsdp_gathers_the_largest_layer_and_not_during_the_optimizer_step():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", optimizer="adamw", num_gpus=8, sharding="fsdp", grad_checkpointing=True)
+    mem, led = estimate_memory(arch, t, GPU_24.model_copy(update={"memory_gib": 80.0}))
+    n = 8_030_261_248
+    assert led.weights == pytest.approx(2 * n / 8)  # shards only; gathered layers are transient
+    if mem.peak_phase == "optimizer step":
+        assert mem.component("weights").bytes == pytest.approx(2 * n / 8)
+    else:
+        assert mem.component("weights").bytes == pytest.approx(2 * n / 8 + 2 * 218_103_808 * 2)

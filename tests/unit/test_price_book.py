@@ -126,7 +126,8 @@ def test_added_price_joins_the_offers_and_can_become_the_default():
     # a GPU with no bundled price gets one
     assert catalog.default_price("rtx3090ti") is None
     book.add(provider="Local shop", gpu_id="rtx3090ti", kind="community", usd_per_gpu_hour=0.2)
-    assert book.comparison_prices(["rtx3090ti"]) == {"rtx3090ti": (0.2, 0.2)}
+    # a community (marketplace) price is an interruptible price, never shown as "on demand"
+    assert book.comparison_prices(["rtx3090ti"]) == {"rtx3090ti": (None, 0.2)}
 
 
 def test_reset_by_key_entry_gpu_and_all():

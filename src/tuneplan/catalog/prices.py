@@ -30,6 +30,7 @@ __all__ = [
     "list_provider_terms",
     "prices_for_gpu",
     "pricing_from_entry",
+    "on_demand_price",
     "spot_price",
     "terms_for",
 ]
@@ -187,6 +188,12 @@ def default_price(gpu_id: str) -> PriceEntry | None:
     prices = prices_for_gpu(gpu_id)
     on_demand = [p for p in prices if p.kind == "on-demand"]
     pool = on_demand or prices
+    return pool[0] if pool else None
+
+
+def on_demand_price(gpu_id: str) -> PriceEntry | None:
+    """The cheapest entry of kind ``on-demand`` only, or ``None`` (the comparison's "on demand" column)."""
+    pool = [p for p in prices_for_gpu(gpu_id) if p.kind == "on-demand"]
     return pool[0] if pool else None
 
 

@@ -143,6 +143,11 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         c.append(("qlora", "Use QLoRA (4-bit NF4 base)",
                   "Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.",
                   {"training.method": "qlora"}))
+    if t.optimizer == "adamw" and t.method == "full" and not t.optimizer_in_backward:
+        c.append(("adamw_fused", "Use fused AdamW",
+                  "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's "
+                  "temporary copy of the second moments; same maths, no slowdown.",
+                  {"training.optimizer": "adamw-fused"}))
     if t.optimizer in {"adamw", "adamw-fused", "paged-adamw-32bit"} and t.method == "full":
         c.append(("adamw_8bit", "Use 8-bit AdamW",
                   "bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.",

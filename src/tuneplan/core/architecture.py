@@ -300,7 +300,11 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
     "arcee": {"mlp": "plain"}, "seed_oss": {"qkv_bias": True}, "mimo": {"qkv_bias": True},
 }
 
-_ENCODER_DECODER = {"t5", "mt5", "bart", "mbart", "pegasus", "marian", "umt5", "longt5", "whisper"}
+_ENCODER_DECODER = {"t5", "mt5", "bart", "mbart", "pegasus", "marian", "umt5", "longt5", "whisper", "m2m_100",
+                    "nllb_moe", "fsmt", "prophetnet", "led", "blenderbot", "blenderbot-small", "plbart", "mvp",
+                    "bigbird_pegasus", "switch_transformers", "pegasus_x", "t5gemma", "seamless_m4t"}
+_ENCODER_ONLY = {"bert", "roberta", "xlm-roberta", "deberta", "deberta-v2", "distilbert", "albert", "electra",
+                 "camembert", "mpnet", "modernbert", "xlm", "ernie", "rembert", "nomic_bert", "esm"}
 _MAX_CONFIG_KEYS = 5000
 
 
@@ -355,6 +359,13 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
     if cfg.get("is_encoder_decoder") or model_type in _ENCODER_DECODER:
         raise UnsupportedModelError(
             f"'{model_type or 'this model'}' is an encoder-decoder model; Tuneplan plans decoder-only LLMs"
+        )
+    archs = [str(a) for a in (outer.get("architectures") or []) if isinstance(a, str)]
+    if model_type in _ENCODER_ONLY or (archs and all(a.endswith(("ForMaskedLM", "ForSequenceClassification",
+                                                                  "ForTokenClassification", "Model")) for a in archs)
+                                       and model_type in _ENCODER_ONLY | {""}):
+        raise UnsupportedModelError(
+            f"'{model_type or archs[0]}' is an encoder-only model (no causal LM head); Tuneplan plans decoder-only LLMs"
         )
     if not model_type and "hidden_size" not in cfg and "n_embd" not in cfg:
         raise UnsupportedModelError("this JSON file does not look like a Hugging Face model config (no model_type, no hidden_size)")

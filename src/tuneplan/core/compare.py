@@ -72,6 +72,10 @@ class GpuComparisonRow(BaseModel):
         cheapest: the fitting GPU with the lowest of its on-demand and spot cost (one row at most).
         fastest_in_budget: the fitting GPU with the fewest hours whose lower cost is within
             ``budget_usd`` (any fitting GPU when no budget is given; one row at most).
+        compatible: False when the GPU cannot run the plan as set: BF16 precision or
+            FlashAttention 2 on a card without BF16 tensor cores (T4, V100: FlashAttention 2 needs
+            Ampere or newer). Such rows are never marked cheapest or fastest.
+        note: why a row is not compatible.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -86,6 +90,8 @@ class GpuComparisonRow(BaseModel):
     spot_usd: float | None
     cheapest: bool = False
     fastest_in_budget: bool = False
+    compatible: bool = True
+    note: str = ""
 
     @property
     def best_usd(self) -> float | None:
@@ -216,8 +222,14 @@ def compare_gpus(
             lam = scenario.pricing.interruptions_per_hour or DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR
             spot_pricing = pricing.model_copy(update={"price_per_gpu_hour": spot, "interruptions_per_hour": lam})
             spot_usd = estimate_cost(result.time, spot_pricing, training.num_gpus, curve_points=2).total_usd
+        note = ""
+        if not gpu.bf16_supported and (t0.precision == "bf16" or t0.attention == "flash"):
+            needs = [w for w, on in (("BF16", t0.precision == "bf16"), ("FlashAttention 2", t0.attention == "flash")) if on]
+            note = f"{gpu.name} has no {' or '.join(needs)} support (needs an Ampere or newer GPU): use FP16 and SDPA"
         rows.append(
             GpuComparisonRow(
+                compatible=not note,
+                note=note,
                 gpu_id=gpu.id,
                 gpu_name=gpu.name,
                 fits=fits,
@@ -232,7 +244,7 @@ def compare_gpus(
 
 
 def _rank(rows: list[GpuComparisonRow], budget_usd: float | None) -> list[GpuComparisonRow]:
-    fitting = [r for r in rows if r.fits]
+    fitting = [r for r in rows if r.fits and r.compatible]
     priced = [r for r in fitting if r.best_usd is not None]
     cheapest = min(priced, key=lambda r: (r.best_usd, r.hours), default=None)
     if budget_usd is None:
@@ -247,6 +259,6 @@ def _rank(rows: list[GpuComparisonRow], budget_usd: float | None) -> list[GpuCom
     inf = float("inf")
     return sorted(
         marked,
-        key=lambda r: (not r.fits, r.best_usd if (r.fits and r.best_usd is not None) else inf,
+        key=lambda r: (not r.fits, not r.compatible, r.best_usd if (r.fits and r.best_usd is not None) else inf,
                        r.hours if r.fits else 0.0),
     )

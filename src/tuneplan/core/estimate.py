@@ -21,10 +21,14 @@ def estimate(scenario: Scenario) -> Estimate:
     """
     arch, t = scenario.model, scenario.training
     memory, ledger = estimate_memory(arch, t, scenario.gpu)
+    # Bytes one checkpoint writes: the whole model's trainable state, whatever the sharding or
+    # offload (every rank writes its shard; together they write all of it).
+    whole = t.model_copy(update={"num_gpus": 1, "sharding": "none", "cpu_offload": False})
+    _, whole_ledger = estimate_memory(arch, whole, scenario.gpu)
     if t.method == "full":
-        ckpt_bytes = arch.parameter_count() * 2 + (ledger.optimizer + ledger.optimizer_paged) * max(1, t.num_gpus if t.sharding in {"zero1", "zero2", "zero3", "fsdp"} else 1)
+        ckpt_bytes = arch.parameter_count() * 2 + whole_ledger.optimizer + whole_ledger.optimizer_paged
     else:
-        ckpt_bytes = ledger.trainable_params * 4.0 * 3  # adapter weights + two Adam moments
+        ckpt_bytes = whole_ledger.adapters + whole_ledger.optimizer  # adapter weights + their optimizer states
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes)
     cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
     warnings: list[str] = []
@@ -36,6 +40,11 @@ def estimate(scenario: Scenario) -> Estimate:
         warnings.append(f"{scenario.gpu.name} has no BF16 tensor cores: train in FP16 with loss scaling")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
+    if t.num_gpus > 1 and t.sharding == "none":
+        warnings.append(
+            f"{t.num_gpus} GPUs without sharding: the layers are split across the GPUs and run one GPU at a "
+            "time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel"
+        )
     return Estimate(
         memory=memory,
         time=time,

@@ -220,7 +220,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     """
     led = MemoryLedger()
     w_bytes = _DTYPE_BYTES[t.precision]
-    amp = t.master_weights == "fp32" and t.precision != "fp32"
+    # fp32 master weights: a full fine-tune with fp32 weights under autocast, or a LoRA run on an
+    # fp32 base (LitGPT bf16-mixed). NF4 bases are never fp32, so QLoRA ignores the setting.
+    amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
     if amp:
         w_bytes = 4  # fp32 model under autocast: weights, grads and states in fp32
     act = 2 if (t.precision != "fp32" or amp) else 4
@@ -246,9 +248,13 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         weights = total_params * w_bytes
         led.formulas["weights"] = f"{total_params / 1e9:.2f}B params x {w_bytes} B ({'fp32 master under autocast' if amp else t.precision})"
     if amp and t.method != "full":
-        # autocast keeps a bf16 copy of every frozen weight it multiplies, saved for backward
-        weights += total_params * 2
-        led.formulas["weights"] += " + bf16 autocast copies 2 B/param"
+        # autocast casts each frozen fp32 matrix to bf16 for its matmul and autograd saves the cast
+        # for the input gradient until that layer's backward: every layer without checkpointing,
+        # the recomputed layer with it
+        layer_linear_each = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
+        casts = layer_linear_each if t.grad_checkpointing else layer_linear
+        weights += casts * 2
+        led.formulas["weights"] += f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'} (2 B/param)"
 
     # ------------------------------------------------------------ trainable parameters
     embed_params = arch.vocab_size * arch.hidden_size
@@ -297,7 +303,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         for n_layers, mods in arch.linear_modules():
             for m in mods:
                 factored += n_layers * m.count * (m.d_in + m.d_out)
-        optimizer = (factored if t.method == "full" else 2 * trainable**0.5) * 4
+        if t.method != "full":
+            wanted = _targets(arch, t.lora_targets)
+            factored = sum(n_layers * m.count * (2 * t.lora_rank + m.d_in + m.d_out)
+                           for n_layers, mods in arch.linear_modules() for m in mods if m.name in wanted)
+        optimizer = factored * 4
         formula = "row + column second-moment vectors x 4 B"
     led.formulas["optimizer"] = formula
 
@@ -310,8 +320,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["gradients"] = f"{trainable / 1e9:.3f}B trainable x {grad_bytes} B"
 
     # ------------------------------------------------------------ sharding of model states
+    largest_layer_params = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
+    gathered = 0.0  # unsharded layers alive only while a layer computes (ZeRO-3/FSDP)
     if n_gpus > 1:
         if pipeline:
+            led.formulas["weights"] += f" / {n_gpus} GPUs (layers split across GPUs)"
             weights /= n_gpus
             adapters /= n_gpus
             gradients /= n_gpus
@@ -327,20 +340,24 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             if shard in {"zero3", "fsdp"}:
                 weights /= n_gpus
                 adapters /= n_gpus
-                # all-gathered unsharded layer plus the prefetched next one (FSDP forward/backward prefetch)
-                layer_w = sum(m.params for m in arch.linear_modules()[0][1])
-                per = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes
-                weights += 2 * layer_w * per
+                # the all-gathered layer being computed plus the prefetched next one (FSDP
+                # forward/backward prefetch; ZeRO-3 prefetch bucket), freed again after use
+                gathered = 2 * largest_layer_params * (nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes)
+            led.formulas["optimizer"] += f" / {n_gpus} GPUs ({shard})"
+            if shard in {"zero2", "zero3", "fsdp"}:
+                led.formulas["gradients"] += f" / {n_gpus} GPUs ({shard})"
+            if shard in {"zero3", "fsdp"}:
+                led.formulas["weights"] += f" / {n_gpus} GPUs ({shard}) + two gathered layers while computing"
         elif shard == "ddp":
             gradients *= 2  # DDP buckets hold a flat copy of the gradients (gradient_as_bucket_view=False)
     if t.cpu_offload:
+        gathered = 0.0
         # Parameters, gradients and optimizer states live on the CPU (FSDP CPUOffload(offload_params=True),
         # ZeRO-3 offload); the GPU holds the gathered layer being computed plus the prefetched next one,
         # and the embedding/LM head while they are used. Checked against PEFT's FSDP-QLoRA 70B runs:
         # 35.6 GiB/GPU without offload vs 19.6 with it (reference measurements rows 140-141).
-        layer_w = sum(m.params for m in arch.linear_modules()[0][1])
         per = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes
-        weights = 2 * layer_w * per + non_layer * (4 if t.method == "qlora" else w_bytes)
+        weights = 2 * largest_layer_params * per + non_layer * (4 if t.method == "qlora" else w_bytes)
         optimizer = 0.0
         paged = 0.0
         step_temp = 0.0
@@ -407,28 +424,39 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         pass
 
     # ------------------------------------------------------------ peaks
-    # Three moments compete for the step's peak; each is a full set of live components.
+    # Moments that compete for the step's peak; each is a full set of live components.
     accumulating = t.grad_accumulation > 1 and not t.optimizer_in_backward
+    grads_kept = gradients if accumulating else 0.0
     checkpoints = layers_here * checkpoint_token * tokens if t.grad_checkpointing else 0.0
+    # With checkpointing the recomputation starts after the loss's buffers are freed.
+    acts_at_loss = activations - (one_layer if t.grad_checkpointing else 0.0)
     candidates: dict[str, dict[str, float]] = {
-        # start of backward: every saved activation, the loss buffers, gradients kept from
-        # earlier micro-batches when accumulating
-        "backward": {"gradients": gradients if accumulating else 0.0, "activations": activations,
-                     "logits": logits, "temporaries": temporaries, "optimizer": optimizer},
+        # the loss's backward: every saved activation, the loss buffers, gradients kept from
+        # earlier micro-batches when accumulating, the gathered layers of ZeRO-3/FSDP
+        "backward": {"gradients": grads_kept, "activations": acts_at_loss, "logits": logits,
+                     "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
         # end of backward: all gradients, only the first layer's activations left
         "end of backward": {"gradients": gradients, "activations": one_layer + checkpoints / max(layers_here, 1),
-                            "logits": 0.0, "temporaries": temporaries, "optimizer": optimizer},
-        # optimizer step: gradients, states and the step's temporaries
+                            "logits": 0.0, "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
+        # optimizer step: gradients, states and the step's temporaries (layers are resharded)
         "optimizer step": {"gradients": gradients, "activations": 0.0, "logits": 0.0, "temporaries": 0.0,
-                           "optimizer": optimizer + step_temp},
+                           "optimizer": optimizer + step_temp, "gathered": 0.0},
     }
-    phase = max(candidates, key=lambda k: sum(candidates[k].values()))
+    if t.grad_checkpointing:
+        # backward through the last layer: its recomputed activations next to all checkpoints
+        candidates["recomputed layer"] = {"gradients": grads_kept, "activations": activations, "logits": 0.0,
+                                          "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered}
+    allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
+    phase = max(allocated, key=lambda k: allocated[k])
     live = candidates[phase]
-    peak_allocated = weights + adapters + sum(live.values()) + CUBLAS_WORKSPACE_BYTES
+    peak_allocated = allocated[phase]
     transient = activations + logits + temporaries
     frag_share = ALLOCATOR_FRAGMENTATION[t.sequence_mode]
     fragmentation = frag_share * transient
-    reserved = peak_allocated + fragmentation
+    # Reserved memory never shrinks within a run: the backward leaves its fragmented cache behind,
+    # and the optimizer step's temporaries can reuse those cached blocks.
+    backward_alloc = max(v for k, v in allocated.items() if k != "optimizer step")
+    reserved = max(backward_alloc + fragmentation, allocated["optimizer step"], peak_allocated)
     nccl = 256 * MIB if n_gpus > 1 and not pipeline else 0.0  # NCCL communicator buffers
     total = reserved + CUDA_CONTEXT_BYTES + paged + nccl
 
@@ -438,7 +466,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     led.step_temporaries = step_temp
 
     comps = [
-        MemoryComponent(key="weights", label="Weights", bytes=weights, formula=led.formulas["weights"],
+        MemoryComponent(key="weights", label="Weights", bytes=weights + live["gathered"], formula=led.formulas["weights"],
                         source="parameter count from config.json x bytes per parameter; NF4: QLoRA arXiv:2305.14314"),
         MemoryComponent(key="adapters", label="LoRA adapters", bytes=adapters, formula=led.formulas.get("adapters", ""),
                         source="LoRA arXiv:2106.09685; PEFT LoraLayer"),
@@ -455,12 +483,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         MemoryComponent(key="temporaries", label="Temporaries", bytes=live["temporaries"] + CUBLAS_WORKSPACE_BYTES,
                         formula="gradient buffers between layers, dequantised matrix, cuBLAS workspace",
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
-        MemoryComponent(key="allocator", label="Allocator overhead", bytes=fragmentation,
+        MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,
                         formula=f"{frag_share:.0%} of transient memory ({t.sequence_mode} shapes) ({transient / GIB:.2f} GiB)",
                         source="PyTorch caching allocator; GMLake (ASPLOS 2024) fragmentation measurements"),
         MemoryComponent(key="cuda_context", label="CUDA context", bytes=CUDA_CONTEXT_BYTES + nccl,
                         formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),
-                        source="measured 0.4-0.6 GiB (reference survey B7)"),
+                        source="CUDA context + kernels: ~0.5 GiB (gpu_poor README: 0.5-1 GB; Smirnov's calculator: 0.3-2 GiB)"),
     ]
     est = MemoryEstimate(
         components=comps,

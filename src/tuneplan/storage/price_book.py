@@ -255,6 +255,11 @@ class PriceBook(BaseModel):
         pool = [p for p in prices if p.kind == "on-demand"] or prices
         return pool[0] if pool else None
 
+    def on_demand_price(self, gpu_id: str) -> PriceEntry | None:
+        """The cheapest effective price of kind ``on-demand`` only, or ``None``."""
+        pool = [p for p in self.prices_for_gpu(gpu_id) if p.kind == "on-demand"]
+        return pool[0] if pool else None
+
     def spot_price(self, gpu_id: str) -> PriceEntry | None:
         """The cheapest effective ``community`` or ``spot`` price, or ``None``."""
         pool = [p for p in self.prices_for_gpu(gpu_id) if p.kind in {"community", "spot"}]
@@ -264,7 +269,8 @@ class PriceBook(BaseModel):
         """``gpu_id -> (on-demand USD/GPU-h, spot USD/GPU-h)`` for :func:`tuneplan.core.compare.compare_gpus`."""
         out: dict[str, tuple[float | None, float | None]] = {}
         for gpu_id in gpu_ids:
-            od, spot = self.default_price(gpu_id), self.spot_price(gpu_id)
+            # "on demand" means an on-demand offer; marketplace prices only ever appear as spot
+            od, spot = self.on_demand_price(gpu_id), self.spot_price(gpu_id)
             out[gpu_id] = (od.usd_per_gpu_hour if od else None, spot.usd_per_gpu_hour if spot else None)
         return out
 
