@@ -98,11 +98,21 @@ _DROP_LIBS = re.compile(
     r"Quick\w*|Qml\w*|Designer\w*|Labs\w*|Lottie\w*|Pdf\w*|VirtualKeyboard\w*|Sql|Help|UiTools"
     r")(\.so|\.\d|\.dll|\.dylib|\.framework|$)"
 )
-# Qt's own translations (qtbase_*.qm: the strings of Qt's standard dialogs, 7 MB for 40 languages) only
-# matter once the app installs a QTranslator for them; it does not (the UI is English), so none ship.
-# Set this to True when it does (tests/packaging checks the two stay in step).
-KEEP_QT_TRANSLATIONS = False
-_KEEP_TRANSLATIONS = re.compile(r"(^|/)qt(base)?_[A-Za-z_]+\.qm$")
+# Qt's own translations (qtbase_*.qm: the strings of Qt's standard dialogs, 7 MB for 40 languages) matter
+# only for the languages the app ships (resources/translations/tuneplan_<lang>.qm, loaded by
+# tuneplan.ui.i18n with a QTranslator, which also loads qtbase_<lang>.qm): those few ship, the rest do
+# not. tests/packaging checks this stays in step with the app's use of QTranslator.
+KEEP_QT_TRANSLATIONS = True
+TRANSLATIONS_DIR = RESOURCES_DIR / "translations"
+APP_LANGUAGES = sorted(p.stem.removeprefix("tuneplan_") for p in TRANSLATIONS_DIR.glob("tuneplan_*.qm"))
+_KEEP_TRANSLATIONS = re.compile(
+    r"(^|/)qt(base)?_(" + "|".join(re.escape(lang) for lang in APP_LANGUAGES or ["-"]) + r")\.qm$"
+)
+
+
+def _is_translation_source(path: Path) -> bool:
+    """``resources/translations/*.ts``: Qt Linguist sources, compiled into the ``.qm`` that ships."""
+    return path.suffix == ".ts" and path.parent == TRANSLATIONS_DIR
 
 
 def data_files() -> list[tuple[Path, str]]:
@@ -112,7 +122,7 @@ def data_files() -> list[tuple[Path, str]]:
         if path.is_file() and path.suffix not in {".py", ".pyc", ".pyi"} and "__pycache__" not in path.parts:
             entries.append((path, path.parent.relative_to(SRC).as_posix()))
     for path in sorted(RESOURCES_DIR.rglob("*")):
-        if path.is_file():
+        if path.is_file() and not _is_translation_source(path):
             entries.append((path, path.parent.relative_to(ROOT).as_posix()))
     return entries
 
@@ -219,8 +229,13 @@ def keep_binary(dest: str) -> bool:
 
 
 def keep_data(dest: str) -> bool:
-    """False for Qt translations of modules we do not ship (``dest`` is the path inside the bundle)."""
+    """False for Qt's translations of languages the app does not ship (``dest``: the path in the bundle).
+
+    The app's own ``resources/translations/tuneplan_*.qm`` always stay.
+    """
     dest = _posix(dest)
+    if dest.startswith("resources/translations/"):
+        return True
     if "/translations/" in dest and dest.endswith(".qm"):
         return KEEP_QT_TRANSLATIONS and bool(_KEEP_TRANSLATIONS.search(dest))
     return True

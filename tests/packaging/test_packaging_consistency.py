@@ -77,6 +77,11 @@ def test_every_resource_is_bundled(spec_inputs: ModuleType) -> None:
     assert files, "resources/ is empty"
     bundled = _bundled(spec_inputs)
     for path in files:
+        if path.suffix == ".ts" and path.parent.name == "translations":
+            # Qt Linguist sources stay out; their compiled .qm ships
+            assert path.relative_to(ROOT).as_posix() not in bundled
+            assert path.with_suffix(".qm").relative_to(ROOT).as_posix() in bundled, f"{path}: no .qm collected"
+            continue
         assert path.relative_to(ROOT).as_posix() in bundled, f"{path} is not collected"
 
 
@@ -219,8 +224,14 @@ def test_qt_translations_ship_only_if_the_app_loads_them(spec_inputs: ModuleType
         if uses_translator
         else "no QTranslator in the app: Qt's translations would be dead weight"
     )
-    qm = "PySide6/Qt/translations/qtbase_de.qm"
-    assert spec_inputs.keep_data(qm) == uses_translator
+    # Qt's own translations: only for the languages the app ships (resources/translations/tuneplan_*.qm)
+    languages = sorted(p.stem.removeprefix("tuneplan_") for p in (ROOT / "resources" / "translations").glob("*.qm"))
+    assert spec_inputs.APP_LANGUAGES == languages
+    for lang in languages:
+        assert spec_inputs.keep_data(f"PySide6/Qt/translations/qtbase_{lang}.qm") == uses_translator
+        assert spec_inputs.keep_data(f"resources/translations/tuneplan_{lang}.qm")
+    if "de" not in languages:
+        assert not spec_inputs.keep_data("PySide6/Qt/translations/qtbase_de.qm")
     assert spec_inputs.keep_data("tuneplan/catalog/data/gpus.csv")
 
 

@@ -70,18 +70,22 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
     log.critical("uncaught exception", exc_info=(exc_type, exc, tb))
     if _in_hook:
         return
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     if QApplication.instance() is None:
         sys.__excepthook__(exc_type, exc, tb)
         return
     _in_hook = True
+    translate = QCoreApplication.translate
     try:
-        where = f"The details were written to:\n{_log_path}" if _log_path else "Logging to a file was not possible."
-        box = QMessageBox(QMessageBox.Icon.Critical, "Tuneplan hit a problem",
-                          f"Something went wrong: {exc_type.__name__}: {exc}\n\n"
-                          f"Your plan is still open; the last valid values are kept. {where}\n\n"
-                          "Please attach that file when you report the problem.")
+        where = (translate("App", "The details were written to:\n{path}").format(path=_log_path) if _log_path
+                 else translate("App", "Logging to a file was not possible."))
+        box = QMessageBox(QMessageBox.Icon.Critical, translate("App", "Tuneplan hit a problem"),
+                          translate("App", "Something went wrong: {error}\n\n"
+                                    "Your plan is still open; the last valid values are kept. {where}\n\n"
+                                    "Please attach that file when you report the problem.").format(
+                              error=f"{exc_type.__name__}: {exc}", where=where))
         box.setDetailedText("".join(traceback.format_exception(exc_type, exc, tb)))
         box.exec()
     finally:
@@ -106,14 +110,14 @@ def _make_app(argv: list[str]):
 
 def _placeholder_window():  # noqa: ANN202 - QMainWindow, imported lazily
     """A plain window with the app's title and a 'loading' line: paints before the planner is built."""
-    from PySide6.QtCore import Qt
+    from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtWidgets import QLabel, QMainWindow
 
     w = QMainWindow()
     w.setWindowTitle("Tuneplan")
-    label = QLabel("Loading the planner…")
+    label = QLabel(QCoreApplication.translate("App", "Loading the planner…"))
     label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setAccessibleName("Loading")
+    label.setAccessibleName(QCoreApplication.translate("App", "Loading"))
     w.setCentralWidget(label)
     w.resize(1400, 900)
     return w
@@ -160,6 +164,14 @@ def run_gui(scenario_file: str | None = None) -> int:
     _startup_mark("FIRST_PAINT")
     log_path = setup_logging()
     sys.excepthook = _excepthook
+    # The UI language (View → Language, else the system's) before the planner's widgets exist. After
+    # the first paint: reading the setting loads tuneplan.storage, which the placeholder must not wait for.
+    from PySide6.QtCore import QCoreApplication
+
+    from tuneplan.ui.i18n import install_translator
+
+    log.info("UI language: %s", install_translator(app))
+    placeholder.centralWidget().setText(QCoreApplication.translate("App", "Loading the planner…"))
 
     from tuneplan.ui.main_window import MainWindow
 

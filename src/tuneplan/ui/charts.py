@@ -15,10 +15,14 @@ import os
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QSize, Qt  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSize, Qt  # noqa: E402
 from PySide6.QtGui import QColor, QFont  # noqa: E402
 
 from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent  # noqa: E402
+from tuneplan.ui import i18n  # noqa: E402
+
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
 
 __all__ = [
     "COMPONENT_COLORS",
@@ -48,11 +52,8 @@ COMPONENT_COLORS: dict[str, str] = {
     "allocator": "#b8b8b8",
     "cuda_context": "#6d6d6d",
 }
-COMPONENT_LABELS: dict[str, str] = {
-    "weights": "Weights", "adapters": "LoRA adapters", "gradients": "Gradients",
-    "optimizer": "Optimizer states", "activations": "Activations", "logits": "Logits & loss",
-    "temporaries": "Temporaries", "allocator": "Allocator overhead", "cuda_context": "CUDA context",
-}
+#: Labels by ledger key, in the UI language when looked up (the legend and the tooltips).
+COMPONENT_LABELS = i18n.COMPONENT_LABELS
 _FALLBACK_COLORS = ["#d4a017", "#17a2b8", "#e83e8c", "#20c997"]
 
 PHASE_COLORS: dict[str, str] = {
@@ -61,7 +62,7 @@ PHASE_COLORS: dict[str, str] = {
     "evaluation": "#8e6bb8",
     "checkpoints": "#e07b39",
 }
-PHASE_LABELS = {"setup": "Setup", "training": "Training", "evaluation": "Evaluation", "checkpoints": "Checkpoints"}
+PHASE_LABELS = i18n.PHASE_LABELS
 
 CAPACITY_COLOR = "#c62828"
 #: Colours of other GPUs' cost curves on the cost chart (none of them a phase colour).
@@ -95,12 +96,18 @@ def short_gpu_name(name: str) -> str:
 
 
 def component_tooltip(c: MemoryComponent) -> str:
-    """Rich-text tooltip of a VRAM segment: label, GiB, formula and source."""
-    lines = [f"<b>{html.escape(c.label)}</b>: {c.gib:.2f} GiB"]
+    """Rich-text tooltip of a VRAM segment: label, GiB, formula and source.
+
+    The label is in the UI language; the formula and the source stay in English (code-like, and
+    they cite English papers), which the tooltip says when the UI is not English.
+    """
+    lines = [f"<b>{html.escape(i18n.component_label(c.key, c.label))}</b>: {i18n.fmt_gib(c.gib, 2)}"]
     if c.formula:
         lines.append(f"<span style='font-family:monospace'>{html.escape(c.formula)}</span>")
     if c.source:
-        lines.append(f"<i>Source:</i> {html.escape(c.source)}")
+        lines.append(translate("Charts", "<i>Source:</i> {source}").format(source=html.escape(c.source)))
+    if (c.formula or c.source) and i18n.current_language() != "en":
+        lines.append(translate("Charts", "<i>Formulas and sources are technical and stay in English.</i>"))
     return "<br>".join(lines)
 
 
@@ -193,12 +200,12 @@ class VramChart(pg.PlotWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent=parent, background="w")
-        self.setAccessibleName("VRAM chart")
+        self.setAccessibleName(self.tr("VRAM chart"))
         self.setMinimumHeight(200)
         plot = self.getPlotItem()
         _style_plot(plot)
         plot.hideAxis("left")
-        plot.setLabel("bottom", "GPU memory per GPU (GiB)", color=TEXT_COLOR)
+        plot.setLabel("bottom", self.tr("GPU memory per GPU (GiB)"), color=TEXT_COLOR)
         # The legend lives in its own row under the axis (not over the data); PlotItem.addItem
         # still feeds it every named item because it is the plot's ``legend``.
         self.legend = pg.LegendItem(colCount=5, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
@@ -207,28 +214,28 @@ class VramChart(pg.PlotWidget):
         self.band = pg.LinearRegionItem(values=(0, 0), orientation="vertical", movable=False, span=(0.04, 0.72),
                                         brush=pg.mkBrush(120, 120, 120, 40), pen=pg.mkPen(None))
         self.band.setZValue(-20)
-        self.band.setToolTip("Uncertainty of the estimate (measured error of the estimator)")
+        self.band.setToolTip(self.tr("Uncertainty of the estimate (measured error of the estimator)"))
         plot.addItem(self.band)
         self.over_capacity = pg.LinearRegionItem(values=(0, 1e7), orientation="vertical", movable=False,
                                                  brush=pg.mkBrush(198, 40, 40, 22), pen=pg.mkPen(None))
         self.over_capacity.setZValue(-30)
-        self.over_capacity.setToolTip("Beyond this GPU's memory")
+        self.over_capacity.setToolTip(self.tr("Beyond this GPU's memory"))
         plot.addItem(self.over_capacity, ignoreBounds=True)
         self.segments: dict[str, _Segment] = {}
         for key in COMPONENT_ORDER:
             self._segment(key, COMPONENT_LABELS[key])
         marker_pen = pg.mkPen("#202020", width=1.5, style=Qt.PenStyle.DashLine)
         label_opts = {"color": TEXT_COLOR, "movable": False, "fill": pg.mkBrush(255, 255, 255, 200)}
-        self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label="allocated",
+        self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label=self.tr("allocated"),
                                               labelOpts={**label_opts, "position": 0.86, "anchors": [(1, 0.5), (1, 0.5)]})
-        self.reserved_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label="reserved",
+        self.reserved_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label=self.tr("reserved"),
                                              labelOpts={**label_opts, "position": 0.86, "anchors": [(0, 0.5), (0, 0.5)]})
         self.capacity_line = pg.InfiniteLine(angle=90, pen=pg.mkPen(CAPACITY_COLOR, width=2.5), label="",
                                              labelOpts={"color": CAPACITY_COLOR, "position": 0.97, "movable": False,
                                                         "anchors": [(1, 0), (1, 0)],
                                                         "fill": pg.mkBrush(255, 255, 255, 220)})
-        self.allocated_line.setToolTip("Peak allocated: torch.cuda.max_memory_allocated()")
-        self.reserved_line.setToolTip("Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)")
+        self.allocated_line.setToolTip(self.tr("Peak allocated: torch.cuda.max_memory_allocated()"))
+        self.reserved_line.setToolTip(self.tr("Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)"))
         for line in (self.allocated_line, self.reserved_line, self.capacity_line):
             line.setZValue(10)
             plot.addItem(line)
@@ -270,7 +277,7 @@ class VramChart(pg.PlotWidget):
         series: dict[str, tuple[float, float]] = {}
         seen = set()
         for comp in mem.components:
-            seg = self._segment(comp.key, comp.label)
+            seg = self._segment(comp.key, i18n.component_label(comp.key, comp.label))
             gib = max(0.0, comp.bytes / GIB)
             seg.setOpts(x0=[left], width=[gib])
             seg.setToolTip(component_tooltip(comp))
@@ -287,15 +294,14 @@ class VramChart(pg.PlotWidget):
         self._capacity_gib = cap
         self.capacity_line.setPos(cap)
         self.over_capacity.setRegion((cap, max(cap * 100, 1e4)))
-        self.capacity_line.label.setFormat(f"{short_gpu_name(gpu_name)}: {cap:.2f} GiB")
-        self.capacity_line.setToolTip(f"{gpu_name}: {cap:.2f} GiB usable (what nvidia-smi reports as total)")
+        self.capacity_line.label.setFormat(f"{short_gpu_name(gpu_name)}: {i18n.fmt_gib(cap, 2)}")
+        self.capacity_line.setToolTip(self.tr("{gpu}: {capacity} usable (what nvidia-smi reports as total)").format(
+            gpu=gpu_name, capacity=i18n.fmt_gib(cap, 2)))
         self.allocated_line.setPos(mem.peak_allocated_bytes / GIB)
         self.reserved_line.setPos(mem.peak_reserved_bytes / GIB)
         self.band.setRegion((mem.low_bytes / GIB, mem.high_bytes / GIB))
-        self.band.setToolTip(
-            f"Likely range of the total: {mem.low_bytes / GIB:.1f}–{mem.high_bytes / GIB:.1f} GiB "
-            "(measured error of the estimator)"
-        )
+        self.band.setToolTip(self.tr("Likely range of the total: {low}–{high} (measured error of the estimator)").format(
+            low=i18n.fmt_number(mem.low_bytes / GIB, 1, group=False), high=i18n.fmt_gib(mem.high_bytes / GIB)))
         self._extent_gib = max(cap, mem.high_bytes / GIB, left)
         self._fit_x()
 
@@ -335,13 +341,15 @@ class VramChart(pg.PlotWidget):
         self.local_free_line.setVisible(show_free)
         if show_total:
             self.local_line.setPos(total_gib)
-            self.local_line.label.setFormat(f"{label or 'Your GPU'}: {total_gib:.1f} GiB")
-            self.local_line.setToolTip(f"{label or 'Your GPU'}: {total_gib:.2f} GiB total")
+            name = label or self.tr("Your GPU")
+            self.local_line.label.setFormat(f"{name}: {i18n.fmt_gib(total_gib)}")
+            self.local_line.setToolTip(self.tr("{name}: {total} total").format(name=name, total=i18n.fmt_gib(total_gib, 2)))
         if show_free:
             self.local_free_line.setPos(free_gib)
-            self.local_free_line.label.setFormat(f"free now: {free_gib:.1f} GiB")
-            self.local_free_line.setToolTip(f"Free on {free_label or label or 'your GPU'} right now: {free_gib:.2f} GiB "
-                                            "(other programs hold the rest)")
+            self.local_free_line.label.setFormat(self.tr("free now: {free}").format(free=i18n.fmt_gib(free_gib)))
+            self.local_free_line.setToolTip(
+                self.tr("Free on {name} right now: {free} (other programs hold the rest)").format(
+                    name=free_label or label or self.tr("your GPU"), free=i18n.fmt_gib(free_gib, 2)))
         self._fit_x()
 
     @property
@@ -387,12 +395,12 @@ class CostChart(pg.PlotWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent=parent, background="w")
-        self.setAccessibleName("Cost over time chart")
+        self.setAccessibleName(self.tr("Cost over time chart"))
         self.setMinimumHeight(200)
         plot = self.getPlotItem()
         _style_plot(plot)
-        plot.setLabel("bottom", "Wall-clock time (hours)", color=TEXT_COLOR)
-        plot.setLabel("left", "Cumulative cost (USD)", color=TEXT_COLOR)
+        plot.setLabel("bottom", self.tr("Wall-clock time (hours)"), color=TEXT_COLOR)
+        plot.setLabel("left", self.tr("Cumulative cost (USD)"), color=TEXT_COLOR)
         plot.showGrid(x=True, y=True, alpha=0.15)
         self.legend = plot.addLegend(offset=(8, 8), labelTextColor=TEXT_COLOR,
                                      brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dddddd"))
@@ -455,8 +463,9 @@ class CostChart(pg.PlotWidget):
         scale = 60.0 if minutes else 1.0
         if minutes != self._minutes:
             self._minutes = minutes
-            self.getPlotItem().setLabel("bottom", f"Wall-clock time ({'minutes' if minutes else 'hours'})",
-                                        color=TEXT_COLOR)
+            self.getPlotItem().setLabel(
+                "bottom", self.tr("Wall-clock time (minutes)") if minutes else self.tr("Wall-clock time (hours)"),
+                color=TEXT_COLOR)
         by_phase: dict[str, tuple[list[float], list[float]]] = {}
         prev: tuple[float, float] | None = None
         for p in points:
@@ -489,9 +498,10 @@ class CostChart(pg.PlotWidget):
                         label.setVisible(bool(data[0]))
         if points:
             end = points[-1]
-            when = f"{end.hours * 60:.0f} min" if minutes else f"{end.hours:.1f} h"
+            when = (self.tr("{n} min").format(n=f"{end.hours * 60:.0f}") if minutes
+                    else self.tr("{n} h").format(n=f"{end.hours:.1f}"))
             self.done_marker.setData([end.hours * scale], [end.usd])
-            self.done_label.setText(f"done · {when} · ${end.usd:,.2f}")
+            self.done_label.setText(self.tr("done · {when} · {usd}").format(when=when, usd=f"${end.usd:,.2f}"))
             self.done_label.setPos(end.hours * scale, end.usd)
         else:
             self.done_marker.setData([], [])
@@ -501,7 +511,7 @@ class CostChart(pg.PlotWidget):
         self.pessimistic_line.setVisible(show_pess)
         if show_pess:
             self.pessimistic_line.setPos(pess)
-            self.pessimistic_line.label.setFormat(f"pessimistic ${pess:,.2f}")
+            self.pessimistic_line.label.setFormat(self.tr("pessimistic {usd}").format(usd=f"${pess:,.2f}"))
         top = max([*ys, pess if show_pess else 0.0, 0.01] + [o[2][-1] for o in self._overlays if o[2]])
         right = max([x * scale for x in xs] + [0.01] + [o[1][-1] * scale for o in self._overlays if o[1]])
         self._draw_overlays(scale)
@@ -575,9 +585,11 @@ class CostChart(pg.PlotWidget):
             curve, marker = self.overlay_items[i]
             curve.setData([x * scale for x in xs], ys)
             if xs:
-                when = f"{xs[-1] * 60:.0f} min" if self._minutes else f"{xs[-1]:.1f} h"
+                when = (self.tr("{n} min").format(n=f"{xs[-1] * 60:.0f}") if self._minutes
+                        else self.tr("{n} h").format(n=f"{xs[-1]:.1f}"))
                 marker.setData([xs[-1] * scale], [ys[-1]])
-                marker.setToolTip(f"{label}: done after {when}, ${ys[-1]:,.2f}")
+                marker.setToolTip(self.tr("{label}: done after {when}, {usd}").format(
+                    label=label, when=when, usd=f"${ys[-1]:,.2f}"))
             else:
                 marker.setData([], [])
         if self.overlay_legend is not None:
@@ -585,7 +597,8 @@ class CostChart(pg.PlotWidget):
             # first); the phase legend would sit on the steep curves of fast GPUs.
             self.overlay_legend.clear()
             if self._overlays and self._last_cost is not None:
-                self.overlay_legend.addItem(self.phase_items["training"], f"This plan: ${self._last_cost.total_usd:,.2f}")
+                self.overlay_legend.addItem(self.phase_items["training"], self.tr("This plan: {usd}").format(
+                    usd=f"${self._last_cost.total_usd:,.2f}"))
             for (curve, _marker), (label, _xs, _ys) in zip(self.overlay_items, self._overlays, strict=True):
                 self.overlay_legend.addItem(curve, label)
             self.overlay_legend.setVisible(bool(self._overlays))

@@ -140,13 +140,13 @@ class FieldPanel(QGroupBox):
         message = QLabel()
         message.setWordWrap(True)
         message.setStyleSheet(f"color: {ERROR_COLOR};")
-        message.setAccessibleName(f"{label} error")
+        message.setAccessibleName(self.tr("{label} error").format(label=label))
         message.hide()
         box.addWidget(message)
         if isinstance(widget, QCheckBox):
             self.form.addRow("", container)
         else:
-            text = QLabel(label + ":")
+            text = QLabel(self.tr("{label}:").format(label=label))
             text.setBuddy(widget)
             self.form.addRow(text, container)
         self.fields[path] = _Field(path, widget, label, write, message, container)
@@ -255,7 +255,7 @@ class FieldPanel(QGroupBox):
     def add_widget_row(self, label: str, widget: QWidget) -> None:
         """A row that is not bound to a field (info text, buttons)."""
         if label:
-            self.form.addRow(QLabel(label + ":"), widget)
+            self.form.addRow(QLabel(self.tr("{label}:").format(label=label)), widget)
         else:
             self.form.addRow(widget)
 
@@ -289,10 +289,12 @@ class FieldPanel(QGroupBox):
         w = field.widget
         invalid = bool(message)
         w.setProperty("invalid", invalid)
-        w.setToolTip(f"{field.label}: {message}" if invalid else field.base_tooltip)
+        w.setToolTip(self.tr("{label}: {message}").format(label=field.label, message=message) if invalid
+                     else field.base_tooltip)
         w.style().unpolish(w)
         w.style().polish(w)
-        field.message.setText(f"{field.label} {message}. The plan still uses the last valid value." if invalid else "")
+        field.message.setText(self.tr("{label} {message}. The plan still uses the last valid value.").format(
+            label=field.label, message=message) if invalid else "")
         field.message.setVisible(invalid)
         field.container.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         if not invalid:

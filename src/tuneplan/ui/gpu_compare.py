@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
+    QCoreApplication,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -53,6 +55,7 @@ from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuCompar
 from tuneplan.core.estimate import estimate
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
+from tuneplan.ui.i18n import OFFER_KIND_LABELS
 from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
 
 __all__ = [
@@ -68,6 +71,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
+
 #: Role holding a column's numeric (or lower-case text) sort key; ``None`` sorts last.
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 #: Role holding the row's catalog GPU id.
@@ -75,26 +81,36 @@ GPU_ID_ROLE = Qt.ItemDataRole.UserRole + 2
 
 CHART, RANK, GPU, MEMORY, FITS, PEAK, HOURS, ON_DEMAND, SPOT, DATE = range(10)
 COLUMNS = ["Chart", "#", "GPU", "Memory", "Fits", "Peak", "Hours", "On demand", "Spot", "Price date"]
-#: Header text: units on a second line keep the numeric columns narrow.
-_HEADERS = ["Chart", "#", "GPU", "Memory\n(GiB)", "Fits at\nmicro-batch", "Peak\n(GiB)", "Time\n(hours)",
-            "On demand\n($ per run)", "Spot\n($ per run)", "Prices\nseen"]
+#: Header text: units on a second line keep the numeric columns narrow (translated when shown).
+_HEADERS = [QT_TRANSLATE_NOOP("GpuComparisonModel", "Chart"), "#", "GPU",
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "Memory\n(GiB)"),
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "Fits at\nmicro-batch"),
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "Peak\n(GiB)"),
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "Time\n(hours)"),
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "On demand\n($ per run)"),
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "Spot\n($ per run)"),
+            QT_TRANSLATE_NOOP("GpuComparisonModel", "Prices\nseen")]
 _HEADER_TIPS = [
-    "Tick to draw this GPU's cost over the run on the Plan tab's cost chart",
-    "Rank: GPUs that fit first, cheapest per run (lower of on-demand and spot) first",
-    "Catalog GPU; double-click to plan on it",
-    "Memory per GPU (GiB, as nvidia-smi reports it)",
-    "Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same)",
-    "Peak device memory per GPU at that micro-batch (GiB)",
-    "Wall-clock hours for one run (setup, training, evaluation, checkpoints)",
-    "USD per completed run at the cheapest on-demand price (the plan's billing, storage and overheads)",
-    "USD per completed run at the cheapest spot/community price, expected interruptions included",
-    "When the prices used were seen (the older of the two; yours: the date you entered)",
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Tick to draw this GPU's cost over the run on the Plan tab's cost chart"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Rank: GPUs that fit first, cheapest per run (lower of on-demand and spot) first"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Catalog GPU; double-click to plan on it"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Memory per GPU (GiB, as nvidia-smi reports it)"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel",
+                      "Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same)"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Peak device memory per GPU at that micro-batch (GiB)"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Wall-clock hours for one run (setup, training, evaluation, checkpoints)"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel",
+                      "USD per completed run at the cheapest on-demand price (the plan's billing, storage and overheads)"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel",
+                      "USD per completed run at the cheapest spot/community price, expected interruptions included"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel",
+                      "When the prices used were seen (the older of the two; yours: the date you entered)"),
 ]
 
 CHEAPEST_BG = QColor("#d9f2dd")
 FASTEST_BG = QColor("#dde8fa")
 MUTED_FG = QColor("#8a8a8a")
-CHEAPEST_BADGE = "★ cheapest"
+CHEAPEST_BADGE = QT_TRANSLATE_NOOP("GpuComparisonModel", "★ cheapest")  # shown translated
 #: Widths (px) the columns start at; the GPU column takes what is left.
 _WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 84, PEAK: 56, HOURS: 60, ON_DEMAND: 84, SPOT: 76, DATE: 100}
 
@@ -113,18 +129,22 @@ def _hours(h: float) -> str:
 
 def _duration(h: float) -> str:
     if h < 1:
-        return f"{h * 60:.0f} min"
+        return translate("Units", "{n} min").format(n=f"{h * 60:.0f}")
     if h < 48:
         whole = int(h)
-        return f"{whole} h {round((h - whole) * 60):.0f} min"
-    return f"{h:,.0f} h ({h / 24:.1f} days)"
+        return translate("Units", "{h} h {min} min").format(h=whole, min=f"{round((h - whole) * 60):.0f}")
+    return translate("Units", "{n} h ({days} days)").format(n=f"{h:,.0f}", days=f"{h / 24:.1f}")
+
+
+#: The date cell of a price without a date (compared as text, so kept in English until shown).
+UNDATED = "undated"
 
 
 def _date(entry: PriceEntry | None) -> str:
     if entry is None:
         return ""
     d = entry.date_seen.strip()
-    return "undated" if not d or d.startswith("undated") else d
+    return UNDATED if not d or d.startswith("undated") else d
 
 
 @dataclass(frozen=True)
@@ -211,9 +231,9 @@ class GpuComparisonModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return _HEADERS[section]
+            return self.tr(_HEADERS[section])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _HEADER_TIPS[section]
+            return self.tr(_HEADER_TIPS[section])
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -271,13 +291,13 @@ class GpuComparisonModel(QAbstractTableModel):
     # ------------------------------------------------------------------ cells
     def fastest_badge(self) -> str:
         """``⚡ fastest`` (the tooltip and the legend say "within the budget")."""
-        return "⚡ fastest"
+        return self.tr("⚡ fastest")
 
     def badges(self, r: GpuComparisonRow) -> list[str]:
         """The highlight badges of a row."""
         out = []
         if r.cheapest:
-            out.append(CHEAPEST_BADGE)
+            out.append(self.tr(CHEAPEST_BADGE))
         if r.fastest_in_budget:
             out.append(self.fastest_badge())
         return out
@@ -287,14 +307,14 @@ class GpuComparisonModel(QAbstractTableModel):
         if col == GPU:
             parts = [short_gpu_name(r.gpu_name), *self.badges(r)]
             if item.in_plan:
-                parts.append("● plan")
+                parts.append(self.tr("● plan"))
             return "  ".join(parts)
         if col == RANK:
             return str(item.rank) if r.fits else ""
         if col == MEMORY:
             return f"{item.memory_gib:g}"
         if col == FITS:
-            return f"✓ {r.micro_batch}" if r.fits else "✗ no"
+            return f"✓ {r.micro_batch}" if r.fits else self.tr("✗ no")
         if col == PEAK:
             return f"{r.peak_gib:.1f}"
         if col == HOURS:
@@ -306,6 +326,8 @@ class GpuComparisonModel(QAbstractTableModel):
         if col == DATE:
             dates = [d for d in (_date(item.on_demand), _date(item.spot)) if d]
             text = min(dates) if dates else ""  # ISO dates sort by time; "undated" after any date
+            if text == UNDATED:
+                text = self.tr("undated")
             return f"{text} ✎" if text and item.edited else text
         return ""
 
@@ -332,52 +354,61 @@ class GpuComparisonModel(QAbstractTableModel):
 
     def _price_tip(self, entry: PriceEntry | None, kind: str, usd: float | None, r: GpuComparisonRow) -> str:
         if not r.fits:
-            return "The plan does not fit on this GPU, even at micro-batch 1"
+            return self.tr("The plan does not fit on this GPU, even at micro-batch 1")
         if entry is None or usd is None:
-            return f"No {kind} price for this GPU in your price book (Prices… to add one)"
-        seen = entry.date_seen or "undated"
-        text = (f"{_usd(usd)} per completed run: {html.escape(entry.provider)} {entry.kind} at "
-                f"${entry.usd_per_gpu_hour:.2f} per GPU-hour (seen {html.escape(seen)}, billed per "
-                f"{entry.billing}), plus the plan's storage, egress and other costs")
+            if kind == "spot":
+                return self.tr("No spot price for this GPU in your price book (Prices… to add one)")
+            return self.tr("No on-demand price for this GPU in your price book (Prices… to add one)")
+        seen = entry.date_seen or self.tr("undated")
+        per = {"second": self.tr("billed per second"), "minute": self.tr("billed per minute"),
+               "hour": self.tr("billed per hour")}.get(entry.billing, entry.billing)
+        text = self.tr("{usd} per completed run: {provider} {kind} at {price} per GPU-hour (seen {seen}, {billed}), "
+                       "plus the plan's storage, egress and other costs").format(
+            usd=_usd(usd), provider=html.escape(entry.provider), kind=OFFER_KIND_LABELS.get(entry.kind, entry.kind),
+            price=f"${entry.usd_per_gpu_hour:.2f}", seen=html.escape(seen), billed=per)
         if kind == "spot":
-            text += "; expected interruptions included"
+            text += self.tr("; expected interruptions included")
         return text
 
     def _tooltip(self, item: ComparisonItem, col: int) -> str:
         r = item.row
         if col == CHART:
-            return "Draw this GPU's cost over the run on the Plan tab's cost chart"
+            return self.tr("Draw this GPU's cost over the run on the Plan tab's cost chart")
         if col == GPU:
             lines = [f"<b>{html.escape(r.gpu_name)}</b>"]
             if r.cheapest:
-                lines.append("★ The cheapest GPU this plan fits on (lower of on-demand and spot cost per run)")
+                lines.append(self.tr("★ The cheapest GPU this plan fits on (lower of on-demand and spot cost per run)"))
             if r.fastest_in_budget:
-                lines.append("⚡ The fastest GPU that fits" + (
-                    "" if self.budget_usd is None else f" and costs at most {_usd(self.budget_usd)} per run"))
+                lines.append(self.tr("⚡ The fastest GPU that fits") if self.budget_usd is None else
+                             self.tr("⚡ The fastest GPU that fits and costs at most {usd} per run").format(
+                                 usd=_usd(self.budget_usd)))
             if item.in_plan:
-                lines.append("● The GPU your plan uses")
-            lines.append("Double-click to plan on this GPU")
+                lines.append(self.tr("● The GPU your plan uses"))
+            lines.append(self.tr("Double-click to plan on this GPU"))
             return "<br>".join(lines)
         if col == FITS:
             if r.fits:
-                return (f"Fits at micro-batch {r.micro_batch}, the largest that divides the plan's effective batch "
-                        f"({r.peak_gib:.1f} of {item.memory_gib:g} GiB)")
-            return f"Needs {r.peak_gib:.1f} GiB at micro-batch 1; this GPU has {item.memory_gib:g} GiB"
+                return self.tr("Fits at micro-batch {mb}, the largest that divides the plan's effective batch "
+                               "({peak} of {memory} GiB)").format(
+                    mb=r.micro_batch, peak=f"{r.peak_gib:.1f}", memory=f"{item.memory_gib:g}")
+            return self.tr("Needs {peak} GiB at micro-batch 1; this GPU has {memory} GiB").format(
+                peak=f"{r.peak_gib:.1f}", memory=f"{item.memory_gib:g}")
         if col == HOURS:
-            return f"{_duration(r.hours)} per run, without interruptions"
+            return self.tr("{duration} per run, without interruptions").format(duration=_duration(r.hours))
         if col == ON_DEMAND:
             return self._price_tip(item.on_demand, "on-demand", r.on_demand_usd, r)
         if col == SPOT:
             return self._price_tip(item.spot, "spot", r.spot_usd, r)
         if col == DATE:
             parts = []
-            for label, e in (("On demand", item.on_demand), ("Spot", item.spot)):
+            for label, e in ((self.tr("On demand"), item.on_demand), (self.tr("Spot"), item.spot)):
                 if e is not None:
-                    parts.append(f"{label}: {html.escape(e.provider)}, seen {html.escape(e.date_seen or 'undated')}"
-                                 f" ({html.escape(e.source)})")
+                    parts.append(self.tr("{label}: {provider}, seen {date} ({source})").format(
+                        label=label, provider=html.escape(e.provider),
+                        date=html.escape(e.date_seen or self.tr("undated")), source=html.escape(e.source)))
             if item.edited:
-                parts.append("✎ includes a price from your price book")
-            return "<br>".join(parts) or "No price for this GPU"
+                parts.append(self.tr("✎ includes a price from your price book"))
+            return "<br>".join(parts) or self.tr("No price for this GPU")
         return ""
 
 
@@ -488,7 +519,7 @@ class GpuCompareController(QObject):
             rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids), self.budget_usd)
         except ValueError as exc:
             log.warning("GPU comparison failed: %s", exc)
-            self.failed.emit(f"The comparison cannot be computed for this plan: {exc}")
+            self.failed.emit(self.tr("The comparison cannot be computed for this plan: {error}").format(error=exc))
             return
         self.computations += 1
         self.stale = False
@@ -525,12 +556,12 @@ class GpuCompareController(QObject):
         spot_is_cheaper = row.spot_usd is not None and (row.on_demand_usd is None or row.spot_usd < row.on_demand_usd)
         if row.on_demand_usd is not None and od_entry is not None and not spot_is_cheaper:
             pricing = s.pricing.model_copy(update={"price_per_gpu_hour": od_entry.usd_per_gpu_hour})
-            kind = "on demand"
+            kind = self.tr("on demand")
         elif row.spot_usd is not None and spot_entry is not None:
             lam = s.pricing.interruptions_per_hour or DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR
             pricing = s.pricing.model_copy(update={"price_per_gpu_hour": spot_entry.usd_per_gpu_hour,
                                                    "interruptions_per_hour": lam})
-            kind = "spot"
+            kind = self.tr("spot")
         else:
             return None
         result = estimate(s.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing}))
@@ -571,34 +602,34 @@ class GpuCompareView(QWidget):
         self.model = controller.model
         self.proxy = GpuComparisonProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.setAccessibleName("Compare GPUs")
+        self.setAccessibleName(self.tr("Compare GPUs"))
 
         self.budget = QDoubleSpinBox()
-        self.budget.setAccessibleName("Budget per run")
+        self.budget.setAccessibleName(self.tr("Budget per run"))
         self.budget.setRange(0, 10_000_000)
         self.budget.setDecimals(2)
         self.budget.setSingleStep(5)
         self.budget.setPrefix("$ ")
-        self.budget.setSpecialValueText("No limit")
-        self.budget.setToolTip("Most you want to pay for one completed run (USD). "
-                               "The fastest GPU that fits within it is highlighted. 0 = no limit")
+        self.budget.setSpecialValueText(self.tr("No limit"))
+        self.budget.setToolTip(self.tr("Most you want to pay for one completed run (USD). "
+                                       "The fastest GPU that fits within it is highlighted. 0 = no limit"))
         self.budget.setKeyboardTracking(False)
         self.budget.setMinimumWidth(110)
         self.budget.valueChanged.connect(lambda v: controller.set_budget(v if v > 0 else None))
-        budget_label = QLabel("Budget per run:")
+        budget_label = QLabel(self.tr("Budget per run:"))
         budget_label.setBuddy(self.budget)
 
-        self.fits_only = QCheckBox("Show only GPUs that fit")
-        self.fits_only.setAccessibleName("Show only GPUs that fit")
+        self.fits_only = QCheckBox(self.tr("Show only GPUs that fit"))
+        self.fits_only.setAccessibleName(self.tr("Show only GPUs that fit"))
         self.fits_only.toggled.connect(self.proxy.set_fits_only)
-        self.chart_cheapest = QPushButton("Chart the 3 cheapest")
-        self.chart_cheapest.setToolTip("Draw the cost over the run of the three cheapest GPUs on the Plan tab's cost chart")
+        self.chart_cheapest = QPushButton(self.tr("Chart the 3 cheapest"))
+        self.chart_cheapest.setToolTip(self.tr("Draw the cost over the run of the three cheapest GPUs on the Plan tab's cost chart"))
         self.chart_cheapest.clicked.connect(lambda: self.model.set_overlays(controller.cheapest_ids(3)))
-        self.clear_chart = QPushButton("Clear chart")
-        self.clear_chart.setToolTip("Remove the compared GPUs from the cost chart")
+        self.clear_chart = QPushButton(self.tr("Clear chart"))
+        self.clear_chart.setToolTip(self.tr("Remove the compared GPUs from the cost chart"))
         self.clear_chart.clicked.connect(lambda: self.model.set_overlays([]))
-        self.edit_prices = QPushButton("Edit prices…")
-        self.edit_prices.setToolTip("Your price book: edit a price, add a quote, reset to the bundled prices")
+        self.edit_prices = QPushButton(self.tr("Edit prices…"))
+        self.edit_prices.setToolTip(self.tr("Your price book: edit a price, add a quote, reset to the bundled prices"))
         self.edit_prices.clicked.connect(self.edit_prices_requested)
 
         top = QHBoxLayout()
@@ -612,13 +643,13 @@ class GpuCompareView(QWidget):
         top.addWidget(self.edit_prices)
 
         self.answer = QLabel()
-        self.answer.setAccessibleName("Comparison summary")
+        self.answer.setAccessibleName(self.tr("Comparison summary"))
         self.answer.setWordWrap(True)
         self.answer.setTextFormat(Qt.TextFormat.RichText)
         self.answer.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.table = QTableView()
-        self.table.setAccessibleName("GPU comparison table")
+        self.table.setAccessibleName(self.tr("GPU comparison table"))
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -641,21 +672,23 @@ class GpuCompareView(QWidget):
         self.table.activated.connect(self._on_activated)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
 
-        self.use_button = QPushButton("Use for plan")
-        self.use_button.setToolTip("Plan on the selected GPU (same as double-clicking it)")
+        self.use_button = QPushButton(self.tr("Use for plan"))
+        self.use_button.setToolTip(self.tr("Plan on the selected GPU (same as double-clicking it)"))
         self.use_button.clicked.connect(self.use_selected)
+        cheapest, fastest = self.tr("★ cheapest that fits"), self.tr("⚡ fastest within the budget")
+        plan_gpu, yours = self.tr("your plan's GPU"), self.tr("your price")
         self.legend = QLabel(
-            f"<span style='background:{CHEAPEST_BG.name()}'>&nbsp;★ cheapest that fits&nbsp;</span>&nbsp;&nbsp;"
-            f"<span style='background:{FASTEST_BG.name()}'>&nbsp;⚡ fastest within the budget&nbsp;</span>&nbsp;&nbsp;"
-            "<b>●</b> your plan's GPU&nbsp;&nbsp; ✎ your price"
+            f"<span style='background:{CHEAPEST_BG.name()}'>&nbsp;{cheapest}&nbsp;</span>&nbsp;&nbsp;"
+            f"<span style='background:{FASTEST_BG.name()}'>&nbsp;{fastest}&nbsp;</span>"
+            f"&nbsp;&nbsp;<b>●</b> {plan_gpu}&nbsp;&nbsp; ✎ {yours}"
         )
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.note = QLabel(
+        self.note = QLabel(self.tr(
             "Costs are per completed run with this plan's billing, storage and overheads, at the cheapest "
             "on-demand and spot prices of your price book; spot includes expected interruptions "
-            f"({DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR:g} per hour unless the plan sets a rate). "
+            "({rate} per hour unless the plan sets a rate). "
             "Double-click a GPU to plan on it."
-        )
+        ).format(rate=f"{DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR:g}"))
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #555555;")
         bottom = QHBoxLayout()
@@ -730,22 +763,29 @@ class GpuCompareView(QWidget):
         cheapest = next((r for r in rows if r.cheapest), None)
         fastest = next((r for r in rows if r.fastest_in_budget), None)
         s = self.store.scenario
-        parts = [f"<b>{html.escape(s.name)}</b> fits on {len(fitting)} of {len(rows)} GPUs."]
+        parts = [self.tr("<b>{plan}</b> fits on {n} of {total} GPUs.").format(
+            plan=html.escape(s.name), n=len(fitting), total=len(rows))]
         if cheapest is not None and cheapest.best_usd is not None:
-            how = "spot" if cheapest.best_usd == cheapest.spot_usd and cheapest.spot_usd != cheapest.on_demand_usd \
-                else "on demand"
-            parts.append(f"Cheapest: <b>{html.escape(short_gpu_name(cheapest.gpu_name))}</b>, "
-                         f"{_usd(cheapest.best_usd)} per run ({how}), {_duration(cheapest.hours)}.")
+            how = self.tr("spot") if cheapest.best_usd == cheapest.spot_usd and cheapest.spot_usd != cheapest.on_demand_usd \
+                else self.tr("on demand")
+            parts.append(self.tr("Cheapest: <b>{gpu}</b>, {usd} per run ({how}), {duration}.").format(
+                gpu=html.escape(short_gpu_name(cheapest.gpu_name)), usd=_usd(cheapest.best_usd), how=how,
+                duration=_duration(cheapest.hours)))
         elif fitting:
-            parts.append("None of the GPUs it fits on has a price.")
+            parts.append(self.tr("None of the GPUs it fits on has a price."))
         budget = self.controller.budget_usd
         if fastest is not None:
             cost = f", {_usd(fastest.best_usd)}" if fastest.best_usd is not None else ""
-            within = f" within {_usd(budget)}" if budget is not None else ""
-            parts.append(f"Fastest{within}: <b>{html.escape(short_gpu_name(fastest.gpu_name))}</b>, "
-                         f"{_duration(fastest.hours)}{cost}.")
+            gpu = html.escape(short_gpu_name(fastest.gpu_name))
+            if budget is not None:
+                parts.append(self.tr("Fastest within {budget}: <b>{gpu}</b>, {duration}{cost}.").format(
+                    budget=_usd(budget), gpu=gpu, duration=_duration(fastest.hours), cost=cost))
+            else:
+                parts.append(self.tr("Fastest: <b>{gpu}</b>, {duration}{cost}.").format(
+                    gpu=gpu, duration=_duration(fastest.hours), cost=cost))
         elif budget is not None:
-            parts.append(f"<span style='color:#c62828'>No GPU runs it for {_usd(budget)} or less.</span>")
+            parts.append("<span style='color:#c62828'>{}</span>".format(
+                self.tr("No GPU runs it for {usd} or less.").format(usd=_usd(budget))))
         self.answer.setText(" ".join(parts))
         self._update_buttons()
 
@@ -763,5 +803,5 @@ def install_gpu_compare(window: Any) -> GpuCompareView:
     view.edit_prices_requested.connect(window.prices_action.trigger)
     controller.active = False  # until the tab is shown
     window.gpu_compare = view
-    window.add_tab(view, "Compare GPUs")
+    window.add_tab(view, translate("GpuCompareView", "Compare GPUs"))
     return view

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QFileSystemWatcher, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -76,6 +76,9 @@ __all__ = ["AUTOSAVE_DELAY_MS", "LibraryController", "LibraryPanel", "install_li
 
 log = logging.getLogger(__name__)
 
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
+
 AUTOSAVE_DELAY_MS = 2000
 ConflictChoice = Literal["overwrite", "copy", "cancel"]
 
@@ -101,11 +104,11 @@ def _stamp_from_json(data: object) -> FileStamp | None:
 def _ago(when: datetime) -> str:
     seconds = (datetime.now(UTC) - when).total_seconds()
     if seconds < 60:
-        return "just now"
+        return translate("LibraryPanel", "just now")
     if seconds < 3600:
-        return f"{seconds / 60:.0f} min ago"
+        return translate("LibraryPanel", "{n} min ago").format(n=f"{seconds / 60:.0f}")
     if seconds < 86400:
-        return f"{seconds / 3600:.0f} h ago"
+        return translate("LibraryPanel", "{n} h ago").format(n=f"{seconds / 3600:.0f}")
     return when.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
@@ -146,7 +149,8 @@ class LibraryController(QObject):
     # ------------------------------------------------------------------ questions (patchable in tests)
     def ask_scenario_name(self, title: str, suggestion: str) -> str | None:
         """Ask for a scenario name (Save As, Rename); ``None`` when cancelled."""
-        text, ok = QInputDialog.getText(self.window, title, "Scenario name:", QLineEdit.EchoMode.Normal, suggestion)
+        text, ok = QInputDialog.getText(self.window, title, self.tr("Scenario name:"), QLineEdit.EchoMode.Normal,
+                                        suggestion)
         text = text.strip()
         return text if ok and text else None
 
@@ -154,15 +158,16 @@ class LibraryController(QObject):
         """The file changed on disk since it was opened: overwrite it, save a copy, or cancel."""
         box = QMessageBox(self.window)
         box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("Plan changed elsewhere")
-        box.setText(f"“{path.name}” was changed by another Tuneplan window or program after you opened it.")
-        box.setInformativeText(
+        box.setWindowTitle(self.tr("Plan changed elsewhere"))
+        box.setText(self.tr("“{name}” was changed by another Tuneplan window or program after you opened it.").format(
+            name=path.name))
+        box.setInformativeText(self.tr(
             "Overwrite it with your version (their changes are lost), save your version as a copy "
             "(both are kept), or cancel and keep editing."
-        )
+        ))
         box.setDetailedText(message)
-        overwrite = box.addButton("Overwrite", QMessageBox.ButtonRole.DestructiveRole)
-        copy = box.addButton("Save as copy", QMessageBox.ButtonRole.AcceptRole)
+        overwrite = box.addButton(self.tr("Overwrite"), QMessageBox.ButtonRole.DestructiveRole)
+        copy = box.addButton(self.tr("Save as copy"), QMessageBox.ButtonRole.AcceptRole)
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(copy)
         box.exec()
@@ -178,9 +183,9 @@ class LibraryController(QObject):
         when = saved_at.astimezone().strftime("%Y-%m-%d %H:%M")
         answer = QMessageBox.question(
             self.window,
-            "Restore unsaved plan?",
-            f"Tuneplan did not close normally last time. Your unsaved plan “{scenario.name}” was "
-            f"kept automatically ({when}).\n\nRestore it?",
+            self.tr("Restore unsaved plan?"),
+            self.tr("Tuneplan did not close normally last time. Your unsaved plan “{name}” was "
+                    "kept automatically ({when}).\n\nRestore it?").format(name=scenario.name, when=when),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Discard,
             QMessageBox.StandardButton.Yes,
         )
@@ -195,14 +200,14 @@ class LibraryController(QObject):
 
     def ask_import_path(self) -> str | None:
         """Which shared scenario file (one scenario or a bundle) to import."""
-        path, _ = QFileDialog.getOpenFileName(self.window, "Import scenarios", str(Path.home()),
-                                              "Tuneplan scenarios (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Import scenarios"), str(Path.home()),
+                                              self.tr("Tuneplan scenarios (*.json);;All files (*)"))
         return path or None
 
     def ask_export_path(self, suggestion: str) -> str | None:
         """Where to write exported scenarios (JSON)."""
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export scenarios", str(Path.home() / suggestion),
-                                              "Tuneplan scenarios (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export scenarios"), str(Path.home() / suggestion),
+                                              self.tr("Tuneplan scenarios (*.json)"))
         if path and not path.lower().endswith(".json"):
             path += ".json"
         return path or None
@@ -250,14 +255,15 @@ class LibraryController(QObject):
         try:
             scenario, stamp = self.library.load_with_stamp(p)
         except CorruptScenarioError as exc:
-            self.window.show_error("Cannot open plan", f"{exc}. Nothing was deleted.")
+            self.window.show_error(self.tr("Cannot open plan"), self.tr("{error}. Nothing was deleted.").format(error=exc))
             self.library_changed.emit()
             return False
         except NewerSchemaError as exc:
-            self.window.show_error("Plan from a newer Tuneplan", f"{exc}. The file was left as it is.")
+            self.window.show_error(self.tr("Plan from a newer Tuneplan"),
+                                   self.tr("{error}. The file was left as it is.").format(error=exc))
             return False
         except ScenarioFileError as exc:
-            self.window.show_error("Cannot open plan", str(exc))
+            self.window.show_error(self.tr("Cannot open plan"), str(exc))
             return False
         if not self.store.load_scenario(scenario):
             return False
@@ -265,7 +271,7 @@ class LibraryController(QObject):
         self._set_window_path(p)
         self.clear_autosave()
         log.info("opened %s", p)
-        self._status(f"Opened “{scenario.name}”")
+        self._status(self.tr("Opened “{name}”").format(name=scenario.name))
         self.library_changed.emit()  # the recent list and the list's "open" marker
         return True
 
@@ -290,7 +296,7 @@ class LibraryController(QObject):
         taken = [info.name for info in self.library.list()]
         current = self.store.scenario.name
         suggestion = self.library.unique_name(current, taken)
-        name = self.ask_scenario_name("Save plan as", suggestion)
+        name = self.ask_scenario_name(self.tr("Save plan as"), suggestion)
         if name is None:
             return False
         if name != current and not self.store.set_field("name", name):
@@ -309,21 +315,22 @@ class LibraryController(QObject):
                 return self._save(path, None)
             if choice == "copy":
                 return self._save_copy()
-            self._status("Not saved — the file on disk was left as the other window saved it")
+            self._status(self.tr("Not saved — the file on disk was left as the other window saved it"))
             return False
         except LockedError as exc:
-            self.window.show_error("Cannot save plan", f"{exc}\n\nYour plan is still open here, unsaved.")
+            self.window.show_error(self.tr("Cannot save plan"),
+                                   self.tr("{error}\n\nYour plan is still open here, unsaved.").format(error=exc))
             return False
         except ScenarioSaveError as exc:
             self.window.show_error(
-                "Cannot save plan",
-                f"{exc}.\n\nYour plan is still open here with all its changes, not yet saved. "
-                "Free some disk space or check the folder's permissions, then save again, or use "
-                "Export… to save it somewhere else.",
+                self.tr("Cannot save plan"),
+                self.tr("{error}.\n\nYour plan is still open here with all its changes, not yet saved. "
+                        "Free some disk space or check the folder's permissions, then save again, or use "
+                        "Export… to save it somewhere else.").format(error=exc),
             )
             return False
         except ScenarioFileError as exc:
-            self.window.show_error("Cannot save plan", str(exc))
+            self.window.show_error(self.tr("Cannot save plan"), str(exc))
             return False
         self._after_save(target, scenario)
         return True
@@ -342,7 +349,7 @@ class LibraryController(QObject):
             self.store.mark_saved()
         self.clear_autosave()
         log.info("saved %s", target)
-        self._status(f"Saved “{scenario.name}” in the library")
+        self._status(self.tr("Saved “{name}” in the library").format(name=scenario.name))
         self.library_changed.emit()
 
     # ------------------------------------------------------------------ library operations
@@ -353,13 +360,13 @@ class LibraryController(QObject):
                 current = read_scenario_document(path).scenario.name
             except ScenarioFileError:
                 current = path.stem
-            new_name = self.ask_scenario_name("Rename scenario", current)
+            new_name = self.ask_scenario_name(self.tr("Rename scenario"), current)
             if new_name is None:
                 return None
         try:
             new = self.library.rename(path, new_name)
         except ValueError as exc:  # ScenarioFileError and pydantic's ValidationError
-            self.window.show_error("Cannot rename scenario", str(exc).splitlines()[0])
+            self.window.show_error(self.tr("Cannot rename scenario"), str(exc).splitlines()[0])
             return None
         if self.path is not None and self.path.resolve() == path.resolve():
             was_dirty = self.store.dirty
@@ -369,7 +376,7 @@ class LibraryController(QObject):
             self._set_window_path(new)
             if not was_dirty:
                 self.store.mark_saved()
-        self._status(f"Renamed to “{new_name}”")
+        self._status(self.tr("Renamed to “{name}”").format(name=new_name))
         self.library_changed.emit()
         return new
 
@@ -378,10 +385,10 @@ class LibraryController(QObject):
         try:
             new = self.library.duplicate(path)
         except ValueError as exc:
-            self.window.show_error("Cannot duplicate scenario", str(exc))
+            self.window.show_error(self.tr("Cannot duplicate scenario"), str(exc))
             self.library_changed.emit()
             return None
-        self._status(f"Duplicated as {new.name}")
+        self._status(self.tr("Duplicated as {name}").format(name=new.name))
         self.library_changed.emit()
         return new
 
@@ -393,12 +400,12 @@ class LibraryController(QObject):
         try:
             trashed = self.library.delete(path)
         except ScenarioFileError as exc:
-            self.window.show_error("Cannot delete scenario", str(exc))
+            self.window.show_error(self.tr("Cannot delete scenario"), str(exc))
             return None
         if self.path is not None and self.path.resolve() == path.resolve():
             self._set_window_path(None)
             self.store.load_scenario(self.store.scenario, dirty=True)  # its file is gone: closing must ask
-        self._status("Moved to the trash — open Trash to restore it")
+        self._status(self.tr("Moved to the trash — open Trash to restore it"))
         self.library_changed.emit()
         return trashed
 
@@ -407,9 +414,9 @@ class LibraryController(QObject):
         try:
             restored = self.library.restore(trash_path)
         except ScenarioFileError as exc:
-            self.window.show_error("Cannot restore scenario", str(exc))
+            self.window.show_error(self.tr("Cannot restore scenario"), str(exc))
             return None
-        self._status(f"Restored {restored.name}")
+        self._status(self.tr("Restored {name}").format(name=restored.name))
         self.library_changed.emit()
         return restored
 
@@ -419,13 +426,14 @@ class LibraryController(QObject):
         if not entries:
             return 0
         if confirm and not self.ask_confirm(
-            "Empty the trash?",
-            f"Delete {len(entries)} scenario{'s' if len(entries) != 1 else ''} in the trash for good? "
-            "This cannot be undone.",
+            self.tr("Empty the trash?"),
+            (self.tr("Delete 1 scenario in the trash for good? This cannot be undone.") if len(entries) == 1 else
+             self.tr("Delete {n} scenarios in the trash for good? This cannot be undone.").format(n=len(entries))),
         ):
             return 0
         count = self.library.empty_trash()
-        self._status(f"Deleted {count} scenario{'s' if count != 1 else ''} for good")
+        self._status(self.tr("Deleted 1 scenario for good") if count == 1 else
+                     self.tr("Deleted {n} scenarios for good").format(n=count))
         self.library_changed.emit()
         return count
 
@@ -438,12 +446,13 @@ class LibraryController(QObject):
         try:
             added = self.library.import_scenarios(path)
         except NewerSchemaError as exc:
-            self.window.show_error("Cannot import", f"{exc}. Nothing was imported.")
+            self.window.show_error(self.tr("Cannot import"), self.tr("{error}. Nothing was imported.").format(error=exc))
             return []
         except ScenarioFileError as exc:
-            self.window.show_error("Cannot import", f"{exc}. Nothing was imported.")
+            self.window.show_error(self.tr("Cannot import"), self.tr("{error}. Nothing was imported.").format(error=exc))
             return []
-        self._status(f"Imported {len(added)} scenario{'s' if len(added) != 1 else ''}")
+        self._status(self.tr("Imported 1 scenario") if len(added) == 1 else
+                     self.tr("Imported {n} scenarios").format(n=len(added)))
         self.library_changed.emit()
         return added
 
@@ -466,9 +475,9 @@ class LibraryController(QObject):
             else:
                 written = write_scenario_file(dest, self.store.scenario)
         except ScenarioFileError as exc:
-            self.window.show_error("Cannot export", str(exc))
+            self.window.show_error(self.tr("Cannot export"), str(exc))
             return None
-        self._status(f"Exported to {written}")
+        self._status(self.tr("Exported to {path}").format(path=written))
         return written
 
     # ------------------------------------------------------------------ autosave and recovery
@@ -534,7 +543,7 @@ class LibraryController(QObject):
             atomic_write_bytes(self.owner_path, json.dumps(owner).encode("utf-8"))
         except (ScenarioFileError, OSError) as exc:
             log.warning("autosave failed: %s", exc)
-            self._status(f"Autosave failed: {exc}")
+            self._status(self.tr("Autosave failed: {error}").format(error=exc))
             return None
         log.debug("autosaved to %s", written)
         return written
@@ -561,7 +570,7 @@ class LibraryController(QObject):
         try:
             scenario = self.library.load_autosave()
         except (CorruptScenarioError, NewerSchemaError) as exc:
-            self.window.show_error("Cannot restore the unsaved plan", str(exc))
+            self.window.show_error(self.tr("Cannot restore the unsaved plan"), str(exc))
             return False
         except ScenarioFileError as exc:
             log.warning("autosave unreadable: %s", exc)
@@ -584,7 +593,7 @@ class LibraryController(QObject):
             saved_at = datetime.now(UTC)
         if not self.ask_restore_autosave(scenario, saved_at):
             self._discard_autosave()
-            self._status("Discarded the unsaved plan from last time")
+            self._status(self.tr("Discarded the unsaved plan from last time"))
             return False
         if not self.store.load_scenario(scenario, dirty=True):
             return False
@@ -595,7 +604,7 @@ class LibraryController(QObject):
         else:
             self._set_window_path(None)
         self._take_over_autosave()
-        self._status(f"Restored “{scenario.name}” — not saved yet")
+        self._status(self.tr("Restored “{name}” — not saved yet").format(name=scenario.name))
         return True
 
     def _discard_autosave(self) -> None:
@@ -681,7 +690,7 @@ class LibraryPanel(QWidget):
         super().__init__()
         self.controller = controller
         self.window_ = controller.window
-        self.setAccessibleName("Scenario library")
+        self.setAccessibleName(self.tr("Scenario library"))
         self._cache: dict[Path, tuple[int, Scenario | None]] = {}
 
         self.pages = QStackedWidget()
@@ -691,12 +700,12 @@ class LibraryPanel(QWidget):
         col.setContentsMargins(6, 6, 6, 6)
         col.setSpacing(6)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search name, model, GPU…")
+        self.search.setPlaceholderText(self.tr("Search name, model, GPU…"))
         self.search.setClearButtonEnabled(True)
-        self.search.setAccessibleName("Search scenarios")
+        self.search.setAccessibleName(self.tr("Search scenarios"))
         col.addWidget(self.search)
         self.list = _ScenarioList()
-        self.list.setAccessibleName("Saved scenarios")
+        self.list.setAccessibleName(self.tr("Saved scenarios"))
         self.list.setAlternatingRowColors(True)
         self.list.setItemDelegate(_TwoLineDelegate(self.list))
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -708,27 +717,27 @@ class LibraryPanel(QWidget):
         self.empty_label.setStyleSheet("color: #666666;")
         col.addWidget(self.empty_label)
 
-        self.open_button = QPushButton("Open")
-        self.new_button = QPushButton("New")
-        self.save_button = QPushButton("Save")
-        self.save_as_button = QPushButton("Save As…")
-        self.rename_button = QPushButton("Rename…")
-        self.duplicate_button = QPushButton("Duplicate")
-        self.delete_button = QPushButton("Delete")
-        self.trash_button = QPushButton("Trash")
-        self.import_button = QPushButton("Import…")
-        self.export_button = QPushButton("Export…")
+        self.open_button = QPushButton(self.tr("Open"))
+        self.new_button = QPushButton(self.tr("New"))
+        self.save_button = QPushButton(self.tr("Save"))
+        self.save_as_button = QPushButton(self.tr("Save As…"))
+        self.rename_button = QPushButton(self.tr("Rename…"))
+        self.duplicate_button = QPushButton(self.tr("Duplicate"))
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.trash_button = QPushButton(self.tr("Trash"))
+        self.import_button = QPushButton(self.tr("Import…"))
+        self.export_button = QPushButton(self.tr("Export…"))
         tips = {
-            self.open_button: "Open the selected scenario in the plan",
-            self.new_button: "Start a new plan",
-            self.save_button: "Save the plan in the library",
-            self.save_as_button: "Save the plan as a new scenario under another name",
-            self.rename_button: "Rename the selected scenario (F2)",
-            self.duplicate_button: "Copy the selected scenario",
-            self.delete_button: "Move the selected scenarios to the trash (Delete); restore them from Trash",
-            self.trash_button: "Deleted scenarios: restore or delete for good",
-            self.import_button: "Add scenarios from a JSON file a colleague shared",
-            self.export_button: "Write the selected scenarios (or the open plan) to a JSON file to share",
+            self.open_button: self.tr("Open the selected scenario in the plan"),
+            self.new_button: self.tr("Start a new plan"),
+            self.save_button: self.tr("Save the plan in the library"),
+            self.save_as_button: self.tr("Save the plan as a new scenario under another name"),
+            self.rename_button: self.tr("Rename the selected scenario (F2)"),
+            self.duplicate_button: self.tr("Copy the selected scenario"),
+            self.delete_button: self.tr("Move the selected scenarios to the trash (Delete); restore them from Trash"),
+            self.trash_button: self.tr("Deleted scenarios: restore or delete for good"),
+            self.import_button: self.tr("Add scenarios from a JSON file a colleague shared"),
+            self.export_button: self.tr("Write the selected scenarios (or the open plan) to a JSON file to share"),
         }
         grid = QGridLayout()
         grid.setSpacing(4)
@@ -746,30 +755,30 @@ class LibraryPanel(QWidget):
         tcol = QVBoxLayout(trash)
         tcol.setContentsMargins(6, 6, 6, 6)
         head = QHBoxLayout()
-        self.back_button = QPushButton("‹ Scenarios")
-        self.back_button.setToolTip("Back to your saved scenarios")
+        self.back_button = QPushButton(self.tr("‹ Scenarios"))
+        self.back_button.setToolTip(self.tr("Back to your saved scenarios"))
         head.addWidget(self.back_button)
-        title = QLabel("Trash")
+        title = QLabel(self.tr("Trash"))
         f = QFont()
         f.setBold(True)
         title.setFont(f)
         head.addWidget(title, 1, Qt.AlignmentFlag.AlignRight)
         tcol.addLayout(head)
-        hint = QLabel("Deleted scenarios stay here until you empty the trash.")
+        hint = QLabel(self.tr("Deleted scenarios stay here until you empty the trash."))
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #666666;")
         tcol.addWidget(hint)
         self.trash_list = QListWidget()
-        self.trash_list.setAccessibleName("Deleted scenarios")
+        self.trash_list.setAccessibleName(self.tr("Deleted scenarios"))
         self.trash_list.setItemDelegate(_TwoLineDelegate(self.trash_list))
         self.trash_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.trash_list.setSelectionMode(QListWidget.SelectionMode.ExtendedSelection)
         tcol.addWidget(self.trash_list, 1)
         row = QHBoxLayout()
-        self.restore_button = QPushButton("Restore")
-        self.restore_button.setToolTip("Put the selected scenarios back in the library")
-        self.empty_trash_button = QPushButton("Empty trash…")
-        self.empty_trash_button.setToolTip("Delete everything in the trash for good (asks first)")
+        self.restore_button = QPushButton(self.tr("Restore"))
+        self.restore_button.setToolTip(self.tr("Put the selected scenarios back in the library"))
+        self.empty_trash_button = QPushButton(self.tr("Empty trash…"))
+        self.empty_trash_button.setToolTip(self.tr("Delete everything in the trash for good (asks first)"))
         for b in (self.restore_button, self.empty_trash_button):
             row.addWidget(b)
         tcol.addLayout(row)
@@ -842,7 +851,7 @@ class LibraryPanel(QWidget):
             total = len(self.controller.library.list()) if text else len(infos)
         except OSError as exc:
             infos, total = [], 0
-            self.empty_label.setText(f"Cannot read the library: {exc}")
+            self.empty_label.setText(self.tr("Cannot read the library: {error}").format(error=exc))
         self.list.blockSignals(True)
         self.list.clear()
         for info in infos:
@@ -852,26 +861,31 @@ class LibraryPanel(QWidget):
             if info.ok and scenario is not None:
                 t = scenario.training
                 gpus = f"{t.num_gpus}× " if t.num_gpus > 1 else ""
-                detail = (f"{scenario.model.name} · {METHOD_LABELS.get(t.method, t.method)} · "
+                method = translate("AppStore", METHOD_LABELS.get(t.method, t.method))
+                detail = (f"{scenario.model.name} · {method} · "
                           f"{gpus}{scenario.gpu.name.removeprefix('GeForce ')}")
                 item.setText(f"{info.name}\n{detail} · {_ago(info.modified)}")
-                item.setToolTip(f"{info.name}\n{detail}\nSaved {info.modified.astimezone():%Y-%m-%d %H:%M}\n{info.path}")
+                saved = self.tr("Saved {when}").format(when=f"{info.modified.astimezone():%Y-%m-%d %H:%M}")
+                item.setToolTip(f"{info.name}\n{detail}\n{saved}\n{info.path}")
             else:
-                item.setText(f"⚠ {info.name}\n{info.problem or 'cannot be read'}")
+                item.setText(f"⚠ {info.name}\n{info.problem or self.tr('cannot be read')}")
                 item.setForeground(QColor("#c62828"))
-                item.setToolTip(f"{info.path}\n{info.problem}\nOpening it moves it to the quarantine folder.")
+                item.setToolTip(f"{info.path}\n{info.problem}\n"
+                                + self.tr("Opening it moves it to the quarantine folder."))
             self.list.addItem(item)
             if info.path in selected:
                 item.setSelected(True)
         self.list.blockSignals(False)
         if not infos:
             self.empty_label.setText(
-                f"No scenario matches “{text}”." if text else "No saved scenarios yet. Save your plan to keep it here."
+                self.tr("No scenario matches “{text}”.").format(text=text) if text
+                else self.tr("No saved scenarios yet. Save your plan to keep it here.")
             )
         elif text:
-            self.empty_label.setText(f"{len(infos)} of {total} scenarios")
+            self.empty_label.setText(self.tr("{n} of {total} scenarios").format(n=len(infos), total=total))
         else:
-            self.empty_label.setText(f"{len(infos)} scenario{'s' if len(infos) != 1 else ''}")
+            self.empty_label.setText(self.tr("1 scenario") if len(infos) == 1 else
+                                     self.tr("{n} scenarios").format(n=len(infos)))
         self._mark_open()
         self._refresh_trash()
         self._update_buttons()
@@ -880,11 +894,11 @@ class LibraryPanel(QWidget):
         entries: list[TrashEntry] = self.controller.library.list_trash()
         self.trash_list.clear()
         for e in entries:
-            item = QListWidgetItem(f"{e.name}\ndeleted {_ago(e.deleted_at)}")
+            item = QListWidgetItem(f"{e.name}\n" + self.tr("deleted {when}").format(when=_ago(e.deleted_at)))
             item.setData(self.PATH_ROLE, str(e.trash_path))
-            item.setToolTip(f"Was {e.original_path}" if e.original_path else str(e.trash_path))
+            item.setToolTip(self.tr("Was {path}").format(path=e.original_path) if e.original_path else str(e.trash_path))
             self.trash_list.addItem(item)
-        self.trash_button.setText(f"Trash ({len(entries)})" if entries else "Trash")
+        self.trash_button.setText(self.tr("Trash ({n})").format(n=len(entries)) if entries else self.tr("Trash"))
 
     OPEN_MARK = "● "
 
@@ -897,10 +911,11 @@ class LibraryPanel(QWidget):
             is_open = open_path is not None and path.resolve() == open_path
             first, _, rest = item.text().partition("\n")
             first = first.removeprefix(self.OPEN_MARK)
-            rest = rest.removeprefix("open, unsaved · ").removeprefix("open · ")
+            open_unsaved, open_saved = self.tr("open, unsaved · "), self.tr("open · ")
+            rest = rest.removeprefix(open_unsaved).removeprefix(open_saved)
             if is_open:
                 first = self.OPEN_MARK + first
-                rest = ("open, unsaved · " if self.controller.store.dirty else "open · ") + rest
+                rest = (open_unsaved if self.controller.store.dirty else open_saved) + rest
             text = f"{first}\n{rest}" if rest else first
             if text != item.text():
                 item.setText(text)
@@ -1003,12 +1018,12 @@ class LibraryPanel(QWidget):
         if item is None:
             return
         menu = QMenu(self)
-        menu.addAction("Open", lambda: self.open_item(item))
-        menu.addAction("Rename…", self.rename_selected)
-        menu.addAction("Duplicate", self.duplicate_selected)
-        menu.addAction("Export…", lambda: self.controller.export_files(self.selected_paths()))
+        menu.addAction(self.tr("Open"), lambda: self.open_item(item))
+        menu.addAction(self.tr("Rename…"), self.rename_selected)
+        menu.addAction(self.tr("Duplicate"), self.duplicate_selected)
+        menu.addAction(self.tr("Export…"), lambda: self.controller.export_files(self.selected_paths()))
         menu.addSeparator()
-        menu.addAction("Delete", self.delete_selected)
+        menu.addAction(self.tr("Delete"), self.delete_selected)
         menu.exec(self.list.viewport().mapToGlobal(pos))
 
 
@@ -1016,9 +1031,9 @@ def file_menu(window: MainWindow) -> QMenu:
     """The window's File menu (found by title, so no other module has to hand it around)."""
     for action in window.menuBar().actions():
         menu = action.menu()
-        if menu is not None and action.text().replace("&", "") == "File":
+        if menu is not None and action.text() == translate("MainWindow", "&File"):
             return menu
-    return window.menuBar().addMenu("&File")
+    return window.menuBar().addMenu(translate("MainWindow", "&File"))
 
 
 def _action_with_menu(menu: QMenu, title_part: str) -> QAction | None:
@@ -1040,7 +1055,7 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
     window.documents = controller
     panel = LibraryPanel(controller)
     window.library_panel = panel
-    dock = QDockWidget("Scenarios", window)
+    dock = QDockWidget(translate("LibraryPanel", "Scenarios"), window)
     dock.setObjectName("scenarioLibraryDock")
     dock.setWidget(panel)
     dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable | QDockWidget.DockWidgetFeature.DockWidgetMovable)
@@ -1052,7 +1067,7 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
     window.library_dock = dock
 
     menu = file_menu(window)
-    recent = QMenu("Open &Recent", window)
+    recent = QMenu(translate("LibraryPanel", "Open &Recent"), window)
     recent.setObjectName("recentMenu")
     window.recent_menu = recent
 
@@ -1068,7 +1083,7 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
             act.setToolTip(str(path))
             act.triggered.connect(lambda _c=False, p=path: controller.open_plan(p, ask_discard=True))
         if not files:
-            none = recent.addAction("No recent plans")
+            none = recent.addAction(translate("LibraryPanel", "No recent plans"))
             none.setEnabled(False)
 
     recent.aboutToShow.connect(fill_recent)
@@ -1080,18 +1095,18 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
         menu.addMenu(recent)
 
     library_action = dock.toggleViewAction()
-    library_action.setText("Scenario &library")
+    library_action.setText(translate("LibraryPanel", "Scenario &library"))
     library_action.setShortcut(QKeySequence("Ctrl+L"))
-    import_action = QAction("&Import scenarios…", window)
+    import_action = QAction(translate("LibraryPanel", "&Import scenarios…"), window)
     import_action.triggered.connect(lambda: controller.import_file())
-    export_action = QAction("E&xport scenarios…", window)
+    export_action = QAction(translate("LibraryPanel", "E&xport scenarios…"), window)
     export_action.triggered.connect(lambda: controller.export_files(panel.selected_paths()))
-    library_action.setToolTip("Show or hide your saved scenarios (Ctrl+L)")
+    library_action.setToolTip(translate("LibraryPanel", "Show or hide your saved scenarios (Ctrl+L)"))
     window.library_action, window.import_action, window.export_scenarios_action = (
         library_action, import_action, export_action)
     toolbar = window.findChild(QToolBar, "fileToolbar")
     if toolbar is not None:
-        toolbar_action = QAction("Scenarios", window, checkable=True)
+        toolbar_action = QAction(translate("LibraryPanel", "Scenarios"), window, checkable=True)
         toolbar_action.setToolTip(library_action.toolTip())
         toolbar_action.toggled.connect(dock.setVisible)
         dock.visibilityChanged.connect(lambda shown: toolbar_action.setChecked(dock.isVisible()))
@@ -1103,7 +1118,7 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
         else:
             toolbar.addAction(toolbar_action)
         window.library_toolbar_action = toolbar_action
-    before = _action_with_menu(menu, "Export chart")
+    before = _action_with_menu(menu, translate("MainWindow", "&Export chart (PNG/SVG)").replace("&", ""))
     if before is not None:
         for a in (library_action, import_action, export_action):
             menu.insertAction(before, a)

@@ -2,7 +2,7 @@
 
 * :func:`local_verdict` turns the plan's memory estimate on the user's card into one sentence
   ("fits on your RTX 4090 with 2.3 GiB spare; not with what is free now — 6.1 GiB in use by 2
-  processes"). Pure: no Qt.
+  processes"). Pure: no widgets (only Qt's ``translate`` for the UI language).
 * :func:`probed_gpu_spec` / :func:`manual_gpu_spec` build the :class:`GpuSpec` the estimate runs
   on: the catalog card with the memory the driver really reports, or a custom spec.
 * :class:`LocalGpuController` holds the probe result, the hand-entered card (saved in the user's
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -52,6 +52,7 @@ from tuneplan.storage.settings import (
     save_local_gpu_settings,
 )
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, DoubleSpinBox, FieldPanel
+from tuneplan.ui.i18n import translate_core_text
 from tuneplan.ui.store import AppStore
 
 if TYPE_CHECKING:
@@ -74,12 +75,15 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
+
 GOOD = "#2e7d32"
 BAD = "#c62828"
 WARN = "#8a5a00"
 MUTED = "color: #666666;"
 MANUAL_KEY = "manual"
-READING = "Reading GPUs…"
+READING = QT_TRANSLATE_NOOP("LocalGpus", "Reading GPUs…")  # shown through translate("LocalGpus", READING)
 
 
 # ---------------------------------------------------------------------------------------- pure helpers
@@ -95,13 +99,16 @@ def short_name(name: str) -> str:
 
 def _size(gib: float) -> str:
     """A card's size as people say it: ``12 GiB``, ``23.99`` -> ``24 GiB``, ``10.5 GiB``."""
-    return f"{round(gib)} GiB" if abs(gib - round(gib)) < 0.05 else f"{gib:.1f} GiB"
+    n = f"{round(gib)}" if abs(gib - round(gib)) < 0.05 else f"{gib:.1f}"
+    return translate("Units", "{n} GiB").format(n=n)
 
 
 def _by(processes: int) -> str:
     if processes <= 0:
         return ""
-    return f" by {processes} process" + ("es" if processes != 1 else "")
+    if processes == 1:
+        return translate("LocalGpus", " by 1 process")
+    return translate("LocalGpus", " by {n} processes").format(n=processes)
 
 
 def local_verdict(
@@ -137,38 +144,42 @@ def local_verdict(
     name = short_name(gpu.name)
     cap_gib = memory.capacity_bytes / GIB
     if count > 1:
-        where = f"your {name} (the smallest of your {count} selected GPUs, {_size(cap_gib)})"
+        where = translate("LocalGpus", "your {name} (the smallest of your {count} selected GPUs, {size})").format(
+            name=name, count=count, size=_size(cap_gib))
     else:
-        where = f"your {name}"
+        where = translate("LocalGpus", "your {name}").format(name=name)
     if memory.fits:
-        text = f"fits on {where} with {memory.headroom_bytes / GIB:.1f} GiB spare"
+        text = translate("LocalGpus", "fits on {where} with {spare} GiB spare").format(
+            where=where, spare=f"{memory.headroom_bytes / GIB:.1f}")
         card = busiest or gpu
         total, free = card.memory_total_bytes, card.memory_free_bytes
         if total and free is not None:
             in_use = max(0.0, (total - free) / GIB)
-            on = f" on the {short_name(card.name)}" if count > 1 else ""
+            on = translate("LocalGpus", " on the {name}").format(name=short_name(card.name)) if count > 1 else ""
             if memory.total_bytes > free:
-                text += f"; not with what is free now — {in_use:.1f} GiB in use{_by(len(card.processes))}{on}"
+                text += translate("LocalGpus", "; not with what is free now — {in_use} GiB in use{by}{on}").format(
+                    in_use=f"{in_use:.1f}", by=_by(len(card.processes)), on=on)
             elif in_use >= 0.05:
-                text += f", also with what is free now ({free / GIB:.1f} GiB)"
+                text += translate("LocalGpus", ", also with what is free now ({free} GiB)").format(free=f"{free / GIB:.1f}")
     else:
-        at = f" ({_size(cap_gib)})" if count == 1 else ""
-        text = f"does not fit on {where}{at}: short by {-memory.headroom_bytes / GIB:.1f} GiB"
+        at = translate("LocalGpus", " ({size})").format(size=_size(cap_gib)) if count == 1 else ""
+        text = translate("LocalGpus", "does not fit on {where}{at}: short by {short} GiB").format(
+            where=where, at=at, short=f"{-memory.headroom_bytes / GIB:.1f}")
         limits = []
         if micro_batch_limit is not None:
-            limits.append(f"largest micro-batch that would fit: {micro_batch_limit}")
+            limits.append(translate("LocalGpus", "largest micro-batch that would fit: {n}").format(n=micro_batch_limit))
         if seq_len_limit is not None:
             limits.append(
-                f"longest sequence: {seq_len_limit:,} tokens"
+                translate("LocalGpus", "longest sequence: {n} tokens").format(n=f"{seq_len_limit:,}")
                 if seq_len_limit > 0
-                else "no sequence length fits at this micro-batch"
+                else translate("LocalGpus", "no sequence length fits at this micro-batch")
             )
         if limits:
-            text += " — " + "; ".join(limits)
+            text += translate("LocalGpus", " — ") + translate("LocalGpus", "; ").join(limits)
     if plan_gpus > count:
-        text += f" · the plan needs {plan_gpus} GPUs, {count} selected"
+        text += translate("LocalGpus", " · the plan needs {n} GPUs, {count} selected").format(n=plan_gpus, count=count)
     if bf16_wanted and gpu.bf16_supported is False:
-        text += f" · the {name} has no BF16: train in FP16"
+        text += translate("LocalGpus", " · the {name} has no BF16: train in FP16").format(name=name)
     return text
 
 
@@ -239,7 +250,7 @@ def manual_as_local(manual: ManualGpu) -> LocalGpu:
 
 
 def _yes_no(value: bool | None) -> str:
-    return "?" if value is None else ("yes" if value else "no")
+    return "?" if value is None else (translate("LocalGpus", "yes") if value else translate("LocalGpus", "no"))
 
 
 def card_details(card: LocalCard) -> str:
@@ -247,19 +258,25 @@ def card_details(card: LocalCard) -> str:
     g = card.gpu
     if card.manual is not None:
         m = card.manual
-        tflops = f"{m.bf16_tflops:g} BF16 TFLOPS" if m.bf16_tflops else "BF16 TFLOPS unknown"
-        source = f" · copied from {html.escape(card.spec.name)}" if card.spec and m.catalog_id else ""
-        return f"{m.memory_gib:.1f} GiB total · {tflops}{source}"
-    total = f"{g.memory_total_bytes / GIB:.1f} GiB total" if g.memory_total_bytes else "memory unknown"
+        tflops = (translate("LocalGpus", "{n} BF16 TFLOPS").format(n=f"{m.bf16_tflops:g}") if m.bf16_tflops
+                  else translate("LocalGpus", "BF16 TFLOPS unknown"))
+        source = (translate("LocalGpus", " · copied from {name}").format(name=html.escape(card.spec.name))
+                  if card.spec and m.catalog_id else "")
+        return translate("LocalGpus", "{n} GiB total · {tflops}{source}").format(
+            n=f"{m.memory_gib:.1f}", tflops=tflops, source=source)
+    total = (translate("LocalGpus", "{n} GiB total").format(n=f"{g.memory_total_bytes / GIB:.1f}") if g.memory_total_bytes
+             else translate("LocalGpus", "memory unknown"))
     parts = [total]
     if g.memory_free_bytes is not None:
-        parts.append(f"{g.memory_free_bytes / GIB:.1f} GiB free now")
+        parts.append(translate("LocalGpus", "{n} GiB free now").format(n=f"{g.memory_free_bytes / GIB:.1f}"))
     if g.processes:
-        parts.append(f"used{_by(len(g.processes))}")
+        parts.append(translate("LocalGpus", "used{by}").format(by=_by(len(g.processes))))
     first = " · ".join(parts)
-    cuda = f"CUDA {g.cuda_driver_version} (driver max)" if g.cuda_driver_version else "CUDA ?"
-    match = html.escape(card.spec.name) if card.spec and g.catalog_id else "not in the catalog"
-    second = f"Driver {html.escape(g.driver_version or '?')} · {cuda} · BF16 {_yes_no(g.bf16_supported)} · catalog: {match}"
+    cuda = (translate("LocalGpus", "CUDA {version} (driver max)").format(version=g.cuda_driver_version)
+            if g.cuda_driver_version else "CUDA ?")
+    match = html.escape(card.spec.name) if card.spec and g.catalog_id else translate("LocalGpus", "not in the catalog")
+    second = translate("LocalGpus", "Driver {driver} · {cuda} · BF16 {bf16} · catalog: {match}").format(
+        driver=html.escape(g.driver_version or "?"), cuda=cuda, bf16=_yes_no(g.bf16_supported), match=match)
     return f"{first}<br>{second}"
 
 
@@ -268,9 +285,11 @@ def _processes_tooltip(g: LocalGpu) -> str:
         return ""
     rows = []
     for p in g.processes:
-        used = f"{p.used_bytes / 2**20:,.0f} MiB" if p.used_bytes is not None else "memory not reported"
-        rows.append(f"{html.escape(p.name or '(name not readable)')} — pid {p.pid}, {used}")
-    return "Processes on this GPU:<br>" + "<br>".join(rows)
+        used = (f"{p.used_bytes / 2**20:,.0f} MiB" if p.used_bytes is not None
+                else translate("LocalGpus", "memory not reported"))
+        name = p.name or translate("LocalGpus", "(name not readable)")
+        rows.append(translate("LocalGpus", "{name} — pid {pid}, {used}").format(name=html.escape(name), pid=p.pid, used=used))
+    return translate("LocalGpus", "Processes on this GPU:") + "<br>" + "<br>".join(rows)
 
 
 # ---------------------------------------------------------------------------------------- controller
@@ -516,8 +535,8 @@ class LocalGpuController(QObject):
             chart.set_local_capacity(
                 plan.total_gib,
                 plan.free_gib,
-                f"Your {short_name(plan.card.gpu.name)}",
-                free_label=f"your {short_name(free_on)}" if free_on else "",
+                self.tr("Your {name}").format(name=short_name(plan.card.gpu.name)),
+                free_label=self.tr("your {name}").format(name=short_name(free_on)) if free_on else "",
             )
 
         self.plan_changed.connect(show)
@@ -544,22 +563,22 @@ class _CardRow(QWidget):
         col.setContentsMargins(0, 2, 0, 2)
         col.setSpacing(0)
         self.key = card.key
-        self.check = QCheckBox(card.title + ("  (entered by hand)" if card.manual is not None else ""))
+        self.check = QCheckBox(card.title + (self.tr("  (entered by hand)") if card.manual is not None else ""))
         font = self.check.font()
         font.setBold(True)
         self.check.setFont(font)
         self.check.setChecked(selected and card.spec is not None)
         self.check.setEnabled(card.spec is not None)
-        self.check.setAccessibleName(f"Count {card.title}")
+        self.check.setAccessibleName(self.tr("Count {card}").format(card=card.title))
         self.check.setToolTip(
-            "Counts for “Your GPU” verdict: with several ticked, the smallest one decides"
+            self.tr("Counts for “Your GPU” verdict: with several ticked, the smallest one decides")
             if card.spec is not None
-            else "Its memory could not be read, so it cannot count"
+            else self.tr("Its memory could not be read, so it cannot count")
         )
         self.check.toggled.connect(lambda on: on_toggle(card.key, on))
         self.details = _muted_label(card_details(card))
         self.details.setContentsMargins(22, 0, 0, 0)
-        self.details.setAccessibleName(f"{card.title} details")
+        self.details.setAccessibleName(self.tr("{card} details").format(card=card.title))
         self.details.setToolTip(_processes_tooltip(card.gpu))
         col.addWidget(self.check)
         col.addWidget(self.details)
@@ -578,14 +597,14 @@ class LocalGpuPanel(FieldPanel):
     def __init__(
         self, store: AppStore, parent: QWidget | None = None, *, controller: LocalGpuController | None = None
     ) -> None:
-        super().__init__("Your GPUs", store, parent)
+        super().__init__(self.tr("Your GPUs"), store, parent)
         self.controller = controller if controller is not None else LocalGpuController(store, parent=self)
         body = QWidget()
         col = QVBoxLayout(body)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(4)
-        self.status = _muted_label(READING)
-        self.status.setAccessibleName("Local GPUs")
+        self.status = _muted_label(translate("LocalGpus", READING))
+        self.status.setAccessibleName(self.tr("Local GPUs"))
         col.addWidget(self.status)
         self.cards_box = QWidget()
         self.cards_layout = QVBoxLayout(self.cards_box)
@@ -596,21 +615,21 @@ class LocalGpuPanel(FieldPanel):
         self.settings_message = QLabel()
         self.settings_message.setWordWrap(True)
         self.settings_message.setStyleSheet(f"color: {WARN};")
-        self.settings_message.setAccessibleName("Settings problem")
+        self.settings_message.setAccessibleName(self.tr("Settings problem"))
         self.settings_message.hide()
         col.addWidget(self.settings_message)
 
         buttons = QHBoxLayout()
-        self.manual_toggle = QPushButton("Enter a card by hand…")
+        self.manual_toggle = QPushButton(self.tr("Enter a card by hand…"))
         self.manual_toggle.setCheckable(True)
-        self.manual_toggle.setAccessibleName("Enter a card by hand")
-        self.manual_toggle.setToolTip("For GPUs the NVIDIA driver can't report: Apple, AMD, a remote machine")
+        self.manual_toggle.setAccessibleName(self.tr("Enter a card by hand"))
+        self.manual_toggle.setToolTip(self.tr("For GPUs the NVIDIA driver can't report: Apple, AMD, a remote machine"))
         self.manual_toggle.toggled.connect(self._show_manual_form)
         buttons.addWidget(self.manual_toggle)
         buttons.addStretch(1)
-        self.refresh_button = QPushButton("Refresh")
-        self.refresh_button.setAccessibleName("Refresh local GPUs")
-        self.refresh_button.setToolTip("Ask the NVIDIA driver again (free memory changes as programs run)")
+        self.refresh_button = QPushButton(self.tr("Refresh"))
+        self.refresh_button.setAccessibleName(self.tr("Refresh local GPUs"))
+        self.refresh_button.setToolTip(self.tr("Ask the NVIDIA driver again (free memory changes as programs run)"))
         self.refresh_button.clicked.connect(self.refresh_requested)
         buttons.addWidget(self.refresh_button)
         col.addLayout(buttons)
@@ -632,46 +651,46 @@ class LocalGpuPanel(FieldPanel):
         form.setContentsMargins(8, 6, 8, 6)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.copy_combo = ComboBox()
-        self.copy_combo.setAccessibleName("Copy from catalog card")
-        self.copy_combo.setToolTip("Start from a catalog card: its memory and throughput fill the fields")
-        self.copy_combo.addItem("(none — type it in)", "")
+        self.copy_combo.setAccessibleName(self.tr("Copy from catalog card"))
+        self.copy_combo.setToolTip(self.tr("Start from a catalog card: its memory and throughput fill the fields"))
+        self.copy_combo.addItem(self.tr("(none — type it in)"), "")
         for g in catalog.list_gpus():
             self.copy_combo.addItem(f"{g.name}  ·  {g.memory_gib:g} GiB", g.id)
         self.copy_combo.activated.connect(self._on_copy)
-        form.addRow("Copy from:", self.copy_combo)
+        form.addRow(self.tr("Copy from:"), self.copy_combo)
         self.manual_name = QLineEdit()
         self.manual_name.setMaxLength(100)
-        self.manual_name.setPlaceholderText("e.g. Apple M3 Max, Radeon RX 7900 XTX")
-        self.manual_name.setAccessibleName("Card name")
-        form.addRow("Name:", self.manual_name)
+        self.manual_name.setPlaceholderText(self.tr("e.g. Apple M3 Max, Radeon RX 7900 XTX"))
+        self.manual_name.setAccessibleName(self.tr("Card name"))
+        form.addRow(self.tr("Name:"), self.manual_name)
         self.manual_memory = DoubleSpinBox()
         self.manual_memory.setRange(0, 100_000)
         self.manual_memory.setDecimals(1)
         self.manual_memory.setSuffix(" GiB")
-        self.manual_memory.setAccessibleName("Card memory in GiB")
-        self.manual_memory.setToolTip(
+        self.manual_memory.setAccessibleName(self.tr("Card memory in GiB"))
+        self.manual_memory.setToolTip(self.tr(
             "Memory a training job can fill (on Apple silicon: what the GPU may use of the unified memory)"
-        )
-        form.addRow("Memory:", self.manual_memory)
+        ))
+        form.addRow(self.tr("Memory:"), self.manual_memory)
         self.manual_tflops = DoubleSpinBox()
         self.manual_tflops.setRange(0, 100_000)
         self.manual_tflops.setDecimals(1)
-        self.manual_tflops.setSpecialValueText("unknown")
+        self.manual_tflops.setSpecialValueText(self.tr("unknown"))
         self.manual_tflops.setSuffix(" TFLOPS")
-        self.manual_tflops.setAccessibleName("Dense BF16 TFLOPS (optional)")
-        self.manual_tflops.setToolTip(
+        self.manual_tflops.setAccessibleName(self.tr("Dense BF16 TFLOPS (optional)"))
+        self.manual_tflops.setToolTip(self.tr(
             "Optional: dense BF16 tensor throughput (no sparsity); needed to plan time on a card not in the catalog"
-        )
-        form.addRow("BF16 (dense):", self.manual_tflops)
-        self.manual_alongside = QCheckBox("Also list it next to detected GPUs")
-        self.manual_alongside.setAccessibleName("List the hand-entered card next to detected GPUs")
+        ))
+        form.addRow(self.tr("BF16 (dense):"), self.manual_tflops)
+        self.manual_alongside = QCheckBox(self.tr("Also list it next to detected GPUs"))
+        self.manual_alongside.setAccessibleName(self.tr("List the hand-entered card next to detected GPUs"))
         form.addRow("", self.manual_alongside)
         row = QHBoxLayout()
-        self.manual_save = QPushButton("Save card")
-        self.manual_save.setAccessibleName("Save the hand-entered card")
+        self.manual_save = QPushButton(self.tr("Save card"))
+        self.manual_save.setAccessibleName(self.tr("Save the hand-entered card"))
         self.manual_save.clicked.connect(self.save_manual)
-        self.manual_remove = QPushButton("Remove")
-        self.manual_remove.setAccessibleName("Remove the hand-entered card")
+        self.manual_remove = QPushButton(self.tr("Remove"))
+        self.manual_remove.setAccessibleName(self.tr("Remove the hand-entered card"))
         self.manual_remove.clicked.connect(self.remove_manual)
         row.addStretch(1)
         row.addWidget(self.manual_remove)
@@ -680,14 +699,14 @@ class LocalGpuPanel(FieldPanel):
         self.manual_error = QLabel()
         self.manual_error.setWordWrap(True)
         self.manual_error.setStyleSheet(f"color: {ERROR_COLOR};")
-        self.manual_error.setAccessibleName("Hand-entered card error")
+        self.manual_error.setAccessibleName(self.tr("Hand-entered card error"))
         self.manual_error.hide()
         form.addRow(self.manual_error)
         return frame
 
     def _show_manual_form(self, on: bool) -> None:
         self.manual_form.setVisible(on)
-        self.manual_toggle.setText("Hide hand entry" if on else "Enter a card by hand…")
+        self.manual_toggle.setText(self.tr("Hide hand entry") if on else self.tr("Enter a card by hand…"))
 
     def _on_copy(self, index: int) -> None:
         gpu_id = self.copy_combo.itemData(index)
@@ -720,19 +739,19 @@ class LocalGpuPanel(FieldPanel):
                 catalog_id=catalog_id,
             )
         except ValidationError as exc:
-            where = {"name": "Name", "memory_gib": "Memory", "bf16_tflops": "BF16 TFLOPS"}
+            where = {"name": self.tr("Name"), "memory_gib": self.tr("Memory"), "bf16_tflops": "BF16 TFLOPS"}
             err = exc.errors()[0]
             field = where.get(str(err["loc"][0]) if err.get("loc") else "", "")
-            why = {"string_too_short": "is needed", "greater_than": "must be more than 0"}.get(
+            why = {"string_too_short": self.tr("is needed"), "greater_than": self.tr("must be more than 0")}.get(
                 err["type"], err["msg"]
             )
-            self.manual_error.setText(f"Not saved — {field} {why}".strip())
+            self.manual_error.setText(self.tr("Not saved — {field} {why}").format(field=field, why=why).strip())
             self.manual_error.show()
             return False
         error = self.controller.save_manual(manual, self.manual_alongside.isChecked())
         self.manual_remove.setEnabled(True)
         if error:
-            self.manual_error.setText(f"{error} It is used until you close Tuneplan.")
+            self.manual_error.setText(self.tr("{error} It is used until you close Tuneplan.").format(error=error))
             self.manual_error.show()
             return False
         self.manual_error.hide()
@@ -774,17 +793,16 @@ class LocalGpuPanel(FieldPanel):
         self.refresh_button.setEnabled(not c.reading)
         result = c.probe_result
         if c.reading or result is None:
-            self.status.setText(READING)
+            self.status.setText(translate("LocalGpus", READING))
             self.status.setToolTip("")
         elif result.status == "ok" and result.gpus:
-            tick = " — tick the ones that count" if len(c.cards) > 1 else ""
-            self.status.setText(html.escape(result.message) + tick)
+            tick = self.tr(" — tick the ones that count") if len(c.cards) > 1 else ""
+            self.status.setText(html.escape(translate_core_text(result.message)) + tick)
         elif c.cards and result.message.endswith(f" — {MANUAL_HINT}"):  # the hand-entered card stands in
-            self.status.setText(
-                html.escape(result.message.removesuffix(MANUAL_HINT) + "using the card you entered by hand")
-            )
+            self.status.setText(html.escape(translate_core_text(
+                result.message.removesuffix(MANUAL_HINT) + "using the card you entered by hand")))
         else:
-            self.status.setText(html.escape(result.message))
+            self.status.setText(html.escape(translate_core_text(result.message)))
         if result is not None and not c.reading:
             tips = [*result.notes, result.detail or ""]
             self.status.setToolTip("<br>".join(html.escape(t) for t in tips if t))
@@ -815,19 +833,19 @@ class LocalVerdictView(QFrame):
         super().__init__(parent)
         self.controller = controller
         self.setObjectName("summary")
-        self.setAccessibleName("Your GPU verdict")
+        self.setAccessibleName(self.tr("Your GPU verdict"))
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(12, 6, 8, 6)
         self.grid.setHorizontalSpacing(10)
         self.grid.setVerticalSpacing(4)
-        self.title = QLabel("Your GPU")
+        self.title = QLabel(self.tr("Your GPU"))
         self.title.setStyleSheet("color: #555555; font-weight: 600;")
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setAccessibleName("Your GPU verdict text")
-        self.use_button = QPushButton("Use this card for the plan")
-        self.use_button.setAccessibleName("Use this card for the plan")
+        self.label.setAccessibleName(self.tr("Your GPU verdict text"))
+        self.use_button = QPushButton(self.tr("Use this card for the plan"))
+        self.use_button.setAccessibleName(self.tr("Use this card for the plan"))
         self.use_button.clicked.connect(controller.use_for_plan)
         self.grid.addWidget(self.title, 0, 0, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.grid.addWidget(self.label, 0, 1)
@@ -858,11 +876,11 @@ class LocalVerdictView(QFrame):
         c = self.controller
         if plan is None:
             if c.reading or c.probe_result is None:
-                text = READING
+                text = translate("LocalGpus", READING)
             elif c.cards:
-                text = "No card counts — tick one under “Your GPUs”."
+                text = self.tr("No card counts — tick one under “Your GPUs”.")
             else:
-                text = "No local GPU to compare with — enter your card by hand under “Your GPUs”."
+                text = self.tr("No local GPU to compare with — enter your card by hand under “Your GPUs”.")
             self.label.setText(text)
             self.label.setStyleSheet(MUTED)
             self.use_button.hide()
@@ -874,7 +892,9 @@ class LocalVerdictView(QFrame):
         self.use_button.show()
         self.use_button.setEnabled(plan.can_use)
         self.use_button.setToolTip(
-            f"Plan on the {short_name(plan.card.gpu.name)} with its {plan.total_gib:.2f} GiB"
+            self.tr("Plan on the {name} with its {memory} GiB").format(
+                name=short_name(plan.card.gpu.name), memory=f"{plan.total_gib:.2f}")
             if plan.can_use
-            else "Not in the catalog and no BF16 TFLOPS known: enter the card by hand with its TFLOPS to time the plan on it"
+            else self.tr("Not in the catalog and no BF16 TFLOPS known: enter the card by hand with its TFLOPS "
+                         "to time the plan on it")
         )

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -38,6 +38,18 @@ from tuneplan.hw.probe import ProbeResult, probe_with_timeout
 from tuneplan.storage import ScenarioFileError, paths, read_scenario_file, write_scenario_file
 from tuneplan.ui.charts import CostChart, VramChart, short_gpu_name
 from tuneplan.ui.gpu_compare import install_gpu_compare
+from tuneplan.ui.i18n import (
+    BOUND_LABELS,
+    COST_LABELS,
+    PHASE_LABELS,
+    fmt_gib,
+    fmt_number,
+    fmt_usd,
+    install_language_menu,
+    plain_text,
+    translate_core_text,
+    verdict_text,
+)
 from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
 from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, MethodPanel, ModelPanel
 from tuneplan.ui.store import AppStore
@@ -45,6 +57,9 @@ from tuneplan.ui.store import AppStore
 __all__ = ["MainWindow", "format_hours"]
 
 log = logging.getLogger(__name__)
+
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
 
 GOOD = "#2e7d32"
 BAD = "#c62828"
@@ -64,25 +79,28 @@ QGroupBox > QWidget { font-weight: 400; }
 
 
 def format_hours(hours: float) -> str:
-    """``0.001`` -> ``4 s``; ``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``."""
+    """``0.001`` -> ``4 s``; ``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``.
+
+    In the UI language, with the locale's digits.
+    """
     if hours < 1 / 60:
-        return f"{hours * 3600:.0f} s"
+        return translate("Units", "{n} s").format(n=fmt_number(hours * 3600, 0))
     if hours < 1:
-        return f"{hours * 60:.0f} min"
+        return translate("Units", "{n} min").format(n=fmt_number(hours * 60, 0))
     if hours < 48:
-        return f"{hours:.1f} h"
-    return f"{hours:,.0f} h ({hours / 24:.1f} days)"
+        return translate("Units", "{n} h").format(n=fmt_number(hours, 1))
+    return translate("Units", "{n} h ({days} days)").format(n=fmt_number(hours, 0), days=fmt_number(hours / 24, 1))
 
 
 def _tokens(n: float) -> str:
     for suffix, scale in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
         if n >= scale:
-            return f"{n / scale:.2f} {suffix}"
-    return f"{n:.0f}"
+            return f"{fmt_number(n / scale, 2)} {suffix}"
+    return fmt_number(n, 0, group=False)
 
 
 def _usd(x: float) -> str:
-    return f"${x:,.2f}"
+    return fmt_usd(x)
 
 
 def _slug(name: str) -> str:
@@ -105,16 +123,16 @@ def _export_svg(chart: QWidget, path: Path) -> None:
     gen.setFileName(str(path))
     gen.setSize(size)
     gen.setViewBox(QRect(0, 0, size.width(), size.height()))
-    gen.setTitle("Tuneplan chart")
+    gen.setTitle(translate("MainWindow", "Tuneplan chart"))
     painter = QPainter()
     if not painter.begin(gen):
-        raise OSError("cannot write the SVG file")
+        raise OSError(translate("MainWindow", "cannot write the SVG file"))
     try:
         chart.render(painter)
     finally:
         painter.end()
     if not path.exists() or path.stat().st_size == 0:
-        raise OSError("the SVG file was not written")
+        raise OSError(translate("MainWindow", "the SVG file was not written"))
 
 
 class _Card(QFrame):
@@ -221,23 +239,23 @@ class MainWindow(QMainWindow):
         self.form_scroll.setMinimumWidth(
             column.minimumSizeHint().width() + self.form_scroll.verticalScrollBar().sizeHint().width() + 6
         )
-        self.form_scroll.setAccessibleName("Plan settings")
+        self.form_scroll.setAccessibleName(self.tr("Plan settings"))
 
         # ---------------------------------------------------------------- right: the answer
-        self.memory_card = _Card("Peak GPU memory")
-        self.verdict_card = _Card("Verdict")
-        self.time_card = _Card("Time")
-        self.cost_card = _Card("Cost")
+        self.memory_card = _Card(self.tr("Peak GPU memory"))
+        self.verdict_card = _Card(self.tr("Verdict"))
+        self.time_card = _Card(self.tr("Time"))
+        self.cost_card = _Card(self.tr("Cost"))
         self.verdict_label = self.verdict_card.value
         self.card_strip = _CardStrip([self.memory_card, self.verdict_card, self.time_card, self.cost_card])
-        self.memory_card.setToolTip(
+        self.memory_card.setToolTip(self.tr(
             "Device total per GPU, as nvidia-smi shows it: PyTorch's reserved memory plus the CUDA "
             "context, cuBLAS workspace and memory outside PyTorch's allocator. This is what runs out."
-        )
+        ))
         self.vram_chart = VramChart()
         self.cost_chart = CostChart()
         self.summary = QLabel()
-        self.summary.setAccessibleName("Summary")
+        self.summary.setAccessibleName(self.tr("Summary"))
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -252,13 +270,13 @@ class MainWindow(QMainWindow):
         rc.setContentsMargins(8, 8, 8, 8)
         rc.setSpacing(8)
         rc.addWidget(self.card_strip)
-        rc.addWidget(self._caption("Memory per GPU at the step's peak — hover a segment for its formula"))
+        rc.addWidget(self._caption(self.tr("Memory per GPU at the step's peak — hover a segment for its formula")))
         rc.addWidget(self.vram_chart, 5)
         # "Is my own GPU enough?": the local verdict right under the chart, its lines on the chart.
         self.local_verdict = LocalVerdictView(self.local_gpu_panel.controller)
         rc.addWidget(self.local_verdict, 0)
         self.local_gpu_panel.controller.bind_chart(self.vram_chart)
-        rc.addWidget(self._caption("Cost over the run"))
+        rc.addWidget(self._caption(self.tr("Cost over the run")))
         rc.addWidget(self.cost_chart, 5)
         rc.addWidget(summary_frame, 0)
 
@@ -268,14 +286,14 @@ class MainWindow(QMainWindow):
         self.result_scroll.setWidget(right)
         self.result_scroll.setWidgetResizable(True)
         self.result_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.result_scroll.setAccessibleName("Estimate")
+        self.result_scroll.setAccessibleName(self.tr("Estimate"))
         right.setMinimumHeight(620)
         # The answer area is a set of tabs: the plan itself first; other views (GPU comparison,
         # scenario comparison, advice and limits) add their own tab through add_tab().
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.setAccessibleName("Views")
-        self.tabs.addTab(self.result_scroll, "Plan")
+        self.tabs.setAccessibleName(self.tr("Views"))
+        self.tabs.addTab(self.result_scroll, self.tr("Plan"))
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
@@ -294,7 +312,7 @@ class MainWindow(QMainWindow):
         self.documents = install_library(self)
         install_scenario_compare(self)
         install_report(self)
-        self.statusBar().showMessage("Ready")
+        self.statusBar().showMessage(self.tr("Ready"))
 
         # ---------------------------------------------------------------- wiring
         self.store.result_changed.connect(self.show_result)
@@ -327,34 +345,39 @@ class MainWindow(QMainWindow):
         return label
 
     def _build_actions(self) -> None:
-        menu = self.menuBar().addMenu("&File")
-        self.new_action = QAction("&New", self, shortcut=QKeySequence.StandardKey.New, triggered=lambda: self.new_plan())
-        self.open_action = QAction("&Open…", self, shortcut=QKeySequence.StandardKey.Open, triggered=lambda: self.open_plan())
-        self.save_action = QAction("&Save", self, shortcut=QKeySequence.StandardKey.Save, triggered=lambda: self.save_plan())
-        self.save_as_action = QAction("Save &As…", self, shortcut=QKeySequence.StandardKey.SaveAs,
+        menu = self.menuBar().addMenu(self.tr("&File"))
+        self.new_action = QAction(self.tr("&New"), self, shortcut=QKeySequence.StandardKey.New, triggered=lambda: self.new_plan())
+        self.open_action = QAction(self.tr("&Open…"), self, shortcut=QKeySequence.StandardKey.Open, triggered=lambda: self.open_plan())
+        self.save_action = QAction(self.tr("&Save"), self, shortcut=QKeySequence.StandardKey.Save, triggered=lambda: self.save_plan())
+        self.save_as_action = QAction(self.tr("Save &As…"), self, shortcut=QKeySequence.StandardKey.SaveAs,
                                       triggered=lambda: self.save_plan_as())
-        self.export_vram_action = QAction("Export &memory chart…", self,
+        self.export_vram_action = QAction(self.tr("Export &memory chart…"), self,
                                           triggered=lambda: self.export_chart(self.vram_chart, "memory"))
-        self.export_cost_action = QAction("Export &cost chart…", self,
+        self.export_cost_action = QAction(self.tr("Export &cost chart…"), self,
                                           triggered=lambda: self.export_chart(self.cost_chart, "cost"))
-        self.quit_action = QAction("&Quit", self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
+        self.quit_action = QAction(self.tr("&Quit"), self, shortcut=QKeySequence.StandardKey.Quit, triggered=self.close)
         for a in (self.new_action, self.open_action, self.save_action, self.save_as_action):
             menu.addAction(a)
         menu.addSeparator()
-        export = menu.addMenu("&Export chart (PNG/SVG)")
+        export = menu.addMenu(self.tr("&Export chart (PNG/SVG)"))
         export.addAction(self.export_vram_action)
         export.addAction(self.export_cost_action)
         menu.addSeparator()
         menu.addAction(self.quit_action)
-        toolbar = self.addToolBar("File")
+        toolbar = self.addToolBar(self.tr("File"))
         toolbar.setObjectName("fileToolbar")
         toolbar.setMovable(False)
         toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        for a in (self.new_action, self.open_action, self.save_action, self.save_as_action,
+                  self.export_vram_action, self.export_cost_action):
+            a.setIconText(plain_text(a.text()))  # "新建(&N)" would show as "新建(N)" on a tool button
         for a in (self.new_action, self.open_action, self.save_action, self.save_as_action):
             toolbar.addAction(a)
         toolbar.addSeparator()
         toolbar.addAction(self.export_vram_action)
         toolbar.addAction(self.export_cost_action)
+        # View → Language (the theme adds View → Theme to the same menu)
+        self.language_menu = install_language_menu(self)
 
     # ------------------------------------------------------------------ store -> views
     def _sync(self) -> None:
@@ -368,23 +391,28 @@ class MainWindow(QMainWindow):
         s = self.store.scenario
         mem = result.memory
         total, cap = mem.total_bytes / GIB, mem.capacity_bytes / GIB
-        self.memory_card.value.setText(f"{total:.1f} GiB")
+        self.memory_card.value.setText(fmt_gib(total))
         self.memory_card.detail.setText(
-            f"of {cap:.2f} GiB on {short_gpu_name(s.gpu.name)} · device total (nvidia-smi)"
+            self.tr("of {capacity} on {gpu} · device total (nvidia-smi)").format(
+                capacity=fmt_gib(cap, 2), gpu=short_gpu_name(s.gpu.name))
         )
-        verdict = mem.verdict()
+        verdict = verdict_text(mem)
         color = GOOD if mem.fits else BAD
         self.verdict_label.setText(verdict)
         self.verdict_label.setStyleSheet(f"color: {color};")
         self.verdict_card.detail.setText(
-            f"likely {mem.low_bytes / GIB:.1f}–{mem.high_bytes / GIB:.1f} GiB"
-            + ("" if mem.high_bytes <= mem.capacity_bytes or not mem.fits else " · tight: the upper bound does not fit")
+            self.tr("likely {low}–{high}").format(low=fmt_number(mem.low_bytes / GIB, 1, group=False),
+                                                  high=fmt_gib(mem.high_bytes / GIB))
+            + ("" if mem.high_bytes <= mem.capacity_bytes or not mem.fits
+               else self.tr(" · tight: the upper bound does not fit"))
         )
         t, c = result.time, result.cost
         self.time_card.value.setText(format_hours(t.hours))
-        self.time_card.detail.setText(f"{t.steps:,.0f} steps · {t.tokens_per_second:,.0f} tok/s per GPU")
+        self.time_card.detail.setText(self.tr("{steps} steps · {tps} tok/s per GPU").format(
+            steps=fmt_number(t.steps), tps=fmt_number(t.tokens_per_second)))
         self.cost_card.value.setText(_usd(c.total_usd))
-        self.cost_card.detail.setText(f"pessimistic {_usd(c.pessimistic_usd)} · {c.billed_hours:.2f} billed h")
+        self.cost_card.detail.setText(self.tr("pessimistic {usd} · {hours} billed h").format(
+            usd=_usd(c.pessimistic_usd), hours=fmt_number(c.billed_hours, 2)))
         self.vram_chart.set_estimate(result, s.gpu.name)
         self.cost_chart.set_cost(c)
         self.summary.setText(self._summary_html(s, result))
@@ -394,17 +422,29 @@ class MainWindow(QMainWindow):
         t, c, p = r.time, r.cost, s.pricing
         n = s.training.num_gpus
         trainable = r.trainable_parameters / r.parameters * 100 if r.parameters else 0.0
-        phases = " · ".join(f"{name} {format_hours(sec / 3600)}" for name, sec in t.phases.items() if sec > 0)
-        breakdown = " · ".join(f"{html.escape(k)} {_usd(v)}" for k, v in c.breakdown.items())
+        phases = " · ".join(f"{PHASE_LABELS.get(name, name)} {format_hours(sec / 3600)}"
+                            for name, sec in t.phases.items() if sec > 0)
+        breakdown = " · ".join(f"{html.escape(COST_LABELS.get(k, k))} {_usd(v)}" for k, v in c.breakdown.items())
         if c.interruption_usd > 0:
-            breakdown += f" · interruptions {_usd(c.interruption_usd)}"
+            breakdown += translate("MainWindow", " · interruptions {usd}").format(usd=_usd(c.interruption_usd))
         rows = [
-            ("Tokens", f"{_tokens(t.tokens_total)} tokens in total (all epochs, padding included)"),
-            ("Throughput", f"{t.tokens_per_second:,.0f} tokens/s per GPU × {n} · MFU {t.mfu * 100:.0f}% · {t.bound}-bound"),
-            ("Steps", f"{t.steps:,.0f} optimizer steps · {phases}"),
-            ("Billed", f"{c.billed_hours:.2f} h × {n} GPU × {_usd(p.price_per_gpu_hour)}/GPU-hour = {_usd(c.gpu_usd)}"),
-            ("Breakdown", breakdown),
-            ("Parameters", f"{r.parameters / 1e9:.2f} B total · {r.trainable_parameters / 1e6:,.1f} M trainable ({trainable:.2f}%)"),
+            (translate("MainWindow", "Tokens"),
+             translate("MainWindow", "{tokens} tokens in total (all epochs, padding included)").format(
+                 tokens=_tokens(t.tokens_total))),
+            (translate("MainWindow", "Throughput"),
+             translate("MainWindow", "{tps} tokens/s per GPU × {n} · MFU {mfu}% · {bound}").format(
+                 tps=fmt_number(t.tokens_per_second), n=n, mfu=fmt_number(t.mfu * 100),
+                 bound=BOUND_LABELS.get(t.bound, t.bound))),
+            (translate("MainWindow", "Steps"),
+             translate("MainWindow", "{steps} optimizer steps · {phases}").format(steps=fmt_number(t.steps), phases=phases)),
+            (translate("MainWindow", "Billed"),
+             translate("MainWindow", "{hours} h × {n} GPU × {price}/GPU-hour = {usd}").format(
+                 hours=fmt_number(c.billed_hours, 2), n=n, price=_usd(p.price_per_gpu_hour), usd=_usd(c.gpu_usd))),
+            (translate("MainWindow", "Breakdown"), breakdown),
+            (translate("MainWindow", "Parameters"),
+             translate("MainWindow", "{total} B total · {trainable} M trainable ({share}%)").format(
+                 total=fmt_number(r.parameters / 1e9, 2), trainable=fmt_number(r.trainable_parameters / 1e6, 1),
+                 share=fmt_number(trainable, 2))),
         ]
         out = ["<table cellspacing='0' cellpadding='2'>"]
         for k, v in rows:
@@ -412,7 +452,7 @@ class MainWindow(QMainWindow):
         out.append("</table>")
         notes = [*r.warnings, *t.notes, *c.notes]
         for w in notes:
-            out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")
+            out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(translate_core_text(w))}</div>")
         return "".join(out)
 
     def _update_title(self) -> None:
@@ -424,14 +464,16 @@ class MainWindow(QMainWindow):
         for panel in self.panels:
             if path in panel.fields:
                 return panel.fields[path].label
-        return {"model": "Model", "gpu": "GPU"}.get(path, "")
+        return {"model": self.tr("Model"), "gpu": self.tr("GPU")}.get(path, "")
 
     def _on_error(self, field: str, message: str) -> None:
         if message:
             label = self._field_label(field)
-            self.statusBar().showMessage(f"Not applied — {label} {message}" if label else f"Not applied — {message}", 8000)
+            self.statusBar().showMessage(
+                self.tr("Not applied — {label} {message}").format(label=label, message=message) if label
+                else self.tr("Not applied — {message}").format(message=message), 8000)
             if not field:
-                self.show_error("Cannot use this plan", message)
+                self.show_error(self.tr("Cannot use this plan"), message)
         else:
             self.statusBar().clearMessage()
 
@@ -442,15 +484,15 @@ class MainWindow(QMainWindow):
 
     def ask_open_path(self) -> str | None:
         """Ask which scenario file to open."""
-        path, _ = QFileDialog.getOpenFileName(self, "Open plan", str(paths.scenarios_dir()),
-                                              "Tuneplan plans (*.json);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open plan"), str(paths.scenarios_dir()),
+                                              self.tr("Tuneplan plans (*.json);;All files (*)"))
         return path or None
 
     def ask_save_path(self) -> str | None:
         """Ask where to save the scenario (defaults to the scenarios folder)."""
         suggestion = paths.scenarios_dir() / f"{_slug(self.store.scenario.name)}.json"
-        path, _ = QFileDialog.getSaveFileName(self, "Save plan", str(self.path or suggestion),
-                                              "Tuneplan plans (*.json)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Save plan"), str(self.path or suggestion),
+                                              self.tr("Tuneplan plans (*.json)"))
         if path and not path.lower().endswith(".json"):
             path += ".json"
         return path or None
@@ -458,8 +500,9 @@ class MainWindow(QMainWindow):
     def ask_export_path(self, what: str) -> str | None:
         """Ask where to export a chart; the extension (.png or .svg) picks the format."""
         suggestion = paths.data_dir() / f"{_slug(self.store.scenario.name)}-{what}.png"
-        path, chosen = QFileDialog.getSaveFileName(self, f"Export {what} chart", str(suggestion),
-                                                   "PNG image (*.png);;SVG drawing (*.svg)")
+        title = self.tr("Export memory chart") if "memory" in what else self.tr("Export cost chart")
+        path, chosen = QFileDialog.getSaveFileName(self, title, str(suggestion),
+                                                   self.tr("PNG image (*.png);;SVG drawing (*.svg)"))
         if path and not path.lower().endswith((".png", ".svg")):
             path += ".svg" if "svg" in chosen.lower() else ".png"
         return path or None
@@ -467,7 +510,7 @@ class MainWindow(QMainWindow):
     def ask_unsaved(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel for unsaved changes."""
         return QMessageBox.question(
-            self, "Unsaved changes", f"Save the changes to “{self.store.scenario.name}”?",
+            self, self.tr("Unsaved changes"), self.tr("Save the changes to “{name}”?").format(name=self.store.scenario.name),
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
             QMessageBox.StandardButton.Save,
         )
@@ -502,14 +545,14 @@ class MainWindow(QMainWindow):
         try:
             scenario = read_scenario_file(path)
         except ScenarioFileError as exc:
-            self.show_error("Cannot open plan", str(exc))
+            self.show_error(self.tr("Cannot open plan"), str(exc))
             return False
         if not self.store.load_scenario(scenario):
             return False
         self.path = Path(path)
         self._update_title()
         log.info("opened %s", self.path)
-        self.statusBar().showMessage(f"Opened {self.path}", 5000)
+        self.statusBar().showMessage(self.tr("Opened {path}").format(path=self.path), 5000)
         return True
 
     def save_plan(self) -> bool:
@@ -534,13 +577,13 @@ class MainWindow(QMainWindow):
         try:
             write_scenario_file(path, self.store.scenario)
         except ScenarioFileError as exc:
-            self.show_error("Cannot save plan", str(exc))
+            self.show_error(self.tr("Cannot save plan"), str(exc))
             return False
         self.path = path
         self.store.mark_saved()
         log.info("saved %s", path)
         self._update_title()
-        self.statusBar().showMessage(f"Saved {path}", 5000)
+        self.statusBar().showMessage(self.tr("Saved {path}").format(path=path), 5000)
         return True
 
     def export_chart(self, chart, what: str, path: str | Path | None = None) -> bool:
@@ -561,9 +604,9 @@ class MainWindow(QMainWindow):
                 exp.export(str(path))
         except Exception as exc:  # exporter failures are I/O for the user
             log.exception("chart export failed")
-            self.show_error("Cannot export chart", f"{path}: {exc}")
+            self.show_error(self.tr("Cannot export chart"), f"{path}: {exc}")
             return False
-        self.statusBar().showMessage(f"Exported {path}", 5000)
+        self.statusBar().showMessage(self.tr("Exported {path}").format(path=path), 5000)
         return True
 
     # ------------------------------------------------------------------ local GPUs
@@ -580,7 +623,8 @@ class MainWindow(QMainWindow):
                 result = probe()
             except Exception as exc:  # the probe promises not to raise; be safe anyway
                 log.exception("GPU probe failed")
-                result = ProbeResult(status="error", message=f"GPU detection failed: {exc}")
+                result = ProbeResult(status="error", message=translate("MainWindow", "GPU detection failed: {error}")
+                                     .format(error=exc))
             try:
                 done.emit(result)
             except RuntimeError:  # the window is gone

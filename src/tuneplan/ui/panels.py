@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont, QStandardItemModel
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan import catalog
-from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
+from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
+from tuneplan.core.scenario import Scenario
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS
 from tuneplan.ui.store import CUSTOM_OFFER, AppStore
 
 __all__ = [
@@ -33,6 +35,9 @@ __all__ = [
 ]
 
 MUTED = "color: #666666;"
+
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
 
 
 def _params(n: float) -> str:
@@ -67,13 +72,14 @@ class ModelPanel(FieldPanel):
     IMPORTED = "__imported__"
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
-        super().__init__("Model", store, parent)
-        self.add_text("name", "Plan name", tip="Shown in the title bar and used as the file name when saving. "
-                      "Until you rename it, it follows the model, method and GPU")
+        super().__init__(self.tr("Model"), store, parent)
+        self.add_text("name", self.tr("Plan name"), tip=self.tr(
+            "Shown in the title bar and used as the file name when saving. "
+            "Until you rename it, it follows the model, method and GPU"))
         self.combo = ComboBox()
         self.combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.combo.setAccessibleName("Model")
-        self.combo.setToolTip("Catalog models, by family, with their parameter counts")
+        self.combo.setAccessibleName(self.tr("Model"))
+        self.combo.setToolTip(self.tr("Catalog models, by family, with their parameter counts"))
         self.combo.setMaxVisibleItems(24)
         families: dict[str, list[catalog.CatalogModel]] = {}
         for m in catalog.list_models():
@@ -81,15 +87,16 @@ class ModelPanel(FieldPanel):
         for family, models in families.items():
             _add_header(self.combo, family)
             for m in sorted(models, key=lambda m: m.architecture.parameter_count()):
-                self.combo.addItem(f"   {m.name}  ·  {_params(m.architecture.parameter_count())} params", m.id)
+                self.combo.addItem("   " + self.tr("{name}  ·  {params} params").format(
+                    name=m.name, params=_params(m.architecture.parameter_count())), m.id)
         self.combo.currentIndexChanged.connect(self._on_activated)
-        label = QLabel("Model:")
+        label = QLabel(self.tr("Model:"))
         label.setBuddy(self.combo)
         self.form.addRow(label, self.combo)
 
-        self.import_button = QPushButton("Import config.json…")
-        self.import_button.setAccessibleName("Import config.json")
-        self.import_button.setToolTip("Plan for any decoder-only model: pick its config.json or its downloaded folder")
+        self.import_button = QPushButton(self.tr("Import config.json…"))
+        self.import_button.setAccessibleName(self.tr("Import config.json"))
+        self.import_button.setToolTip(self.tr("Plan for any decoder-only model: pick its config.json or its downloaded folder"))
         self.import_button.clicked.connect(self.import_config)
         self.form.addRow("", self.import_button)
         below = QWidget()
@@ -98,11 +105,11 @@ class ModelPanel(FieldPanel):
         self.import_error = QLabel()
         self.import_error.setWordWrap(True)
         self.import_error.setStyleSheet(f"color: {ERROR_COLOR};")
-        self.import_error.setAccessibleName("Import error")
+        self.import_error.setAccessibleName(self.tr("Import error"))
         self.import_error.hide()
         below_col.addWidget(self.import_error)
         self.info = _info_label()
-        self.info.setAccessibleName("Model details")
+        self.info.setAccessibleName(self.tr("Model details"))
         below_col.addWidget(self.info)
         self.form.addRow("", below)
         # Tests and power users can replace the file picker.
@@ -115,8 +122,8 @@ class ModelPanel(FieldPanel):
             self.store.set_model(model_id)
 
     def _ask_config_path(self) -> str | None:
-        dialog = QFileDialog(self, "Import a Hugging Face config.json")
-        dialog.setNameFilters(["Model config (config.json *.json)", "All files (*)"])
+        dialog = QFileDialog(self, self.tr("Import a Hugging Face config.json"))
+        dialog.setNameFilters([self.tr("Model config (config.json *.json)"), self.tr("All files (*)")])
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         if dialog.exec():
             files = dialog.selectedFiles()
@@ -132,7 +139,8 @@ class ModelPanel(FieldPanel):
         try:
             arch = catalog.load_hf_config(path)
         except catalog.ConfigImportError as exc:
-            self.import_error.setText(f"Could not import: {exc}. The plan keeps {self.store.scenario.model.name}.")
+            self.import_error.setText(self.tr("Could not import: {error}. The plan keeps {model}.").format(
+                error=exc, model=self.store.scenario.model.name))
             self.import_error.show()
             return False
         self.import_error.hide()
@@ -149,7 +157,8 @@ class ModelPanel(FieldPanel):
                     self.combo.removeItem(imported)
                 self.combo.setCurrentIndex(self.combo.findData(scenario.model_id))
             else:
-                text = f"Imported: {scenario.model.name}  ·  {_params(scenario.model.parameter_count())} params"
+                text = self.tr("Imported: {name}  ·  {params} params").format(
+                    name=scenario.model.name, params=_params(scenario.model.parameter_count()))
                 if imported < 0:
                     self.combo.insertItem(0, text, self.IMPORTED)
                     imported = 0
@@ -158,10 +167,13 @@ class ModelPanel(FieldPanel):
         finally:
             self.combo.blockSignals(False)
         a = scenario.model
-        moe = f" · {a.num_experts} experts, {a.experts_per_token} active" if a.is_moe else ""
+        moe = self.tr(" · {experts} experts, {active} active").format(
+            experts=a.num_experts, active=a.experts_per_token) if a.is_moe else ""
         self.info.setText(
-            f"{_params(a.parameter_count())} parameters · {a.num_layers} layers · hidden {a.hidden_size:,}<br>"
-            f"{a.num_attention_heads} attention heads / {a.num_kv_heads} KV heads · vocabulary {a.vocab_size:,}{moe}"
+            self.tr("{params} parameters · {layers} layers · hidden {hidden}").format(
+                params=_params(a.parameter_count()), layers=a.num_layers, hidden=f"{a.hidden_size:,}") + "<br>"
+            + self.tr("{heads} attention heads / {kv} KV heads · vocabulary {vocab}").format(
+                heads=a.num_attention_heads, kv=a.num_kv_heads, vocab=f"{a.vocab_size:,}") + moe
         )
         self.info.setToolTip(html.escape(a.source) if a.source else "")
 
@@ -170,28 +182,31 @@ class MethodPanel(FieldPanel):
     """Fine-tuning method, precision, optimizer and LoRA settings."""
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
-        super().__init__("Method", store, parent)
-        self.add_choice("training.method", "Method", [
-            ("full", "Full fine-tuning"), ("lora", "LoRA"), ("qlora", "QLoRA (4-bit NF4 base)")],
-            tip="Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base")
-        self.add_choice("training.precision", "Precision", [
-            ("bf16", "BF16 mixed precision"), ("fp16", "FP16 mixed precision"), ("fp32", "FP32")])
-        self.add_check("training.master_weights", "FP32 master weights", on="fp32", off="none",
-                       tip="Keep an FP32 copy of the weights for the optimizer (classic mixed precision)")
-        self.add_choice("training.optimizer", "Optimizer", list(OPTIMIZER_LABELS.items()))
-        self.add_check("training.optimizer_in_backward", "Optimizer step in backward",
-                       tip="Apply each gradient as soon as it is computed, so gradients are never all held at once")
-        self.add_int("training.lora_rank", "LoRA rank r", 1, 4096, tip="Adapter rank; adapter size grows linearly with r")
-        self.add_float("training.lora_alpha", "LoRA alpha", 0.1, 100_000, decimals=1, step=1,
-                       tip="Scaling of the adapter output (alpha / r); no effect on memory")
-        self.add_float("training.lora_dropout", "LoRA dropout", 0.0, 0.99, decimals=2, step=0.05,
-                       tip="Dropout probability on the adapter input")
-        self.add_choice("training.lora_targets", "LoRA targets", [
-            ("q_v", "q and v projections"), ("qkvo", "q, k, v, o projections"), ("all-linear", "All linear layers")])
-        self.add_check("training.trainable_embeddings", "Train embeddings and LM head too",
-                       tip="Needed when adding tokens; costs gradients and optimizer states for the embeddings")
-        self.add_check("training.double_quant", "NF4 double quantization",
-                       tip="Quantise the quantisation constants too (saves ~0.37 bit per weight)")
+        super().__init__(self.tr("Method"), store, parent)
+        self.add_choice("training.method", self.tr("Method"), [
+            ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
+            tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))
+        self.add_choice("training.precision", self.tr("Precision"), [
+            ("bf16", self.tr("BF16 mixed precision")), ("fp16", self.tr("FP16 mixed precision")), ("fp32", "FP32")])
+        self.add_check("training.master_weights", self.tr("FP32 master weights"), on="fp32", off="none",
+                       tip=self.tr("Keep an FP32 copy of the weights for the optimizer (classic mixed precision)"))
+        self.add_choice("training.optimizer", self.tr("Optimizer"),
+                        [(key, OPTIMIZER_LABELS.get(key, label)) for key, label in OPTIMIZER_LABELS_EN.items()])
+        self.add_check("training.optimizer_in_backward", self.tr("Optimizer step in backward"),
+                       tip=self.tr("Apply each gradient as soon as it is computed, so gradients are never all held at once"))
+        self.add_int("training.lora_rank", self.tr("LoRA rank r"), 1, 4096,
+                     tip=self.tr("Adapter rank; adapter size grows linearly with r"))
+        self.add_float("training.lora_alpha", self.tr("LoRA alpha"), 0.1, 100_000, decimals=1, step=1,
+                       tip=self.tr("Scaling of the adapter output (alpha / r); no effect on memory"))
+        self.add_float("training.lora_dropout", self.tr("LoRA dropout"), 0.0, 0.99, decimals=2, step=0.05,
+                       tip=self.tr("Dropout probability on the adapter input"))
+        self.add_choice("training.lora_targets", self.tr("LoRA targets"), [
+            ("q_v", self.tr("q and v projections")), ("qkvo", self.tr("q, k, v, o projections")),
+            ("all-linear", self.tr("All linear layers"))])
+        self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
+                       tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
+        self.add_check("training.double_quant", self.tr("NF4 double quantization"),
+                       tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """LoRA fields only for LoRA/QLoRA; double quantization only for QLoRA; master weights only for full."""
@@ -199,66 +214,70 @@ class MethodPanel(FieldPanel):
         lora = t.method in {"lora", "qlora"}
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
                      "training.lora_targets", "training.trainable_embeddings"):
-            self.set_enabled(path, lora, "Only for LoRA and QLoRA")
-        self.set_enabled("training.double_quant", t.method == "qlora", "Only for QLoRA")
+            self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
+        self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
         self.set_enabled("training.master_weights", t.method == "full" and t.precision != "fp32",
-                         "Only for full fine-tuning in BF16/FP16")
+                         self.tr("Only for full fine-tuning in BF16/FP16"))
 
 
 class BatchPanel(FieldPanel):
     """Batch geometry, memory savers and multi-GPU sharding."""
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
-        super().__init__("Batch, memory savers && GPUs", store, parent)
-        self.add_int("training.micro_batch", "Micro-batch (sequences)", 1, 4096,
-                     tip="Sequences per GPU per forward pass")
-        self.add_int("training.grad_accumulation", "Gradient accumulation (steps)", 1, 100_000,
-                     tip="Micro-batches per optimizer step; no memory cost")
-        self.add_int("training.seq_len", "Sequence length", 1, 10_000_000, suffix="tokens", step=256,
-                     tip="Tokens per sequence (the longest batch for dynamic padding)")
-        self.add_choice("training.sequence_mode", "Sequence mode", [
-            ("packed", "Packed (no padding)"), ("fixed", "Padded to full length"), ("dynamic", "Dynamic padding")])
-        self.add_check("training.grad_checkpointing", "Gradient checkpointing",
-                       tip="Recompute activations in backward: far less memory, ~33% more compute")
-        self.add_choice("training.attention", "Attention kernel", [
-            ("flash", "FlashAttention 2"), ("sdpa", "PyTorch SDPA"), ("eager", "Eager (materialised scores)")])
-        self.add_check("training.fused_cross_entropy", "Fused cross-entropy (Liger / CCE)",
-                       tip="Never materialise the full logits tensor")
-        self.add_check("training.activation_offload", "Offload activations to CPU")
-        self.add_check("training.cpu_offload", "CPU offload (params + optimizer)",
-                       tip="DeepSpeed/FSDP CPU offload: less GPU memory, slower steps")
-        self.add_int("training.num_gpus", "Number of GPUs", 1, 4096)
-        self.add_choice("training.sharding", "Sharding", [
-            ("none", "None (one GPU)"), ("ddp", "DDP (replicated)"), ("zero1", "ZeRO-1 (optimizer)"),
-            ("zero2", "ZeRO-2 (+ gradients)"), ("zero3", "ZeRO-3 (+ parameters)"), ("fsdp", "FSDP (full shard)")])
+        super().__init__(self.tr("Batch, memory savers && GPUs"), store, parent)
+        self.add_int("training.micro_batch", self.tr("Micro-batch (sequences)"), 1, 4096,
+                     tip=self.tr("Sequences per GPU per forward pass"))
+        self.add_int("training.grad_accumulation", self.tr("Gradient accumulation (steps)"), 1, 100_000,
+                     tip=self.tr("Micro-batches per optimizer step; no memory cost"))
+        self.add_int("training.seq_len", self.tr("Sequence length"), 1, 10_000_000, suffix=self.tr("tokens"), step=256,
+                     tip=self.tr("Tokens per sequence (the longest batch for dynamic padding)"))
+        self.add_choice("training.sequence_mode", self.tr("Sequence mode"), [
+            ("packed", self.tr("Packed (no padding)")), ("fixed", self.tr("Padded to full length")),
+            ("dynamic", self.tr("Dynamic padding"))])
+        self.add_check("training.grad_checkpointing", self.tr("Gradient checkpointing"),
+                       tip=self.tr("Recompute activations in backward: far less memory, ~33% more compute"))
+        self.add_choice("training.attention", self.tr("Attention kernel"), [
+            ("flash", "FlashAttention 2"), ("sdpa", "PyTorch SDPA"), ("eager", self.tr("Eager (materialised scores)"))])
+        self.add_check("training.fused_cross_entropy", self.tr("Fused cross-entropy (Liger / CCE)"),
+                       tip=self.tr("Never materialise the full logits tensor"))
+        self.add_check("training.activation_offload", self.tr("Offload activations to CPU"))
+        self.add_check("training.cpu_offload", self.tr("CPU offload (params + optimizer)"),
+                       tip=self.tr("DeepSpeed/FSDP CPU offload: less GPU memory, slower steps"))
+        self.add_int("training.num_gpus", self.tr("Number of GPUs"), 1, 4096)
+        self.add_choice("training.sharding", self.tr("Sharding"), [
+            ("none", self.tr("None (one GPU)")), ("ddp", self.tr("DDP (replicated)")), ("zero1", self.tr("ZeRO-1 (optimizer)")),
+            ("zero2", self.tr("ZeRO-2 (+ gradients)")), ("zero3", self.tr("ZeRO-3 (+ parameters)")),
+            ("fsdp", self.tr("FSDP (full shard)"))])
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Sharding only matters with more than one GPU (kept enabled to fix a stale setting)."""
         t = scenario.training
-        self.set_enabled("training.sharding", t.num_gpus > 1 or t.sharding != "none", "Set GPUs above 1 to shard")
+        self.set_enabled("training.sharding", t.num_gpus > 1 or t.sharding != "none", self.tr("Set GPUs above 1 to shard"))
 
 
 class DatasetPanel(FieldPanel):
     """How much text is trained on."""
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
-        super().__init__("Dataset", store, parent)
-        self.add_int("dataset.examples", "Examples", 0, 2_000_000_000, suffix="examples", step=1000)
-        self.add_float("dataset.tokens_per_example", "Tokens per example", 0, 100_000_000, decimals=0, step=64,
-                       suffix="tokens", tip="Average real (non-padding) tokens per example")
-        self.add_float("dataset.epochs", "Epochs", 0.01, 10_000, decimals=2, step=1, suffix="epochs")
-        self.add_count("dataset.total_tokens", "Total tokens (optional)", placeholder="e.g. 50M — empty: examples × tokens",
-                       tip="Dataset size in tokens per epoch; replaces examples × tokens per example. Accepts 50M, 1.5B, 2e9")
-        self.add_float("dataset.padding_efficiency", "Padding efficiency", 0.01, 1.0, decimals=2, step=0.05,
-                       tip="Real tokens / computed tokens when sequences are padded (1.00 = no waste)")
+        super().__init__(self.tr("Dataset"), store, parent)
+        self.add_int("dataset.examples", self.tr("Examples"), 0, 2_000_000_000, suffix=self.tr("examples"), step=1000)
+        self.add_float("dataset.tokens_per_example", self.tr("Tokens per example"), 0, 100_000_000, decimals=0, step=64,
+                       suffix=self.tr("tokens"), tip=self.tr("Average real (non-padding) tokens per example"))
+        self.add_float("dataset.epochs", self.tr("Epochs"), 0.01, 10_000, decimals=2, step=1, suffix=self.tr("epochs"))
+        self.add_count("dataset.total_tokens", self.tr("Total tokens (optional)"),
+                       placeholder=self.tr("e.g. 50M — empty: examples × tokens"),
+                       tip=self.tr("Dataset size in tokens per epoch; replaces examples × tokens per example. "
+                                   "Accepts 50M, 1.5B, 2e9"))
+        self.add_float("dataset.padding_efficiency", self.tr("Padding efficiency"), 0.01, 1.0, decimals=2, step=0.05,
+                       tip=self.tr("Real tokens / computed tokens when sequences are padded (1.00 = no waste)"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Examples x tokens are replaced by total tokens; padding efficiency does not apply to packing."""
         total = scenario.dataset.total_tokens is not None
-        self.set_enabled("dataset.examples", not total, "Replaced by total tokens")
-        self.set_enabled("dataset.tokens_per_example", not total, "Replaced by total tokens")
+        self.set_enabled("dataset.examples", not total, self.tr("Replaced by total tokens"))
+        self.set_enabled("dataset.tokens_per_example", not total, self.tr("Replaced by total tokens"))
         self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode != "packed",
-                         "Packed sequences have no padding")
+                         self.tr("Packed sequences have no padding"))
 
 
 class HardwarePanel(FieldPanel):
@@ -267,58 +286,58 @@ class HardwarePanel(FieldPanel):
     CUSTOM_GPU = "__custom_gpu__"
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
-        super().__init__("Hardware && pricing", store, parent)
+        super().__init__(self.tr("Hardware && pricing"), store, parent)
         self.gpu_combo = ComboBox()
         self.gpu_combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.gpu_combo.setAccessibleName("GPU")
-        self.gpu_combo.setToolTip("Catalog GPUs with the memory the driver reports (nvidia-smi total)")
+        self.gpu_combo.setAccessibleName(self.tr("GPU"))
+        self.gpu_combo.setToolTip(self.tr("Catalog GPUs with the memory the driver reports (nvidia-smi total)"))
         self.gpu_combo.setMaxVisibleItems(24)
         segments: dict[str, list] = {}
         self._catalog_gpus = {g.id: g for g in catalog.list_gpus()}
         for g in self._catalog_gpus.values():
             segments.setdefault(g.segment, []).append(g)
         for segment, gpus in segments.items():
-            _add_header(self.gpu_combo, segment.capitalize())
+            _add_header(self.gpu_combo, SEGMENT_LABELS.get(segment, segment.capitalize()))
             for g in gpus:
                 self.gpu_combo.addItem(f"   {g.name}  ·  {g.memory_gib:g} GiB", g.id)
         self.gpu_combo.currentIndexChanged.connect(self._on_gpu)
-        label = QLabel("GPU:")
+        label = QLabel(self.tr("GPU:"))
         label.setBuddy(self.gpu_combo)
         self.form.addRow(label, self.gpu_combo)
 
         self.offer_combo = ComboBox()
         self.offer_combo.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.offer_combo.setAccessibleName("Price offer")
-        self.offer_combo.setToolTip("Dated prices for this GPU from your price book (Tools → Prices…), cheapest first")
+        self.offer_combo.setAccessibleName(self.tr("Price offer"))
+        self.offer_combo.setToolTip(self.tr("Dated prices for this GPU from your price book (Tools → Prices…), cheapest first"))
         self.offer_combo.currentIndexChanged.connect(self._on_offer)
-        label = QLabel("Offer:")
+        label = QLabel(self.tr("Offer:"))
         label.setBuddy(self.offer_combo)
         self.form.addRow(label, self.offer_combo)
         self._offers: list[catalog.PriceEntry] = []
         self._offers_gpu = ""
 
-        self.add_float("pricing.price_per_gpu_hour", "Price", 0, 10_000, decimals=2, step=0.05, prefix="$ ",
-                       suffix="per GPU-hour", tip="USD per GPU per hour; typing a price makes it yours")
+        self.add_float("pricing.price_per_gpu_hour", self.tr("Price"), 0, 10_000, decimals=2, step=0.05, prefix="$ ",
+                       suffix=self.tr("per GPU-hour"), tip=self.tr("USD per GPU per hour; typing a price makes it yours"))
         self.price_source = _info_label()
-        self.price_source.setAccessibleName("Price source")
+        self.price_source.setAccessibleName(self.tr("Price source"))
         self.add_hint("pricing.price_per_gpu_hour", self.price_source)
-        self.add_choice("pricing.billing", "Billing", [
-            ("second", "Per second"), ("minute", "Per minute"), ("hour", "Per started hour")],
-            tip="How the provider rounds GPU time up")
-        self.add_float("pricing.storage_gb", "Storage", 0, 10_000_000, decimals=0, step=10, suffix="GB")
-        self.add_float("pricing.storage_usd_per_gb_month", "Storage price", 0, 1000, decimals=3, step=0.01,
-                       prefix="$ ", suffix="per GB-month")
-        self.add_float("pricing.setup_minutes", "Setup", 0, 100_000, decimals=0, step=5, suffix="min",
-                       tip="Billed GPU time before training: pulling images, downloading the model")
-        self.add_float("pricing.eval_minutes", "Evaluation", 0, 100_000, decimals=0, step=5, suffix="min")
-        self.add_float("pricing.egress_gb", "Data out (egress)", 0, 10_000_000, decimals=0, step=10, suffix="GB")
-        self.add_float("pricing.egress_usd_per_gb", "Egress price", 0, 100, decimals=3, step=0.01,
-                       prefix="$ ", suffix="per GB")
-        self.add_float("pricing.other_usd", "Other costs", 0, 1_000_000_000, decimals=2, step=1, prefix="$ ")
-        self.add_float("pricing.interruptions_per_hour", "Interruptions", 0, 100, decimals=2, step=0.05,
-                       suffix="per hour", tip="Expected preemptions per hour (spot / community hosts)")
-        self.add_float("pricing.checkpoint_every_min", "Checkpoint every", 1, 100_000, decimals=0, step=5,
-                       suffix="min", tip="Work since the last checkpoint is lost on an interruption")
+        self.add_choice("pricing.billing", self.tr("Billing"), [
+            ("second", self.tr("Per second")), ("minute", self.tr("Per minute")), ("hour", self.tr("Per started hour"))],
+            tip=self.tr("How the provider rounds GPU time up"))
+        self.add_float("pricing.storage_gb", self.tr("Storage"), 0, 10_000_000, decimals=0, step=10, suffix="GB")
+        self.add_float("pricing.storage_usd_per_gb_month", self.tr("Storage price"), 0, 1000, decimals=3, step=0.01,
+                       prefix="$ ", suffix=self.tr("per GB-month"))
+        self.add_float("pricing.setup_minutes", self.tr("Setup"), 0, 100_000, decimals=0, step=5, suffix=self.tr("min"),
+                       tip=self.tr("Billed GPU time before training: pulling images, downloading the model"))
+        self.add_float("pricing.eval_minutes", self.tr("Evaluation"), 0, 100_000, decimals=0, step=5, suffix=self.tr("min"))
+        self.add_float("pricing.egress_gb", self.tr("Data out (egress)"), 0, 10_000_000, decimals=0, step=10, suffix="GB")
+        self.add_float("pricing.egress_usd_per_gb", self.tr("Egress price"), 0, 100, decimals=3, step=0.01,
+                       prefix="$ ", suffix=self.tr("per GB"))
+        self.add_float("pricing.other_usd", self.tr("Other costs"), 0, 1_000_000_000, decimals=2, step=1, prefix="$ ")
+        self.add_float("pricing.interruptions_per_hour", self.tr("Interruptions"), 0, 100, decimals=2, step=0.05,
+                       suffix=self.tr("per hour"), tip=self.tr("Expected preemptions per hour (spot / community hosts)"))
+        self.add_float("pricing.checkpoint_every_min", self.tr("Checkpoint every"), 1, 100_000, decimals=0, step=5,
+                       suffix=self.tr("min"), tip=self.tr("Work since the last checkpoint is lost on an interruption"))
 
     def _on_gpu(self, index: int) -> None:
         gpu_id = self.gpu_combo.itemData(index)
@@ -350,7 +369,8 @@ class HardwarePanel(FieldPanel):
                     self.gpu_combo.removeItem(custom)
                 self.gpu_combo.setCurrentIndex(self.gpu_combo.findData(gpu_id))
             else:  # a plan saved with a GPU that is not (or no longer) the catalog's
-                text = f"Custom: {scenario.gpu.name}  ·  {scenario.gpu.memory_gib:g} GiB"
+                text = self.tr("Custom: {name}  ·  {memory} GiB").format(
+                    name=scenario.gpu.name, memory=f"{scenario.gpu.memory_gib:g}")
                 if custom < 0:
                     self.gpu_combo.insertItem(0, text, self.CUSTOM_GPU)
                     custom = 0
@@ -360,9 +380,11 @@ class HardwarePanel(FieldPanel):
                 self._offers_gpu = gpu_id
                 self._offers = self.store.prices.prices_for_gpu(gpu_id)
                 self.offer_combo.clear()
-                self.offer_combo.addItem("Your own price", -1)
+                self.offer_combo.addItem(self.tr("Your own price"), -1)
                 for n, e in enumerate(self._offers):
-                    self.offer_combo.addItem(f"{e.provider} · {e.kind} · ${e.usd_per_gpu_hour:.2f}/h", n)
+                    self.offer_combo.addItem(self.tr("{provider} · {kind} · ${price}/h").format(
+                        provider=e.provider, kind=OFFER_KIND_LABELS.get(e.kind, e.kind),
+                        price=f"{e.usd_per_gpu_hour:.2f}"), n)
             p = scenario.pricing
             match = -1
             if p.offer_kind != CUSTOM_OFFER:
@@ -376,8 +398,9 @@ class HardwarePanel(FieldPanel):
             self.offer_combo.blockSignals(False)
         p = scenario.pricing
         if p.offer_kind == CUSTOM_OFFER:
-            self.price_source.setText("Your price")
+            self.price_source.setText(self.tr("Your price"))
         else:
-            seen = f", seen {p.price_date}" if p.price_date else ""
-            self.price_source.setText(f"{html.escape(p.provider)} {html.escape(p.offer_kind)}{html.escape(seen)}")
+            seen = self.tr(", seen {date}").format(date=p.price_date) if p.price_date else ""
+            self.price_source.setText(f"{html.escape(p.provider)} "
+                                      f"{html.escape(OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind))}{html.escape(seen)}")
 

@@ -21,7 +21,9 @@ from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
     QAbstractTableModel,
+    QCoreApplication,
     QDate,
     QModelIndex,
     QObject,
@@ -65,6 +67,7 @@ from tuneplan.storage.price_book import (
     price_book_path,
     save_price_book,
 )
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels
 
 __all__ = [
     "AddPriceDialog",
@@ -78,19 +81,38 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
+
 PROVIDER, GPU, KIND, PRICE, BILLING, DATE, STATUS, SOURCE = range(8)
-COLUMNS = ["Provider", "GPU", "Kind", "USD / GPU-hour", "Billing", "Date seen", "Yours", "Source"]
+COLUMNS = [QT_TRANSLATE_NOOP("PriceTableModel", "Provider"), "GPU", QT_TRANSLATE_NOOP("PriceTableModel", "Kind"),
+           QT_TRANSLATE_NOOP("PriceTableModel", "USD / GPU-hour"), QT_TRANSLATE_NOOP("PriceTableModel", "Billing"),
+           QT_TRANSLATE_NOOP("PriceTableModel", "Date seen"), QT_TRANSLATE_NOOP("PriceTableModel", "Yours"),
+           QT_TRANSLATE_NOOP("PriceTableModel", "Source")]
 _HEADER_TIPS = [
-    "Cloud or marketplace",
-    "The provider's name for the GPU (catalog GPU in the tooltip)",
-    "on-demand: dependable; community/spot: can be reclaimed mid-run; serverless: per request",
-    "Price per GPU per hour (USD); double-click to edit",
-    "How the provider rounds GPU time up; double-click to edit",
-    "When the price was seen; your edits carry the date you give them. Double-click to edit",
-    "edited: you changed a bundled price · added: a price you added",
-    "Where the bundled price came from",
+    QT_TRANSLATE_NOOP("PriceTableModel", "Cloud or marketplace"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "The provider's name for the GPU (catalog GPU in the tooltip)"),
+    QT_TRANSLATE_NOOP("PriceTableModel",
+                      "on-demand: dependable; community/spot: can be reclaimed mid-run; serverless: per request"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "Price per GPU per hour (USD); double-click to edit"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "How the provider rounds GPU time up; double-click to edit"),
+    QT_TRANSLATE_NOOP("PriceTableModel",
+                      "When the price was seen; your edits carry the date you give them. Double-click to edit"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "edited: you changed a bundled price · added: a price you added"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "Where the bundled price came from"),
 ]
-BILLING_LABELS = {"second": "per second", "minute": "per minute", "hour": "per hour"}
+#: Billing granularity by value, in the UI language when looked up.
+BILLING_LABELS = TranslatedLabels("PriceTableModel", {
+    "second": QT_TRANSLATE_NOOP("PriceTableModel", "per second"),
+    "minute": QT_TRANSLATE_NOOP("PriceTableModel", "per minute"),
+    "hour": QT_TRANSLATE_NOOP("PriceTableModel", "per hour"),
+})
+#: Where a price comes from (``EffectivePrice.origin``) as the "Yours" column says it.
+ORIGIN_LABELS = TranslatedLabels("PriceTableModel", {
+    "bundled": "",
+    "edited": QT_TRANSLATE_NOOP("PriceTableModel", "edited"),
+    "added": QT_TRANSLATE_NOOP("PriceTableModel", "added"),
+})
 KINDS = ["on-demand", "community", "spot", "serverless"]
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
@@ -106,7 +128,7 @@ def _message(exc: Exception) -> str:
         field = str(err.get("loc", ("value",))[-1]).replace("usd_per_gpu_hour", "price").replace("_", " ")
         return f"{field} {str(err.get('msg', 'is invalid')).lower()}"
     if isinstance(exc, KeyError):
-        return "that price no longer exists"
+        return translate("PriceBookController", "that price no longer exists")
     return str(exc)
 
 
@@ -173,7 +195,7 @@ class PriceBookController(QObject):
         try:
             self.book.edit(key, **values)
         except (KeyError, ValueError) as exc:
-            self.failed.emit(f"Price not changed: {_message(exc)}.")
+            self.failed.emit(self.tr("Price not changed: {reason}.").format(reason=_message(exc)))
             return False
         self._commit(before)
         return True
@@ -184,7 +206,7 @@ class PriceBookController(QObject):
         try:
             added = self.book.add(**values)
         except ValueError as exc:
-            self.failed.emit(f"Price not added: {_message(exc)}.")
+            self.failed.emit(self.tr("Price not added: {reason}.").format(reason=_message(exc)))
             return None
         self._commit(before)
         return added
@@ -212,7 +234,7 @@ class PriceBookController(QObject):
             self.last_error = ""
         except PriceBookError as exc:
             log.error("%s", exc)
-            self.last_error = f"{exc} The change applies until you close Tuneplan."
+            self.last_error = self.tr("{error} The change applies until you close Tuneplan.").format(error=exc)
             self.failed.emit(self.last_error)
         self.changed.emit()
 
@@ -259,9 +281,9 @@ class PriceTableModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(COLUMNS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section]
+            return self.tr(COLUMNS[section])
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _HEADER_TIPS[section]
+            return self.tr(_HEADER_TIPS[section])
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
@@ -279,9 +301,9 @@ class PriceTableModel(QAbstractTableModel):
         e, col = p.entry, index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return {
-                PROVIDER: e.provider, GPU: e.gpu_label, KIND: e.kind,
+                PROVIDER: e.provider, GPU: e.gpu_label, KIND: OFFER_KIND_LABELS.get(e.kind, e.kind),
                 PRICE: f"${e.usd_per_gpu_hour:,.2f}", BILLING: BILLING_LABELS.get(e.billing, e.billing),
-                DATE: e.date_seen or "undated", STATUS: {"bundled": ""}.get(p.origin, p.origin),
+                DATE: e.date_seen or self.tr("undated"), STATUS: ORIGIN_LABELS.get(p.origin, p.origin),
                 SOURCE: e.source,
             }.get(col)
         if role == Qt.ItemDataRole.EditRole:
@@ -304,22 +326,26 @@ class PriceTableModel(QAbstractTableModel):
     def _tooltip(p: EffectivePrice, col: int) -> str:
         e = p.entry
         if col == GPU:
-            gpu = e.gpu_id or "not in the catalog"
-            return f"{html.escape(e.gpu_label)} — catalog GPU: {html.escape(gpu)}"
+            gpu = e.gpu_id or translate("PriceTableModel", "not in the catalog")
+            return translate("PriceTableModel", "{label} — catalog GPU: {gpu}").format(
+                label=html.escape(e.gpu_label), gpu=html.escape(gpu))
         if col == STATUS or (p.origin == "edited" and col in (PRICE, BILLING, DATE)):
             if p.origin == "edited" and p.bundled is not None:
                 b = p.bundled
-                return (f"You edited this price. Bundled: ${b.usd_per_gpu_hour:.2f} per GPU-hour, "
-                        f"{BILLING_LABELS.get(b.billing, b.billing)}, seen {html.escape(b.date_seen or 'undated')}")
+                return translate("PriceTableModel", "You edited this price. Bundled: {price} per GPU-hour, "
+                                 "{billing}, seen {date}").format(
+                    price=f"${b.usd_per_gpu_hour:.2f}", billing=BILLING_LABELS.get(b.billing, b.billing),
+                    date=html.escape(b.date_seen or translate("PriceTableModel", "undated")))
             if p.origin == "added":
-                return "A price you added"
-            return "As bundled with Tuneplan"
+                return translate("PriceTableModel", "A price you added")
+            return translate("PriceTableModel", "As bundled with Tuneplan")
         if col == BILLING:
             return html.escape(e.billing_text or BILLING_LABELS.get(e.billing, e.billing))
         if col == DATE:
-            return html.escape(e.date_seen or "undated") + "<br>Double-click to change (your date)"
+            return (html.escape(e.date_seen or translate("PriceTableModel", "undated")) + "<br>"
+                    + translate("PriceTableModel", "Double-click to change (your date)"))
         if col == PRICE:
-            return "USD per GPU per hour; double-click to change"
+            return translate("PriceTableModel", "USD per GPU per hour; double-click to change")
         if col in (SOURCE, PROVIDER, KIND):
             return html.escape(" · ".join(x for x in (e.source, e.notes) if x))
         return ""
@@ -334,7 +360,7 @@ class PriceTableModel(QAbstractTableModel):
             try:
                 usd = float(value)
             except (TypeError, ValueError):
-                self.controller.failed.emit("Price not changed: the price must be a number.")
+                self.controller.failed.emit(self.tr("Price not changed: the price must be a number."))
                 return False
             return self.controller.edit(key, usd_per_gpu_hour=usd)
         if col == BILLING:
@@ -386,7 +412,8 @@ class PriceFilterProxy(QSortFilterProxyModel):
         if not self.text:
             return True
         e = p.entry
-        hay = " ".join((e.provider, e.gpu_label, e.gpu_id, e.kind, p.origin)).lower()
+        hay = " ".join((e.provider, e.gpu_label, e.gpu_id, e.kind, p.origin, OFFER_KIND_LABELS.get(e.kind, e.kind),
+                        ORIGIN_LABELS.get(p.origin, p.origin))).lower()
         return all(word in hay for word in self.text.split())
 
 
@@ -403,19 +430,19 @@ class PriceDelegate(QStyledItemDelegate):
             spin.setDecimals(3)
             spin.setSingleStep(0.05)
             spin.setPrefix("$ ")
-            spin.setAccessibleName("USD per GPU-hour")
+            spin.setAccessibleName(self.tr("USD per GPU-hour"))
             return spin
         if col == BILLING:
             combo = QComboBox(parent)
             for value, label in BILLING_LABELS.items():
                 combo.addItem(label, value)
-            combo.setAccessibleName("Billing")
+            combo.setAccessibleName(self.tr("Billing"))
             return combo
         if col == DATE:
             edit = QDateEdit(parent)
             edit.setCalendarPopup(True)
             edit.setDisplayFormat("yyyy-MM-dd")
-            edit.setAccessibleName("Date seen")
+            edit.setAccessibleName(self.tr("Date seen"))
             return edit
         return super().createEditor(parent, option, index)
 
@@ -450,14 +477,14 @@ class AddPriceDialog(QDialog):
 
     def __init__(self, gpu_id: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Add a price")
+        self.setWindowTitle(self.tr("Add a price"))
         form = QFormLayout()
         self.provider = QComboBox()
         self.provider.setEditable(True)
         self.provider.addItems(sorted({p.provider for p in catalog.list_prices()}))
         self.provider.setCurrentText("")
-        self.provider.lineEdit().setPlaceholderText("e.g. RunPod, or your own cluster")
-        self.provider.setAccessibleName("Provider")
+        self.provider.lineEdit().setPlaceholderText(self.tr("e.g. RunPod, or your own cluster"))
+        self.provider.setAccessibleName(self.tr("Provider"))
         self.gpu = QComboBox()
         self.gpu.setAccessibleName("GPU")
         for g in catalog.list_gpus():
@@ -465,34 +492,34 @@ class AddPriceDialog(QDialog):
         if gpu_id:
             self.gpu.setCurrentIndex(max(0, self.gpu.findData(gpu_id)))
         self.kind = QComboBox()
-        self.kind.setAccessibleName("Kind")
+        self.kind.setAccessibleName(self.tr("Kind"))
         for k in KINDS:
-            self.kind.addItem(k, k)
+            self.kind.addItem(OFFER_KIND_LABELS.get(k, k), k)
         self.price = QDoubleSpinBox()
-        self.price.setAccessibleName("USD per GPU-hour")
+        self.price.setAccessibleName(self.tr("USD per GPU-hour"))
         self.price.setRange(0, MAX_USD_PER_GPU_HOUR)
         self.price.setDecimals(3)
         self.price.setSingleStep(0.05)
         self.price.setPrefix("$ ")
-        self.price.setSuffix(" per GPU-hour")
+        self.price.setSuffix(self.tr(" per GPU-hour"))
         self.price.setValue(1.0)
         self.billing = QComboBox()
-        self.billing.setAccessibleName("Billing")
+        self.billing.setAccessibleName(self.tr("Billing"))
         for value, label in BILLING_LABELS.items():
             self.billing.addItem(label, value)
         self.billing.setCurrentIndex(self.billing.findData("hour"))
         self.date = QDateEdit(QDate.currentDate())
         self.date.setCalendarPopup(True)
         self.date.setDisplayFormat("yyyy-MM-dd")
-        self.date.setAccessibleName("Date seen")
-        form.addRow("Provider:", self.provider)
-        form.addRow("GPU:", self.gpu)
-        form.addRow("Kind:", self.kind)
-        form.addRow("Price:", self.price)
-        form.addRow("Billing:", self.billing)
-        form.addRow("Seen on:", self.date)
+        self.date.setAccessibleName(self.tr("Date seen"))
+        form.addRow(self.tr("Provider:"), self.provider)
+        form.addRow(self.tr("GPU:"), self.gpu)
+        form.addRow(self.tr("Kind:"), self.kind)
+        form.addRow(self.tr("Price:"), self.price)
+        form.addRow(self.tr("Billing:"), self.billing)
+        form.addRow(self.tr("Seen on:"), self.date)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Add")
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Add"))
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.provider.currentTextChanged.connect(self._update_ok)
@@ -525,24 +552,24 @@ class PriceBookView(QWidget):
         self.model = PriceTableModel(controller, self)
         self.proxy = PriceFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.setAccessibleName("Price book")
+        self.setAccessibleName(self.tr("Price book"))
 
         self.banner = QLabel()
         self.banner.setWordWrap(True)
-        self.banner.setAccessibleName("Price book message")
+        self.banner.setAccessibleName(self.tr("Price book message"))
         self.banner.setStyleSheet("background: #fff4d6; border: 1px solid #e0c070; border-radius: 4px; padding: 6px;")
         self.banner.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner.setVisible(False)
 
         self.filter = QLineEdit()
-        self.filter.setPlaceholderText("Filter: provider, GPU or kind (e.g. “4090 runpod”)")
-        self.filter.setAccessibleName("Filter prices")
+        self.filter.setPlaceholderText(self.tr("Filter: provider, GPU or kind (e.g. “4090 runpod”)"))
+        self.filter.setAccessibleName(self.tr("Filter prices"))
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self.proxy.set_text)
-        self.only_yours = QCheckBox("Only your prices")
-        self.only_yours.setToolTip("Show only the prices you edited or added")
+        self.only_yours = QCheckBox(self.tr("Only your prices"))
+        self.only_yours.setToolTip(self.tr("Show only the prices you edited or added"))
         self.only_yours.toggled.connect(self.proxy.set_only_yours)
-        hint = QLabel("Double-click a price, billing or date to change it")
+        hint = QLabel(self.tr("Double-click a price, billing or date to change it"))
         hint.setStyleSheet("color: #555555;")
         top = QHBoxLayout()
         top.addWidget(self.filter, 1)
@@ -551,7 +578,7 @@ class PriceBookView(QWidget):
         top.addWidget(hint)
 
         self.table = QTableView()
-        self.table.setAccessibleName("Prices")
+        self.table.setAccessibleName(self.tr("Prices"))
         self.table.setModel(self.proxy)
         self.table.setItemDelegate(PriceDelegate(self.table))
         self.table.setSortingEnabled(True)
@@ -572,14 +599,15 @@ class PriceBookView(QWidget):
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
 
-        self.add_button = QPushButton("Add price…")
-        self.add_button.setToolTip("Add a quote or your own rate for a GPU")
+        self.add_button = QPushButton(self.tr("Add price…"))
+        self.add_button.setToolTip(self.tr("Add a quote or your own rate for a GPU"))
         self.add_button.clicked.connect(lambda: self.add_price())
-        self.reset_button = QPushButton("Reset to bundled")
-        self.reset_button.setToolTip("Selected rows: edited prices go back to the bundled ones, added prices are removed")
+        self.reset_button = QPushButton(self.tr("Reset to bundled"))
+        self.reset_button.setToolTip(self.tr("Selected rows: edited prices go back to the bundled ones, "
+                                             "added prices are removed"))
         self.reset_button.clicked.connect(lambda: self.reset_selected())
-        self.reset_all_button = QPushButton("Reset all…")
-        self.reset_all_button.setToolTip("Forget every edit and every added price")
+        self.reset_all_button = QPushButton(self.tr("Reset all…"))
+        self.reset_all_button.setToolTip(self.tr("Forget every edit and every added price"))
         self.reset_all_button.clicked.connect(lambda: self.reset_all())
         self.counts = QLabel()
         self.counts.setStyleSheet("color: #555555;")
@@ -611,7 +639,7 @@ class PriceBookView(QWidget):
 
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question."""
-        answer = QMessageBox.question(self, "Prices", question,
+        answer = QMessageBox.question(self, self.tr("Prices"), question,
                                       QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                                       QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
@@ -659,7 +687,8 @@ class PriceBookView(QWidget):
         mine = sum(1 for p in self.controller.effective_prices() if p.origin != "bundled")
         if not mine:
             return 0
-        if not confirmed and not self.confirm(f"Forget your {mine} price change(s) and use the bundled prices?"):
+        if not confirmed and not self.confirm(
+                self.tr("Forget your {n} price change(s) and use the bundled prices?").format(n=mine)):
             return 0
         return self.controller.reset_all()
 
@@ -676,9 +705,11 @@ class PriceBookView(QWidget):
         try:
             where = str(self.controller.path or price_book_path())
         except OSError:
-            where = "your data folder"
-        yours = f"{edited} edited, {added} added" if edited or added else "none of them changed by you"
-        self.counts.setText(f"{len(prices)} prices (USD per GPU per hour) · {yours} · saved in {where}")
+            where = self.tr("your data folder")
+        yours = (self.tr("{edited} edited, {added} added").format(edited=edited, added=added) if edited or added
+                 else self.tr("none of them changed by you"))
+        self.counts.setText(self.tr("{n} prices (USD per GPU per hour) · {yours} · saved in {where}").format(
+            n=len(prices), yours=yours, where=where))
         self._update_buttons()
 
     def _update_buttons(self) -> None:
@@ -693,7 +724,7 @@ class PriceBookDialog(QDialog):
 
     def __init__(self, controller: PriceBookController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Prices — Tuneplan")
+        self.setWindowTitle(self.tr("Prices — Tuneplan"))
         self.setModal(False)
         self.view = PriceBookView(controller, self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -773,13 +804,15 @@ def install_price_book(window: Any) -> PriceBookController:
         dialog.activateWindow()
         return dialog
 
-    window.prices_action = QAction("&Prices…", window)
-    window.prices_action.setToolTip("Your price book: edit a price, add a quote, reset to the bundled prices")
+    window.prices_action = QAction(translate("PriceBookView", "&Prices…"), window)
+    window.prices_action.setToolTip(translate("PriceBookView", "Your price book: edit a price, add a quote, "
+                                                               "reset to the bundled prices"))
     window.prices_action.triggered.connect(show_dialog)
     menu_bar = window.menuBar()
-    tools = next((a.menu() for a in menu_bar.actions() if a.menu() is not None and a.text() == "&Tools"), None)
+    title = translate("MainWindow", "&Tools")
+    tools = next((a.menu() for a in menu_bar.actions() if a.menu() is not None and a.text() == title), None)
     if tools is None:
-        tools = menu_bar.addMenu("&Tools")
+        tools = menu_bar.addMenu(title)
     tools.addAction(window.prices_action)
 
     controller.changed.connect(lambda: _follow_prices(window, controller))
@@ -792,7 +825,7 @@ def install_price_book(window: Any) -> PriceBookController:
 
         def report() -> None:
             window.statusBar().showMessage(notice, 15000)
-            window.show_error("Your price book could not be used", notice)
+            window.show_error(translate("PriceBookView", "Your price book could not be used"), notice)
 
         QTimer.singleShot(0, report)
     return controller

@@ -1,6 +1,7 @@
 """A one-page HTML report for whoever approves the budget: File → Export report….
 
-:func:`build_report_html` is pure (no Qt, no I/O): scenarios, their estimates and chart PNGs in,
+:func:`build_report_html` is pure (no widgets, no I/O; its words go through Qt's ``translate``, so
+the report is in the UI language): scenarios, their estimates and chart PNGs in,
 one self-contained HTML document out (styles inline, charts embedded as ``data:image/png;base64``,
 so the file can be mailed and opened in any browser). It shows the key inputs, the memory
 breakdown with each component's formula, time, cost, the verdict, the date, the Tuneplan version
@@ -35,8 +36,27 @@ __all__ = ["ACCURACY_URL", "build_report_html", "export_report", "install_report
 
 log = logging.getLogger(__name__)
 
+
+def translate(context: str, text: str) -> str:
+    """Qt's ``QCoreApplication.translate``, imported on first use: importing this module loads no Qt."""
+    from PySide6.QtCore import QCoreApplication
+
+    return QCoreApplication.translate(context, text)
+
+
+def QT_TRANSLATE_NOOP(context: str, text: str) -> str:  # noqa: N802 - the name pyside6-lupdate looks for
+    """Mark ``text`` for extraction; it is translated where it is shown."""
+    return text
+
+
+def _i18n():  # noqa: ANN202 - the tuneplan.ui.i18n module, imported on first use (it imports Qt)
+    from tuneplan.ui import i18n
+
+    return i18n
+
+
 ACCURACY_URL = "https://github.com/tuneplan/tuneplan/blob/main/docs/accuracy.md"
-METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+METHOD_LABELS = {"full": QT_TRANSLATE_NOOP("Report", "full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 GOOD, BAD = "#2e7d32", "#c62828"
 
 _CSS = """
@@ -75,26 +95,33 @@ def _usd(x: float) -> str:
     return f"${x:,.2f}"
 
 
+def _tr(text: str) -> str:
+    """A string marked elsewhere with ``QT_TRANSLATE_NOOP("Report", ...)``, in the UI language."""
+    return translate("Report", text)
+
+
 def _hours(hours: float) -> str:
     if hours < 1 / 60:
-        return f"{hours * 3600:.0f} s"
+        return translate("Units", "{n} s").format(n=f"{hours * 3600:.0f}")
     if hours < 1:
-        return f"{hours * 60:.0f} min"
+        return translate("Units", "{n} min").format(n=f"{hours * 60:.0f}")
     if hours < 48:
-        return f"{hours:.1f} h"
-    return f"{hours:,.0f} h ({hours / 24:.1f} days)"
+        return translate("Units", "{n} h").format(n=f"{hours:.1f}")
+    return translate("Units", "{n} h ({days} days)").format(n=f"{hours:,.0f}", days=f"{hours / 24:.1f}")
 
 
 def _tokens(n: float) -> str:
-    for suffix, scale in (("billion", 1e9), ("million", 1e6), ("thousand", 1e3)):
+    for suffix, scale in ((QT_TRANSLATE_NOOP("Report", "{n} billion"), 1e9),
+                          (QT_TRANSLATE_NOOP("Report", "{n} million"), 1e6),
+                          (QT_TRANSLATE_NOOP("Report", "{n} thousand"), 1e3)):
         if n >= scale:
-            return f"{n / scale:.3g} {suffix}"
+            return _tr(suffix).format(n=f"{n / scale:.3g}")
     return f"{n:.0f}"
 
 
 def _verdict(r: Estimate) -> str:
     cls = "good" if r.memory.fits else "bad"
-    return f'<span class="{cls}">{_e(r.memory.verdict())}</span>'
+    return f'<span class="{cls}">{_e(_i18n().verdict_text(r.memory))}</span>'
 
 
 def _table(rows: Sequence[tuple[str, str]], header: tuple[str, str] | None = None) -> str:
@@ -109,59 +136,71 @@ def _table(rows: Sequence[tuple[str, str]], header: tuple[str, str] | None = Non
 
 def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     t, d, p = s.training, s.dataset, s.pricing
-    method = METHOD_LABELS.get(t.method, t.method)
+    method = _tr(METHOD_LABELS.get(t.method, t.method))
     if t.method != "full":
-        method += f" (rank {t.lora_rank}, {t.lora_targets})"
+        method += translate("Report", " (rank {rank}, {targets})").format(rank=t.lora_rank, targets=t.lora_targets)
     gpus = f"{t.num_gpus} × {s.gpu.name}" + (f", {t.sharding}" if t.num_gpus > 1 else "")
+    optimizer = _i18n().OPTIMIZER_LABELS.get(t.optimizer, OPTIMIZER_LABELS.get(t.optimizer, t.optimizer))
     return [
-        ("Model", _e(f"{s.model.name} · {r.parameters / 1e9:.2f} B parameters")),
-        ("Method", _e(method)),
-        ("Trainable parameters", _e(f"{r.trainable_parameters / 1e6:,.1f} M")),
-        ("Precision · optimizer", _e(f"{t.precision} · {OPTIMIZER_LABELS.get(t.optimizer, t.optimizer)}")),
-        ("Batch", _e(f"{t.micro_batch} × {t.seq_len:,} tokens per GPU, gradient accumulation {t.grad_accumulation}"
-                     f", checkpointing {'on' if t.grad_checkpointing else 'off'}")),
-        ("GPUs", _e(f"{gpus} ({s.gpu.memory_gib:g} GiB each)")),
-        ("Data", _e(f"{_tokens(d.tokens_per_epoch)} tokens per epoch × {d.epochs:g} epochs")),
-        ("Price", _e(f"{_usd(p.price_per_gpu_hour)} per GPU-hour · {p.provider} ({p.offer_kind})"
-                     + (f", seen {p.price_date}" if p.price_date else ""))),
+        (translate("Report", "Model"), _e(translate("Report", "{model} · {n} B parameters").format(model=s.model.name, n=f"{r.parameters / 1e9:.2f}"))),
+        (translate("Report", "Method"), _e(method)),
+        (translate("Report", "Trainable parameters"), _e(f"{r.trainable_parameters / 1e6:,.1f} M")),
+        (translate("Report", "Precision · optimizer"), _e(f"{t.precision} · {optimizer}")),
+        (translate("Report", "Batch"), _e(translate("Report", "{mb} × {seq} tokens per GPU, gradient accumulation {ga}, checkpointing {ckpt}").format(
+            mb=t.micro_batch, seq=f"{t.seq_len:,}", ga=t.grad_accumulation,
+            ckpt=translate("Report", "on") if t.grad_checkpointing else translate("Report", "off")))),
+        (translate("Report", "GPUs"), _e(translate("Report", "{gpus} ({memory} GiB each)").format(gpus=gpus, memory=f"{s.gpu.memory_gib:g}"))),
+        (translate("Report", "Data"), _e(translate("Report", "{tokens} tokens per epoch × {epochs} epochs").format(
+            tokens=_tokens(d.tokens_per_epoch), epochs=f"{d.epochs:g}"))),
+        (translate("Report", "Price"), _e(translate("Report", "{price} per GPU-hour · {provider} ({kind})").format(
+            price=_usd(p.price_per_gpu_hour), provider=p.provider, kind=_i18n().OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind))
+            + (translate("Report", ", seen {date}").format(date=p.price_date) if p.price_date else ""))),
     ]
 
 
 def _time_cost(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     t, c = r.time, r.cost
-    phases = " · ".join(f"{_e(name)} {_hours(sec / 3600)}" for name, sec in t.phases.items() if sec > 0)
+    phases = " · ".join(f"{_e(_i18n().PHASE_LABELS.get(name, name))} {_hours(sec / 3600)}"
+                        for name, sec in t.phases.items() if sec > 0)
     rows = [
-        ("Time", f"<b>{_hours(t.hours)}</b> ({phases})"),
-        ("Throughput", _e(f"{t.tokens_per_second:,.0f} tokens/s per GPU · {t.steps:,.0f} optimizer steps")),
-        ("Cost", f"<b>{_usd(c.total_usd)}</b> expected · {_usd(c.pessimistic_usd)} pessimistic"),
-        ("GPU time", _e(f"{c.billed_hours:.2f} billed h × {s.training.num_gpus} GPU × "
-                        f"{_usd(s.pricing.price_per_gpu_hour)} = {_usd(c.gpu_usd)}")),
+        (translate("Report", "Time"), f"<b>{_hours(t.hours)}</b> ({phases})"),
+        (translate("Report", "Throughput"), _e(translate("Report", "{tps} tokens/s per GPU · {steps} optimizer steps").format(
+            tps=f"{t.tokens_per_second:,.0f}", steps=f"{t.steps:,.0f}"))),
+        (translate("Report", "Cost"), translate("Report", "<b>{usd}</b> expected · {pessimistic} pessimistic").format(
+            usd=_usd(c.total_usd), pessimistic=_usd(c.pessimistic_usd))),
+        (translate("Report", "GPU time"), _e(translate("Report", "{hours} billed h × {n} GPU × {price} = {usd}").format(
+            hours=f"{c.billed_hours:.2f}", n=s.training.num_gpus, price=_usd(s.pricing.price_per_gpu_hour),
+            usd=_usd(c.gpu_usd)))),
     ]
     for name, usd in c.breakdown.items():
         if usd and name.lower() not in {"gpu", "gpu time"}:
-            rows.append((name, _e(_usd(usd))))
+            rows.append((_i18n().COST_LABELS.get(name, name), _e(_usd(usd))))
     return rows
 
 
 def _memory_table(r: Estimate) -> str:
     m = r.memory
-    out = ['<table><tr><th>Component</th><th class="num">GiB per GPU</th><th>Formula</th><th>Source</th></tr>']
+    heads = (translate("Report", "Component"), translate("Report", "GiB per GPU"), translate("Report", "Formula"),
+             translate("Report", "Source"))
+    out = ['<table><tr><th>{}</th><th class="num">{}</th><th>{}</th><th>{}</th></tr>'.format(*heads)]
     for comp in m.components:
         if comp.bytes <= 0:
             continue
-        out.append(f'<tr><td>{_e(comp.label)}</td><td class="num">{comp.bytes / GIB:.2f}</td>'
+        out.append(f'<tr><td>{_e(_i18n().component_label(comp.key, comp.label))}</td>'
+                   f'<td class="num">{comp.bytes / GIB:.2f}</td>'
                    f'<td class="formula">{_e(comp.formula)}</td><td class="source">{_e(comp.source)}</td></tr>')
     for label, value, note in (
-        ("Peak allocated", m.peak_allocated_bytes, "torch.cuda.max_memory_allocated()"),
-        ("Peak reserved", m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()"),
-        ("Device total", m.total_bytes, "what nvidia-smi shows; the verdict uses this"),
-        ("GPU capacity", m.capacity_bytes, "usable memory as the driver reports it"),
+        (translate("Report", "Peak allocated"), m.peak_allocated_bytes, "torch.cuda.max_memory_allocated()"),
+        (translate("Report", "Peak reserved"), m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()"),
+        (translate("Report", "Device total"), m.total_bytes, translate("Report", "what nvidia-smi shows; the verdict uses this")),
+        (translate("Report", "GPU capacity"), m.capacity_bytes, translate("Report", "usable memory as the driver reports it")),
     ):
         out.append(f'<tr class="total"><td>{_e(label)}</td><td class="num">{value / GIB:.2f}</td>'
                    f'<td colspan="2" class="source">{_e(note)}</td></tr>')
     out.append("</table>")
-    tight = " · <b>tight</b>: the upper bound does not fit" if m.fits and m.high_bytes > m.capacity_bytes else ""
-    out.append(f"<p>Verdict: {_verdict(r)} · likely {m.low_bytes / GIB:.1f}–{m.high_bytes / GIB:.1f} GiB{tight}</p>")
+    tight = translate("Report", " · <b>tight</b>: the upper bound does not fit") if m.fits and m.high_bytes > m.capacity_bytes else ""
+    out.append("<p>" + translate("Report", "Verdict: {verdict} · likely {low}–{high} GiB").format(
+        verdict=_verdict(r), low=f"{m.low_bytes / GIB:.1f}", high=f"{m.high_bytes / GIB:.1f}") + f"{tight}</p>")
     return "".join(out)
 
 
@@ -197,40 +236,46 @@ def build_report_html(
     if not scenarios or len(scenarios) != len(estimates):
         raise ValueError("build_report_html needs one estimate per scenario (and at least one)")
     when = (generated or datetime.now().astimezone()).strftime("%Y-%m-%d %H:%M")
-    heading = title or (scenarios[0].name if len(scenarios) == 1 else f"Comparison of {len(scenarios)} scenarios")
+    heading = title or (scenarios[0].name if len(scenarios) == 1
+                        else translate("Report", "Comparison of {n} scenarios").format(n=len(scenarios)))
+    lang = _i18n().current_language().replace("_", "-")
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="{_e(lang)}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(heading)} — Tuneplan report</title>",
+        "<title>" + translate("Report", "{heading} — Tuneplan report").format(heading=_e(heading)) + "</title>",
         f'<meta name="generator" content="Tuneplan {_e(version)}">',
         f"<style>{_CSS}</style></head><body>",
         f"<h1>{_e(heading)}</h1>",
-        f'<p class="meta">LLM fine-tuning plan · generated {_e(when)} by Tuneplan {_e(version)} · '
-        "estimates, not measurements (see the accuracy note at the end)</p>",
+        '<p class="meta">' + translate("Report", "LLM fine-tuning plan · generated {when} by Tuneplan {version} · "
+                                 "estimates, not measurements (see the accuracy note at the end)").format(
+            when=_e(when), version=_e(version)) + "</p>",
     ]
     # ---------------------------------------------------------------- the answer first
-    parts.append("<h2>Summary</h2><table><tr><th>Scenario</th><th>Model · method</th><th>GPU</th>"
-                 '<th class="num">Peak memory per GPU</th><th>Verdict</th><th class="num">Time</th>'
-                 '<th class="num">Cost</th></tr>')
+    heads = (translate("Report", "Summary"), translate("Report", "Scenario"), translate("Report", "Model · method"),
+             translate("Report", "Peak memory per GPU"), translate("Report", "Verdict"), translate("Report", "Time"),
+             translate("Report", "Cost"))
+    parts.append('<h2>{}</h2><table><tr><th>{}</th><th>{}</th><th>GPU</th><th class="num">{}</th><th>{}</th>'
+                 '<th class="num">{}</th><th class="num">{}</th></tr>'.format(*heads))
     for s, r in zip(scenarios, estimates, strict=True):
         m = r.memory
         gpus = f"{s.training.num_gpus} × " if s.training.num_gpus > 1 else ""
         c = r.cost
-        pessimistic = (f"<br><small>pessimistic {_usd(c.pessimistic_usd)}</small>"
+        pessimistic = ("<br><small>" + translate("Report", "pessimistic {usd}").format(usd=_usd(c.pessimistic_usd)) + "</small>"
                        if c.pessimistic_usd > c.total_usd * 1.005 else "")
         parts.append(
             f"<tr><td>{_e(s.name)}</td>"
-            f"<td>{_e(s.model.name)} · {_e(METHOD_LABELS.get(s.training.method, s.training.method))}</td>"
+            f"<td>{_e(s.model.name)} · {_e(_tr(METHOD_LABELS.get(s.training.method, s.training.method)))}</td>"
             f"<td>{_e(gpus + s.gpu.name.removeprefix('GeForce '))}</td>"
-            f'<td class="num">{m.total_bytes / GIB:.1f} of {m.capacity_bytes / GIB:.2f} GiB</td>'
+            '<td class="num">' + translate("Report", "{total} of {capacity} GiB").format(
+                total=f"{m.total_bytes / GIB:.1f}", capacity=f"{m.capacity_bytes / GIB:.2f}") + "</td>"
             f"<td>{_verdict(r)}</td>"
             f'<td class="num">{_e(_hours(r.time.hours))}</td>'
             f'<td class="num"><b>{_usd(c.total_usd)}</b>{pessimistic}</td></tr>'
         )
     parts.append("</table>")
     if differences and len(scenarios) > 1:
-        parts.append("<h3>What differs</h3><table><tr><th></th>"
+        parts.append("<h3>" + translate("Report", "What differs") + "</h3><table><tr><th></th>"
                      + "".join(f"<th>{_e(s.name)}</th>" for s in scenarios) + "</tr>")
         for label, values in differences:
             parts.append(f"<tr><th>{_e(label)}</th>" + "".join(f"<td>{_e(v)}</td>" for v in values) + "</tr>")
@@ -243,28 +288,32 @@ def build_report_html(
     for s, r in zip(scenarios, estimates, strict=True):
         parts.append("<section>")
         parts.append(f"<h2>{_e(s.name)}</h2>")
-        parts.append('<div class="cols"><div><h3>Key inputs</h3>')
+        parts.append('<div class="cols"><div><h3>' + translate("Report", "Key inputs") + "</h3>")
         parts.append(_table(_inputs(s, r)))
-        parts.append("</div><div><h3>Time and cost</h3>")
+        parts.append("</div><div><h3>" + translate("Report", "Time and cost") + "</h3>")
         parts.append(_table(_time_cost(s, r)))
         parts.append("</div></div>")
-        parts.append(f"<h3>Memory per GPU at the step's peak ({_e(r.memory.peak_phase)})</h3>")
+        parts.append("<h3>" + translate("Report", "Memory per GPU at the step's peak ({phase})").format(
+            phase=_e(r.memory.peak_phase)) + "</h3>")
         parts.append(_memory_table(r))
         notes = [*r.warnings, *r.time.notes, *r.cost.notes]
         for note in notes:
-            parts.append(f'<p class="warn">⚠ {_e(note)}</p>')
+            parts.append(f'<p class="warn">⚠ {_e(_i18n().translate_core_text(note))}</p>')
         if s.notes.strip():
-            parts.append(f"<p><b>Notes:</b> {_e(s.notes)}</p>")
+            parts.append("<p><b>" + translate("Report", "Notes:") + f"</b> {_e(s.notes)}</p>")
         parts.append("</section>")
     # ---------------------------------------------------------------- how far to trust it
     parts.append(
-        '<h2>Accuracy</h2><p class="note">Memory is estimated from the model architecture and the '
-        "training settings, not measured. Against published measurements of real fine-tuning runs the "
-        f"estimate's signed error ranged from {MEASURED_ERROR_P10 * 100:+.0f}% to {MEASURED_ERROR_P90 * 100:+.0f}% "
-        "(10th to 90th percentile): the “likely” range above is the estimate widened by that error, and "
-        "a plan whose upper bound exceeds the GPU's memory may not fit. Time and cost follow from an "
-        "assumed hardware utilisation and the listed price. Details, per method and per source: "
-        f'<a href="{_e(ACCURACY_URL)}">{_e(ACCURACY_URL)}</a>.</p>'
+        "<h2>" + translate("Report", "Accuracy") + '</h2><p class="note">'
+        + translate("Report", "Memory is estimated from the model architecture and the "
+              "training settings, not measured. Against published measurements of real fine-tuning runs the "
+              "estimate's signed error ranged from {p10}% to {p90}% "
+              "(10th to 90th percentile): the “likely” range above is the estimate widened by that error, and "
+              "a plan whose upper bound exceeds the GPU's memory may not fit. Time and cost follow from an "
+              "assumed hardware utilisation and the listed price. Details, per method and per source: {link}.").format(
+            p10=f"{MEASURED_ERROR_P10 * 100:+.0f}", p90=f"{MEASURED_ERROR_P90 * 100:+.0f}",
+            link=f'<a href="{_e(ACCURACY_URL)}">{_e(ACCURACY_URL)}</a>')
+        + "</p>"
     )
     parts.append(f'<p class="meta">Tuneplan {_e(version)} · {_e(when)}</p>')
     parts.append("</body></html>")
@@ -305,23 +354,23 @@ def report_images(scenarios: Sequence[Scenario], estimates: Sequence[Estimate],
         s, r = scenarios[0], estimates[0]
         vram = VramChart()
         vram.set_estimate(r, s.gpu.name)
-        images.append((f"Memory per GPU at the step's peak, {s.gpu.name} (red line: its memory)",
+        images.append((translate("Report", "Memory per GPU at the step's peak, {gpu} (red line: its memory)").format(gpu=s.gpu.name),
                        render_png(vram, 1000, 260)))
         cost = CostChart()
         cost.set_cost(r.cost)
-        images.append(("Cumulative cost over the run", render_png(cost, 1000, 300)))
+        images.append((translate("Report", "Cumulative cost over the run"), render_png(cost, 1000, 300)))
         for w in (vram, cost):
             w.deleteLater()
         return images
     palette = list(colors) if colors else SCENARIO_COLORS
     vram_c = CompareVramChart()
     vram_c.set_entries([(s.name, r, s.gpu.name) for s, r in zip(scenarios, estimates, strict=True)])
-    images.append(("Memory per GPU at the step's peak, one bar per scenario (red lines: each GPU's memory)",
+    images.append((translate("Report", "Memory per GPU at the step's peak, one bar per scenario (red lines: each GPU's memory)"),
                    render_png(vram_c, 1000, 380)))
     cost_c = CompareCostChart()
     cost_c.set_entries([(s.name, r, palette[i % len(palette)])
                         for i, (s, r) in enumerate(zip(scenarios, estimates, strict=True))])
-    images.append(("Cumulative cost over the run", render_png(cost_c, 1000, 300)))
+    images.append((translate("Report", "Cumulative cost over the run"), render_png(cost_c, 1000, 300)))
     for w in (vram_c, cost_c):
         w.deleteLater()
     return images
@@ -332,8 +381,8 @@ def _ask_report_path(window: MainWindow, suggestion: str) -> str | None:
 
     from tuneplan.storage import paths
 
-    path, _ = QFileDialog.getSaveFileName(window, "Export report", str(paths.data_dir() / suggestion),
-                                          "Web page (*.html)")
+    path, _ = QFileDialog.getSaveFileName(window, translate("Report", "Export report"), str(paths.data_dir() / suggestion),
+                                          translate("Report", "Web page (*.html)"))
     if path and not path.lower().endswith((".html", ".htm")):
         path += ".html"
     return path or None
@@ -369,9 +418,9 @@ def export_report(window: MainWindow, path: str | Path | None = None,
         target.write_text(text, encoding="utf-8")
     except OSError as exc:
         log.exception("report export failed")
-        window.show_error("Cannot export report", f"{target}: {exc}")
+        window.show_error(translate("Report", "Cannot export report"), f"{target}: {exc}")
         return None
-    window.statusBar().showMessage(f"Exported {target}", 5000)
+    window.statusBar().showMessage(translate("Report", "Exported {path}").format(path=target), 5000)
     return target
 
 
@@ -386,12 +435,12 @@ def install_report(window: MainWindow) -> None:
         comparing = view is not None and window.tabs.currentWidget() is view
         export_report(window, comparison=window.comparison if comparing else None)
 
-    action = QAction("Export &report (HTML)…", window)
-    action.setToolTip("A one-page report to share: inputs, memory breakdown, time, cost and verdict")
+    action = QAction(translate("Report", "Export &report (HTML)…"), window)
+    action.setToolTip(translate("Report", "A one-page report to share: inputs, memory breakdown, time, cost and verdict"))
     action.triggered.connect(run)
     window.export_report_action = action
     menu = file_menu(window)
-    chart_menu = _action_with_menu(menu, "Export chart")
+    chart_menu = _action_with_menu(menu, translate("MainWindow", "&Export chart (PNG/SVG)").replace("&", ""))
     actions = menu.actions()
     if chart_menu is not None:
         index = actions.index(chart_menu)

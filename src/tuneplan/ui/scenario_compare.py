@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import ValidationError
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QT_TRANSLATE_NOOP,
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QRectF,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -60,6 +70,8 @@ from tuneplan.ui.charts import (
     pg,
     short_gpu_name,
 )
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, verdict_text
+from tuneplan.ui.i18n import OPTIMIZER_LABELS as OPTIMIZER_TEXT
 from tuneplan.ui.store import METHOD_LABELS, friendly_error
 
 if TYPE_CHECKING:
@@ -83,6 +95,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
+
 # One colour per compared scenario (cost curves, column swatches); distinct from the red capacity.
 SCENARIO_COLORS = ["#1f5fa8", "#e08a00", "#2e8b57", "#8e44ad"]
 GOOD, BAD = "#2e7d32", "#c62828"
@@ -93,12 +108,12 @@ MAX_SCENARIOS = 4
 def format_hours(hours: float) -> str:
     """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)`` (as the plan shows)."""
     if hours < 1 / 60:
-        return f"{hours * 3600:.0f} s"
+        return translate("Units", "{n} s").format(n=f"{hours * 3600:.0f}")
     if hours < 1:
-        return f"{hours * 60:.0f} min"
+        return translate("Units", "{n} min").format(n=f"{hours * 60:.0f}")
     if hours < 48:
-        return f"{hours:.1f} h"
-    return f"{hours:,.0f} h ({hours / 24:.1f} days)"
+        return translate("Units", "{n} h").format(n=f"{hours:.1f}")
+    return translate("Units", "{n} h ({days} days)").format(n=f"{hours:,.0f}", days=f"{hours / 24:.1f}")
 
 
 def _tokens(n: float) -> str:
@@ -148,58 +163,91 @@ def _lora(s: Scenario, value: Any) -> Any:
     return None if s.training.method == "full" else value
 
 
+def _t(text: Any) -> str:
+    """A value that is a word of the UI (``on``, ``full fine-tune``), in the UI language."""
+    return translate("ScenarioComparison", str(text))
+
+
+#: Row labels and the words some rows show (extracted for translation; FIELDS keeps the English).
+_WORDS = [
+    QT_TRANSLATE_NOOP("ScenarioComparison", "on"), QT_TRANSLATE_NOOP("ScenarioComparison", "off"),
+    QT_TRANSLATE_NOOP("ScenarioComparison", "full fine-tune"),
+]
+
+
 FIELDS: list[FieldSpec] = [
-    FieldSpec("model", "Model", "input", lambda s, r: s.model.name, covers=("model", "model_id")),
-    FieldSpec("method", "Method", "input", lambda s, r: METHOD_LABELS.get(s.training.method, s.training.method),
+    FieldSpec("model", QT_TRANSLATE_NOOP("ScenarioComparison", "Model"), "input", lambda s, r: s.model.name,
+              covers=("model", "model_id")),
+    FieldSpec("method", QT_TRANSLATE_NOOP("ScenarioComparison", "Method"), "input",
+              lambda s, r: METHOD_LABELS.get(s.training.method, s.training.method), text=_t,
               covers=("training.method",)),
     FieldSpec("gpu", "GPU", "input", lambda s, r: short_gpu_name(s.gpu.name), covers=("gpu",)),
-    FieldSpec("num_gpus", "GPUs (count)", "input", lambda s, r: s.training.num_gpus,
+    FieldSpec("num_gpus", QT_TRANSLATE_NOOP("ScenarioComparison", "GPUs (count)"), "input",
+              lambda s, r: s.training.num_gpus,
               covers=("training.num_gpus",), edit_path="training.num_gpus", kind=int),
-    FieldSpec("sharding", "Sharding", "input", lambda s, r: s.training.sharding, covers=("training.sharding",)),
-    FieldSpec("precision", "Precision", "input", lambda s, r: s.training.precision,
-              covers=("training.precision",)),
-    FieldSpec("optimizer", "Optimizer", "input",
+    FieldSpec("sharding", QT_TRANSLATE_NOOP("ScenarioComparison", "Sharding"), "input",
+              lambda s, r: s.training.sharding, covers=("training.sharding",)),
+    FieldSpec("precision", QT_TRANSLATE_NOOP("ScenarioComparison", "Precision"), "input",
+              lambda s, r: s.training.precision, covers=("training.precision",)),
+    FieldSpec("optimizer", QT_TRANSLATE_NOOP("ScenarioComparison", "Optimizer"), "input",
               lambda s, r: OPTIMIZER_LABELS.get(s.training.optimizer, s.training.optimizer),
+              text=lambda v: next((OPTIMIZER_TEXT[k] for k, en in OPTIMIZER_LABELS.items() if en == v), str(v)),
               covers=("training.optimizer",)),
-    FieldSpec("lora_rank", "LoRA rank", "input", lambda s, r: _lora(s, s.training.lora_rank),
+    FieldSpec("lora_rank", QT_TRANSLATE_NOOP("ScenarioComparison", "LoRA rank"), "input",
+              lambda s, r: _lora(s, s.training.lora_rank),
               covers=("training.lora_rank",), edit_path="training.lora_rank", kind=int),
-    FieldSpec("lora_targets", "LoRA targets", "input", lambda s, r: _lora(s, s.training.lora_targets),
-              covers=("training.lora_targets",)),
-    FieldSpec("seq_len", "Sequence length (tokens)", "input", lambda s, r: s.training.seq_len,
+    FieldSpec("lora_targets", QT_TRANSLATE_NOOP("ScenarioComparison", "LoRA targets"), "input",
+              lambda s, r: _lora(s, s.training.lora_targets), covers=("training.lora_targets",)),
+    FieldSpec("seq_len", QT_TRANSLATE_NOOP("ScenarioComparison", "Sequence length (tokens)"), "input",
+              lambda s, r: s.training.seq_len,
               text=lambda v: f"{v:,}", covers=("training.seq_len",), edit_path="training.seq_len", kind=int),
-    FieldSpec("micro_batch", "Micro-batch (sequences per GPU)", "input", lambda s, r: s.training.micro_batch,
+    FieldSpec("micro_batch", QT_TRANSLATE_NOOP("ScenarioComparison", "Micro-batch (sequences per GPU)"), "input",
+              lambda s, r: s.training.micro_batch,
               covers=("training.micro_batch",), edit_path="training.micro_batch", kind=int),
-    FieldSpec("grad_accumulation", "Gradient accumulation (steps)", "input",
+    FieldSpec("grad_accumulation", QT_TRANSLATE_NOOP("ScenarioComparison", "Gradient accumulation (steps)"), "input",
               lambda s, r: s.training.grad_accumulation, covers=("training.grad_accumulation",),
               edit_path="training.grad_accumulation", kind=int),
-    FieldSpec("grad_checkpointing", "Gradient checkpointing", "input",
-              lambda s, r: "on" if s.training.grad_checkpointing else "off",
+    FieldSpec("grad_checkpointing", QT_TRANSLATE_NOOP("ScenarioComparison", "Gradient checkpointing"), "input",
+              lambda s, r: "on" if s.training.grad_checkpointing else "off", text=_t,
               covers=("training.grad_checkpointing",)),
-    FieldSpec("attention", "Attention", "input", lambda s, r: s.training.attention, covers=("training.attention",)),
-    FieldSpec("dataset_tokens", "Dataset (tokens per epoch)", "input", lambda s, r: s.dataset.tokens_per_epoch,
+    FieldSpec("attention", QT_TRANSLATE_NOOP("ScenarioComparison", "Attention"), "input",
+              lambda s, r: s.training.attention, covers=("training.attention",)),
+    FieldSpec("dataset_tokens", QT_TRANSLATE_NOOP("ScenarioComparison", "Dataset (tokens per epoch)"), "input",
+              lambda s, r: s.dataset.tokens_per_epoch,
               text=_tokens, covers=("dataset.examples", "dataset.tokens_per_example", "dataset.total_tokens")),
-    FieldSpec("epochs", "Epochs", "input", lambda s, r: s.dataset.epochs, text=_num,
-              covers=("dataset.epochs",), edit_path="dataset.epochs", kind=float),
-    FieldSpec("price", "Price (USD per GPU-hour)", "input", lambda s, r: s.pricing.price_per_gpu_hour,
+    FieldSpec("epochs", QT_TRANSLATE_NOOP("ScenarioComparison", "Epochs"), "input", lambda s, r: s.dataset.epochs,
+              text=_num, covers=("dataset.epochs",), edit_path="dataset.epochs", kind=float),
+    FieldSpec("price", QT_TRANSLATE_NOOP("ScenarioComparison", "Price (USD per GPU-hour)"), "input",
+              lambda s, r: s.pricing.price_per_gpu_hour,
               text=lambda v: f"${v:,.2f}", covers=("pricing.price_per_gpu_hour",),
               edit_path="pricing.price_per_gpu_hour", kind=float),
-    FieldSpec("provider", "Provider", "input", lambda s, r: f"{s.pricing.provider} ({s.pricing.offer_kind})",
+    FieldSpec("provider", QT_TRANSLATE_NOOP("ScenarioComparison", "Provider"), "input",
+              lambda s, r: f"{s.pricing.provider} ({s.pricing.offer_kind})",
+              text=lambda v: _provider_text(str(v)),
               covers=("pricing.provider", "pricing.offer_kind", "pricing.price_date")),
-    FieldSpec("peak_gib", "Peak memory per GPU (GiB)", "result", lambda s, r: r.memory.total_bytes / GIB,
-              text=lambda v: f"{v:.1f}", csv_value=lambda v: round(v, 2)),
-    FieldSpec("capacity_gib", "GPU memory (GiB)", "result", lambda s, r: r.memory.capacity_bytes / GIB,
-              text=lambda v: f"{v:.2f}", csv_value=lambda v: round(v, 2)),
-    FieldSpec("verdict", "Verdict", "result", lambda s, r: r.memory.verdict()),
-    FieldSpec("hours", "Time (hours)", "result", lambda s, r: r.time.hours, text=format_hours,
-              csv_value=lambda v: round(v, 3)),
-    FieldSpec("tokens_per_second", "Throughput (tokens/s per GPU)", "result",
+    FieldSpec("peak_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "Peak memory per GPU (GiB)"), "result",
+              lambda s, r: r.memory.total_bytes / GIB, text=lambda v: f"{v:.1f}", csv_value=lambda v: round(v, 2)),
+    FieldSpec("capacity_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "GPU memory (GiB)"), "result",
+              lambda s, r: r.memory.capacity_bytes / GIB, text=lambda v: f"{v:.2f}", csv_value=lambda v: round(v, 2)),
+    FieldSpec("verdict", QT_TRANSLATE_NOOP("ScenarioComparison", "Verdict"), "result",
+              lambda s, r: verdict_text(r.memory)),
+    FieldSpec("hours", QT_TRANSLATE_NOOP("ScenarioComparison", "Time (hours)"), "result", lambda s, r: r.time.hours,
+              text=format_hours, csv_value=lambda v: round(v, 3)),
+    FieldSpec("tokens_per_second", QT_TRANSLATE_NOOP("ScenarioComparison", "Throughput (tokens/s per GPU)"), "result",
               lambda s, r: r.time.tokens_per_second, text=lambda v: f"{v:,.0f}", csv_value=lambda v: round(v, 1)),
-    FieldSpec("usd", "Cost (USD)", "result", lambda s, r: r.cost.total_usd, text=lambda v: f"${v:,.2f}",
-              csv_value=lambda v: round(v, 2)),
-    FieldSpec("pessimistic_usd", "Pessimistic cost (USD)", "result", lambda s, r: r.cost.pessimistic_usd,
+    FieldSpec("usd", QT_TRANSLATE_NOOP("ScenarioComparison", "Cost (USD)"), "result", lambda s, r: r.cost.total_usd,
               text=lambda v: f"${v:,.2f}", csv_value=lambda v: round(v, 2)),
+    FieldSpec("pessimistic_usd", QT_TRANSLATE_NOOP("ScenarioComparison", "Pessimistic cost (USD)"), "result",
+              lambda s, r: r.cost.pessimistic_usd, text=lambda v: f"${v:,.2f}", csv_value=lambda v: round(v, 2)),
 ]
 FIELDS_BY_KEY = {f.key: f for f in FIELDS}
+
+
+def _provider_text(value: str) -> str:
+    """``RunPod (on-demand)`` with the offer kind in the UI language."""
+    provider, _, kind = value.rpartition(" (")
+    kind = kind.removesuffix(")")
+    return f"{provider} ({OFFER_KIND_LABELS.get(kind, kind)})" if provider else value
 _IGNORED_PATHS = ("name", "schema_version", "notes")
 OTHER_KEY = "other"
 
@@ -264,8 +312,8 @@ class ComparedScenario:
         """Column title: the scenario's name (marked for the current plan and edited copies)."""
         name = self.scenario.name
         if self.key == CURRENT:
-            return f"{name} (current plan)"
-        return f"{name} (edited)" if self.edited else name
+            return translate("ScenarioComparison", "{name} (current plan)").format(name=name)
+        return translate("ScenarioComparison", "{name} (edited)").format(name=name) if self.edited else name
 
 
 @dataclass
@@ -322,7 +370,7 @@ class ScenarioComparison(QObject):
 
     def _full(self) -> bool:
         if len(self.entries) >= MAX_SCENARIOS:
-            self.error.emit(f"Compare up to {MAX_SCENARIOS} scenarios at a time; remove one first.")
+            self.error.emit(self.tr("Compare up to {n} scenarios at a time; remove one first.").format(n=MAX_SCENARIOS))
             return True
         return False
 
@@ -334,7 +382,7 @@ class ScenarioComparison(QObject):
         try:
             result = estimate(scenario)
         except ValueError as exc:
-            self.error.emit(f"“{scenario.name}” cannot be computed: {exc}")
+            self.error.emit(self.tr("“{name}” cannot be computed: {error}").format(name=scenario.name, error=exc))
             return False
         self.entries.append(ComparedScenario(key, scenario, result, path, color=self._free_color()))
         self.changed.emit()
@@ -359,7 +407,7 @@ class ScenarioComparison(QObject):
         try:
             scenario = self.library.load(p, remember=False)
         except ScenarioFileError as exc:
-            self.error.emit(f"Cannot compare {p.name}: {exc}")
+            self.error.emit(self.tr("Cannot compare {name}: {error}").format(name=p.name, error=exc))
             return False
         return self.add_scenario(scenario, key=str(p), path=p)
 
@@ -420,8 +468,8 @@ class ScenarioComparison(QObject):
         if e.key == CURRENT and self.store is not None:
             if self.store.set_field(path, value):
                 return None
-            message = self.store.errors.get(path, "invalid value")
-            self.error.emit(f"Not applied: {message}")
+            message = self.store.errors.get(path, self.tr("invalid value"))
+            self.error.emit(self.tr("Not applied: {reason}").format(reason=message))
             return message
         data = e.scenario.model_dump()
         node = data
@@ -434,10 +482,10 @@ class ScenarioComparison(QObject):
             result = estimate(scenario)
         except ValidationError as exc:
             message = friendly_error(exc.errors()[0])
-            self.error.emit(f"Not applied: {message}")
+            self.error.emit(self.tr("Not applied: {reason}").format(reason=message))
             return message
         except ValueError as exc:
-            self.error.emit(f"Not applied: {exc}")
+            self.error.emit(self.tr("Not applied: {reason}").format(reason=exc))
             return str(exc)
         e.scenario, e.result, e.edited = scenario, result, True
         self.changed.emit()
@@ -461,13 +509,13 @@ class ScenarioComparison(QObject):
                 continue
             csv_values = [None if v is None else (spec.csv_value(v) if spec.csv_value else v) for v in raws]
             editable = spec.edit_path
-            out.append(ComparisonRow(spec.key, spec.label, spec.section, raws, texts, differs,
+            out.append(ComparisonRow(spec.key, self.tr(spec.label), spec.section, raws, texts, differs,
                                      editable, spec.kind, csv_values))
         other = self._other_differences()
         if other:
             texts = ["; ".join(f"{p} = {_short_value(v)}" for p, v in cols) or "—" for cols in other]
             rows_at = next((i for i, r in enumerate(out) if r.section == "result"), len(out))
-            out.insert(rows_at, ComparisonRow(OTHER_KEY, "Other settings", "input", list(texts), texts, True,
+            out.insert(rows_at, ComparisonRow(OTHER_KEY, self.tr("Other settings"), "input", list(texts), texts, True,
                                               csv_values=list(texts)))
         return out
 
@@ -549,7 +597,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             tip = row.texts[col]
             if row.edit_path and row.raws[col] is not None:
-                tip += "\nDouble-click to change it for this scenario"
+                tip += "\n" + self.tr("Double-click to change it for this scenario")
             return tip
         if role == Qt.ItemDataRole.TextAlignmentRole and row.section == "result":
             return int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight)
@@ -569,8 +617,9 @@ class ComparisonTableModel(QAbstractTableModel):
                 pix.fill(QColor(e.color))
                 return pix
             if role == Qt.ItemDataRole.ToolTipRole:
-                where = "the plan in the window" if e.key == CURRENT else (str(e.path) if e.path else "in memory")
-                return f"{e.scenario.name}\n{where}\nRight-click: open in plan, remove"
+                where = (self.tr("the plan in the window") if e.key == CURRENT
+                         else (str(e.path) if e.path else self.tr("in memory")))
+                return f"{e.scenario.name}\n{where}\n" + self.tr("Right-click: open in plan, remove")
             return None
         if section >= len(self._rows):
             return None
@@ -604,7 +653,8 @@ class ComparisonTableModel(QAbstractTableModel):
             converted = int(float(text)) if row.kind is int and float(text).is_integer() else row.kind(text)
         except (TypeError, ValueError):
             self.comparison.error.emit(
-                f"Not applied: {row.label} must be {'a whole number' if row.kind is int else 'a number'}")
+                self.tr("Not applied: {label} must be a whole number").format(label=row.label) if row.kind is int
+                else self.tr("Not applied: {label} must be a number").format(label=row.label))
             return False
         return self.comparison.set_field(index.column(), row.edit_path, converted) is None
 
@@ -622,7 +672,7 @@ def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_
     rows = comparison.rows(only_differences)
     with open(p, "w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["Scenario", *(r.label for r in rows)])
+        writer.writerow([translate("ScenarioComparison", "Scenario"), *(r.label for r in rows)])
         for i, e in enumerate(comparison.entries):
             values = []
             for r in rows:
@@ -650,11 +700,11 @@ class CompareVramChart(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent, background="w")
-        self.setAccessibleName("Memory comparison chart")
+        self.setAccessibleName(self.tr("Memory comparison chart"))
         self.setMinimumHeight(240)
         plot = self.getPlotItem()
         _style_plot(plot)
-        plot.setLabel("bottom", "GPU memory per GPU (GiB)", color=TEXT_COLOR)
+        plot.setLabel("bottom", self.tr("GPU memory per GPU (GiB)"), color=TEXT_COLOR)
         plot.showGrid(x=True, alpha=0.12)
         left = plot.getAxis("left")
         self._names_width = 150
@@ -672,7 +722,7 @@ class CompareVramChart(pg.PlotWidget):
         self.ranges = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), left=np.zeros(0), right=np.zeros(0),
                                       beam=0.14, pen=pg.mkPen("#202020", width=1.2))
         self.ranges.setZValue(9)
-        self.ranges.setToolTip("Likely range of the total (measured error of the estimator)")
+        self.ranges.setToolTip(self.tr("Likely range of the total (measured error of the estimator)"))
         plot.addItem(self.ranges)
         self.cap_labels: list[pg.TextItem] = []
         self.total_labels: list[pg.TextItem] = []
@@ -768,7 +818,7 @@ class CompareVramChart(pg.PlotWidget):
         for items in (self.cap_labels, self.total_labels):
             for item in items[n:]:
                 item.setVisible(False)
-        self._verdicts = [r.memory.verdict() for _n, r, _g in entries]
+        self._verdicts = [verdict_text(r.memory) for _n, r, _g in entries]
         right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
         # room above the top row for its capacity label, below the last row for the whisker caps
         _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))
@@ -852,12 +902,12 @@ class CompareCostChart(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent, background="w")
-        self.setAccessibleName("Cost comparison chart")
+        self.setAccessibleName(self.tr("Cost comparison chart"))
         self.setMinimumHeight(220)
         plot = self.getPlotItem()
         _style_plot(plot)
-        plot.setLabel("bottom", "Wall-clock time (hours)", color=TEXT_COLOR)
-        plot.setLabel("left", "Cost so far (USD)", color=TEXT_COLOR)
+        plot.setLabel("bottom", self.tr("Wall-clock time (hours)"), color=TEXT_COLOR)
+        plot.setLabel("left", self.tr("Cost so far (USD)"), color=TEXT_COLOR)
         plot.showGrid(x=True, y=True, alpha=0.15)
         # Legend in its own row under the axis: long scenario names never cover a curve.
         self.legend = pg.LegendItem(colCount=1, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
@@ -887,7 +937,8 @@ class CompareCostChart(pg.PlotWidget):
         scale = 60.0 if minutes else 1.0
         if minutes != self._minutes:
             self._minutes = minutes
-            plot.setLabel("bottom", f"Wall-clock time ({'minutes' if minutes else 'hours'})", color=TEXT_COLOR)
+            plot.setLabel("bottom", self.tr("Wall-clock time (minutes)") if minutes else self.tr("Wall-clock time (hours)"),
+                          color=TEXT_COLOR)
         series = []
         ex, ey, brushes = [], [], []
         top = 0.01
@@ -900,7 +951,8 @@ class CompareCostChart(pg.PlotWidget):
             # a dash per scenario too: equal curves (same GPU and price) stay distinguishable
             item.setPen(pg.mkPen(color, width=2.5, style=_DASHES[i % len(_DASHES)]))
             item.setVisible(True)
-            when = f"{xs[-1] * 60:.0f} min" if minutes and xs else format_hours(xs[-1]) if xs else ""
+            when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
+                    else format_hours(xs[-1]) if xs else "")
             self.legend.addItem(item, f"{name} — ${result.cost.total_usd:,.2f} · {when}")
             if xs:
                 ex.append(xs[-1] * scale)
@@ -939,22 +991,23 @@ class ScenarioCompareView(QWidget):
         super().__init__()
         self.comparison = comparison
         self.window_ = window
-        self.setAccessibleName("Compare scenarios")
+        self.setAccessibleName(self.tr("Compare scenarios"))
         self._stale = True
 
         # ---------------------------------------------------------------- picker
         picker = QWidget()
         pc = QVBoxLayout(picker)
         pc.setContentsMargins(8, 8, 4, 8)
-        title = QLabel("Scenarios to compare")
+        title = QLabel(self.tr("Scenarios to compare"))
         title.setStyleSheet("font-weight: 600; color: #555555;")
         pc.addWidget(title)
-        hint = QLabel(f"Tick 2 to {MAX_SCENARIOS}. Double-click a value in the table to try another one.")
+        hint = QLabel(self.tr("Tick 2 to {n}. Double-click a value in the table to try another one.").format(
+            n=MAX_SCENARIOS))
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #666666;")
         pc.addWidget(hint)
         self.picker = QListWidget()
-        self.picker.setAccessibleName("Scenarios to compare")
+        self.picker.setAccessibleName(self.tr("Scenarios to compare"))
         self.picker.setWordWrap(True)
         self.picker.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         pc.addWidget(self.picker, 1)
@@ -966,7 +1019,7 @@ class ScenarioCompareView(QWidget):
         self.model = ComparisonTableModel(comparison, parent=self)
         self.table = QTableView()
         self.table.setModel(self.model)
-        self.table.setAccessibleName("Differences between the scenarios")
+        self.table.setAccessibleName(self.tr("Differences between the scenarios"))
         self.table.setAlternatingRowColors(False)
         self.table.setWordWrap(False)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -976,20 +1029,22 @@ class ScenarioCompareView(QWidget):
         self.table.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumHeight(180)
-        self.only_differences = QCheckBox("Only what differs")
+        self.only_differences = QCheckBox(self.tr("Only what differs"))
         self.only_differences.setChecked(True)
         self.message = QLabel("")
         self.message.setStyleSheet("color: #8a5a00;")
         self.message.setWordWrap(True)
-        self.csv_button = QPushButton("Table (CSV)…")
-        self.charts_button = QPushButton("Charts")
-        self.report_button = QPushButton("Report…")
-        self.csv_button.setToolTip("Export the table to a CSV file for a spreadsheet")
-        self.charts_button.setToolTip("Export a chart as PNG or SVG")
-        self.report_button.setToolTip("A one-page HTML report of these scenarios, to share")
+        self.csv_button = QPushButton(self.tr("Table (CSV)…"))
+        self.charts_button = QPushButton(self.tr("Charts"))
+        self.report_button = QPushButton(self.tr("Report…"))
+        self.csv_button.setToolTip(self.tr("Export the table to a CSV file for a spreadsheet"))
+        self.charts_button.setToolTip(self.tr("Export a chart as PNG or SVG"))
+        self.report_button.setToolTip(self.tr("A one-page HTML report of these scenarios, to share"))
         charts_menu = QMenu(self)
-        charts_menu.addAction("Memory chart (PNG/SVG)…", lambda: self._export_chart(self.vram_chart, "comparison-memory"))
-        charts_menu.addAction("Cost chart (PNG/SVG)…", lambda: self._export_chart(self.cost_chart, "comparison-cost"))
+        charts_menu.addAction(self.tr("Memory chart (PNG/SVG)…"),
+                              lambda: self._export_chart(self.vram_chart, "comparison-memory"))
+        charts_menu.addAction(self.tr("Cost chart (PNG/SVG)…"),
+                              lambda: self._export_chart(self.cost_chart, "comparison-cost"))
         self.charts_button.setMenu(charts_menu)
 
         body = QWidget()
@@ -1001,19 +1056,19 @@ class ScenarioCompareView(QWidget):
         self.empty_label.setStyleSheet("color: #555555;")
         self.empty_label.setWordWrap(True)
         top.addWidget(self.empty_label, 1)
-        export_label = QLabel("Export:")
+        export_label = QLabel(self.tr("Export:"))
         export_label.setStyleSheet("color: #555555;")
         top.addWidget(export_label)
         for b in (self.csv_button, self.charts_button, self.report_button):
             top.addWidget(b)
         col.addLayout(top)
         col.addWidget(self.message)
-        col.addWidget(self._caption("Memory per GPU at the step's peak (red line: that scenario's GPU memory)"))
+        col.addWidget(self._caption(self.tr("Memory per GPU at the step's peak (red line: that scenario's GPU memory)")))
         col.addWidget(self.vram_chart, 5)
-        col.addWidget(self._caption("Cost over the run"))
+        col.addWidget(self._caption(self.tr("Cost over the run")))
         col.addWidget(self.cost_chart, 4)
         row = QHBoxLayout()
-        row.addWidget(self._caption("What differs"))
+        row.addWidget(self._caption(self.tr("What differs")))
         row.addStretch(1)
         row.addWidget(self.only_differences)
         col.addLayout(row)
@@ -1065,7 +1120,7 @@ class ScenarioCompareView(QWidget):
         self.picker.clear()
         items: list[tuple[str, str, str]] = []
         if self.comparison.store is not None:
-            items.append((CURRENT, "Current plan", "The plan in the window; follows your edits"))
+            items.append((CURRENT, self.tr("Current plan"), self.tr("The plan in the window; follows your edits")))
         try:
             infos = [i for i in self.comparison.library.list() if i.ok]
         except OSError:
@@ -1137,12 +1192,13 @@ class ScenarioCompareView(QWidget):
         self.cost_chart.set_entries([(e.label, e.result, e.color) for e in entries])
         n = len(entries)
         if n < 2:
-            self.empty_label.setText("Tick at least two scenarios on the left to compare them."
-                                     if n == 0 else "Tick one more scenario on the left to compare.")
+            self.empty_label.setText(self.tr("Tick at least two scenarios on the left to compare them.")
+                                     if n == 0 else self.tr("Tick one more scenario on the left to compare."))
         else:
             differing = [r for r in self.comparison.rows(True) if r.section == "input"]
-            self.empty_label.setText(f"{n} scenarios · {len(differing)} input"
-                                     f"{'s' if len(differing) != 1 else ''} differ")
+            self.empty_label.setText(
+                self.tr("{n} scenarios · 1 input differs").format(n=n) if len(differing) == 1
+                else self.tr("{n} scenarios · {k} inputs differ").format(n=n, k=len(differing)))
         for b in (self.csv_button, self.charts_button, self.report_button):
             b.setEnabled(n >= 1)
 
@@ -1160,8 +1216,8 @@ class ScenarioCompareView(QWidget):
         entry = self.comparison.entries[col]
         menu = QMenu(self)
         if entry.key != CURRENT:
-            menu.addAction("Open in plan", lambda: self.open_in_plan(entry.key))
-        menu.addAction("Remove from comparison", lambda: self.comparison.remove(entry.key))
+            menu.addAction(self.tr("Open in plan"), lambda: self.open_in_plan(entry.key))
+        menu.addAction(self.tr("Remove from comparison"), lambda: self.comparison.remove(entry.key))
         menu.exec(self.table.horizontalHeader().mapToGlobal(pos))
 
     def open_in_plan(self, key: str) -> bool:
@@ -1195,8 +1251,8 @@ class ScenarioCompareView(QWidget):
         """Where to write the comparison table."""
         from tuneplan.storage import paths
 
-        path, _ = QFileDialog.getSaveFileName(self, "Export comparison table", str(paths.data_dir() / "comparison.csv"),
-                                              "CSV table (*.csv)")
+        path, _ = QFileDialog.getSaveFileName(self, self.tr("Export comparison table"),
+                                              str(paths.data_dir() / "comparison.csv"), self.tr("CSV table (*.csv)"))
         if path and not path.lower().endswith(".csv"):
             path += ".csv"
         return path or None
@@ -1211,10 +1267,10 @@ class ScenarioCompareView(QWidget):
             written = write_comparison_csv(path, self.comparison, self.model.only_differences)
         except OSError as exc:
             if self.window_ is not None:
-                self.window_.show_error("Cannot export table", f"{path}: {exc}")
+                self.window_.show_error(self.tr("Cannot export table"), f"{path}: {exc}")
             return None
         if self.window_ is not None:
-            self.window_.statusBar().showMessage(f"Exported {written}", 5000)
+            self.window_.statusBar().showMessage(self.tr("Exported {path}").format(path=written), 5000)
         return written
 
     def _export_chart(self, chart: QWidget, what: str) -> bool:
@@ -1243,5 +1299,5 @@ def install_scenario_compare(window: MainWindow) -> ScenarioCompareView:
     view = ScenarioCompareView(comparison, window)
     window.comparison = comparison
     window.compare_view = view
-    window.add_tab(view, "Compare scenarios")
+    window.add_tab(view, translate("ScenarioCompareView", "Compare scenarios"))
     return view

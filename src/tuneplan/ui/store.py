@@ -16,7 +16,7 @@ import logging
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from tuneplan import catalog
 from tuneplan.core.architecture import ModelArchitecture
@@ -28,7 +28,11 @@ __all__ = ["METHOD_LABELS", "AppStore", "auto_name", "friendly_error"]
 
 log = logging.getLogger(__name__)
 
-METHOD_LABELS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+#: Qt's translation function under the name pyside6-lupdate extracts from.
+translate = QCoreApplication.translate
+
+#: Method words (English: plan names are data and stay English; views translate them where shown).
+METHOD_LABELS = {"full": QT_TRANSLATE_NOOP("AppStore", "full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 CUSTOM_OFFER = "custom"
 
 
@@ -53,26 +57,30 @@ def _fmt_limit(value: Any) -> str:
 
 
 def friendly_error(err: dict[str, Any]) -> str:
-    """One pydantic error as a short sentence: ``must be at least 1``, ``must be a number``..."""
+    """One pydantic error as a short sentence: ``must be at least 1``, ``must be a number``...
+
+    In the UI language; pydantic's own message (English) for kinds not listed here.
+    """
     kind, ctx = err.get("type", ""), err.get("ctx") or {}
     if kind == "greater_than_equal":
-        return f"must be at least {_fmt_limit(ctx.get('ge'))}"
+        return translate("AppStore", "must be at least {limit}").format(limit=_fmt_limit(ctx.get("ge")))
     if kind == "greater_than":
-        return f"must be more than {_fmt_limit(ctx.get('gt'))}"
+        return translate("AppStore", "must be more than {limit}").format(limit=_fmt_limit(ctx.get("gt")))
     if kind == "less_than_equal":
-        return f"must be at most {_fmt_limit(ctx.get('le'))}"
+        return translate("AppStore", "must be at most {limit}").format(limit=_fmt_limit(ctx.get("le")))
     if kind == "less_than":
-        return f"must be less than {_fmt_limit(ctx.get('lt'))}"
+        return translate("AppStore", "must be less than {limit}").format(limit=_fmt_limit(ctx.get("lt")))
     if kind in {"int_parsing", "int_from_float", "int_type"}:
-        return "must be a whole number"
+        return translate("AppStore", "must be a whole number")
     if kind in {"float_parsing", "float_type", "finite_number"}:
-        return "must be a number"
+        return translate("AppStore", "must be a number")
     if kind in {"string_too_short"}:
-        return "must not be empty"
+        return translate("AppStore", "must not be empty")
     if kind in {"string_too_long"}:
-        return f"must be at most {_fmt_limit(ctx.get('max_length'))} characters"
+        return translate("AppStore", "must be at most {limit} characters").format(
+            limit=_fmt_limit(ctx.get("max_length")))
     if kind == "literal_error":
-        return f"must be one of {ctx.get('expected', '')}"
+        return translate("AppStore", "must be one of {choices}").format(choices=ctx.get("expected", ""))
     msg = str(err.get("msg", "invalid value"))
     return msg[:1].lower() + msg[1:]
 
@@ -168,7 +176,7 @@ class AppStore(QObject):
             for path, value in updates.items():
                 _set_path(data, path, value)
         except KeyError:
-            self._reject(field, f"unknown field {field!r}")
+            self._reject(field, self.tr("unknown field {field}").format(field=repr(field)))
             return False
         return self._apply_data(data, field, touched=set(updates))
 
@@ -177,7 +185,7 @@ class AppStore(QObject):
         try:
             model = catalog.get_model(catalog_id)
         except KeyError as exc:
-            self._reject("model", str(exc.args[0]) if exc.args else "unknown model")
+            self._reject("model", str(exc.args[0]) if exc.args else self.tr("unknown model"))
             return False
         return self._replace("model", model_id=model.id, model=model.architecture)
 
@@ -196,7 +204,7 @@ class AppStore(QObject):
         try:
             update = self.gpu_update(gpu_id)
         except KeyError as exc:
-            self._reject("gpu", str(exc.args[0]) if exc.args else "unknown GPU")
+            self._reject("gpu", str(exc.args[0]) if exc.args else self.tr("unknown GPU"))
             return False
         return self._replace("gpu", **update)
 
@@ -230,7 +238,7 @@ class AppStore(QObject):
             checked = Scenario.model_validate(scenario.model_dump())
             result = estimate(checked)
         except (ValidationError, ValueError) as exc:
-            self._reject("", f"this plan cannot be computed: {exc}")
+            self._reject("", self.tr("this plan cannot be computed: {error}").format(error=exc))
             return False
         self._auto_name = checked.name == auto_name(checked)
         self._commit(checked, result, touched=None)
