@@ -1,0 +1,4385 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>AddPriceDialog</name>
+    <message>
+        <source>Add a price</source>
+        <translation>添加价格</translation>
+    </message>
+    <message>
+        <source>e.g. RunPod, or your own cluster</source>
+        <translation>例如 RunPod，或你自己的集群</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>USD per GPU-hour</source>
+        <translation>每 GPU 小时美元价</translation>
+    </message>
+    <message>
+        <source> per GPU-hour</source>
+        <translation> / GPU 小时</translation>
+    </message>
+    <message>
+        <source>Billing</source>
+        <translation>计费方式</translation>
+    </message>
+    <message>
+        <source>Date seen</source>
+        <translation>价格日期</translation>
+    </message>
+    <message>
+        <source>Provider:</source>
+        <translation>服务商：</translation>
+    </message>
+    <message>
+        <source>GPU:</source>
+        <translation>GPU：</translation>
+    </message>
+    <message>
+        <source>Kind:</source>
+        <translation>类型：</translation>
+    </message>
+    <message>
+        <source>Price:</source>
+        <translation>价格：</translation>
+    </message>
+    <message>
+        <source>Billing:</source>
+        <translation>计费方式：</translation>
+    </message>
+    <message>
+        <source>Seen on:</source>
+        <translation>查看日期：</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+</context>
+<context>
+    <name>Advice</name>
+    <message>
+        <source>Priced at ${price}/GPU-hour ({provider}).</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Below this share of the GPU&apos;s memory spare, a fitting plan is &quot;tight&quot; and advice is shown too: the estimate&apos;s measured error is of this order (docs/accuracy.md). Suggestions shown before &quot;Show all&quot;.</extracomment>
+        <translation>按 ${price}/GPU 小时计价（{provider}）。</translation>
+    </message>
+    <message>
+        <source>same time</source>
+        <translation>时间不变</translation>
+    </message>
+    <message>
+        <source>same cost</source>
+        <translation>成本不变</translation>
+    </message>
+    <message>
+        <source>Device total per GPU after this change (nvidia-smi)</source>
+        <translation>此项改动后每块 GPU 的设备显存总量（nvidia-smi）</translation>
+    </message>
+    <message>
+        <source>Change of the run&apos;s wall-clock time</source>
+        <translation>整次运行墙钟时间的变化</translation>
+    </message>
+    <message>
+        <source>Change of the expected cost of one completed run</source>
+        <translation>完成一次运行的预期成本变化</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Why: {detail}</source>
+        <translation>原因：{detail}</translation>
+    </message>
+    <message>
+        <source>→ {gib} GiB</source>
+        <translation>→ {gib} GiB</translation>
+    </message>
+    <message>
+        <source>saves {gib} GiB</source>
+        <translation>节省 {gib} GiB</translation>
+    </message>
+    <message>
+        <source>adds {gib} GiB</source>
+        <translation>增加 {gib} GiB</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>放得下</translation>
+    </message>
+    <message>
+        <source>short</source>
+        <translation>不够</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>放不下</translation>
+    </message>
+    <message>
+        <source>Apply: {title}</source>
+        <translation>应用：{title}</translation>
+    </message>
+    <message>
+        <source>Change the plan: {title}</source>
+        <translation>修改方案：{title}</translation>
+    </message>
+    <message>
+        <source>Advice</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Advice heading</source>
+        <translation>建议标题</translation>
+    </message>
+    <message>
+        <source>New total</source>
+        <translation>新总量</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>能否放下</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>成本</translation>
+    </message>
+    <message>
+        <source>Does not fit: {need} GiB needed on the {gpu} ({cap} GiB), short by {short} GiB.</source>
+        <translation>放不下：在 {gpu}（{cap} GiB）上需要 {need} GiB，还差 {short} GiB。</translation>
+    </message>
+    <message>
+        <source>What would make it fit, best first:</source>
+        <translation>怎样才能放下（最佳方案在前）：</translation>
+    </message>
+    <message>
+        <source>Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.</source>
+        <translation>余量很紧：{gpu} 上只剩 {spare} GiB（{share}），估算误差可能就有这么大。</translation>
+    </message>
+    <message>
+        <source>Changes that give headroom:</source>
+        <translation>能腾出余量的改动：</translation>
+    </message>
+    <message>
+        <source>No single change helps: try a smaller model or several GPUs.</source>
+        <translation>没有哪一项单独改动能解决：试试更小的模型或多块 GPU。</translation>
+    </message>
+    <message>
+        <source>Show fewer</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>Show all {n}</source>
+        <translation>显示全部 {n} 项</translation>
+    </message>
+    <message>
+        <source>Applied: {title}</source>
+        <translation>已应用：{title}</translation>
+    </message>
+    <message>
+        <source>Turn on gradient checkpointing</source>
+        <translation>开启梯度检查点</translation>
+    </message>
+    <message>
+        <source>Train LoRA adapters instead of all weights</source>
+        <translation>改为训练 LoRA 适配器，不训练全部权重</translation>
+    </message>
+    <message>
+        <source>Use QLoRA (4-bit NF4 base)</source>
+        <translation>使用 QLoRA（4 位 NF4 基座）</translation>
+    </message>
+    <message>
+        <source>Use fused AdamW</source>
+        <translation>使用 fused AdamW</translation>
+    </message>
+    <message>
+        <source>Use 8-bit AdamW</source>
+        <translation>使用 8 位 AdamW</translation>
+    </message>
+    <message>
+        <source>Fuse the optimizer step into backward</source>
+        <translation>把优化器步进融合进反向传播</translation>
+    </message>
+    <message>
+        <source>Use a fused cross-entropy (Liger, Cut Cross-Entropy)</source>
+        <translation>使用融合交叉熵（Liger、Cut Cross-Entropy）</translation>
+    </message>
+    <message>
+        <source>Offload checkpointed activations to CPU</source>
+        <translation>把检查点保存的激活值卸载到 CPU</translation>
+    </message>
+    <message>
+        <source>Micro-batch {mb} with gradient accumulation {ga}</source>
+        <translation>微批次 {mb}，梯度累积 {ga}</translation>
+    </message>
+    <message>
+        <source>Shorten sequences to {n} tokens</source>
+        <translation>把序列缩短到 {n} 个 token</translation>
+    </message>
+    <message>
+        <source>Shard across {n} GPUs with FSDP (ZeRO-3)</source>
+        <translation>用 FSDP（ZeRO-3）分片到 {n} 块 GPU</translation>
+    </message>
+    <message>
+        <source>Use a larger GPU: {gpu} ({gib} GiB)</source>
+        <translation>换用更大的 GPU：{gpu}（{gib} GiB）</translation>
+    </message>
+</context>
+<context>
+    <name>App</name>
+    <message>
+        <source>The details were written to:
+{path}</source>
+        <translation>详细信息已写入：
+{path}</translation>
+    </message>
+    <message>
+        <source>Logging to a file was not possible.</source>
+        <translation>无法将日志写入文件。</translation>
+    </message>
+    <message>
+        <source>Tuneplan hit a problem</source>
+        <translation>Tuneplan 遇到问题</translation>
+    </message>
+    <message>
+        <source>Something went wrong: {error}
+
+Your plan is still open; the last valid values are kept. {where}
+
+Please attach that file when you report the problem.</source>
+        <translation>出错了：{error}
+
+你的方案仍然打开着，保留了最后一组有效的值。{where}
+
+报告问题时请附上该文件。</translation>
+    </message>
+    <message>
+        <source>Loading the planner…</source>
+        <translation>正在加载规划器…</translation>
+    </message>
+    <message>
+        <source>Loading</source>
+        <translation>加载中</translation>
+    </message>
+</context>
+<context>
+    <name>AppStore</name>
+    <message>
+        <source>full fine-tune</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>must be at least {limit}</source>
+        <translation>不能小于 {limit}</translation>
+    </message>
+    <message>
+        <source>must be more than {limit}</source>
+        <translation>必须大于 {limit}</translation>
+    </message>
+    <message>
+        <source>must be at most {limit}</source>
+        <translation>不能大于 {limit}</translation>
+    </message>
+    <message>
+        <source>must be less than {limit}</source>
+        <translation>必须小于 {limit}</translation>
+    </message>
+    <message>
+        <source>must be a whole number</source>
+        <translation>必须是整数</translation>
+    </message>
+    <message>
+        <source>must be a number</source>
+        <translation>必须是数字</translation>
+    </message>
+    <message>
+        <source>must not be empty</source>
+        <translation>不能为空</translation>
+    </message>
+    <message>
+        <source>must be at most {limit} characters</source>
+        <translation>最多 {limit} 个字符</translation>
+    </message>
+    <message>
+        <source>must be one of {choices}</source>
+        <translation>必须是以下之一：{choices}</translation>
+    </message>
+    <message>
+        <source>unknown field {field}</source>
+        <extracomment>Where GPU prices come from (``prices_for_gpu``, ``default_price``): the bundled catalog until the main window installs the user&apos;s price book (``ui.price_book_view``).</extracomment>
+        <translation>未知字段 {field}</translation>
+    </message>
+    <message>
+        <source>unknown model</source>
+        <translation>未知模型</translation>
+    </message>
+    <message>
+        <source>unknown GPU</source>
+        <translation>未知 GPU</translation>
+    </message>
+    <message>
+        <source>this plan cannot be computed: {error}</source>
+        <translation>无法计算此方案：{error}</translation>
+    </message>
+</context>
+<context>
+    <name>BatchPanel</name>
+    <message>
+        <source>Batch, memory savers &amp;&amp; GPUs</source>
+        <translation>批次、省显存选项与 GPU</translation>
+    </message>
+    <message>
+        <source>Micro-batch (sequences)</source>
+        <translation>微批次（序列数）</translation>
+    </message>
+    <message>
+        <source>Sequences per GPU per forward pass</source>
+        <translation>每块 GPU 每次前向传播处理的序列数</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation (steps)</source>
+        <translation>梯度累积（步数）</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step; no memory cost</source>
+        <translation>每个优化器步包含的微批次数；不占额外显存</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>Tokens per sequence (the longest batch for dynamic padding)</source>
+        <translation>每条序列的 token 数（动态填充时取最长的批次）</translation>
+    </message>
+    <message>
+        <source>Sequence mode</source>
+        <translation>序列模式</translation>
+    </message>
+    <message>
+        <source>Packed (no padding)</source>
+        <translation>打包（无填充）</translation>
+    </message>
+    <message>
+        <source>Padded to full length</source>
+        <translation>填充到完整长度</translation>
+    </message>
+    <message>
+        <source>Dynamic padding</source>
+        <translation>动态填充</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Recompute activations in backward: far less memory, ~33% more compute</source>
+        <translation>在反向传播中重算激活值：显存大幅减少，计算量约增加 33%</translation>
+    </message>
+    <message>
+        <source>Attention kernel</source>
+        <translation>注意力内核</translation>
+    </message>
+    <message>
+        <source>Eager (materialised scores)</source>
+        <translation>Eager（显式生成注意力分数）</translation>
+    </message>
+    <message>
+        <source>Fused cross-entropy (Liger / CCE)</source>
+        <translation>融合交叉熵（Liger / CCE）</translation>
+    </message>
+    <message>
+        <source>Never materialise the full logits tensor</source>
+        <translation>从不生成完整的 logits 张量</translation>
+    </message>
+    <message>
+        <source>Offload activations to CPU</source>
+        <translation>将激活值卸载到 CPU</translation>
+    </message>
+    <message>
+        <source>CPU offload (params + optimizer)</source>
+        <translation>CPU 卸载（参数 + 优化器）</translation>
+    </message>
+    <message>
+        <source>DeepSpeed/FSDP CPU offload: less GPU memory, slower steps</source>
+        <translation>DeepSpeed/FSDP CPU 卸载：显存占用更少，每步更慢</translation>
+    </message>
+    <message>
+        <source>Number of GPUs</source>
+        <translation>GPU 数量</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>None (one GPU)</source>
+        <translation>无（单 GPU）</translation>
+    </message>
+    <message>
+        <source>DDP (replicated)</source>
+        <translation>DDP（完整复制）</translation>
+    </message>
+    <message>
+        <source>ZeRO-1 (optimizer)</source>
+        <translation>ZeRO-1（优化器状态分片）</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 (+ gradients)</source>
+        <translation>ZeRO-2（+ 梯度分片）</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 (+ parameters)</source>
+        <translation>ZeRO-3（+ 参数分片）</translation>
+    </message>
+    <message>
+        <source>FSDP (full shard)</source>
+        <translation>FSDP（完全分片）</translation>
+    </message>
+    <message>
+        <source>Set GPUs above 1 to shard</source>
+        <translation>GPU 数量大于 1 时才能分片</translation>
+    </message>
+</context>
+<context>
+    <name>Catalog</name>
+    <message>
+        <source>Consumer</source>
+        <extracomment>Catalog GPU segments (``GpuSpec.segment``).</extracomment>
+        <translation>消费级</translation>
+    </message>
+    <message>
+        <source>Workstation</source>
+        <translation>工作站</translation>
+    </message>
+    <message>
+        <source>Datacenter</source>
+        <translation>数据中心</translation>
+    </message>
+    <message>
+        <source>Datacenter (PCIe)</source>
+        <translation>数据中心（PCIe）</translation>
+    </message>
+    <message>
+        <source>Your GPUs</source>
+        <translation>你的 GPU</translation>
+    </message>
+    <message>
+        <source>on-demand</source>
+        <extracomment>Kinds of price offer (``PriceEntry.kind``, ``Pricing.offer_kind``).</extracomment>
+        <translation>按需</translation>
+    </message>
+    <message>
+        <source>spot</source>
+        <translation>竞价</translation>
+    </message>
+    <message>
+        <source>community</source>
+        <translation>社区</translation>
+    </message>
+    <message>
+        <source>serverless</source>
+        <translation>无服务器</translation>
+    </message>
+    <message>
+        <source>your price</source>
+        <translation>你的价格</translation>
+    </message>
+    <message>
+        <source>per second</source>
+        <extracomment>How a provider rounds GPU time (``Pricing.billing``).</extracomment>
+        <translation>按秒</translation>
+    </message>
+    <message>
+        <source>per minute</source>
+        <translation>按分钟</translation>
+    </message>
+    <message>
+        <source>per started hour</source>
+        <translation>按小时（不足一小时按一小时计）</translation>
+    </message>
+</context>
+<context>
+    <name>Charts</name>
+    <message>
+        <source>&lt;i&gt;Source:&lt;/i&gt; {source}</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Labels by ledger key, in the UI language when looked up (the legend and the tooltips). Colours of other GPUs&apos; cost curves on the cost chart (none of them a phase colour).</extracomment>
+        <translation>&lt;i&gt;来源：&lt;/i&gt;{source}</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Formulas and sources are technical and stay in English.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;公式和来源属于技术内容，保留英文原文。&lt;/i&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>CompareCostChart</name>
+    <message>
+        <source>Cost comparison chart</source>
+        <translation>成本对比图</translation>
+    </message>
+    <message>
+        <source>Wall-clock time (hours)</source>
+        <translation>墙钟时间（小时）</translation>
+    </message>
+    <message>
+        <source>Cost so far (USD)</source>
+        <translation>累计成本（美元）</translation>
+    </message>
+    <message>
+        <source>Wall-clock time (minutes)</source>
+        <translation>墙钟时间（分钟）</translation>
+    </message>
+</context>
+<context>
+    <name>CompareVramChart</name>
+    <message>
+        <source>Memory comparison chart</source>
+        <translation>显存对比图</translation>
+    </message>
+    <message>
+        <source>GPU memory per GPU (GiB)</source>
+        <translation>每块 GPU 的显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Likely range of the total (measured error of the estimator)</source>
+        <translation>总量的可能范围（按估算器的实测误差）</translation>
+    </message>
+</context>
+<context>
+    <name>ComparisonTableModel</name>
+    <message>
+        <source>Double-click to change it for this scenario</source>
+        <translation>双击可为此方案修改该值</translation>
+    </message>
+    <message>
+        <source>the plan in the window</source>
+        <translation>窗口中的方案</translation>
+    </message>
+    <message>
+        <source>in memory</source>
+        <translation>仅在内存中</translation>
+    </message>
+    <message>
+        <source>Right-click: open in plan, remove</source>
+        <translation>右键：在方案中打开、移除</translation>
+    </message>
+    <message>
+        <source>Not applied: {label} must be a whole number</source>
+        <translation>未应用：{label}必须是整数</translation>
+    </message>
+    <message>
+        <source>Not applied: {label} must be a number</source>
+        <translation>未应用：{label}必须是数字</translation>
+    </message>
+</context>
+<context>
+    <name>CoreNotes</name>
+    <message>
+        <source>sequence length {n} exceeds the model&apos;s max_position_embeddings ({m})</source>
+        <extracomment>The core&apos;s notes and warnings (English sentences with numbers) -&gt; a template in the UI language. Each pattern&apos;s named groups fill the template&apos;s placeholders; a note that matches no pattern (a new one in the core) is shown as the core wrote it.</extracomment>
+        <translation>序列长度 {n} 超过了模型的 max_position_embeddings（{m}）</translation>
+    </message>
+    <message>
+        <source>{gpu} has no BF16 tensor cores: train in FP16 with loss scaling</source>
+        <translation>{gpu} 没有 BF16 张量核心：请用 FP16 加损失缩放训练</translation>
+    </message>
+    <message>
+        <source>sharding across one GPU saves no memory</source>
+        <translation>只有一块 GPU 时分片不会节省显存</translation>
+    </message>
+    <message>
+        <source>{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel</source>
+        <translation>{n} 块 GPU 但未分片：各层被拆分到不同 GPU 上，一次只有一块 GPU 在计算（朴素模型并行，HF device_map）；要并行训练请选择 DDP、ZeRO 或 FSDP</translation>
+    </message>
+    <message>
+        <source>full FT on plain HF: optimized full-FT MFU x the column&apos;s HF/optimized LoRA ratio (TP §4, §6)</source>
+        <translation>原生 Hugging Face 全量微调：优化后全量微调的 MFU × 该列 HF/优化 LoRA 的比值（TP §4、§6）</translation>
+    </message>
+    <message>
+        <source>sequence length &gt;= {n}: MFU x {f} (TP §6)</source>
+        <translation>序列长度 ≥ {n}：MFU × {f}（TP §6）</translation>
+    </message>
+    <message>
+        <source>FP32 training: TF32 tensor rate taken as half the BF16 rate</source>
+        <translation>FP32 训练：TF32 张量算力按 BF16 的一半计算</translation>
+    </message>
+    <message>
+        <source>{gpu} has no BF16: timed at its FP16 rate</source>
+        <translation>{gpu} 不支持 BF16：按其 FP16 算力计时</translation>
+    </message>
+    <message>
+        <source>MFU override {u}: model FLOPs / spec peak; replaces the defaults and the checkpointing, QLoRA and long-context factors</source>
+        <translation>MFU 覆盖值 {u}：模型 FLOPs / 标称峰值；取代默认值以及梯度检查点、QLoRA 和长上下文系数</translation>
+    </message>
+    <message>
+        <source>QLoRA dequantisation: time x {f} (TP §4)</source>
+        <translation>QLoRA 反量化：时间 × {f}（TP §4）</translation>
+    </message>
+    <message>
+        <source>CPU offload: throughput x {f} (TP §5)</source>
+        <translation>CPU 卸载：吞吐量 × {f}（TP §5）</translation>
+    </message>
+    <message>
+        <source>no activation checkpointing: no recomputed forward, time x {f}</source>
+        <translation>未开启梯度检查点：没有重算的前向传播，时间 × {f}</translation>
+    </message>
+    <message>
+        <source>memory-bound: streaming the weights ({a} ms) outlasts the math ({b} ms) per micro-batch; a larger micro-batch is faster</source>
+        <translation>带宽受限：每个微批次读取权重（{a} ms）比计算（{b} ms）还久；更大的微批次会更快</translation>
+    </message>
+    <message>
+        <source>examples of {n} tokens are truncated to seq_len {m}</source>
+        <translation>{n} 个 token 的样本会被截断到序列长度 {m}</translation>
+    </message>
+    <message>
+        <source>container disk: billed only while running and wiped on stop; copy results out before stopping</source>
+        <translation>容器磁盘：只在运行时计费，停止时清空；停止前请把结果拷出</translation>
+    </message>
+    <message>
+        <source>pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod</source>
+        <translation>Pod 卷：Pod 停止时保留（按停机费率计费），随 Pod 一起删除</translation>
+    </message>
+    <message>
+        <source>network volume: persists independently of pods and is billed until deleted</source>
+        <translation>网络卷：独立于 Pod 持久保存，删除前持续计费</translation>
+    </message>
+    <message>
+        <source>{n} expected interruptions lose {h} h (${usd}); pessimistic: {p} lose {ph} h</source>
+        <translation>预计 {n} 次中断损失 {h} 小时（${usd}）；悲观情况：{p} 次中断损失 {ph} 小时</translation>
+    </message>
+    <message>
+        <source>failure probability {p}: {n} attempts per completed run (+${usd})</source>
+        <translation>失败概率 {p}：每完成一次运行需尝试 {n} 次（+${usd}）</translation>
+    </message>
+    <message>
+        <source>monthly server ${m}/month vs ${h}/month hourly for {r} runs: break-even at {be} runs/month, monthly is cheaper{rest}</source>
+        <translation>包月服务器 ${m}/月，按小时跑 {r} 次为 ${h}/月：每月 {be} 次时持平，包月更便宜{rest}</translation>
+    </message>
+    <message>
+        <source>monthly server ${m}/month vs ${h}/month hourly for {r} runs: break-even at {be} runs/month, hourly is cheaper{rest}</source>
+        <translation>包月服务器 ${m}/月，按小时跑 {r} 次为 ${h}/月：每月 {be} 次时持平，按小时更便宜{rest}</translation>
+    </message>
+    <message>
+        <source>; the runs do not fit in one month</source>
+        <translation>；这些运行一个月内跑不完</translation>
+    </message>
+    <message>
+        <source>own card{s}: electricity ${usd} per run ({w} W x {n} x {h} h at ${rate}/kWh)</source>
+        <translation>自有显卡：每次运行电费 ${usd}（{w} W × {n} × {h} 小时，电价 ${rate}/kWh）</translation>
+    </message>
+    <message>
+        <source>{gpu} has no {rest} support (needs an Ampere or newer GPU): use FP16 and SDPA</source>
+        <translation>{gpu} 不支持 {rest}（需要 Ampere 或更新的 GPU）：请使用 FP16 和 SDPA</translation>
+    </message>
+    <message>
+        <source>BF16 or FlashAttention 2</source>
+        <translation>BF16 或 FlashAttention 2</translation>
+    </message>
+    <message>
+        <source>Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.</source>
+        <translation>每层只保留一个隐藏状态，其余在反向传播中重算：计算量约增加三分之一。</translation>
+    </message>
+    <message>
+        <source>No gradients or optimizer states for the base weights.</source>
+        <translation>基座权重不需要梯度和优化器状态。</translation>
+    </message>
+    <message>
+        <source>Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.</source>
+        <translation>以 4 位存储冻结的基座；约为 bf16 权重的四分之一，速度稍慢。</translation>
+    </message>
+    <message>
+        <source>torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path&apos;s temporary copy of the second moments; same maths, no slowdown.</source>
+        <translation>torch.optim.AdamW(fused=True) 在一个内核中完成更新，不像 foreach 路径那样临时复制二阶矩；数学上相同，不会变慢。</translation>
+    </message>
+    <message>
+        <source>bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.</source>
+        <translation>bitsandbytes 以 8 位保存两个矩：每个参数 2 字节，而不是 4 或 8 字节。</translation>
+    </message>
+    <message>
+        <source>Frees each gradient as soon as its parameter is updated (no gradient accumulation).</source>
+        <translation>每个参数一更新就释放其梯度（不能梯度累积）。</translation>
+    </message>
+    <message>
+        <source>Same effective batch, fewer tokens in flight at once.</source>
+        <translation>有效批次不变，同时处理的 token 更少。</translation>
+    </message>
+    <message>
+        <source>The loss never materialises the full fp32 logits.</source>
+        <translation>损失计算从不生成完整的 fp32 logits。</translation>
+    </message>
+    <message>
+        <source>Truncates or splits long examples: check your data&apos;s length distribution first.</source>
+        <translation>会截断或拆分长样本：请先检查数据的长度分布。</translation>
+    </message>
+    <message>
+        <source>Moves saved hidden states to host memory; costs PCIe bandwidth.</source>
+        <translation>把保存的隐藏状态移到主机内存；会占用 PCIe 带宽。</translation>
+    </message>
+    <message>
+        <source>Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.</source>
+        <translation>权重、梯度和优化器状态分摊到各块 GPU 上；每块 GPU 的时长都要计费。</translation>
+    </message>
+    <message>
+        <source>The smallest catalog GPU with enough memory for the plan as it is.</source>
+        <translation>目录中显存足够容纳当前方案的最小 GPU。</translation>
+    </message>
+    <message>
+        <source>Priced at ${price}/GPU-hour.</source>
+        <translation>按 ${price}/GPU 小时计价。</translation>
+    </message>
+    <message>
+        <source>Keeps the current price per GPU-hour (no price known for it).</source>
+        <translation>沿用当前的每 GPU 小时价格（没有它的已知价格）。</translation>
+    </message>
+    <message>
+        <source>Found 1 NVIDIA GPU{rest}</source>
+        <translation>找到 1 块 NVIDIA GPU{rest}</translation>
+    </message>
+    <message>
+        <source>Found {n} NVIDIA GPUs{rest}</source>
+        <translation>找到 {n} 块 NVIDIA GPU{rest}</translation>
+    </message>
+    <message>
+        <source> ({n} skipped: see notes)</source>
+        <translation>（跳过 {n} 块：见说明）</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found — {rest}</source>
+        <translation>未找到 NVIDIA GPU——{rest}</translation>
+    </message>
+    <message>
+        <source>NVML library not found (no NVIDIA driver installed) — {rest}</source>
+        <translation>未找到 NVML 库（未安装 NVIDIA 驱动）——{rest}</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver not loaded — {rest}</source>
+        <translation>NVIDIA 驱动未加载——{rest}</translation>
+    </message>
+    <message>
+        <source>driver/library version mismatch — reboot after a driver update, or {rest}</source>
+        <translation>驱动与库版本不匹配——更新驱动后请重启，或者{rest}</translation>
+    </message>
+    <message>
+        <source>permission denied reading the GPU — {rest}</source>
+        <translation>读取 GPU 时权限不足——{rest}</translation>
+    </message>
+    <message>
+        <source>GPU detection unavailable: the nvidia-ml-py package is not installed — {rest}</source>
+        <translation>无法检测 GPU：未安装 nvidia-ml-py 包——{rest}</translation>
+    </message>
+    <message>
+        <source>GPU detection unavailable: the nvidia-ml-py package looks broken — {rest}</source>
+        <translation>无法检测 GPU：nvidia-ml-py 包似乎已损坏——{rest}</translation>
+    </message>
+    <message>
+        <source>the GPU stopped responding while it was being read — check the card or reboot, or {rest}</source>
+        <translation>读取时 GPU 停止响应——请检查显卡或重启，或者{rest}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is too old for GPU detection — update it, or {rest}</source>
+        <translation>NVIDIA 驱动太旧，无法检测 GPU——请更新驱动，或者{rest}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver could not be queried ({detail}) — {rest}</source>
+        <translation>无法查询 NVIDIA 驱动（{detail}）——{rest}</translation>
+    </message>
+    <message>
+        <source>unexpected error while reading the GPUs — {rest}</source>
+        <translation>读取 GPU 时发生意外错误——{rest}</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver did not answer within {s} s — {rest}</source>
+        <translation>NVIDIA 驱动在 {s} 秒内没有响应——{rest}</translation>
+    </message>
+    <message>
+        <source>you can still enter your card by hand</source>
+        <translation>你仍可以手动填写显卡</translation>
+    </message>
+    <message>
+        <source>using the card you entered by hand</source>
+        <translation>正在使用你手动填写的显卡</translation>
+    </message>
+</context>
+<context>
+    <name>Cost</name>
+    <message>
+        <source>GPU time</source>
+        <extracomment>Cost breakdown keys (``CostEstimate.breakdown``).</extracomment>
+        <translation>GPU 时长</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>出站流量</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Failed-run repeats</source>
+        <translation>失败重跑</translation>
+    </message>
+</context>
+<context>
+    <name>CostChart</name>
+    <message>
+        <source>(price per GPU-hour × GPUs + storage per hour) × hours = ${rate}/h × {hours} h</source>
+        <translation>（每 GPU 小时价格 × GPU 数 + 每小时存储费）× 小时数 = ${rate}/小时 × {hours} 小时</translation>
+    </message>
+    <message>
+        <source>{start} → {end} h on the clock; the run ends at ${total} (billing rounding, egress, other costs and repeats are added at the end)</source>
+        <translation>墙钟第 {start} → {end} 小时；运行结束时共 ${total}（计费取整、出站流量、其他费用和重跑在最后计入）</translation>
+    </message>
+    <message>
+        <source>Cost over time chart</source>
+        <translation>成本随时间变化图</translation>
+    </message>
+    <message>
+        <source>Wall-clock time (hours)</source>
+        <translation>墙钟时间（小时）</translation>
+    </message>
+    <message>
+        <source>Cumulative cost (USD)</source>
+        <translation>累计成本（美元）</translation>
+    </message>
+    <message>
+        <source>Wall-clock time (minutes)</source>
+        <translation>墙钟时间（分钟）</translation>
+    </message>
+    <message>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>done · {when} · {usd}</source>
+        <translation>完成 · {when} · {usd}</translation>
+    </message>
+    <message>
+        <source>pessimistic {usd}</source>
+        <translation>悲观 {usd}</translation>
+    </message>
+    <message>
+        <source>{label}: done after {when}, {usd}</source>
+        <translation>{label}：{when} 后完成，{usd}</translation>
+    </message>
+    <message>
+        <source>This plan: {usd}</source>
+        <translation>本方案：{usd}</translation>
+    </message>
+</context>
+<context>
+    <name>DatasetPanel</name>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>Examples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>examples</source>
+        <translation>条</translation>
+    </message>
+    <message>
+        <source>Tokens per example</source>
+        <translation>每条样本 token 数</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>Average real (non-padding) tokens per example</source>
+        <translation>每条样本的平均真实（非填充）token 数</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>epochs</source>
+        <translation>轮</translation>
+    </message>
+    <message>
+        <source>Total tokens (optional)</source>
+        <translation>总 token 数（可选）</translation>
+    </message>
+    <message>
+        <source>e.g. 50M — empty: examples × tokens</source>
+        <translation>例如 50M——留空：样本数 × token 数</translation>
+    </message>
+    <message>
+        <source>Dataset size in tokens per epoch; replaces examples × tokens per example. Accepts 50M, 1.5B, 2e9</source>
+        <translation>每轮数据集的 token 总数；填写后取代“样本数 × 每条 token 数”。可写 50M、1.5B、2e9</translation>
+    </message>
+    <message>
+        <source>Padding efficiency</source>
+        <translation>填充效率</translation>
+    </message>
+    <message>
+        <source>Real tokens / computed tokens when sequences are padded (1.00 = no waste)</source>
+        <translation>序列被填充时，真实 token / 实际计算的 token（1.00 = 无浪费）</translation>
+    </message>
+    <message>
+        <source>Replaced by total tokens</source>
+        <translation>已由总 token 数取代</translation>
+    </message>
+    <message>
+        <source>Packed sequences have no padding</source>
+        <translation>打包的序列没有填充</translation>
+    </message>
+</context>
+<context>
+    <name>Explain</name>
+    <message>
+        <source>Peak allocated</source>
+        <translation>峰值已分配</translation>
+    </message>
+    <message>
+        <source>Live tensors at the peak: what torch.cuda.max_memory_allocated() reports. The sum of the ledger without allocator overhead and CUDA context.</source>
+        <translation>峰值时刻存活的张量：即 torch.cuda.max_memory_allocated() 的读数。等于明细中除分配器开销和 CUDA 上下文以外各项之和。</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>峰值已保留</translation>
+    </message>
+    <message>
+        <source>Allocated plus the caching allocator&apos;s cached and fragmented blocks: torch.cuda.max_memory_reserved().</source>
+        <translation>已分配量加上缓存分配器缓存和碎片化的块：torch.cuda.max_memory_reserved()。</translation>
+    </message>
+    <message>
+        <source>Device total ← the verdict uses this</source>
+        <translation>设备总量 ← 结论依据此值</translation>
+    </message>
+    <message>
+        <source>Reserved plus the CUDA context, cuBLAS workspace and memory outside PyTorch&apos;s allocator (paged optimizer states): what nvidia-smi shows, and what runs out.</source>
+        <translation>已保留量加上 CUDA 上下文、cuBLAS 工作区以及 PyTorch 分配器之外的显存（分页优化器状态）：即 nvidia-smi 显示的、真正会被耗尽的量。</translation>
+    </message>
+    <message>
+        <source>GPU capacity</source>
+        <translation>GPU 容量</translation>
+    </message>
+    <message>
+        <source>{gpu}: the total the driver reports (nvidia-smi), which is what a job can fill. {verdict}.</source>
+        <translation>{gpu}：驱动报告的总量（nvidia-smi），即一个任务最多能用满的量。{verdict}。</translation>
+    </message>
+    <message>
+        <source>Likely range</source>
+        <translation>可能范围</translation>
+    </message>
+    <message>
+        <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements (10th–90th percentile, docs/accuracy.md).</source>
+        <translation>根据本估算器在公开实测数据上的误差，真实设备总量可能落在的区间（第 10–90 百分位，见 docs/accuracy.md）。</translation>
+    </message>
+    <message>
+        <source>{n} tokens per epoch</source>
+        <translation>每轮 {n} 个 token</translation>
+    </message>
+    <message>
+        <source>{ex} examples × {tok} tokens</source>
+        <translation>{ex} 条样本 × {tok} 个 token</translation>
+    </message>
+    <message>
+        <source>{per_epoch} × {epochs} epochs (packed: no padding)</source>
+        <translation>{per_epoch} × {epochs} 轮（打包：无填充）</translation>
+    </message>
+    <message>
+        <source>{per_epoch} × {epochs} epochs (micro-batch 1: nothing to pad)</source>
+        <translation>{per_epoch} × {epochs} 轮（微批次为 1：无需填充）</translation>
+    </message>
+    <message>
+        <source>{ex} examples × {seq} tokens (each padded to the sequence length) × {epochs} epochs</source>
+        <translation>{ex} 条样本 × {seq} 个 token（每条都填充到序列长度）× {epochs} 轮</translation>
+    </message>
+    <message>
+        <source>{per_epoch} × {epochs} epochs ÷ padding efficiency {eff}</source>
+        <translation>{per_epoch} × {epochs} 轮 ÷ 填充效率 {eff}</translation>
+    </message>
+    <message>
+        <source>Tokens computed</source>
+        <translation>计算的 token 数</translation>
+    </message>
+    <message>
+        <source>FLOPs per token</source>
+        <translation>每 token FLOPs</translation>
+    </message>
+    <message>
+        <source>{k}N + 12·L·d·s = {k} × {n} + 12 × {L} × {d} × {s} (N weights per token, L attention layers, d query width, s tokens the attention sees; {k}N: {why})</source>
+        <translation>{k}N + 12·L·d·s = {k} × {n} + 12 × {L} × {d} × {s}（N 为每 token 的权重数，L 为注意力层数，d 为 query 宽度，s 为注意力看到的 token 数；{k}N：{why}）</translation>
+    </message>
+    <message>
+        <source>forward, backward and weight gradients</source>
+        <translation>前向、反向和权重梯度</translation>
+    </message>
+    <message>
+        <source>forward and activation gradients; frozen weights get none</source>
+        <translation>前向和激活值梯度；冻结的权重没有梯度</translation>
+    </message>
+    <message>
+        <source>Model FLOPs (what MFU counts). Gradient checkpointing adds a recomputed forward, 2N + 4·L·d·s, which the GPU does but MFU does not count. Kaplan et al. 2020; PaLM App. B.</source>
+        <translation>模型 FLOPs（MFU 统计的部分）。梯度检查点会增加一次重算的前向传播 2N + 4·L·d·s，GPU 要做但 MFU 不计入。Kaplan et al. 2020；PaLM 附录 B。</translation>
+    </message>
+    <message>
+        <source>GPU peak</source>
+        <translation>GPU 峰值</translation>
+    </message>
+    <message>
+        <source>{gpu}: dense {kind} tensor throughput from the spec sheet (no sparsity)</source>
+        <translation>{gpu}：规格表中的稠密 {kind} 张量算力（不含稀疏）</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Model FLOPs achieved ÷ spec peak: the default for {method} with the {tier} stack on this GPU class{adj}</source>
+        <translation>实际达到的模型 FLOPs ÷ 标称峰值：{method} 在此类 GPU 上使用{tier}软件栈时的默认值{adj}</translation>
+    </message>
+    <message>
+        <source>optimized</source>
+        <translation>优化的</translation>
+    </message>
+    <message>
+        <source>plain Hugging Face</source>
+        <translation>原生 Hugging Face </translation>
+    </message>
+    <message>
+        <source>Override it with a measured MFU in the scenario (mfu_override). Reference: throughput.md §6.</source>
+        <translation>可在方案中用实测 MFU 覆盖（mfu_override）。参考：throughput.md §6。</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>{tps} tokens/s per GPU</source>
+        <translation>每块 GPU {tps} token/秒</translation>
+    </message>
+    <message>
+        <source>MFU × peak ÷ FLOPs per token = {mfu} × {peak} TFLOPS ÷ {f} GFLOP ({bound}-bound)</source>
+        <translation>MFU × 峰值 ÷ 每 token FLOPs = {mfu} × {peak} TFLOPS ÷ {f} GFLOP（{bound}-bound）</translation>
+    </message>
+    <message>
+        <source>Optimizer steps</source>
+        <translation>优化器步数</translation>
+    </message>
+    <message>
+        <source>tokens ÷ (micro-batch {mb} × {seq} tokens × accumulation {ga} × {n} GPU), rounded up</source>
+        <translation>token 数 ÷（微批次 {mb} × {seq} 个 token × 梯度累积 {ga} × {n} 块 GPU），向上取整</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>tokens ÷ (tokens/s × GPUs) = {tok} ÷ ({tps} × {n})</source>
+        <translation>token 数 ÷（token/秒 × GPU 数）= {tok} ÷（{tps} × {n}）</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>准备</translation>
+    </message>
+    <message>
+        <source>{setup} min fixed + download {params} params × 2 B ÷ {gbps} GB/s ({dl}) + data preparation {prep} min</source>
+        <translation>固定 {setup} 分钟 + 下载 {params} 参数 × 2 B ÷ {gbps} GB/s（{dl}）+ 数据准备 {prep} 分钟</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>{m} min fixed + {share} of the tokens per epoch, forward only, at the training utilisation</source>
+        <translation>固定 {m} 分钟 + 每轮 token 的 {share}，只做前向，按训练时的利用率计算</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>{n} saves × {gb} GB ÷ {w} GB/s disk write</source>
+        <translation>{n} 次保存 × {gb} GB ÷ {w} GB/s 磁盘写入</translation>
+    </message>
+    <message>
+        <source>Wall clock</source>
+        <translation>墙钟时间</translation>
+    </message>
+    <message>
+        <source>setup + training + evaluation + checkpoints</source>
+        <translation>准备 + 训练 + 评估 + 检查点</translation>
+    </message>
+    <message>
+        <source>per second</source>
+        <translation>按秒</translation>
+    </message>
+    <message>
+        <source>per started minute</source>
+        <translation>按分钟（不足一分钟按一分钟计）</translation>
+    </message>
+    <message>
+        <source>per started hour</source>
+        <translation>按小时（不足一小时按一小时计）</translation>
+    </message>
+    <message>
+        <source>GPU time</source>
+        <translation>GPU 时长</translation>
+    </message>
+    <message>
+        <source>{price}/GPU-hour × {n} GPU × {h} billed h (the wall clock{lost}, rounded up {per})</source>
+        <translation>{price}/GPU 小时 × {n} 块 GPU × {h} 计费小时（墙钟时间{lost}，{per}向上取整）</translation>
+    </message>
+    <message>
+        <source> plus expected time lost to interruptions</source>
+        <translation>加上中断预计损失的时间</translation>
+    </message>
+    <message>
+        <source>{gb} GB × {usd}/GB-month ÷ {month} h</source>
+        <translation>{gb} GB × {usd}/GB·月 ÷ {month} 小时</translation>
+    </message>
+    <message>
+        <source>container disk: only while running</source>
+        <translation>容器磁盘：仅运行期间</translation>
+    </message>
+    <message>
+        <source>pod volume: the run, then the stopped-pod rate for {h} h kept</source>
+        <translation>Pod 卷：运行期间，之后保留 {h} 小时按停机费率计费</translation>
+    </message>
+    <message>
+        <source>network volume: the run plus {h} h kept</source>
+        <translation>网络卷：运行期间加保留的 {h} 小时</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>{rate} × hours ({kind})</source>
+        <translation>{rate} × 小时数（{kind}）</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>出站流量</translation>
+    </message>
+    <message>
+        <source>{gb} GB out × {usd}/GB</source>
+        <translation>出站 {gb} GB × {usd}/GB</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>a fixed amount you entered</source>
+        <translation>你填写的固定金额</translation>
+    </message>
+    <message>
+        <source>Failed-run repeats</source>
+        <translation>失败重跑</translation>
+    </message>
+    <message>
+        <source>one run × (1 ÷ (1 − {p}) − 1): attempts until one completes</source>
+        <translation>单次运行 ×（1 ÷（1 − {p}）− 1）：直到成功一次所需的尝试</translation>
+    </message>
+    <message>
+        <source>of which interruptions</source>
+        <translation>其中中断</translation>
+    </message>
+    <message>
+        <source>{lam}/h × run hours × (checkpoint interval ÷ 2 + restart): expected lost work, inside GPU time and storage</source>
+        <translation>{lam}/小时 × 运行小时数 ×（检查点间隔 ÷ 2 + 重启）：预计损失的工作量，已含在 GPU 时长和存储中</translation>
+    </message>
+    <message>
+        <source>Total, one completed run</source>
+        <translation>合计（完成一次运行）</translation>
+    </message>
+    <message>
+        <source>the sum of the lines above (interruptions are already inside them)</source>
+        <translation>以上各行之和（中断已包含在内）</translation>
+    </message>
+    <message>
+        <source>Pessimistic</source>
+        <translation>悲观</translation>
+    </message>
+    <message>
+        <source>interruptions at the upper rate, each losing a whole checkpoint interval</source>
+        <translation>按较高的中断率，每次中断损失一整个检查点间隔</translation>
+    </message>
+    <message>
+        <source>Component</source>
+        <translation>组成部分</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Formula (your values)</source>
+        <translation>公式（代入你的数值）</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Not alive at the peak ({phase}): freed before it, or not used by this plan.</source>
+        <translation>峰值时刻（{phase}）不存在：在此之前已释放，或本方案未用到。</translation>
+    </message>
+    <message>
+        <source>Quantity</source>
+        <translation>量</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>How it is computed</source>
+        <translation>计算方法</translation>
+    </message>
+    <message>
+        <source>Why this much?</source>
+        <translation>为什么是这么多？</translation>
+    </message>
+    <message>
+        <source>Memory verdict</source>
+        <translation>显存结论</translation>
+    </message>
+    <message>
+        <source>Memory components</source>
+        <translation>显存组成</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <source>What it is</source>
+        <translation>含义</translation>
+    </message>
+    <message>
+        <source>Memory totals</source>
+        <translation>显存总量</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>USD</source>
+        <translation>美元</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>成本</translation>
+    </message>
+    <message>
+        <source>Notes</source>
+        <translation>说明</translation>
+    </message>
+    <message>
+        <source>Memory per GPU at the peak, largest first (“—”: not alive at the peak)</source>
+        <translation>峰值时每块 GPU 的显存，从大到小（“—”：峰值时不存在）</translation>
+    </message>
+    <message>
+        <source>The three totals</source>
+        <translation>三个总量</translation>
+    </message>
+    <message>
+        <source>Cost of one completed run</source>
+        <translation>完成一次运行的成本</translation>
+    </message>
+    <message>
+        <source>during the backward pass</source>
+        <translation>在反向传播期间</translation>
+    </message>
+    <message>
+        <source>during the optimizer step</source>
+        <translation>在优化器步进期间</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{total} GiB&lt;/b&gt; per GPU of {cap} GiB on the {gpu}: &lt;span style=&apos;color:{color}; font-weight:600&apos;&gt;{verdict}&lt;/span&gt;. The peak is {phase}.</source>
+        <translation>每块 GPU &lt;b&gt;{total} GiB&lt;/b&gt;，{gpu} 共 {cap} GiB：&lt;span style=&apos;color:{color}; font-weight:600&apos;&gt;{verdict}&lt;/span&gt;。峰值出现{phase}。</translation>
+    </message>
+    <message>
+        <source>Every number of the estimate with its formula, your values and its source</source>
+        <translation>估算中的每个数字，附公式、你的数值和来源</translation>
+    </message>
+</context>
+<context>
+    <name>FieldPanel</name>
+    <message>
+        <source>{label} error</source>
+        <translation>{label}错误</translation>
+    </message>
+    <message>
+        <source>{label}:</source>
+        <translation>{label}：</translation>
+    </message>
+    <message>
+        <source>{label}: {message}</source>
+        <translation>{label}：{message}</translation>
+    </message>
+    <message>
+        <source>{label} {message}. The plan still uses the last valid value.</source>
+        <translation>{label}{message}。方案仍使用上一个有效值。</translation>
+    </message>
+</context>
+<context>
+    <name>GpuCompareController</name>
+    <message>
+        <source>The comparison cannot be computed for this plan: {error}</source>
+        <translation>无法为此方案计算对比：{error}</translation>
+    </message>
+    <message>
+        <source>on demand</source>
+        <translation>按需</translation>
+    </message>
+    <message>
+        <source>spot</source>
+        <translation>竞价</translation>
+    </message>
+</context>
+<context>
+    <name>GpuCompareView</name>
+    <message>
+        <source>Compare GPUs</source>
+        <translation>比较 GPU</translation>
+    </message>
+    <message>
+        <source>Budget per run</source>
+        <translation>每次运行预算</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Most you want to pay for one completed run (USD). The fastest GPU that fits within it is highlighted. 0 = no limit</source>
+        <translation>完成一次运行最多愿意花多少（美元）。预算内最快且放得下的 GPU 会被高亮。0 = 不限</translation>
+    </message>
+    <message>
+        <source>Budget per run:</source>
+        <translation>每次运行预算：</translation>
+    </message>
+    <message>
+        <source>Show only GPUs that fit</source>
+        <translation>只显示放得下的 GPU</translation>
+    </message>
+    <message>
+        <source>Chart the 3 cheapest</source>
+        <translation>在图上显示最便宜的 3 个</translation>
+    </message>
+    <message>
+        <source>Draw the cost over the run of the three cheapest GPUs on the Plan tab&apos;s cost chart</source>
+        <translation>在“方案”页的成本图上画出最便宜的三块 GPU 的运行成本</translation>
+    </message>
+    <message>
+        <source>Clear chart</source>
+        <translation>清除图表</translation>
+    </message>
+    <message>
+        <source>Remove the compared GPUs from the cost chart</source>
+        <translation>从成本图中移除对比的 GPU</translation>
+    </message>
+    <message>
+        <source>Edit prices…</source>
+        <translation>编辑价格…</translation>
+    </message>
+    <message>
+        <source>Your price book: edit a price, add a quote, reset to the bundled prices</source>
+        <translation>你的价格表：编辑价格、添加报价、恢复为内置价格</translation>
+    </message>
+    <message>
+        <source>Comparison summary</source>
+        <translation>对比摘要</translation>
+    </message>
+    <message>
+        <source>GPU comparison table</source>
+        <translation>GPU 对比表</translation>
+    </message>
+    <message>
+        <source>Use for plan</source>
+        <translation>用于方案</translation>
+    </message>
+    <message>
+        <source>Plan on the selected GPU (same as double-clicking it)</source>
+        <translation>用所选 GPU 做方案（与双击相同）</translation>
+    </message>
+    <message>
+        <source>★ cheapest that fits</source>
+        <translation>★ 放得下中最便宜</translation>
+    </message>
+    <message>
+        <source>⚡ fastest within the budget</source>
+        <translation>⚡ 预算内最快</translation>
+    </message>
+    <message>
+        <source>your plan&apos;s GPU</source>
+        <translation>你方案中的 GPU</translation>
+    </message>
+    <message>
+        <source>your price</source>
+        <translation>你的价格</translation>
+    </message>
+    <message>
+        <source>Costs are per completed run with this plan&apos;s billing, storage and overheads, at the cheapest on-demand and spot prices of your price book; spot includes expected interruptions ({rate} per hour unless the plan sets a rate). Double-click a GPU to plan on it.</source>
+        <translation>成本按完成一次运行计算，采用本方案的计费方式、存储和其他开销，以及价格表中最便宜的按需和竞价价格；竞价已计入预期中断（除非方案另设，否则按每小时 {rate} 次）。双击 GPU 即可用它做方案。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{plan}&lt;/b&gt; fits on {n} of {total} GPUs.</source>
+        <translation>&lt;b&gt;{plan}&lt;/b&gt; 在 {total} 块 GPU 中的 {n} 块上放得下。</translation>
+    </message>
+    <message>
+        <source>spot</source>
+        <translation>竞价</translation>
+    </message>
+    <message>
+        <source>on demand</source>
+        <translation>按需</translation>
+    </message>
+    <message>
+        <source>Cheapest: &lt;b&gt;{gpu}&lt;/b&gt;, {usd} per run ({how}), {duration}.</source>
+        <translation>最便宜：&lt;b&gt;{gpu}&lt;/b&gt;，每次运行 {usd}（{how}），{duration}。</translation>
+    </message>
+    <message>
+        <source>None of the GPUs it fits on has a price.</source>
+        <translation>放得下的 GPU 都没有价格。</translation>
+    </message>
+    <message>
+        <source>Fastest within {budget}: &lt;b&gt;{gpu}&lt;/b&gt;, {duration}{cost}.</source>
+        <translation>{budget} 以内最快：&lt;b&gt;{gpu}&lt;/b&gt;，{duration}{cost}。</translation>
+    </message>
+    <message>
+        <source>Fastest: &lt;b&gt;{gpu}&lt;/b&gt;, {duration}{cost}.</source>
+        <translation>最快：&lt;b&gt;{gpu}&lt;/b&gt;，{duration}{cost}。</translation>
+    </message>
+    <message>
+        <source>No GPU runs it for {usd} or less.</source>
+        <translation>没有 GPU 能以 {usd} 或更低的成本跑完。</translation>
+    </message>
+</context>
+<context>
+    <name>GpuComparisonModel</name>
+    <message>
+        <source>Chart</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Role holding the row&apos;s catalog GPU id. Header text: units on a second line keep the numeric columns narrow (translated when shown).</extracomment>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Memory
+(GiB)</source>
+        <translation>显存
+(GiB)</translation>
+    </message>
+    <message>
+        <source>Fits at
+micro-batch</source>
+        <translation>放得下时
+微批次</translation>
+    </message>
+    <message>
+        <source>Peak
+(GiB)</source>
+        <translation>峰值
+(GiB)</translation>
+    </message>
+    <message>
+        <source>Time
+(hours)</source>
+        <translation>时间
+(小时)</translation>
+    </message>
+    <message>
+        <source>On demand
+($ per run)</source>
+        <translation>按需
+(美元/次)</translation>
+    </message>
+    <message>
+        <source>Spot
+($ per run)</source>
+        <translation>竞价
+(美元/次)</translation>
+    </message>
+    <message>
+        <source>Prices
+seen</source>
+        <translation>价格
+日期</translation>
+    </message>
+    <message>
+        <source>Tick to draw this GPU&apos;s cost over the run on the Plan tab&apos;s cost chart</source>
+        <translation>勾选后在“方案”页的成本图上画出此 GPU 的运行成本</translation>
+    </message>
+    <message>
+        <source>Rank: GPUs that fit first, cheapest per run (lower of on-demand and spot) first</source>
+        <translation>排名：放得下的 GPU 在前，每次运行最便宜的（按需和竞价中较低者）在前</translation>
+    </message>
+    <message>
+        <source>Catalog GPU; double-click to plan on it</source>
+        <translation>目录中的 GPU；双击即可用它做方案</translation>
+    </message>
+    <message>
+        <source>Memory per GPU (GiB, as nvidia-smi reports it)</source>
+        <translation>每块 GPU 的显存（GiB，按 nvidia-smi 报告）</translation>
+    </message>
+    <message>
+        <source>Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same)</source>
+        <translation>方案能否放下，以及运行时的微批次（有效批次不变）</translation>
+    </message>
+    <message>
+        <source>Peak device memory per GPU at that micro-batch (GiB)</source>
+        <translation>该微批次下每块 GPU 的峰值设备显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Wall-clock hours for one run (setup, training, evaluation, checkpoints)</source>
+        <translation>一次运行的墙钟小时数（准备、训练、评估、检查点）</translation>
+    </message>
+    <message>
+        <source>USD per completed run at the cheapest on-demand price (the plan&apos;s billing, storage and overheads)</source>
+        <translation>按最便宜的按需价格完成一次运行的美元成本（含方案的计费方式、存储和其他开销）</translation>
+    </message>
+    <message>
+        <source>USD per completed run at the cheapest spot/community price, expected interruptions included</source>
+        <translation>按最便宜的竞价/社区价格完成一次运行的美元成本，已计入预期中断</translation>
+    </message>
+    <message>
+        <source>When the prices used were seen (the older of the two; yours: the date you entered)</source>
+        <translation>所用价格的日期（取两者中较早的；你的价格：你填写的日期）</translation>
+    </message>
+    <message>
+        <source>★ cheapest</source>
+        <translation>★ 最便宜</translation>
+    </message>
+    <message>
+        <source>⚡ fastest</source>
+        <extracomment>The date cell of a price without a date (compared as text, so kept in English until shown).</extracomment>
+        <translation>⚡ 最快</translation>
+    </message>
+    <message>
+        <source>● plan</source>
+        <translation>● 方案</translation>
+    </message>
+    <message>
+        <source>✗ no</source>
+        <translation>✗ 否</translation>
+    </message>
+    <message>
+        <source>undated</source>
+        <translation>无日期</translation>
+    </message>
+    <message>
+        <source>The plan does not fit on this GPU, even at micro-batch 1</source>
+        <translation>即使微批次为 1，此方案在这块 GPU 上也放不下</translation>
+    </message>
+    <message>
+        <source>No spot price for this GPU in your price book (Prices… to add one)</source>
+        <translation>价格表中没有此 GPU 的竞价价格（可在“价格表…”中添加）</translation>
+    </message>
+    <message>
+        <source>No on-demand price for this GPU in your price book (Prices… to add one)</source>
+        <translation>价格表中没有此 GPU 的按需价格（可在“价格表…”中添加）</translation>
+    </message>
+    <message>
+        <source>billed per second</source>
+        <translation>按秒计费</translation>
+    </message>
+    <message>
+        <source>billed per minute</source>
+        <translation>按分钟计费</translation>
+    </message>
+    <message>
+        <source>billed per hour</source>
+        <translation>按小时计费</translation>
+    </message>
+    <message>
+        <source>{usd} per completed run: {provider} {kind} at {price} per GPU-hour (seen {seen}, {billed}), plus the plan&apos;s storage, egress and other costs</source>
+        <translation>完成一次运行 {usd}：{provider} {kind}，每 GPU 小时 {price}（日期 {seen}，{billed}），另加方案的存储、出站流量和其他费用</translation>
+    </message>
+    <message>
+        <source>; expected interruptions included</source>
+        <translation>；已计入预期中断</translation>
+    </message>
+    <message>
+        <source>Draw this GPU&apos;s cost over the run on the Plan tab&apos;s cost chart</source>
+        <translation>在“方案”页的成本图上画出此 GPU 的运行成本</translation>
+    </message>
+    <message>
+        <source>★ The cheapest GPU this plan fits on (lower of on-demand and spot cost per run)</source>
+        <translation>★ 此方案放得下的最便宜 GPU（按需和竞价每次成本中较低者）</translation>
+    </message>
+    <message>
+        <source>⚡ The fastest GPU that fits</source>
+        <translation>⚡ 放得下的最快 GPU</translation>
+    </message>
+    <message>
+        <source>⚡ The fastest GPU that fits and costs at most {usd} per run</source>
+        <translation>⚡ 放得下且每次运行不超过 {usd} 的最快 GPU</translation>
+    </message>
+    <message>
+        <source>● The GPU your plan uses</source>
+        <translation>● 你的方案使用的 GPU</translation>
+    </message>
+    <message>
+        <source>Double-click to plan on this GPU</source>
+        <translation>双击即可用此 GPU 做方案</translation>
+    </message>
+    <message>
+        <source>Fits at micro-batch {mb}, the largest that divides the plan&apos;s effective batch ({peak} of {memory} GiB)</source>
+        <translation>微批次 {mb} 时放得下，这是能整除方案有效批次的最大值（{peak} / {memory} GiB）</translation>
+    </message>
+    <message>
+        <source>Needs {peak} GiB at micro-batch 1; this GPU has {memory} GiB</source>
+        <translation>微批次为 1 时需要 {peak} GiB；这块 GPU 只有 {memory} GiB</translation>
+    </message>
+    <message>
+        <source>{duration} per run, without interruptions</source>
+        <translation>每次运行 {duration}，不含中断</translation>
+    </message>
+    <message>
+        <source>On demand</source>
+        <translation>按需</translation>
+    </message>
+    <message>
+        <source>Spot</source>
+        <translation>竞价</translation>
+    </message>
+    <message>
+        <source>{label}: {provider}, seen {date} ({source})</source>
+        <translation>{label}：{provider}，日期 {date}（{source}）</translation>
+    </message>
+    <message>
+        <source>✎ includes a price from your price book</source>
+        <translation>✎ 包含你价格表中的价格</translation>
+    </message>
+    <message>
+        <source>No price for this GPU</source>
+        <translation>此 GPU 没有价格</translation>
+    </message>
+</context>
+<context>
+    <name>HardwarePanel</name>
+    <message>
+        <source>Hardware &amp;&amp; pricing</source>
+        <translation>硬件与价格</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Catalog GPUs with the memory the driver reports (nvidia-smi total)</source>
+        <translation>目录中的 GPU，显存为驱动报告的值（nvidia-smi 总量）</translation>
+    </message>
+    <message>
+        <source>GPU:</source>
+        <translation>GPU：</translation>
+    </message>
+    <message>
+        <source>Price offer</source>
+        <translation>报价</translation>
+    </message>
+    <message>
+        <source>Dated prices for this GPU from your price book (Tools → Prices…), cheapest first</source>
+        <translation>价格表中此 GPU 的带日期价格（工具 → 价格表…），最便宜的在前</translation>
+    </message>
+    <message>
+        <source>Offer:</source>
+        <translation>报价：</translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <source>per GPU-hour</source>
+        <translation>/ GPU 小时</translation>
+    </message>
+    <message>
+        <source>USD per GPU per hour; typing a price makes it yours</source>
+        <translation>每 GPU 每小时的美元价格；手动输入后即成为你的价格</translation>
+    </message>
+    <message>
+        <source>Price source</source>
+        <translation>价格来源</translation>
+    </message>
+    <message>
+        <source>Billing</source>
+        <translation>计费方式</translation>
+    </message>
+    <message>
+        <source>Per second</source>
+        <translation>按秒</translation>
+    </message>
+    <message>
+        <source>Per minute</source>
+        <translation>按分钟</translation>
+    </message>
+    <message>
+        <source>Per started hour</source>
+        <translation>按小时（不足一小时按一小时计）</translation>
+    </message>
+    <message>
+        <source>How the provider rounds GPU time up</source>
+        <translation>服务商如何对 GPU 时长向上取整</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>Storage price</source>
+        <translation>存储价格</translation>
+    </message>
+    <message>
+        <source>per GB-month</source>
+        <translation>/ GB·月</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>准备时间</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>Billed GPU time before training: pulling images, downloading the model</source>
+        <translation>训练前计费的 GPU 时间：拉取镜像、下载模型</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估时间</translation>
+    </message>
+    <message>
+        <source>Data out (egress)</source>
+        <translation>出站数据量</translation>
+    </message>
+    <message>
+        <source>Egress price</source>
+        <translation>出站流量价格</translation>
+    </message>
+    <message>
+        <source>per GB</source>
+        <translation>/ GB</translation>
+    </message>
+    <message>
+        <source>Other costs</source>
+        <translation>其他费用</translation>
+    </message>
+    <message>
+        <source>Interruptions</source>
+        <translation>中断次数</translation>
+    </message>
+    <message>
+        <source>per hour</source>
+        <translation>/ 小时</translation>
+    </message>
+    <message>
+        <source>Expected preemptions per hour (spot / community hosts)</source>
+        <translation>每小时预期被抢占的次数（竞价 / 社区主机）</translation>
+    </message>
+    <message>
+        <source>Checkpoint every</source>
+        <translation>检查点间隔</translation>
+    </message>
+    <message>
+        <source>Work since the last checkpoint is lost on an interruption</source>
+        <translation>中断时会丢失上一个检查点之后的工作</translation>
+    </message>
+    <message>
+        <source>Custom: {name}  ·  {memory} GiB</source>
+        <translation>自定义：{name}  ·  {memory} GiB</translation>
+    </message>
+    <message>
+        <source>Your own price</source>
+        <translation>你自己的价格</translation>
+    </message>
+    <message>
+        <source>{provider} · {kind} · ${price}/h</source>
+        <translation>{provider} · {kind} · ${price}/小时</translation>
+    </message>
+    <message>
+        <source>Your price</source>
+        <translation>你的价格</translation>
+    </message>
+    <message>
+        <source>, seen {date}</source>
+        <translation>，日期 {date}</translation>
+    </message>
+</context>
+<context>
+    <name>Language</name>
+    <message>
+        <source>&amp;System language</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The choices of View → Language, as stored: follow the system, or one of the shipped languages. Translators this module installed (removed again by the next install or remove_translators).</extracomment>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Tuneplan will use {language} the next time it starts.</source>
+        <translation>Tuneplan 下次启动时将使用{language}。</translation>
+    </message>
+    <message>
+        <source>Restart now? Unsaved changes are asked about first.</source>
+        <translation>现在重启吗？如有未保存的修改，会先询问你。</translation>
+    </message>
+    <message>
+        <source>Restart now</source>
+        <translation>立即重启</translation>
+    </message>
+    <message>
+        <source>Later</source>
+        <translation>稍后</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Applies the next time Tuneplan starts</source>
+        <translation>Tuneplan 下次启动时生效</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryController</name>
+    <message>
+        <source>Scenario name:</source>
+        <translation>方案名称：</translation>
+    </message>
+    <message>
+        <source>Plan changed elsewhere</source>
+        <translation>方案已在别处被修改</translation>
+    </message>
+    <message>
+        <source>“{name}” was changed by another Tuneplan window or program after you opened it.</source>
+        <translation>在你打开“{name}”之后，它被另一个 Tuneplan 窗口或程序修改了。</translation>
+    </message>
+    <message>
+        <source>Overwrite it with your version (their changes are lost), save your version as a copy (both are kept), or cancel and keep editing.</source>
+        <translation>用你的版本覆盖（对方的修改会丢失）、将你的版本另存为副本（两者都保留），或者取消并继续编辑。</translation>
+    </message>
+    <message>
+        <source>Overwrite</source>
+        <translation>覆盖</translation>
+    </message>
+    <message>
+        <source>Save as copy</source>
+        <translation>另存为副本</translation>
+    </message>
+    <message>
+        <source>Restore unsaved plan?</source>
+        <translation>恢复未保存的方案？</translation>
+    </message>
+    <message>
+        <source>Tuneplan did not close normally last time. Your unsaved plan “{name}” was kept automatically ({when}).
+
+Restore it?</source>
+        <translation>Tuneplan 上次没有正常关闭。你未保存的方案“{name}”已自动保留（{when}）。
+
+要恢复吗？</translation>
+    </message>
+    <message>
+        <source>Import scenarios</source>
+        <translation>导入方案</translation>
+    </message>
+    <message>
+        <source>Tuneplan scenarios (*.json);;All files (*)</source>
+        <translation>Tuneplan 方案 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Export scenarios</source>
+        <translation>导出方案</translation>
+    </message>
+    <message>
+        <source>Tuneplan scenarios (*.json)</source>
+        <translation>Tuneplan 方案 (*.json)</translation>
+    </message>
+    <message>
+        <source>Cannot open plan</source>
+        <translation>无法打开方案</translation>
+    </message>
+    <message>
+        <source>{error}. Nothing was deleted.</source>
+        <translation>{error}。没有删除任何内容。</translation>
+    </message>
+    <message>
+        <source>Plan from a newer Tuneplan</source>
+        <translation>方案来自更新版本的 Tuneplan</translation>
+    </message>
+    <message>
+        <source>{error}. The file was left as it is.</source>
+        <translation>{error}。文件保持原样。</translation>
+    </message>
+    <message>
+        <source>Opened “{name}”</source>
+        <translation>已打开“{name}”</translation>
+    </message>
+    <message>
+        <source>Save plan as</source>
+        <translation>方案另存为</translation>
+    </message>
+    <message>
+        <source>Not saved — the file on disk was left as the other window saved it</source>
+        <translation>未保存——磁盘上的文件保持为另一个窗口保存的内容</translation>
+    </message>
+    <message>
+        <source>Cannot save plan</source>
+        <translation>无法保存方案</translation>
+    </message>
+    <message>
+        <source>{error}
+
+Your plan is still open here, unsaved.</source>
+        <translation>{error}
+
+你的方案仍在此处打开，尚未保存。</translation>
+    </message>
+    <message>
+        <source>{error}.
+
+Your plan is still open here with all its changes, not yet saved. Free some disk space or check the folder&apos;s permissions, then save again, or use Export… to save it somewhere else.</source>
+        <translation>{error}。
+
+你的方案及其所有修改仍在此处打开，尚未保存。请释放一些磁盘空间或检查文件夹权限后再保存，或者用“导出…”保存到其他位置。</translation>
+    </message>
+    <message>
+        <source>Saved “{name}” in the library</source>
+        <translation>已将“{name}”保存到方案库</translation>
+    </message>
+    <message>
+        <source>Rename scenario</source>
+        <translation>重命名方案</translation>
+    </message>
+    <message>
+        <source>Cannot rename scenario</source>
+        <translation>无法重命名方案</translation>
+    </message>
+    <message>
+        <source>Renamed to “{name}”</source>
+        <translation>已重命名为“{name}”</translation>
+    </message>
+    <message>
+        <source>Cannot duplicate scenario</source>
+        <translation>无法复制方案</translation>
+    </message>
+    <message>
+        <source>Duplicated as {name}</source>
+        <translation>已复制为 {name}</translation>
+    </message>
+    <message>
+        <source>Cannot delete scenario</source>
+        <translation>无法删除方案</translation>
+    </message>
+    <message>
+        <source>Moved to the trash — open Trash to restore it</source>
+        <translation>已移到回收站——打开回收站可以恢复</translation>
+    </message>
+    <message>
+        <source>Cannot restore scenario</source>
+        <translation>无法恢复方案</translation>
+    </message>
+    <message>
+        <source>Restored {name}</source>
+        <translation>已恢复 {name}</translation>
+    </message>
+    <message>
+        <source>Empty the trash?</source>
+        <translation>清空回收站？</translation>
+    </message>
+    <message>
+        <source>Delete 1 scenario in the trash for good? This cannot be undone.</source>
+        <translation>永久删除回收站中的 1 个方案？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Delete {n} scenarios in the trash for good? This cannot be undone.</source>
+        <translation>永久删除回收站中的 {n} 个方案？此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Deleted 1 scenario for good</source>
+        <translation>已永久删除 1 个方案</translation>
+    </message>
+    <message>
+        <source>Deleted {n} scenarios for good</source>
+        <translation>已永久删除 {n} 个方案</translation>
+    </message>
+    <message>
+        <source>Cannot import</source>
+        <translation>无法导入</translation>
+    </message>
+    <message>
+        <source>{error}. Nothing was imported.</source>
+        <translation>{error}。没有导入任何内容。</translation>
+    </message>
+    <message>
+        <source>Imported 1 scenario</source>
+        <translation>已导入 1 个方案</translation>
+    </message>
+    <message>
+        <source>Imported {n} scenarios</source>
+        <translation>已导入 {n} 个方案</translation>
+    </message>
+    <message>
+        <source>Cannot export</source>
+        <translation>无法导出</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Autosave failed: {error}</source>
+        <translation>自动保存失败：{error}</translation>
+    </message>
+    <message>
+        <source>Cannot restore the unsaved plan</source>
+        <translation>无法恢复未保存的方案</translation>
+    </message>
+    <message>
+        <source>Discarded the unsaved plan from last time</source>
+        <translation>已丢弃上次未保存的方案</translation>
+    </message>
+    <message>
+        <source>Restored “{name}” — not saved yet</source>
+        <translation>已恢复“{name}”——尚未保存</translation>
+    </message>
+</context>
+<context>
+    <name>LibraryPanel</name>
+    <message>
+        <source>just now</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>刚刚</translation>
+    </message>
+    <message>
+        <source>{n} min ago</source>
+        <translation>{n} 分钟前</translation>
+    </message>
+    <message>
+        <source>{n} h ago</source>
+        <translation>{n} 小时前</translation>
+    </message>
+    <message>
+        <source>Scenario library</source>
+        <translation>方案库</translation>
+    </message>
+    <message>
+        <source>Search name, model, GPU…</source>
+        <translation>搜索名称、模型、GPU…</translation>
+    </message>
+    <message>
+        <source>Search scenarios</source>
+        <translation>搜索方案</translation>
+    </message>
+    <message>
+        <source>Saved scenarios</source>
+        <translation>已保存的方案</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Save As…</source>
+        <translation>另存为…</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Trash</source>
+        <translation>回收站</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Open the selected scenario in the plan</source>
+        <translation>在方案中打开所选方案</translation>
+    </message>
+    <message>
+        <source>Start a new plan</source>
+        <translation>新建一个方案</translation>
+    </message>
+    <message>
+        <source>Save the plan in the library</source>
+        <translation>将方案保存到方案库</translation>
+    </message>
+    <message>
+        <source>Save the plan as a new scenario under another name</source>
+        <translation>用另一个名称将方案另存为新方案</translation>
+    </message>
+    <message>
+        <source>Rename the selected scenario (F2)</source>
+        <translation>重命名所选方案（F2）</translation>
+    </message>
+    <message>
+        <source>Copy the selected scenario</source>
+        <translation>复制所选方案</translation>
+    </message>
+    <message>
+        <source>Move the selected scenarios to the trash (Delete); restore them from Trash</source>
+        <translation>将所选方案移到回收站（Delete 键）；可从回收站恢复</translation>
+    </message>
+    <message>
+        <source>Deleted scenarios: restore or delete for good</source>
+        <translation>已删除的方案：恢复或永久删除</translation>
+    </message>
+    <message>
+        <source>Add scenarios from a JSON file a colleague shared</source>
+        <translation>从同事分享的 JSON 文件添加方案</translation>
+    </message>
+    <message>
+        <source>Write the selected scenarios (or the open plan) to a JSON file to share</source>
+        <translation>将所选方案（或当前打开的方案）写入 JSON 文件以便分享</translation>
+    </message>
+    <message>
+        <source>‹ Scenarios</source>
+        <translation>‹ 方案</translation>
+    </message>
+    <message>
+        <source>Back to your saved scenarios</source>
+        <translation>返回已保存的方案</translation>
+    </message>
+    <message>
+        <source>Deleted scenarios stay here until you empty the trash.</source>
+        <translation>已删除的方案会保留在这里，直到你清空回收站。</translation>
+    </message>
+    <message>
+        <source>Deleted scenarios</source>
+        <translation>已删除的方案</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Put the selected scenarios back in the library</source>
+        <translation>将所选方案放回方案库</translation>
+    </message>
+    <message>
+        <source>Empty trash…</source>
+        <translation>清空回收站…</translation>
+    </message>
+    <message>
+        <source>Delete everything in the trash for good (asks first)</source>
+        <translation>永久删除回收站中的全部内容（会先询问）</translation>
+    </message>
+    <message>
+        <source>Cannot read the library: {error}</source>
+        <translation>无法读取方案库：{error}</translation>
+    </message>
+    <message>
+        <source>Saved {when}</source>
+        <translation>保存于 {when}</translation>
+    </message>
+    <message>
+        <source>Opening it moves it to the quarantine folder.</source>
+        <translation>打开它会将其移到隔离文件夹。</translation>
+    </message>
+    <message>
+        <source>No scenario matches “{text}”.</source>
+        <translation>没有与“{text}”匹配的方案。</translation>
+    </message>
+    <message>
+        <source>No saved scenarios yet. Save your plan to keep it here.</source>
+        <translation>还没有已保存的方案。保存你的方案后会显示在这里。</translation>
+    </message>
+    <message>
+        <source>{n} of {total} scenarios</source>
+        <translation>{total} 个方案中的 {n} 个</translation>
+    </message>
+    <message>
+        <source>1 scenario</source>
+        <translation>1 个方案</translation>
+    </message>
+    <message>
+        <source>{n} scenarios</source>
+        <translation>{n} 个方案</translation>
+    </message>
+    <message>
+        <source>deleted {when}</source>
+        <translation>删除于 {when}</translation>
+    </message>
+    <message>
+        <source>Was {path}</source>
+        <translation>原位置 {path}</translation>
+    </message>
+    <message>
+        <source>Trash ({n})</source>
+        <translation>回收站（{n}）</translation>
+    </message>
+    <message>
+        <source>open, unsaved · </source>
+        <translation>已打开，未保存 · </translation>
+    </message>
+    <message>
+        <source>open · </source>
+        <translation>已打开 · </translation>
+    </message>
+    <message>
+        <source>Scenarios</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>No recent plans</source>
+        <translation>没有最近的方案</translation>
+    </message>
+    <message>
+        <source>Scenario &amp;library</source>
+        <translation>方案库(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Import scenarios…</source>
+        <translation>导入方案(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>E&amp;xport scenarios…</source>
+        <translation>导出方案(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>Show or hide your saved scenarios (Ctrl+L)</source>
+        <translation>显示或隐藏已保存的方案（Ctrl+L）</translation>
+    </message>
+</context>
+<context>
+    <name>Limits</name>
+    <message>
+        <source>Your {gpu}</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The largest micro-batch searched (core.advice.max_micro_batch&apos;s default upper bound). Sequence-length schema limit (TrainingSetup.seq_len).</extracomment>
+        <translation>你的 {gpu}</translation>
+    </message>
+    <message>
+        <source>Memory against sequence length chart</source>
+        <translation>显存随序列长度变化图</translation>
+    </message>
+    <message>
+        <source>Sequence length (tokens, log scale)</source>
+        <translation>序列长度（token，对数刻度）</translation>
+    </message>
+    <message>
+        <source>Peak device memory per GPU (GiB)</source>
+        <translation>每块 GPU 的峰值设备显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Device total</source>
+        <translation>设备总量</translation>
+    </message>
+    <message>
+        <source>now {tokens}: {gib} GiB</source>
+        <translation>当前 {tokens}：{gib} GiB</translation>
+    </message>
+    <message>
+        <source>model max {tokens}</source>
+        <translation>模型上限 {tokens}</translation>
+    </message>
+    <message>
+        <source>limit {tokens}</source>
+        <translation>极限 {tokens}</translation>
+    </message>
+    <message>
+        <source>Limits</source>
+        <translation>极限</translation>
+    </message>
+    <message>
+        <source>How far this plan can go before it runs out of memory. “Fits” means what the verdict means: the limit fits, one more does not.</source>
+        <translation>此方案在显存耗尽前最多能到多大。“放得下”与结论含义相同：极限值放得下，再多一个就放不下。</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Largest micro-batch</source>
+        <translation>最大微批次</translation>
+    </message>
+    <message>
+        <source>Longest sequence</source>
+        <translation>最长序列</translation>
+    </message>
+    <message>
+        <source>Use</source>
+        <translation>使用</translation>
+    </message>
+    <message>
+        <source>Use the largest micro-batch</source>
+        <translation>使用最大微批次</translation>
+    </message>
+    <message>
+        <source>Use the longest sequence</source>
+        <translation>使用最长序列</translation>
+    </message>
+    <message>
+        <source>Largest micro-batch on your GPU</source>
+        <translation>你的 GPU 上的最大微批次</translation>
+    </message>
+    <message>
+        <source>Longest sequence on your GPU</source>
+        <translation>你的 GPU 上的最长序列</translation>
+    </message>
+    <message>
+        <source>Peak device memory against sequence length, at micro-batch {mb}</source>
+        <translation>峰值设备显存随序列长度的变化，微批次为 {mb}</translation>
+    </message>
+    <message>
+        <source>Set the micro-batch to {n}</source>
+        <translation>将微批次设为 {n}</translation>
+    </message>
+    <message>
+        <source>Set the sequence length to {n} tokens</source>
+        <translation>将序列长度设为 {n} 个 token</translation>
+    </message>
+    <message>
+        <source>Peak device memory against sequence length, at micro-batch {mb} (hover the markers for values)</source>
+        <translation>峰值设备显存随序列长度的变化，微批次为 {mb}（鼠标悬停在标记上可查看数值）</translation>
+    </message>
+    <message>
+        <source>This plan: {tokens} tokens, {gib} GiB</source>
+        <translation>本方案：{tokens} 个 token，{gib} GiB</translation>
+    </message>
+    <message>
+        <source>not even 1 sequence of {seq} tokens</source>
+        <translation>连 1 条 {seq} token 的序列都放不下</translation>
+    </message>
+    <message>
+        <source>sequence of {seq} tokens (now {now})</source>
+        <translation>条 {seq} token 的序列（当前 {now}）</translation>
+    </message>
+    <message>
+        <source>sequences of {seq} tokens (now {now})</source>
+        <translation>条 {seq} token 的序列（当前 {now}）</translation>
+    </message>
+    <message>
+        <source>Not even 1 token fits: the weights and states alone exceed the GPU</source>
+        <translation>连 1 个 token 都放不下：仅权重和状态就超出了 GPU 显存</translation>
+    </message>
+    <message>
+        <source>{n} tokens: the model&apos;s maximum; memory would allow more</source>
+        <translation>{n} 个 token：已达模型上限；显存还能容纳更多</translation>
+    </message>
+    <message>
+        <source>{n} tokens fit; {m} do not</source>
+        <translation>{n} 个 token 放得下；{m} 个放不下</translation>
+    </message>
+    <message>
+        <source>not even 1 token: the weights and states alone exceed it. See the advice in the Plan tab</source>
+        <translation>连 1 个 token 都放不下：仅权重和状态就超出了显存。请查看“方案”页中的建议</translation>
+    </message>
+    <message>
+        <source>the model&apos;s maximum</source>
+        <translation>模型上限</translation>
+    </message>
+    <message>
+        <source>at micro-batch {mb}</source>
+        <translation>微批次为 {mb} 时</translation>
+    </message>
+    <message>
+        <source>tokens ({note}; now {now})</source>
+        <translation>个 token（{note}；当前 {now}）</translation>
+    </message>
+    <message>
+        <source>The largest micro-batch and the longest sequence that fit</source>
+        <translation>放得下的最大微批次和最长序列</translation>
+    </message>
+</context>
+<context>
+    <name>LocalGpuController</name>
+    <message>
+        <source>Your {name}</source>
+        <translation>你的 {name}</translation>
+    </message>
+    <message>
+        <source>your {name}</source>
+        <translation>你的 {name}</translation>
+    </message>
+</context>
+<context>
+    <name>LocalGpuPanel</name>
+    <message>
+        <source>Your GPUs</source>
+        <translation>你的 GPU</translation>
+    </message>
+    <message>
+        <source>Local GPUs</source>
+        <translation>本机 GPU</translation>
+    </message>
+    <message>
+        <source>Settings problem</source>
+        <translation>设置问题</translation>
+    </message>
+    <message>
+        <source>Enter a card by hand…</source>
+        <translation>手动填写显卡…</translation>
+    </message>
+    <message>
+        <source>Enter a card by hand</source>
+        <translation>手动填写显卡</translation>
+    </message>
+    <message>
+        <source>For GPUs the NVIDIA driver can&apos;t report: Apple, AMD, a remote machine</source>
+        <translation>适用于 NVIDIA 驱动无法报告的 GPU：Apple、AMD、远程机器</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Refresh local GPUs</source>
+        <translation>刷新本机 GPU</translation>
+    </message>
+    <message>
+        <source>Ask the NVIDIA driver again (free memory changes as programs run)</source>
+        <translation>重新询问 NVIDIA 驱动（空闲显存会随程序运行而变化）</translation>
+    </message>
+    <message>
+        <source>Copy from catalog card</source>
+        <translation>从目录中的显卡复制</translation>
+    </message>
+    <message>
+        <source>Start from a catalog card: its memory and throughput fill the fields</source>
+        <translation>从目录中的显卡开始：用它的显存和算力填写各字段</translation>
+    </message>
+    <message>
+        <source>(none — type it in)</source>
+        <translation>（无——手动输入）</translation>
+    </message>
+    <message>
+        <source>Copy from:</source>
+        <translation>复制自：</translation>
+    </message>
+    <message>
+        <source>e.g. Apple M3 Max, Radeon RX 7900 XTX</source>
+        <translation>例如 Apple M3 Max、Radeon RX 7900 XTX</translation>
+    </message>
+    <message>
+        <source>Card name</source>
+        <translation>显卡名称</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Card memory in GiB</source>
+        <translation>显卡显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Memory a training job can fill (on Apple silicon: what the GPU may use of the unified memory)</source>
+        <translation>训练任务能用满的显存（Apple 芯片：GPU 可使用的统一内存部分）</translation>
+    </message>
+    <message>
+        <source>Memory:</source>
+        <translation>显存：</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Dense BF16 TFLOPS (optional)</source>
+        <translation>稠密 BF16 TFLOPS（可选）</translation>
+    </message>
+    <message>
+        <source>Optional: dense BF16 tensor throughput (no sparsity); needed to plan time on a card not in the catalog</source>
+        <translation>可选：稠密 BF16 张量算力（不含稀疏）；要在目录外的显卡上估算时间时需要</translation>
+    </message>
+    <message>
+        <source>BF16 (dense):</source>
+        <translation>BF16（稠密）：</translation>
+    </message>
+    <message>
+        <source>Also list it next to detected GPUs</source>
+        <translation>同时列在检测到的 GPU 旁边</translation>
+    </message>
+    <message>
+        <source>List the hand-entered card next to detected GPUs</source>
+        <translation>把手动填写的显卡列在检测到的 GPU 旁边</translation>
+    </message>
+    <message>
+        <source>Save card</source>
+        <translation>保存显卡</translation>
+    </message>
+    <message>
+        <source>Save the hand-entered card</source>
+        <translation>保存手动填写的显卡</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Remove the hand-entered card</source>
+        <translation>移除手动填写的显卡</translation>
+    </message>
+    <message>
+        <source>Hand-entered card error</source>
+        <translation>手动填写的显卡有误</translation>
+    </message>
+    <message>
+        <source>Hide hand entry</source>
+        <translation>隐藏手动填写</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>is needed</source>
+        <translation>为必填项</translation>
+    </message>
+    <message>
+        <source>must be more than 0</source>
+        <translation>必须大于 0</translation>
+    </message>
+    <message>
+        <source>Not saved — {field} {why}</source>
+        <translation>未保存——{field}{why}</translation>
+    </message>
+    <message>
+        <source>{error} It is used until you close Tuneplan.</source>
+        <translation>{error} 在你关闭 Tuneplan 之前仍会使用它。</translation>
+    </message>
+    <message>
+        <source> — tick the ones that count</source>
+        <translation>——勾选要计入的显卡</translation>
+    </message>
+</context>
+<context>
+    <name>LocalGpus</name>
+    <message>
+        <source>Reading GPUs…</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>正在读取 GPU…</translation>
+    </message>
+    <message>
+        <source> by 1 process</source>
+        <translation>（1 个进程）</translation>
+    </message>
+    <message>
+        <source> by {n} processes</source>
+        <translation>（{n} 个进程）</translation>
+    </message>
+    <message>
+        <source>your {name} (the smallest of your {count} selected GPUs, {size})</source>
+        <translation>你的 {name}（所选 {count} 块 GPU 中最小的一块，{size}）</translation>
+    </message>
+    <message>
+        <source>your {name}</source>
+        <translation>你的 {name}</translation>
+    </message>
+    <message>
+        <source>fits on {where} with {spare} GiB spare</source>
+        <translation>在{where} 上放得下，剩余 {spare} GiB</translation>
+    </message>
+    <message>
+        <source> on the {name}</source>
+        <translation>（在 {name} 上）</translation>
+    </message>
+    <message>
+        <source>; not with what is free now — {in_use} GiB in use{by}{on}</source>
+        <translation>；但按当前空闲显存放不下——已占用 {in_use} GiB{by}{on}</translation>
+    </message>
+    <message>
+        <source>, also with what is free now ({free} GiB)</source>
+        <translation>，按当前空闲显存（{free} GiB）也放得下</translation>
+    </message>
+    <message>
+        <source> ({size})</source>
+        <translation>（{size}）</translation>
+    </message>
+    <message>
+        <source>does not fit on {where}{at}: short by {short} GiB</source>
+        <translation>在{where}{at}上放不下：还差 {short} GiB</translation>
+    </message>
+    <message>
+        <source>largest micro-batch that would fit: {n}</source>
+        <translation>能放下的最大微批次：{n}</translation>
+    </message>
+    <message>
+        <source>longest sequence: {n} tokens</source>
+        <translation>最长序列：{n} 个 token</translation>
+    </message>
+    <message>
+        <source>no sequence length fits at this micro-batch</source>
+        <translation>在此微批次下任何序列长度都放不下</translation>
+    </message>
+    <message>
+        <source> — </source>
+        <translation>——</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source> · the plan needs {n} GPUs, {count} selected</source>
+        <translation> · 方案需要 {n} 块 GPU，已选 {count} 块</translation>
+    </message>
+    <message>
+        <source> · the {name} has no BF16: train in FP16</source>
+        <translation> · {name} 不支持 BF16：请用 FP16 训练</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>{n} BF16 TFLOPS</source>
+        <translation>{n} BF16 TFLOPS</translation>
+    </message>
+    <message>
+        <source>BF16 TFLOPS unknown</source>
+        <translation>BF16 TFLOPS 未知</translation>
+    </message>
+    <message>
+        <source> · copied from {name}</source>
+        <translation> · 复制自 {name}</translation>
+    </message>
+    <message>
+        <source>{n} GiB total · {tflops}{source}</source>
+        <translation>共 {n} GiB · {tflops}{source}</translation>
+    </message>
+    <message>
+        <source>{n} GiB total</source>
+        <translation>共 {n} GiB</translation>
+    </message>
+    <message>
+        <source>memory unknown</source>
+        <translation>显存未知</translation>
+    </message>
+    <message>
+        <source>{n} GiB free now</source>
+        <translation>当前空闲 {n} GiB</translation>
+    </message>
+    <message>
+        <source>used{by}</source>
+        <translation>已被占用{by}</translation>
+    </message>
+    <message>
+        <source>CUDA {version} (driver max)</source>
+        <translation>CUDA {version}（驱动支持的最高版本）</translation>
+    </message>
+    <message>
+        <source>not in the catalog</source>
+        <translation>不在目录中</translation>
+    </message>
+    <message>
+        <source>Driver {driver} · {cuda} · BF16 {bf16} · catalog: {match}</source>
+        <translation>驱动 {driver} · {cuda} · BF16 {bf16} · 目录：{match}</translation>
+    </message>
+    <message>
+        <source>memory not reported</source>
+        <translation>未报告显存</translation>
+    </message>
+    <message>
+        <source>(name not readable)</source>
+        <translation>（无法读取名称）</translation>
+    </message>
+    <message>
+        <source>{name} — pid {pid}, {used}</source>
+        <translation>{name}——pid {pid}，{used}</translation>
+    </message>
+    <message>
+        <source>Processes on this GPU:</source>
+        <translation>此 GPU 上的进程：</translation>
+    </message>
+</context>
+<context>
+    <name>LocalVerdictView</name>
+    <message>
+        <source>Your GPU verdict</source>
+        <translation>你的 GPU 结论</translation>
+    </message>
+    <message>
+        <source>Your GPU</source>
+        <translation>你的 GPU</translation>
+    </message>
+    <message>
+        <source>Your GPU verdict text</source>
+        <translation>你的 GPU 结论文字</translation>
+    </message>
+    <message>
+        <source>Use this card for the plan</source>
+        <translation>用这块显卡做方案</translation>
+    </message>
+    <message>
+        <source>No card counts — tick one under “Your GPUs”.</source>
+        <translation>没有计入任何显卡——请在“你的 GPU”中勾选一块。</translation>
+    </message>
+    <message>
+        <source>No local GPU to compare with — enter your card by hand under “Your GPUs”.</source>
+        <translation>没有可对比的本机 GPU——请在“你的 GPU”中手动填写显卡。</translation>
+    </message>
+    <message>
+        <source>Plan on the {name} with its {memory} GiB</source>
+        <translation>用 {name}（{memory} GiB）做方案</translation>
+    </message>
+    <message>
+        <source>Not in the catalog and no BF16 TFLOPS known: enter the card by hand with its TFLOPS to time the plan on it</source>
+        <translation>不在目录中且 BF16 TFLOPS 未知：请手动填写显卡及其 TFLOPS，才能在它上面估算时间</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Export chart (PNG/SVG)</source>
+        <translation>导出图表 (PNG/SVG)(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Tuneplan chart</source>
+        <translation>Tuneplan 图表</translation>
+    </message>
+    <message>
+        <source>cannot write the SVG file</source>
+        <translation>无法写入 SVG 文件</translation>
+    </message>
+    <message>
+        <source>the SVG file was not written</source>
+        <translation>SVG 文件未能写入</translation>
+    </message>
+    <message>
+        <source>Plan settings</source>
+        <translation>方案设置</translation>
+    </message>
+    <message>
+        <source>Peak GPU memory</source>
+        <translation>峰值显存</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>成本</translation>
+    </message>
+    <message>
+        <source>Device total per GPU, as nvidia-smi shows it: PyTorch&apos;s reserved memory plus the CUDA context, cuBLAS workspace and memory outside PyTorch&apos;s allocator. This is what runs out.</source>
+        <translation>每块 GPU 的设备显存总量，即 nvidia-smi 显示的值：PyTorch 已保留的显存，加上 CUDA 上下文、cuBLAS 工作区和 PyTorch 分配器之外的显存。真正会被耗尽的就是它。</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>Memory per GPU at the step&apos;s peak — hover a segment for its formula</source>
+        <translation>训练步峰值时每块 GPU 的显存——鼠标悬停在分段上可查看公式</translation>
+    </message>
+    <message>
+        <source>Cost over the run</source>
+        <translation>整次运行的成本</translation>
+    </message>
+    <message>
+        <source>Estimate</source>
+        <translation>估算</translation>
+    </message>
+    <message>
+        <source>Views</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>&amp;New</source>
+        <translation>新建(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;memory chart…</source>
+        <translation>导出显存图(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;cost chart…</source>
+        <translation>导出成本图(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>of {capacity} on {gpu} · device total (nvidia-smi)</source>
+        <translation>{gpu} 共 {capacity} · 设备总量（nvidia-smi）</translation>
+    </message>
+    <message>
+        <source>likely {low}–{high}</source>
+        <translation>可能为 {low}–{high}</translation>
+    </message>
+    <message>
+        <source> · tight: the upper bound does not fit</source>
+        <translation> · 偏紧：上限放不下</translation>
+    </message>
+    <message>
+        <source>{steps} steps · {tps} tok/s per GPU</source>
+        <translation>{steps} 步 · 每 GPU {tps} token/秒</translation>
+    </message>
+    <message>
+        <source>pessimistic {usd} · {hours} billed h</source>
+        <translation>悲观 {usd} · 计费 {hours} 小时</translation>
+    </message>
+    <message>
+        <source> · interruptions {usd}</source>
+        <translation> · 中断 {usd}</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>token 数</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens in total (all epochs, padding included)</source>
+        <translation>共 {tokens} 个 token（所有轮次，含填充）</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>{tps} tokens/s per GPU × {n} · MFU {mfu}% · {bound}</source>
+        <translation>每 GPU {tps} token/秒 × {n} · MFU {mfu}% · {bound}</translation>
+    </message>
+    <message>
+        <source>Steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>{steps} optimizer steps · {phases}</source>
+        <translation>{steps} 个优化器步 · {phases}</translation>
+    </message>
+    <message>
+        <source>Billed</source>
+        <translation>计费</translation>
+    </message>
+    <message>
+        <source>{hours} h × {n} GPU × {price}/GPU-hour = {usd}</source>
+        <translation>{hours} 小时 × {n} 块 GPU × {price}/GPU 小时 = {usd}</translation>
+    </message>
+    <message>
+        <source>Breakdown</source>
+        <translation>明细</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>{total} B total · {trainable} M trainable ({share}%)</source>
+        <translation>共 {total} B · 可训练 {trainable} M（{share}%）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Not applied — {label} {message}</source>
+        <translation>未应用——{label}{message}</translation>
+    </message>
+    <message>
+        <source>Not applied — {message}</source>
+        <translation>未应用——{message}</translation>
+    </message>
+    <message>
+        <source>Cannot use this plan</source>
+        <translation>无法使用此方案</translation>
+    </message>
+    <message>
+        <source>Open plan</source>
+        <translation>打开方案</translation>
+    </message>
+    <message>
+        <source>Tuneplan plans (*.json);;All files (*)</source>
+        <translation>Tuneplan 方案 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save plan</source>
+        <translation>保存方案</translation>
+    </message>
+    <message>
+        <source>Tuneplan plans (*.json)</source>
+        <translation>Tuneplan 方案 (*.json)</translation>
+    </message>
+    <message>
+        <source>Export memory chart</source>
+        <translation>导出显存图</translation>
+    </message>
+    <message>
+        <source>Export cost chart</source>
+        <translation>导出成本图</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg)</source>
+        <translation>PNG 图片 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的修改</translation>
+    </message>
+    <message>
+        <source>Save the changes to “{name}”?</source>
+        <translation>保存对“{name}”的修改吗？</translation>
+    </message>
+    <message>
+        <source>Cannot open plan</source>
+        <translation>无法打开方案</translation>
+    </message>
+    <message>
+        <source>Opened {path}</source>
+        <translation>已打开 {path}</translation>
+    </message>
+    <message>
+        <source>Cannot save plan</source>
+        <translation>无法保存方案</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
+        <source>Cannot export chart</source>
+        <translation>无法导出图表</translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation>已导出 {path}</translation>
+    </message>
+    <message>
+        <source>GPU detection failed: {error}</source>
+        <translation>GPU 检测失败：{error}</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+</context>
+<context>
+    <name>Memory</name>
+    <message>
+        <source>Weights</source>
+        <extracomment>Memory components by ledger key (``MemoryComponent.key``).</extracomment>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>LoRA adapters</source>
+        <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>Gradients</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <source>Logits &amp; loss</source>
+        <translation>Logits 与损失</translation>
+    </message>
+    <message>
+        <source>Temporaries</source>
+        <translation>临时缓冲</translation>
+    </message>
+    <message>
+        <source>Allocator overhead</source>
+        <translation>分配器开销</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>fits, {spare} spare</source>
+        <translation>放得下，剩余 {spare}</translation>
+    </message>
+    <message>
+        <source>short by {short}</source>
+        <translation>放不下，还差 {short}</translation>
+    </message>
+</context>
+<context>
+    <name>MethodPanel</name>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Full fine-tuning</source>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>QLoRA (4-bit NF4 base)</source>
+        <translation>QLoRA（4 位 NF4 基座）</translation>
+    </message>
+    <message>
+        <source>Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base</source>
+        <translation>全量：训练所有权重。LoRA：在冻结的基座上训练小型适配器。QLoRA：在 4 位量化基座上做 LoRA</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>BF16 mixed precision</source>
+        <translation>BF16 混合精度</translation>
+    </message>
+    <message>
+        <source>FP16 mixed precision</source>
+        <translation>FP16 混合精度</translation>
+    </message>
+    <message>
+        <source>FP32 master weights</source>
+        <translation>FP32 主权重</translation>
+    </message>
+    <message>
+        <source>Keep an FP32 copy of the weights for the optimizer (classic mixed precision)</source>
+        <translation>为优化器保留一份 FP32 权重副本（经典混合精度）</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Optimizer step in backward</source>
+        <translation>在反向传播中执行优化器步进</translation>
+    </message>
+    <message>
+        <source>Apply each gradient as soon as it is computed, so gradients are never all held at once</source>
+        <translation>每个梯度一算出就立即应用，梯度不会同时全部驻留显存</translation>
+    </message>
+    <message>
+        <source>LoRA rank r</source>
+        <translation>LoRA 秩 r</translation>
+    </message>
+    <message>
+        <source>Adapter rank; adapter size grows linearly with r</source>
+        <translation>适配器的秩；适配器大小随 r 线性增长</translation>
+    </message>
+    <message>
+        <source>LoRA alpha</source>
+        <translation>LoRA alpha</translation>
+    </message>
+    <message>
+        <source>Scaling of the adapter output (alpha / r); no effect on memory</source>
+        <translation>适配器输出的缩放系数（alpha / r）；不影响显存</translation>
+    </message>
+    <message>
+        <source>LoRA dropout</source>
+        <translation>LoRA dropout</translation>
+    </message>
+    <message>
+        <source>Dropout probability on the adapter input</source>
+        <translation>适配器输入上的 dropout 概率</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 目标模块</translation>
+    </message>
+    <message>
+        <source>q and v projections</source>
+        <translation>q、v 投影</translation>
+    </message>
+    <message>
+        <source>q, k, v, o projections</source>
+        <translation>q、k、v、o 投影</translation>
+    </message>
+    <message>
+        <source>All linear layers</source>
+        <translation>全部线性层</translation>
+    </message>
+    <message>
+        <source>Train embeddings and LM head too</source>
+        <translation>同时训练嵌入层和 LM head</translation>
+    </message>
+    <message>
+        <source>Needed when adding tokens; costs gradients and optimizer states for the embeddings</source>
+        <translation>添加新 token 时需要；会为嵌入层增加梯度和优化器状态</translation>
+    </message>
+    <message>
+        <source>NF4 double quantization</source>
+        <translation>NF4 双重量化</translation>
+    </message>
+    <message>
+        <source>Quantise the quantisation constants too (saves ~0.37 bit per weight)</source>
+        <translation>对量化常数再做一次量化（每个权重约节省 0.37 位）</translation>
+    </message>
+    <message>
+        <source>Only for LoRA and QLoRA</source>
+        <translation>仅适用于 LoRA 和 QLoRA</translation>
+    </message>
+    <message>
+        <source>Only for QLoRA</source>
+        <translation>仅适用于 QLoRA</translation>
+    </message>
+    <message>
+        <source>Only for full fine-tuning in BF16/FP16</source>
+        <translation>仅适用于 BF16/FP16 全量微调</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPanel</name>
+    <message>
+        <source>Model</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Plan name</source>
+        <translation>方案名称</translation>
+    </message>
+    <message>
+        <source>Shown in the title bar and used as the file name when saving. Until you rename it, it follows the model, method and GPU</source>
+        <translation>显示在标题栏中，保存时用作文件名。在你重命名之前，它会随模型、方法和 GPU 自动变化</translation>
+    </message>
+    <message>
+        <source>Catalog models, by family, with their parameter counts</source>
+        <translation>目录中的模型，按系列分组，并标出参数量</translation>
+    </message>
+    <message>
+        <source>{name}  ·  {params} params</source>
+        <translation>{name}  ·  {params} 参数</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Import config.json…</source>
+        <translation>导入 config.json…</translation>
+    </message>
+    <message>
+        <source>Import config.json</source>
+        <translation>导入 config.json</translation>
+    </message>
+    <message>
+        <source>Plan for any decoder-only model: pick its config.json or its downloaded folder</source>
+        <translation>为任意仅解码器模型做方案：选择它的 config.json 或下载好的模型文件夹</translation>
+    </message>
+    <message>
+        <source>Import error</source>
+        <translation>导入错误</translation>
+    </message>
+    <message>
+        <source>Model details</source>
+        <translation>模型详情</translation>
+    </message>
+    <message>
+        <source>Import a Hugging Face config.json</source>
+        <translation>导入 Hugging Face config.json</translation>
+    </message>
+    <message>
+        <source>Model config (config.json *.json)</source>
+        <translation>模型配置 (config.json *.json)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Could not import: {error}. The plan keeps {model}.</source>
+        <translation>无法导入：{error}。方案继续使用 {model}。</translation>
+    </message>
+    <message>
+        <source>Imported: {name}  ·  {params} params</source>
+        <translation>已导入：{name}  ·  {params} 参数</translation>
+    </message>
+    <message>
+        <source> · {experts} experts, {active} active</source>
+        <translation> · {experts} 个专家，激活 {active} 个</translation>
+    </message>
+    <message>
+        <source>{params} parameters · {layers} layers · hidden {hidden}</source>
+        <translation>{params} 参数 · {layers} 层 · 隐藏维度 {hidden}</translation>
+    </message>
+    <message>
+        <source>{heads} attention heads / {kv} KV heads · vocabulary {vocab}</source>
+        <translation>{heads} 个注意力头 / {kv} 个 KV 头 · 词表 {vocab}</translation>
+    </message>
+</context>
+<context>
+    <name>Optimizers</name>
+    <message>
+        <source>AdamW (torch, foreach)</source>
+        <extracomment>Optimizers (``TrainingSetup.optimizer``; the same English as ``core.scenario.OPTIMIZER_LABELS``).</extracomment>
+        <translation>AdamW（torch，foreach）</translation>
+    </message>
+    <message>
+        <source>AdamW (torch, fused)</source>
+        <translation>AdamW（torch，fused）</translation>
+    </message>
+    <message>
+        <source>8-bit AdamW (bitsandbytes)</source>
+        <translation>8 位 AdamW（bitsandbytes）</translation>
+    </message>
+    <message>
+        <source>Paged 8-bit AdamW</source>
+        <translation>分页 8 位 AdamW</translation>
+    </message>
+    <message>
+        <source>Paged 32-bit AdamW</source>
+        <translation>分页 32 位 AdamW</translation>
+    </message>
+    <message>
+        <source>SGD with momentum</source>
+        <translation>带动量的 SGD</translation>
+    </message>
+    <message>
+        <source>Adafactor</source>
+        <translation>Adafactor</translation>
+    </message>
+</context>
+<context>
+    <name>Phases</name>
+    <message>
+        <source>Setup</source>
+        <extracomment>Run phases (``TimeEstimate.phases`` keys, ``CostPoint.phase``).</extracomment>
+        <translation>准备</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+</context>
+<context>
+    <name>Presets</name>
+    <message>
+        <source>QLoRA on a 24 GB card</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>24 GB 显卡上的 QLoRA</translation>
+    </message>
+    <message>
+        <source>RTX 4090: 4-bit NF4 base with double quantisation, LoRA r=16 on all linear layers, micro-batch 1 × 2k tokens, gradient checkpointing, paged 8-bit AdamW.</source>
+        <translation>RTX 4090：4 位 NF4 基座加双重量化，所有线性层上 LoRA r=16，微批次 1 × 2k token，梯度检查点，分页 8 位 AdamW。</translation>
+    </message>
+    <message>
+        <source>LoRA on one A100 80 GB</source>
+        <translation>单卡 A100 80 GB 上的 LoRA</translation>
+    </message>
+    <message>
+        <source>BF16 base, LoRA r=16 on all linear layers, micro-batch 4 × 4k tokens, gradient checkpointing, fused AdamW.</source>
+        <translation>BF16 基座，所有线性层上 LoRA r=16，微批次 4 × 4k token，梯度检查点，fused AdamW。</translation>
+    </message>
+    <message>
+        <source>LoRA on one H100 80 GB</source>
+        <translation>单卡 H100 80 GB 上的 LoRA</translation>
+    </message>
+    <message>
+        <source>As on the A100, on an H100 SXM: about twice the tensor throughput for the same memory.</source>
+        <translation>与 A100 方案相同，但在 H100 SXM 上：显存相同，张量算力约为两倍。</translation>
+    </message>
+    <message>
+        <source>Full fine-tune with FSDP on 8×H100</source>
+        <translation>8×H100 上用 FSDP 全量微调</translation>
+    </message>
+    <message>
+        <source>All weights train in BF16 with AdamW; weights, gradients and optimizer states sharded across 8 GPUs (FSDP full shard), micro-batch 2 × 4k tokens, gradient checkpointing.</source>
+        <translation>所有权重以 BF16 用 AdamW 训练；权重、梯度和优化器状态分片到 8 块 GPU 上（FSDP 完全分片），微批次 2 × 4k token，梯度检查点。</translation>
+    </message>
+    <message>
+        <source>Long context 32k with checkpointing</source>
+        <translation>32k 长上下文加梯度检查点</translation>
+    </message>
+    <message>
+        <source>LoRA on one H100 80 GB at 32,768 tokens per sequence: gradient checkpointing, FlashAttention and a fused cross-entropy keep activations and logits in check.</source>
+        <translation>单卡 H100 80 GB 上做 LoRA，每条序列 32,768 个 token：梯度检查点、FlashAttention 和融合交叉熵控制激活值与 logits 的显存。</translation>
+    </message>
+    <message>
+        <source>&amp;Presets</source>
+        <translation>预设(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Presets</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source> Start from a preset: </source>
+        <translation> 从预设开始：</translation>
+    </message>
+    <message>
+        <source>Preset</source>
+        <translation>预设</translation>
+    </message>
+    <message>
+        <source>Common setups: sets the method, batch, memory savers, GPUs and price; keeps your model and dataset</source>
+        <translation>常用配置：设置方法、批次、省显存选项、GPU 和价格；保留你的模型和数据集</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>选择…</translation>
+    </message>
+    <message>
+        <source>Preset applied: {title}</source>
+        <translation>已应用预设：{title}</translation>
+    </message>
+    <message>
+        <source>Edit the plan&apos;s fields</source>
+        <translation>编辑方案字段</translation>
+    </message>
+    <message>
+        <source>Put the keyboard focus in the form; Tab moves through the fields</source>
+        <translation>把键盘焦点放到表单中；按 Tab 键在字段间移动</translation>
+    </message>
+</context>
+<context>
+    <name>PriceBookController</name>
+    <message>
+        <source>that price no longer exists</source>
+        <extracomment>Starting column widths (px); the source column takes the rest and long text is elided.</extracomment>
+        <translation>该价格已不存在</translation>
+    </message>
+    <message>
+        <source>Price not changed: {reason}.</source>
+        <translation>价格未修改：{reason}。</translation>
+    </message>
+    <message>
+        <source>Price not added: {reason}.</source>
+        <translation>价格未添加：{reason}。</translation>
+    </message>
+    <message>
+        <source>{error} The change applies until you close Tuneplan.</source>
+        <translation>{error} 在你关闭 Tuneplan 之前，此修改仍然有效。</translation>
+    </message>
+</context>
+<context>
+    <name>PriceBookDialog</name>
+    <message>
+        <source>Prices — Tuneplan</source>
+        <translation>价格表 — Tuneplan</translation>
+    </message>
+</context>
+<context>
+    <name>PriceBookView</name>
+    <message>
+        <source>Price book</source>
+        <translation>价格表</translation>
+    </message>
+    <message>
+        <source>Price book message</source>
+        <translation>价格表消息</translation>
+    </message>
+    <message>
+        <source>Filter: provider, GPU or kind (e.g. “4090 runpod”)</source>
+        <translation>筛选：服务商、GPU 或类型（例如“4090 runpod”）</translation>
+    </message>
+    <message>
+        <source>Filter prices</source>
+        <translation>筛选价格</translation>
+    </message>
+    <message>
+        <source>Only your prices</source>
+        <translation>只看你的价格</translation>
+    </message>
+    <message>
+        <source>Show only the prices you edited or added</source>
+        <translation>只显示你编辑或添加的价格</translation>
+    </message>
+    <message>
+        <source>Double-click a price, billing or date to change it</source>
+        <translation>双击价格、计费方式或日期即可修改</translation>
+    </message>
+    <message>
+        <source>Prices</source>
+        <translation>价格表</translation>
+    </message>
+    <message>
+        <source>Add price…</source>
+        <translation>添加价格…</translation>
+    </message>
+    <message>
+        <source>Add a quote or your own rate for a GPU</source>
+        <translation>为某块 GPU 添加报价或你自己的费率</translation>
+    </message>
+    <message>
+        <source>Reset to bundled</source>
+        <translation>恢复为内置价格</translation>
+    </message>
+    <message>
+        <source>Selected rows: edited prices go back to the bundled ones, added prices are removed</source>
+        <translation>所选行：编辑过的价格恢复为内置价格，添加的价格被移除</translation>
+    </message>
+    <message>
+        <source>Reset all…</source>
+        <translation>全部恢复…</translation>
+    </message>
+    <message>
+        <source>Forget every edit and every added price</source>
+        <translation>撤销所有编辑，删除所有添加的价格</translation>
+    </message>
+    <message>
+        <source>Forget your {n} price change(s) and use the bundled prices?</source>
+        <translation>放弃你对价格的 {n} 处改动，改用内置价格？</translation>
+    </message>
+    <message>
+        <source>your data folder</source>
+        <translation>你的数据文件夹</translation>
+    </message>
+    <message>
+        <source>{edited} edited, {added} added</source>
+        <translation>编辑 {edited} 个，添加 {added} 个</translation>
+    </message>
+    <message>
+        <source>none of them changed by you</source>
+        <translation>你没有修改过任何价格</translation>
+    </message>
+    <message>
+        <source>{n} prices (USD per GPU per hour) · {yours} · saved in {where}</source>
+        <translation>{n} 个价格（每 GPU 每小时美元）· {yours} · 保存在 {where}</translation>
+    </message>
+    <message>
+        <source>&amp;Prices…</source>
+        <translation>价格表(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Your price book: edit a price, add a quote, reset to the bundled prices</source>
+        <translation>你的价格表：编辑价格、添加报价、恢复为内置价格</translation>
+    </message>
+    <message>
+        <source>Your price book could not be used</source>
+        <translation>无法使用你的价格表</translation>
+    </message>
+</context>
+<context>
+    <name>PriceDelegate</name>
+    <message>
+        <source>USD per GPU-hour</source>
+        <translation>每 GPU 小时美元价</translation>
+    </message>
+    <message>
+        <source>Billing</source>
+        <translation>计费方式</translation>
+    </message>
+    <message>
+        <source>Date seen</source>
+        <translation>价格日期</translation>
+    </message>
+</context>
+<context>
+    <name>PriceTableModel</name>
+    <message>
+        <source>Provider</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>USD / GPU-hour</source>
+        <translation>美元 / GPU 小时</translation>
+    </message>
+    <message>
+        <source>Billing</source>
+        <translation>计费方式</translation>
+    </message>
+    <message>
+        <source>Date seen</source>
+        <translation>价格日期</translation>
+    </message>
+    <message>
+        <source>Yours</source>
+        <translation>你的</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Cloud or marketplace</source>
+        <translation>云平台或算力市场</translation>
+    </message>
+    <message>
+        <source>The provider&apos;s name for the GPU (catalog GPU in the tooltip)</source>
+        <translation>服务商对该 GPU 的叫法（提示中显示对应的目录 GPU）</translation>
+    </message>
+    <message>
+        <source>on-demand: dependable; community/spot: can be reclaimed mid-run; serverless: per request</source>
+        <translation>按需：稳定可靠；社区/竞价：运行中可能被收回；无服务器：按请求计费</translation>
+    </message>
+    <message>
+        <source>Price per GPU per hour (USD); double-click to edit</source>
+        <translation>每 GPU 每小时价格（美元）；双击编辑</translation>
+    </message>
+    <message>
+        <source>How the provider rounds GPU time up; double-click to edit</source>
+        <translation>服务商如何对 GPU 时长向上取整；双击编辑</translation>
+    </message>
+    <message>
+        <source>When the price was seen; your edits carry the date you give them. Double-click to edit</source>
+        <translation>价格的查看日期；你编辑的价格使用你填写的日期。双击编辑</translation>
+    </message>
+    <message>
+        <source>edited: you changed a bundled price · added: a price you added</source>
+        <translation>已编辑：你修改过的内置价格 · 已添加：你添加的价格</translation>
+    </message>
+    <message>
+        <source>Where the bundled price came from</source>
+        <translation>内置价格的来源</translation>
+    </message>
+    <message>
+        <source>per second</source>
+        <extracomment>Billing granularity by value, in the UI language when looked up.</extracomment>
+        <translation>按秒</translation>
+    </message>
+    <message>
+        <source>per minute</source>
+        <translation>按分钟</translation>
+    </message>
+    <message>
+        <source>per hour</source>
+        <translation>按小时</translation>
+    </message>
+    <message>
+        <source>edited</source>
+        <extracomment>Where a price comes from (``EffectivePrice.origin``) as the &quot;Yours&quot; column says it.</extracomment>
+        <translation>已编辑</translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation>已添加</translation>
+    </message>
+    <message>
+        <source>undated</source>
+        <translation>无日期</translation>
+    </message>
+    <message>
+        <source>not in the catalog</source>
+        <translation>不在目录中</translation>
+    </message>
+    <message>
+        <source>{label} — catalog GPU: {gpu}</source>
+        <translation>{label}——目录 GPU：{gpu}</translation>
+    </message>
+    <message>
+        <source>You edited this price. Bundled: {price} per GPU-hour, {billing}, seen {date}</source>
+        <translation>你编辑过此价格。内置价格：每 GPU 小时 {price}，{billing}，日期 {date}</translation>
+    </message>
+    <message>
+        <source>A price you added</source>
+        <translation>你添加的价格</translation>
+    </message>
+    <message>
+        <source>As bundled with Tuneplan</source>
+        <translation>Tuneplan 内置价格</translation>
+    </message>
+    <message>
+        <source>Double-click to change (your date)</source>
+        <translation>双击修改（使用你的日期）</translation>
+    </message>
+    <message>
+        <source>USD per GPU per hour; double-click to change</source>
+        <translation>每 GPU 每小时美元价；双击修改</translation>
+    </message>
+    <message>
+        <source>Price not changed: the price must be a number.</source>
+        <translation>价格未修改：价格必须是数字。</translation>
+    </message>
+</context>
+<context>
+    <name>Report</name>
+    <message>
+        <source>full fine-tune</source>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>{n} billion</source>
+        <translation>{n} 十亿</translation>
+    </message>
+    <message>
+        <source>{n} million</source>
+        <translation>{n} 百万</translation>
+    </message>
+    <message>
+        <source>{n} thousand</source>
+        <translation>{n} 千</translation>
+    </message>
+    <message>
+        <source> (rank {rank}, {targets})</source>
+        <translation>（秩 {rank}，{targets}）</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>{model} · {n} B parameters</source>
+        <translation>{model} · {n} B 参数</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>Trainable parameters</source>
+        <translation>可训练参数</translation>
+    </message>
+    <message>
+        <source>Precision · optimizer</source>
+        <translation>精度 · 优化器</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批次</translation>
+    </message>
+    <message>
+        <source>{mb} × {seq} tokens per GPU, gradient accumulation {ga}, checkpointing {ckpt}</source>
+        <translation>每块 GPU {mb} × {seq} 个 token，梯度累积 {ga}，梯度检查点{ckpt}</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>{gpus} ({memory} GiB each)</source>
+        <translation>{gpus}（每块 {memory} GiB）</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens per epoch × {epochs} epochs</source>
+        <translation>每轮 {tokens} 个 token × {epochs} 轮</translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <source>{price} per GPU-hour · {provider} ({kind})</source>
+        <translation>每 GPU 小时 {price} · {provider}（{kind}）</translation>
+    </message>
+    <message>
+        <source>, seen {date}</source>
+        <translation>，日期 {date}</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>{tps} tokens/s per GPU · {steps} optimizer steps</source>
+        <translation>每 GPU {tps} token/秒 · {steps} 个优化器步</translation>
+    </message>
+    <message>
+        <source>Cost</source>
+        <translation>成本</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{usd}&lt;/b&gt; expected · {pessimistic} pessimistic</source>
+        <translation>预期 &lt;b&gt;{usd}&lt;/b&gt; · 悲观 {pessimistic}</translation>
+    </message>
+    <message>
+        <source>GPU time</source>
+        <translation>GPU 时长</translation>
+    </message>
+    <message>
+        <source>{hours} billed h × {n} GPU × {price} = {usd}</source>
+        <translation>计费 {hours} 小时 × {n} 块 GPU × {price} = {usd}</translation>
+    </message>
+    <message>
+        <source>Component</source>
+        <translation>组成部分</translation>
+    </message>
+    <message>
+        <source>GiB per GPU</source>
+        <translation>每 GPU GiB</translation>
+    </message>
+    <message>
+        <source>Formula</source>
+        <translation>公式</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>峰值已分配</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>峰值已保留</translation>
+    </message>
+    <message>
+        <source>Device total</source>
+        <translation>设备总量</translation>
+    </message>
+    <message>
+        <source>what nvidia-smi shows; the verdict uses this</source>
+        <translation>nvidia-smi 显示的值；结论依据此值</translation>
+    </message>
+    <message>
+        <source>GPU capacity</source>
+        <translation>GPU 容量</translation>
+    </message>
+    <message>
+        <source>usable memory as the driver reports it</source>
+        <translation>驱动报告的可用显存</translation>
+    </message>
+    <message>
+        <source> · &lt;b&gt;tight&lt;/b&gt;: the upper bound does not fit</source>
+        <translation> · &lt;b&gt;偏紧&lt;/b&gt;：上限放不下</translation>
+    </message>
+    <message>
+        <source>Verdict: {verdict} · likely {low}–{high} GiB</source>
+        <translation>结论：{verdict} · 可能为 {low}–{high} GiB</translation>
+    </message>
+    <message>
+        <source>Comparison of {n} scenarios</source>
+        <translation>{n} 个方案的对比</translation>
+    </message>
+    <message>
+        <source>{heading} — Tuneplan report</source>
+        <translation>{heading} — Tuneplan 报告</translation>
+    </message>
+    <message>
+        <source>LLM fine-tuning plan · generated {when} by Tuneplan {version} · estimates, not measurements (see the accuracy note at the end)</source>
+        <translation>LLM 微调方案 · 由 Tuneplan {version} 于 {when} 生成 · 为估算值而非实测值（见文末的准确度说明）</translation>
+    </message>
+    <message>
+        <source>Summary</source>
+        <translation>摘要</translation>
+    </message>
+    <message>
+        <source>Scenario</source>
+        <translation>方案</translation>
+    </message>
+    <message>
+        <source>Model · method</source>
+        <translation>模型 · 方法</translation>
+    </message>
+    <message>
+        <source>Peak memory per GPU</source>
+        <translation>每块 GPU 的峰值显存</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>pessimistic {usd}</source>
+        <translation>悲观 {usd}</translation>
+    </message>
+    <message>
+        <source>{total} of {capacity} GiB</source>
+        <translation>{total} / {capacity} GiB</translation>
+    </message>
+    <message>
+        <source>What differs</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Key inputs</source>
+        <translation>主要输入</translation>
+    </message>
+    <message>
+        <source>Time and cost</source>
+        <translation>时间与成本</translation>
+    </message>
+    <message>
+        <source>Memory per GPU at the step&apos;s peak ({phase})</source>
+        <translation>训练步峰值时每块 GPU 的显存（{phase}）</translation>
+    </message>
+    <message>
+        <source>Notes:</source>
+        <translation>备注：</translation>
+    </message>
+    <message>
+        <source>Accuracy</source>
+        <translation>准确度</translation>
+    </message>
+    <message>
+        <source>Memory is estimated from the model architecture and the training settings, not measured. Against published measurements of real fine-tuning runs the estimate&apos;s signed error ranged from {p10}% to {p90}% (10th to 90th percentile): the “likely” range above is the estimate widened by that error, and a plan whose upper bound exceeds the GPU&apos;s memory may not fit. Time and cost follow from an assumed hardware utilisation and the listed price. Details, per method and per source: {link}.</source>
+        <translation>显存是根据模型架构和训练设置估算的，而非实测。与公开的真实微调实测数据相比，估算的带符号误差在 {p10}% 到 {p90}% 之间（第 10 到第 90 百分位）：上文的“可能”范围就是按此误差放宽后的估算值；上限超过 GPU 显存的方案可能放不下。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细说明：{link}。</translation>
+    </message>
+    <message>
+        <source>Memory per GPU at the step&apos;s peak, {gpu} (red line: its memory)</source>
+        <translation>训练步峰值时每块 GPU 的显存，{gpu}（红线：其显存）</translation>
+    </message>
+    <message>
+        <source>Cumulative cost over the run</source>
+        <translation>整次运行的累计成本</translation>
+    </message>
+    <message>
+        <source>Memory per GPU at the step&apos;s peak, one bar per scenario (red lines: each GPU&apos;s memory)</source>
+        <translation>训练步峰值时每块 GPU 的显存，每个方案一条（红线：各自 GPU 的显存）</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>Web page (*.html)</source>
+        <translation>网页 (*.html)</translation>
+    </message>
+    <message>
+        <source>Cannot export report</source>
+        <translation>无法导出报告</translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation>已导出 {path}</translation>
+    </message>
+    <message>
+        <source>Export &amp;report (HTML)…</source>
+        <translation>导出报告 (HTML)(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>A one-page report to share: inputs, memory breakdown, time, cost and verdict</source>
+        <translation>可分享的单页报告：输入、显存明细、时间、成本和结论</translation>
+    </message>
+</context>
+<context>
+    <name>ScenarioCompareView</name>
+    <message>
+        <source>Compare scenarios</source>
+        <translation>比较方案</translation>
+    </message>
+    <message>
+        <source>Scenarios to compare</source>
+        <translation>要比较的方案</translation>
+    </message>
+    <message>
+        <source>Tick 2 to {n}. Double-click a value in the table to try another one.</source>
+        <translation>勾选 2 到 {n} 个。双击表格中的值可以试试别的取值。</translation>
+    </message>
+    <message>
+        <source>Differences between the scenarios</source>
+        <translation>方案之间的差异</translation>
+    </message>
+    <message>
+        <source>Only what differs</source>
+        <translation>只看差异</translation>
+    </message>
+    <message>
+        <source>Table (CSV)…</source>
+        <translation>表格 (CSV)…</translation>
+    </message>
+    <message>
+        <source>Charts</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Report…</source>
+        <translation>报告…</translation>
+    </message>
+    <message>
+        <source>Export the table to a CSV file for a spreadsheet</source>
+        <translation>将表格导出为 CSV 文件，供电子表格使用</translation>
+    </message>
+    <message>
+        <source>Export a chart as PNG or SVG</source>
+        <translation>将图表导出为 PNG 或 SVG</translation>
+    </message>
+    <message>
+        <source>A one-page HTML report of these scenarios, to share</source>
+        <translation>这些方案的单页 HTML 报告，便于分享</translation>
+    </message>
+    <message>
+        <source>Memory chart (PNG/SVG)…</source>
+        <translation>显存图 (PNG/SVG)…</translation>
+    </message>
+    <message>
+        <source>Cost chart (PNG/SVG)…</source>
+        <translation>成本图 (PNG/SVG)…</translation>
+    </message>
+    <message>
+        <source>Export:</source>
+        <translation>导出：</translation>
+    </message>
+    <message>
+        <source>Memory per GPU at the step&apos;s peak (red line: that scenario&apos;s GPU memory)</source>
+        <translation>训练步峰值时每块 GPU 的显存（红线：该方案 GPU 的显存）</translation>
+    </message>
+    <message>
+        <source>Cost over the run</source>
+        <translation>整次运行的成本</translation>
+    </message>
+    <message>
+        <source>What differs</source>
+        <translation>差异</translation>
+    </message>
+    <message>
+        <source>Current plan</source>
+        <translation>当前方案</translation>
+    </message>
+    <message>
+        <source>The plan in the window; follows your edits</source>
+        <translation>窗口中的方案；随你的编辑更新</translation>
+    </message>
+    <message>
+        <source>Tick at least two scenarios on the left to compare them.</source>
+        <translation>在左侧至少勾选两个方案进行比较。</translation>
+    </message>
+    <message>
+        <source>Tick one more scenario on the left to compare.</source>
+        <translation>在左侧再勾选一个方案进行比较。</translation>
+    </message>
+    <message>
+        <source>{n} scenarios · 1 input differs</source>
+        <translation>{n} 个方案 · 1 项输入不同</translation>
+    </message>
+    <message>
+        <source>{n} scenarios · {k} inputs differ</source>
+        <translation>{n} 个方案 · {k} 项输入不同</translation>
+    </message>
+    <message>
+        <source>Open in plan</source>
+        <translation>在方案中打开</translation>
+    </message>
+    <message>
+        <source>Remove from comparison</source>
+        <translation>从比较中移除</translation>
+    </message>
+    <message>
+        <source>Export comparison table</source>
+        <translation>导出对比表</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>CSV 表格 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Cannot export table</source>
+        <translation>无法导出表格</translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation>已导出 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ScenarioComparison</name>
+    <message>
+        <source>on</source>
+        <extracomment>Row labels and the words some rows show (extracted for translation; FIELDS keeps the English).</extracomment>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>full fine-tune</source>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+    <message>
+        <source>GPUs (count)</source>
+        <translation>GPU（数量）</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>分片</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>LoRA rank</source>
+        <translation>LoRA 秩</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 目标模块</translation>
+    </message>
+    <message>
+        <source>Sequence length (tokens)</source>
+        <translation>序列长度（token）</translation>
+    </message>
+    <message>
+        <source>Micro-batch (sequences per GPU)</source>
+        <translation>微批次（每 GPU 序列数）</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation (steps)</source>
+        <translation>梯度累积（步数）</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Dataset (tokens per epoch)</source>
+        <translation>数据集（每轮 token 数）</translation>
+    </message>
+    <message>
+        <source>Epochs</source>
+        <translation>轮数</translation>
+    </message>
+    <message>
+        <source>Price (USD per GPU-hour)</source>
+        <translation>价格（每 GPU 小时美元）</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Peak memory per GPU (GiB)</source>
+        <translation>每块 GPU 峰值显存（GiB）</translation>
+    </message>
+    <message>
+        <source>GPU memory (GiB)</source>
+        <translation>GPU 显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Time (hours)</source>
+        <translation>时间（小时）</translation>
+    </message>
+    <message>
+        <source>Throughput (tokens/s per GPU)</source>
+        <translation>吞吐量（每 GPU token/秒）</translation>
+    </message>
+    <message>
+        <source>Cost (USD)</source>
+        <translation>成本（美元）</translation>
+    </message>
+    <message>
+        <source>Pessimistic cost (USD)</source>
+        <translation>悲观成本（美元）</translation>
+    </message>
+    <message>
+        <source>{name} (current plan)</source>
+        <translation>{name}（当前方案）</translation>
+    </message>
+    <message>
+        <source>{name} (edited)</source>
+        <translation>{name}（已修改）</translation>
+    </message>
+    <message>
+        <source>Compare up to {n} scenarios at a time; remove one first.</source>
+        <translation>一次最多比较 {n} 个方案；请先移除一个。</translation>
+    </message>
+    <message>
+        <source>“{name}” cannot be computed: {error}</source>
+        <translation>无法计算“{name}”：{error}</translation>
+    </message>
+    <message>
+        <source>Cannot compare {name}: {error}</source>
+        <translation>无法比较 {name}：{error}</translation>
+    </message>
+    <message>
+        <source>invalid value</source>
+        <translation>无效值</translation>
+    </message>
+    <message>
+        <source>Not applied: {reason}</source>
+        <translation>未应用：{reason}</translation>
+    </message>
+    <message>
+        <source>Other settings</source>
+        <translation>其他设置</translation>
+    </message>
+    <message>
+        <source>Scenario</source>
+        <translation>方案</translation>
+    </message>
+</context>
+<context>
+    <name>Theme</name>
+    <message>
+        <source>View</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The theme choices, as stored in the settings file. Light colour (as written in style sheets and rich text across the UI) -&gt; its dark counterpart. Greys invert their lightness; the semantic colours (good, bad, warning) get brighter variants that keep at least 4.5:1 contrast on the dark card and window backgrounds.</extracomment>
+        <translation>视图(V)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Go to view</source>
+        <translation>转到视图(&amp;G)</translation>
+    </message>
+    <message>
+        <source>View {n}</source>
+        <translation>视图 {n}</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Follow the &amp;system</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>浅色(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>深色(&amp;D)</translation>
+    </message>
+</context>
+<context>
+    <name>Throughput</name>
+    <message>
+        <source>compute-bound</source>
+        <extracomment>What limits the step time (``TimeEstimate.bound``).</extracomment>
+        <translation>计算受限</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>带宽受限</translation>
+    </message>
+</context>
+<context>
+    <name>Units</name>
+    <message>
+        <source>{n} min</source>
+        <extracomment>Widths (px) the columns start at; the GPU column takes what is left.</extracomment>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{h} h {min} min</source>
+        <translation>{h} 小时 {min} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} h ({days} days)</source>
+        <translation>{n} 小时（{days} 天）</translation>
+    </message>
+    <message>
+        <source>{n} GiB</source>
+        <translation>{n} GiB</translation>
+    </message>
+    <message>
+        <source>{n} s</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+</context>
+<context>
+    <name>VramChart</name>
+    <message>
+        <source>VRAM chart</source>
+        <translation>显存图</translation>
+    </message>
+    <message>
+        <source>GPU memory per GPU (GiB)</source>
+        <translation>每块 GPU 的显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Uncertainty of the estimate (measured error of the estimator)</source>
+        <translation>估算的不确定度（按估算器的实测误差）</translation>
+    </message>
+    <message>
+        <source>Beyond this GPU&apos;s memory</source>
+        <translation>超出这块 GPU 的显存</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>reserved</source>
+        <translation>已保留</translation>
+    </message>
+    <message>
+        <source>Peak allocated: torch.cuda.max_memory_allocated()</source>
+        <translation>峰值已分配：torch.cuda.max_memory_allocated()</translation>
+    </message>
+    <message>
+        <source>Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)</source>
+        <translation>峰值已保留：torch.cuda.max_memory_reserved()（分配器段）</translation>
+    </message>
+    <message>
+        <source>{gpu}: {capacity} usable (what nvidia-smi reports as total)</source>
+        <translation>{gpu}：可用 {capacity}（nvidia-smi 报告的总量）</translation>
+    </message>
+    <message>
+        <source>Likely range of the total: {low}–{high} (measured error of the estimator)</source>
+        <translation>总量的可能范围：{low}–{high}（按估算器的实测误差）</translation>
+    </message>
+    <message>
+        <source>Your GPU</source>
+        <translation>你的 GPU</translation>
+    </message>
+    <message>
+        <source>{name}: {total} total</source>
+        <translation>{name}：共 {total}</translation>
+    </message>
+    <message>
+        <source>free now: {free}</source>
+        <translation>当前空闲：{free}</translation>
+    </message>
+    <message>
+        <source>Free on {name} right now: {free} (other programs hold the rest)</source>
+        <translation>{name} 当前空闲：{free}（其余被其他程序占用）</translation>
+    </message>
+    <message>
+        <source>your GPU</source>
+        <translation>你的 GPU</translation>
+    </message>
+</context>
+<context>
+    <name>_CardRow</name>
+    <message>
+        <source>  (entered by hand)</source>
+        <translation>  （手动填写）</translation>
+    </message>
+    <message>
+        <source>Count {card}</source>
+        <translation>计入 {card}</translation>
+    </message>
+    <message>
+        <source>Counts for “Your GPU” verdict: with several ticked, the smallest one decides</source>
+        <translation>计入“你的 GPU”结论：勾选多块时，以最小的一块为准</translation>
+    </message>
+    <message>
+        <source>Its memory could not be read, so it cannot count</source>
+        <translation>无法读取它的显存，因此不能计入</translation>
+    </message>
+    <message>
+        <source>{card} details</source>
+        <translation>{card} 详情</translation>
+    </message>
+</context>
+</TS>
