@@ -39,6 +39,7 @@ from tuneplan.core.advice import Suggestion, apply_changes, suggest
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
+from tuneplan.ui.i18n import suggestion_detail, suggestion_title
 from tuneplan.ui.store import AppStore
 from tuneplan.ui.theme import mark_self_themed, themed
 
@@ -186,8 +187,8 @@ def _signed_hours(hours: float) -> str:
     sign = "+" if hours > 0 else "−"
     h = abs(hours)
     if h < 1:
-        return f"{sign}{h * 60:.0f} min"
-    return f"{sign}{h:.1f} h"
+        return sign + translate("Units", "{n} min").format(n=f"{h * 60:.0f}")
+    return sign + translate("Units", "{n} h").format(n=f"{h:.1f}")
 
 
 def _signed_usd(usd: float) -> str:
@@ -234,8 +235,8 @@ class _Row:
         """Show suggestion ``g`` as number ``rank``."""
         self.suggestion = g
         self.rank.setText(f"{rank}.")
-        self.title.setText(g.title)
-        why = translate("Advice", "Why: {detail}").format(detail=g.detail)
+        self.title.setText(suggestion_title(g))
+        why = translate("Advice", "Why: {detail}").format(detail=suggestion_detail(g))
         self.title.setToolTip(why)
         self.title.setAccessibleDescription(why)
         saved = g.saved_bytes / GIB
@@ -257,8 +258,8 @@ class _Row:
         )
         self.time.setText(_signed_hours(g.hours_delta))
         self.cost.setText(_signed_usd(g.usd_delta))
-        self.button.setAccessibleName(translate("Advice", "Apply: {title}").format(title=g.title))
-        self.button.setToolTip(translate("Advice", "Change the plan: {title}").format(title=g.title))
+        self.button.setAccessibleName(translate("Advice", "Apply: {title}").format(title=suggestion_title(g)))
+        self.button.setToolTip(translate("Advice", "Change the plan: {title}").format(title=suggestion_title(g)))
 
     def place(self, grid: QGridLayout, index: int) -> None:
         """Put the row's widgets in ``grid``: two grid rows per suggestion."""
@@ -447,7 +448,7 @@ def install_advice(window: QMainWindow) -> AdviceView:
     controller.advice_changed.connect(fit_page)
 
     def applied(g: Suggestion) -> None:
-        window.statusBar().showMessage(translate("Advice", "Applied: {title}").format(title=g.title), 5000)
+        window.statusBar().showMessage(translate("Advice", "Applied: {title}").format(title=suggestion_title(g)), 5000)
 
     view.applied.connect(applied)
     controller.compute_now()

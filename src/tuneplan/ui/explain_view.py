@@ -50,6 +50,7 @@ from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.ui.charts import COMPONENT_COLORS
+from tuneplan.ui.i18n import component_label, translate_core_text, verdict_text
 from tuneplan.ui.store import AppStore
 from tuneplan.ui.theme import mark_self_themed, themed
 
@@ -73,10 +74,10 @@ _Index = QModelIndex | QPersistentModelIndex
 # ---------------------------------------------------------------------------------------- formatting
 def _hours(h: float) -> str:
     if h < 1 / 60:
-        return f"{h * 3600:.0f} s"
+        return translate("Units", "{n} s").format(n=f"{h * 3600:.0f}")
     if h < 1:
-        return f"{h * 60:.1f} min"
-    return f"{h:,.2f} h"
+        return translate("Units", "{n} min").format(n=f"{h * 60:.1f}")
+    return translate("Units", "{n} h").format(n=f"{h:,.2f}")
 
 
 def _count(n: float) -> str:
@@ -139,7 +140,7 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             translate(
                 "Explain",
                 "{gpu}: the total the driver reports (nvidia-smi), which is what a job can fill. {verdict}.",
-            ).format(gpu=gpu_name, verdict=mem.verdict()[:1].upper() + mem.verdict()[1:]),
+            ).format(gpu=gpu_name, verdict=verdict_text(mem)[:1].upper() + verdict_text(mem)[1:]),
         ),
         Line(
             translate("Explain", "Likely range"),
@@ -230,7 +231,7 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             ).format(gpu=gpu.name, kind=kind),
         )
     )
-    adjustments = "; ".join(tm.notes)
+    adjustments = "; ".join(translate_core_text(n) for n in tm.notes)
     lines.append(
         Line(
             translate("Explain", "MFU"),
@@ -505,7 +506,7 @@ class MemoryTableModel(QAbstractTableModel):
             return c.bytes
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
-                return c.label
+                return component_label(c.key, c.label)
             if col == 1:
                 return f"{c.bytes / GIB:.2f}"
             if col == 2:
@@ -526,7 +527,7 @@ class MemoryTableModel(QAbstractTableModel):
                     "Explain", "Not alive at the peak ({phase}): freed before it, or not used by this plan."
                 ).format(phase=self.peak_phase)
             source = translate("Explain", "Source")
-            return f"{c.label}: {c.bytes / GIB:.3f} GiB\n{c.formula}\n{source}: {c.source}"
+            return f"{component_label(c.key, c.label)}: {c.bytes / GIB:.3f} GiB\n{c.formula}\n{source}: {c.source}"
         return None
 
 
@@ -746,7 +747,7 @@ class ExplainView(QScrollArea):
                     cap=f"{mem.capacity_bytes / GIB:.2f}",
                     gpu=html.escape(s.gpu.name),
                     color=color,
-                    verdict=html.escape(mem.verdict()),
+                    verdict=html.escape(verdict_text(mem)),
                     phase=phase.get(mem.peak_phase, html.escape(mem.peak_phase)),
                 )
             )
@@ -757,7 +758,7 @@ class ExplainView(QScrollArea):
         self.cost_model.set_lines(cost_lines(s, r))
         notes = [*r.warnings, *r.cost.notes]
         self.notes.setText(
-            themed("".join(f"<div style='color:#8a5a00'>⚠ {html.escape(n)}</div>" for n in notes))
+            themed("".join(f"<div style='color:#8a5a00'>⚠ {html.escape(translate_core_text(n))}</div>" for n in notes))
         )
         self.notes.setVisible(bool(notes))
 
