@@ -133,7 +133,8 @@ def phase_tooltip(span: tuple[str, float, float, float, float], total_usd: float
     phase, h0, h1, usd0, usd1 = span
     hours, usd = h1 - h0, usd1 - usd0
     rate = usd / hours if hours > 0 else 0.0
-    when = f"{hours * 60:.0f} min" if hours < 1 else f"{hours:.2f} h"
+    when = (translate("Units", "{n} min").format(n=f"{hours * 60:.0f}") if hours < 1
+            else translate("Units", "{n} h").format(n=f"{hours:.2f}"))
     lines = [
         f"<b>{html.escape(PHASE_LABELS.get(phase, phase.title()))}</b>: {when} · ${usd:,.2f}",
         translate("CostChart", "(price per GPU-hour × GPUs + storage per hour) × hours = ${rate}/h × {hours} h")
