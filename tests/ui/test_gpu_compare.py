@@ -72,11 +72,13 @@ def test_sorting_by_cost_puts_the_cheapest_first_and_empty_cells_last(compare):
 
 def test_cheapest_fitting_gpu_is_highlighted(compare):
     rows = compare.controller.rows
-    fitting = [r for r in rows if r.fits and r.best_usd is not None]
+    # GPUs that cannot run the plan's BF16/FlashAttention 2 (T4, V100) are never marked
+    fitting = [r for r in rows if r.fits and r.compatible and r.best_usd is not None]
+    assert any(not r.compatible for r in rows if r.fits)  # the V100s fit in memory but lack BF16
     marked = [r for r in rows if r.cheapest]
     assert len(marked) == 1
     cheapest = marked[0]
-    assert cheapest.fits
+    assert cheapest.fits and cheapest.compatible
     assert cheapest.best_usd == min(r.best_usd for r in fitting)
     assert cheapest.best_usd == min(min(x for x in (r.on_demand_usd, r.spot_usd) if x is not None) for r in fitting)
     row = compare.proxy_row_of(cheapest.gpu_id)
