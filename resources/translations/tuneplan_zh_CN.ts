@@ -429,16 +429,16 @@ Please attach that file when you report the problem.</source>
         <translation>分片</translation>
     </message>
     <message>
-        <source>None (one GPU)</source>
-        <translation>无（单 GPU）</translation>
-    </message>
-    <message>
         <source>DDP (replicated)</source>
         <translation>DDP（完整复制）</translation>
     </message>
     <message>
         <source>ZeRO-1 (optimizer)</source>
         <translation>ZeRO-1（优化器状态分片）</translation>
+    </message>
+    <message>
+        <source>None (one GPU, or layers split across GPUs)</source>
+        <translation>无（单 GPU，或按层切分到多张 GPU）</translation>
     </message>
     <message>
         <source>ZeRO-2 (+ gradients)</source>
@@ -3122,20 +3122,20 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>精度</translation>
     </message>
     <message>
-        <source>BF16 mixed precision</source>
-        <translation>BF16 混合精度</translation>
+        <source>FP16 (loss scaling)</source>
+        <translation>FP16（损失缩放）</translation>
     </message>
     <message>
-        <source>FP16 mixed precision</source>
-        <translation>FP16 混合精度</translation>
+        <source>Weights, gradients and optimizer states in this precision; tick FP32 weights for mixed precision</source>
+        <translation>权重、梯度和优化器状态都使用此精度；勾选“FP32 权重”即为混合精度</translation>
     </message>
     <message>
-        <source>FP32 master weights</source>
-        <translation>FP32 主权重</translation>
+        <source>FP32 weights (mixed precision)</source>
+        <translation>FP32 权重（混合精度）</translation>
     </message>
     <message>
-        <source>Keep an FP32 copy of the weights for the optimizer (classic mixed precision)</source>
-        <translation>为优化器保留一份 FP32 权重副本（经典混合精度）</translation>
+        <source>Full fine-tuning: FP32 weights, gradients and AdamW states (16 B per parameter) under BF16/FP16 autocast. LoRA: an FP32 frozen base under autocast. Not for QLoRA (the base is NF4).</source>
+        <translation>全量微调：在 BF16/FP16 自动混合精度下，权重、梯度和 AdamW 状态均为 FP32（每参数 16 字节）。LoRA：在自动混合精度下使用 FP32 冻结基座。不适用于 QLoRA（基座为 NF4）。</translation>
     </message>
     <message>
         <source>Optimizer</source>
@@ -3214,8 +3214,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>仅适用于 QLoRA</translation>
     </message>
     <message>
-        <source>Only for full fine-tuning in BF16/FP16</source>
-        <translation>仅适用于 BF16/FP16 全量微调</translation>
+        <source>Not for QLoRA or FP32 training</source>
+        <translation>不适用于 QLoRA 或 FP32 训练</translation>
     </message>
 </context>
 <context>

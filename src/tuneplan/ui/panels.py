@@ -187,9 +187,12 @@ class MethodPanel(FieldPanel):
             ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))
         self.add_choice("training.precision", self.tr("Precision"), [
-            ("bf16", self.tr("BF16 mixed precision")), ("fp16", self.tr("FP16 mixed precision")), ("fp32", "FP32")])
-        self.add_check("training.master_weights", self.tr("FP32 master weights"), on="fp32", off="none",
-                       tip=self.tr("Keep an FP32 copy of the weights for the optimizer (classic mixed precision)"))
+            ("bf16", "BF16"), ("fp16", self.tr("FP16 (loss scaling)")), ("fp32", "FP32")],
+            tip=self.tr("Weights, gradients and optimizer states in this precision; tick FP32 weights for mixed precision"))
+        self.add_check("training.master_weights", self.tr("FP32 weights (mixed precision)"), on="fp32", off="none",
+                       tip=self.tr("Full fine-tuning: FP32 weights, gradients and AdamW states (16 B per parameter) "
+                                   "under BF16/FP16 autocast. LoRA: an FP32 frozen base under autocast. "
+                                   "Not for QLoRA (the base is NF4)."))
         self.add_choice("training.optimizer", self.tr("Optimizer"),
                         [(key, OPTIMIZER_LABELS.get(key, label)) for key, label in OPTIMIZER_LABELS_EN.items()])
         self.add_check("training.optimizer_in_backward", self.tr("Optimizer step in backward"),
@@ -209,15 +212,15 @@ class MethodPanel(FieldPanel):
                        tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
 
     def update_enabled(self, scenario: Scenario) -> None:
-        """LoRA fields only for LoRA/QLoRA; double quantization only for QLoRA; master weights only for full."""
+        """LoRA fields only for LoRA/QLoRA; double quantization only for QLoRA; FP32 weights not for QLoRA."""
         t = scenario.training
         lora = t.method in {"lora", "qlora"}
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
                      "training.lora_targets", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
         self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
-        self.set_enabled("training.master_weights", t.method == "full" and t.precision != "fp32",
-                         self.tr("Only for full fine-tuning in BF16/FP16"))
+        self.set_enabled("training.master_weights", t.method != "qlora" and t.precision != "fp32",
+                         self.tr("Not for QLoRA or FP32 training"))
 
 
 class BatchPanel(FieldPanel):
@@ -245,7 +248,7 @@ class BatchPanel(FieldPanel):
                        tip=self.tr("DeepSpeed/FSDP CPU offload: less GPU memory, slower steps"))
         self.add_int("training.num_gpus", self.tr("Number of GPUs"), 1, 4096)
         self.add_choice("training.sharding", self.tr("Sharding"), [
-            ("none", self.tr("None (one GPU)")), ("ddp", self.tr("DDP (replicated)")), ("zero1", self.tr("ZeRO-1 (optimizer)")),
+            ("none", self.tr("None (one GPU, or layers split across GPUs)")), ("ddp", self.tr("DDP (replicated)")), ("zero1", self.tr("ZeRO-1 (optimizer)")),
             ("zero2", self.tr("ZeRO-2 (+ gradients)")), ("zero3", self.tr("ZeRO-3 (+ parameters)")),
             ("fsdp", self.tr("FSDP (full shard)"))])
 
