@@ -1589,6 +1589,10 @@ seen</source>
         <translation>⚡ 最快</translation>
     </message>
     <message>
+        <source>⚠ needs FP16/SDPA</source>
+        <translation>⚠ 需改用 FP16/SDPA</translation>
+    </message>
+    <message>
         <source>● plan</source>
         <translation>● 方案</translation>
     </message>
@@ -1647,6 +1651,10 @@ seen</source>
     <message>
         <source>⚡ The fastest GPU that fits and costs at most {usd} per run</source>
         <translation>⚡ 放得下且每次运行不超过 {usd} 的最快 GPU</translation>
+    </message>
+    <message>
+        <source>⚠ This GPU has no BF16 tensor cores and cannot run FlashAttention 2: train in FP16 with SDPA attention to use it</source>
+        <translation>⚠ 此 GPU 没有 BF16 张量核心，无法运行 FlashAttention 2：如需使用，请以 FP16 精度和 SDPA 注意力训练</translation>
     </message>
     <message>
         <source>● The GPU your plan uses</source>

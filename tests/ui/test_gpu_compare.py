@@ -277,3 +277,12 @@ def test_unfit_or_unpriced_rows_draw_nothing(window, compare, qtbot):
     assert window.cost_chart.overlay_series() == []
     assert compare.controller.overlay_curve(unpriced) is None
     assert compare.model.data(QModelIndex()) is None
+
+
+def test_gpus_that_cannot_run_bf16_are_flagged(compare):
+    # the default plan trains in BF16 with FlashAttention 2: the V100 and T4 lack both
+    v100 = next(r for r in compare.controller.rows if r.gpu_id == "v100_16gb")
+    assert not v100.compatible and not v100.cheapest
+    row = compare.proxy_row_of("v100_16gb")
+    assert "⚠" in _cell(compare, row, gc.GPU)
+    assert "FP16" in _cell(compare, row, gc.GPU, Qt.ItemDataRole.ToolTipRole)

@@ -276,7 +276,7 @@ class GpuComparisonModel(QAbstractTableModel):
             if r.fastest_in_budget:
                 return QBrush(FASTEST_BG)
             return None
-        if role == Qt.ItemDataRole.ForegroundRole and not r.fits:
+        if role == Qt.ItemDataRole.ForegroundRole and not (r.fits and r.compatible):
             return QBrush(MUTED_FG)
         if role == Qt.ItemDataRole.FontRole and item.in_plan and col == GPU:
             font = QFont()
@@ -296,6 +296,8 @@ class GpuComparisonModel(QAbstractTableModel):
     def badges(self, r: GpuComparisonRow) -> list[str]:
         """The highlight badges of a row."""
         out = []
+        if not r.compatible:
+            out.append(self.tr("⚠ needs FP16/SDPA"))
         if r.cheapest:
             out.append(self.tr(CHEAPEST_BADGE))
         if r.fastest_in_budget:
@@ -382,6 +384,9 @@ class GpuComparisonModel(QAbstractTableModel):
                 lines.append(self.tr("⚡ The fastest GPU that fits") if self.budget_usd is None else
                              self.tr("⚡ The fastest GPU that fits and costs at most {usd} per run").format(
                                  usd=_usd(self.budget_usd)))
+            if not r.compatible:
+                lines.append(self.tr("⚠ This GPU has no BF16 tensor cores and cannot run FlashAttention 2: "
+                                     "train in FP16 with SDPA attention to use it"))
             if item.in_plan:
                 lines.append(self.tr("● The GPU your plan uses"))
             lines.append(self.tr("Double-click to plan on this GPU"))
