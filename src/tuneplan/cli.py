@@ -264,13 +264,17 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         json.dump([r.model_dump() for r in rows], out, indent=2)
         out.write("\n")
         return 0
-    print(f"{'GPU':<40} {'fits':<5} {'mb':>3} {'peak GiB':>9} {'hours':>8} {'on-demand $':>12} {'spot $':>9}", file=out)
+    print(f"{'GPU':<40} {'fits':<5} {'micro-batch':>11} {'peak GiB':>9} {'hours':>8} {'on-demand $':>12} {'spot $':>9}",
+          file=out)
     for r in rows:
         od = f"{r.on_demand_usd:,.2f}" if r.on_demand_usd is not None else "-"
         sp = f"{r.spot_usd:,.2f}" if r.spot_usd is not None else "-"
         mark = " *cheapest" if r.cheapest else (" *fastest in budget" if r.fastest_in_budget else "")
-        print(f"{r.gpu_name:<40} {'yes' if r.fits else 'no':<5} {r.micro_batch or '-':>3} {r.peak_gib:9.1f} "
+        if not r.compatible:
+            mark += " (needs FP16/SDPA: no BF16 tensor cores)"
+        print(f"{r.gpu_name:<40} {'yes' if r.fits else 'no':<5} {r.micro_batch or '-':>11} {r.peak_gib:9.1f} "
               f"{r.hours:8.2f} {od:>12} {sp:>9}{mark}", file=out)
+    print("on-demand/spot $: USD per completed run; spot includes expected interruptions", file=out)
     return 0
 
 
