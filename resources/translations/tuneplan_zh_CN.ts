@@ -437,8 +437,8 @@ Please attach that file when you report the problem.</source>
         <translation>ZeRO-1（优化器状态分片）</translation>
     </message>
     <message>
-        <source>None (one GPU, or layers split across GPUs)</source>
-        <translation>无（单 GPU，或按层切分到多张 GPU）</translation>
+        <source>None (layers split)</source>
+        <translation>无（按层切分）</translation>
     </message>
     <message>
         <source>ZeRO-2 (+ gradients)</source>
@@ -451,6 +451,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>FSDP (full shard)</source>
         <translation>FSDP（完全分片）</translation>
+    </message>
+    <message>
+        <source>None with several GPUs splits the layers across them (HF device_map): one GPU works at a time. DDP, ZeRO and FSDP train on all GPUs at once.</source>
+        <translation>多张 GPU 且选择“无”时，模型按层切分到各 GPU（HF device_map）：同一时间只有一张 GPU 在计算。DDP、ZeRO 和 FSDP 会让所有 GPU 同时训练。</translation>
     </message>
     <message>
         <source>Set GPUs above 1 to shard</source>

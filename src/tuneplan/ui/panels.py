@@ -248,9 +248,11 @@ class BatchPanel(FieldPanel):
                        tip=self.tr("DeepSpeed/FSDP CPU offload: less GPU memory, slower steps"))
         self.add_int("training.num_gpus", self.tr("Number of GPUs"), 1, 4096)
         self.add_choice("training.sharding", self.tr("Sharding"), [
-            ("none", self.tr("None (one GPU, or layers split across GPUs)")), ("ddp", self.tr("DDP (replicated)")), ("zero1", self.tr("ZeRO-1 (optimizer)")),
+            ("none", self.tr("None (layers split)")), ("ddp", self.tr("DDP (replicated)")), ("zero1", self.tr("ZeRO-1 (optimizer)")),
             ("zero2", self.tr("ZeRO-2 (+ gradients)")), ("zero3", self.tr("ZeRO-3 (+ parameters)")),
-            ("fsdp", self.tr("FSDP (full shard)"))])
+            ("fsdp", self.tr("FSDP (full shard)"))],
+            tip=self.tr("None with several GPUs splits the layers across them (HF device_map): one GPU works at a "
+                        "time. DDP, ZeRO and FSDP train on all GPUs at once."))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Sharding only matters with more than one GPU (kept enabled to fix a stale setting)."""
