@@ -255,11 +255,12 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     from tuneplan.catalog.prices import on_demand_price, spot_price
     from tuneplan.core.compare import compare_gpus
 
-    prices = {}
+    prices, billing = {}, {}
     for gpu in list_gpus():
         od, sp = on_demand_price(gpu.id), spot_price(gpu.id)
         prices[gpu.id] = (od.usd_per_gpu_hour if od else None, sp.usd_per_gpu_hour if sp else None)
-    rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None))
+        billing[gpu.id] = (od.billing if od else None, sp.billing if sp else None)
+    rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None), billing=billing)
     if args.json:
         json.dump([r.model_dump() for r in rows], out, indent=2)
         out.write("\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tuneplan import catalog
@@ -130,3 +132,17 @@ def test_exact_check_overrides_a_wrong_shared_probe(scenario, monkeypatch):
     assert not lied["tiny"].fits and not lied["tiny"].cheapest
     assert lied["rtx4090"].micro_batch == honest["rtx4090"].micro_batch
     assert lied["rtx4090"].cheapest
+
+
+def test_each_offer_is_billed_by_its_own_granularity():
+    from tuneplan.catalog import default_scenario, get_gpu
+
+    s = default_scenario()  # per-second billing in the plan
+    gpu = get_gpu("rtx4090")
+    per_second = compare_gpus(s, [gpu], {gpu.id: (1.0, None)})[0]
+    per_hour = compare_gpus(s, [gpu], {gpu.id: (1.0, None)}, billing={gpu.id: ("hour", None)})[0]
+    # the same run, at $1/GPU-hour: per-hour billing rounds the wall clock up to whole hours
+    hours = per_second.hours
+    assert hours % 1 > 0.01  # a run that does not end on the hour
+    extra_hours = math.ceil(hours) - hours
+    assert per_hour.on_demand_usd - per_second.on_demand_usd == pytest.approx(extra_hours * 1.0, abs=0.01)

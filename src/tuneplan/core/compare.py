@@ -174,6 +174,7 @@ def compare_gpus(
     gpus: Iterable[GpuSpec],
     prices: Mapping[str, PricePair],
     budget_usd: float | None = None,
+    billing: Mapping[str, tuple[str | None, str | None]] | None = None,
 ) -> list[GpuComparisonRow]:
     """Plan ``scenario`` on every GPU in ``gpus`` and rank them.
 
@@ -185,6 +186,9 @@ def compare_gpus(
             a GPU missing from the map has no price.
         budget_usd: USD per completed run; ``fastest_in_budget`` marks the fastest fitting GPU
             whose lower cost is at most this. ``None``: no limit.
+        billing: ``gpu_id -> (on-demand granularity | None, spot granularity | None)`` of the
+            offers in ``prices`` (``second``/``minute``/``hour``); each price is billed by its own
+            provider's rule. Missing: the plan's billing granularity.
 
     Returns:
         One :class:`GpuComparisonRow` per GPU: fitting GPUs first, by lower cost (unpriced ones
@@ -202,9 +206,11 @@ def compare_gpus(
         capacity = gpu.memory_gib * GIB
         best = largest_fitting(lambda m, g=gpu, c=capacity: probe.total_bytes(g, m) <= c, upper)
         od_price, spot = prices.get(gpu.id, (None, None))
+        od_billing, spot_billing = (billing or {}).get(gpu.id, (None, None))
         pricing = scenario.pricing
         if od_price is not None:
-            pricing = pricing.model_copy(update={"price_per_gpu_hour": od_price})
+            pricing = pricing.model_copy(update={"price_per_gpu_hour": od_price,
+                                                 "billing": od_billing or pricing.billing})
 
         def plan(best: int, gpu: GpuSpec = gpu, pricing=pricing):  # noqa: ANN202 - (micro_batch, TrainingSetup, Estimate)
             mb = _largest_divisor_at_most(effective, best) if best else 1
@@ -220,7 +226,8 @@ def compare_gpus(
         spot_usd = None
         if fits and spot is not None:
             lam = scenario.pricing.interruptions_per_hour or DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR
-            spot_pricing = pricing.model_copy(update={"price_per_gpu_hour": spot, "interruptions_per_hour": lam})
+            spot_pricing = pricing.model_copy(update={"price_per_gpu_hour": spot, "interruptions_per_hour": lam,
+                                                      "billing": spot_billing or scenario.pricing.billing})
             spot_usd = estimate_cost(result.time, spot_pricing, training.num_gpus, curve_points=2).total_usd
         note = ""
         if not gpu.bf16_supported and (t0.precision == "bf16" or t0.attention == "flash"):

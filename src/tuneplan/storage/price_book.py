@@ -274,6 +274,15 @@ class PriceBook(BaseModel):
             out[gpu_id] = (od.usd_per_gpu_hour if od else None, spot.usd_per_gpu_hour if spot else None)
         return out
 
+    def comparison_billing(self, gpu_ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """``gpu_id -> (billing of the on-demand offer, billing of the spot offer)`` matching
+        :meth:`comparison_prices`, so each price is billed by its provider's granularity."""
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for gpu_id in gpu_ids:
+            od, spot = self.on_demand_price(gpu_id), self.spot_price(gpu_id)
+            out[gpu_id] = (od.billing if od else None, spot.billing if spot else None)
+        return out
+
     # ------------------------------------------------------------------ changing
     def edit(self, key: str, *, usd_per_gpu_hour: float | None = None, billing: Billing | None = None,
              date: str | None = None) -> EffectivePrice:

@@ -521,7 +521,8 @@ class GpuCompareController(QObject):
         s = self.store.scenario
         ids = [g.id for g in self.gpus]
         try:
-            rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids), self.budget_usd)
+            rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids), self.budget_usd,
+                                billing=self.prices.comparison_billing(ids))
         except ValueError as exc:
             log.warning("GPU comparison failed: %s", exc)
             self.failed.emit(self.tr("The comparison cannot be computed for this plan: {error}").format(error=exc))

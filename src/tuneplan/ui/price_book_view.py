@@ -180,6 +180,10 @@ class PriceBookController(QObject):
         """``gpu_id -> (on-demand, spot)`` USD per GPU-hour for ``compare_gpus``."""
         return self.book.comparison_prices(gpu_ids)
 
+    def comparison_billing(self, gpu_ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+        """Billing granularity of each comparison price (see :meth:`PriceBook.comparison_billing`)."""
+        return self.book.comparison_billing(gpu_ids)
+
     def changed_keys_by_gpu(self) -> dict[str, set[PriceEntry]]:
         """The user's (edited or added) price points, by GPU id."""
         out: dict[str, set[PriceEntry]] = {}
