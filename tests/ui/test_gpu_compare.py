@@ -196,9 +196,10 @@ def test_price_edit_changes_the_comparison_cost_by_hand_and_survives_reload(wind
     assert window.price_book.edit(bundled_key(entry), usd_per_gpu_hour=new_price)
     _settle(compare, qtbot)
     row = _rows(compare)[gpu_id]
-    # by hand: price x billed hours x GPUs + storage (+ egress, other), over (1 - failure probability)
+    # by hand: price x billed hours x GPUs + storage (+ egress, other), over (1 - failure probability);
+    # the offer is billed by its own provider's granularity
     p = s.pricing
-    billed = billed_hours(row.hours * 3600, p.billing, p.minimum_billed_minutes)
+    billed = billed_hours(row.hours * 3600, entry.billing, p.minimum_billed_minutes)
     storage, _ = storage_cost(p, row.hours)
     n = s.training.num_gpus
     by_hand = (new_price * billed * n + storage + p.egress_gb * p.egress_usd_per_gb + p.other_usd) / (
