@@ -410,8 +410,6 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
         logits = tokens * per_token
         led.formulas["logits"] = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
-    if pipeline:
-        pass  # the last GPU holds the LM head and the loss
 
     # ------------------------------------------------------------ transient per-layer temporaries
     temporaries = 2 * act * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
@@ -420,8 +418,6 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         temporaries += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
     if t.attention == "eager":
         temporaries += t.micro_batch * arch.num_attention_heads * t.seq_len * t.seq_len * 8  # scores, mask, fp32 cast
-    if t.trains_base_weights and not t.optimizer_in_backward:
-        pass
 
     # ------------------------------------------------------------ peaks
     # Moments that compete for the step's peak; each is a full set of live components.
