@@ -195,7 +195,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     m, t, c = result.memory, result.time, result.cost
     tr = scenario.training
     print(f"{scenario.model.name} · {tr.method} · {scenario.gpu.name} x{tr.num_gpus}", file=out)
-    print(f"parameters {result.parameters / 1e9:.2f} B, trainable {result.trainable_parameters / 1e6:.1f} M", file=out)
+    trainable = result.trainable_parameters
+    shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
+    print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
     print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
     for comp in m.components:
         if comp.bytes > 0:
