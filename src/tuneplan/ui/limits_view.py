@@ -83,6 +83,13 @@ def token_label(tokens: float) -> str:
     return f"{t:,}"
 
 
+def _labelled_line(angle: float, pen: Any, color: str, position: float, anchor: tuple[float, float]) -> pg.InfiniteLine:
+    """A fixed (not movable) horizontal or vertical line with a label on a translucent white fill."""
+    return pg.InfiniteLine(angle=angle, pen=pen, label="", labelOpts={
+        "color": color, "position": position, "anchors": [anchor, anchor], "movable": False,
+        "fill": pg.mkBrush(255, 255, 255, 220)})
+
+
 @dataclass(frozen=True)
 class GpuLimits:
     """The plan's limits on one GPU.
@@ -269,56 +276,14 @@ class LimitsChart(pg.PlotWidget):
             [], [], pen=pg.mkPen(CURVE_COLOR, width=2.5), name=translate("Limits", "Device total")
         )
         plot.addItem(self.curve)
-        label_fill = pg.mkBrush(255, 255, 255, 220)
-        self.capacity_line = pg.InfiniteLine(
-            angle=0,
-            pen=pg.mkPen(CAPACITY_COLOR, width=2),
-            label="",
-            labelOpts={
-                "color": CAPACITY_COLOR,
-                "position": 0.02,
-                "anchors": [(0, 1), (0, 1)],
-                "movable": False,
-                "fill": label_fill,
-            },
-        )
-        self.local_line = pg.InfiniteLine(
-            angle=0,
-            pen=pg.mkPen(LOCAL_COLOR, width=2, style=Qt.PenStyle.DashDotLine),
-            label="",
-            labelOpts={
-                "color": LOCAL_COLOR,
-                "position": 0.02,
-                "anchors": [(0, 0), (0, 0)],
-                "movable": False,
-                "fill": label_fill,
-            },
-        )
+        self.capacity_line = _labelled_line(0, pg.mkPen(CAPACITY_COLOR, width=2), CAPACITY_COLOR, 0.02, (0, 1))
+        self.local_line = _labelled_line(0, pg.mkPen(LOCAL_COLOR, width=2, style=Qt.PenStyle.DashDotLine),
+                                         LOCAL_COLOR, 0.02, (0, 0))
         self.local_line.setVisible(False)
-        self.current_line = pg.InfiniteLine(
-            angle=90,
-            pen=pg.mkPen(MARKER_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
-            label="",
-            labelOpts={
-                "color": MARKER_COLOR,
-                "position": 0.93,
-                "anchors": [(1, 0.5), (1, 0.5)],
-                "movable": False,
-                "fill": label_fill,
-            },
-        )
-        self.limit_line = pg.InfiniteLine(
-            angle=90,
-            pen=pg.mkPen(CAPACITY_COLOR, width=1.5, style=Qt.PenStyle.DotLine),
-            label="",
-            labelOpts={
-                "color": CAPACITY_COLOR,
-                "position": 0.80,
-                "anchors": [(0, 0.5), (0, 0.5)],
-                "movable": False,
-                "fill": label_fill,
-            },
-        )
+        self.current_line = _labelled_line(90, pg.mkPen(MARKER_COLOR, width=1.5, style=Qt.PenStyle.DashLine),
+                                           MARKER_COLOR, 0.93, (1, 0.5))
+        self.limit_line = _labelled_line(90, pg.mkPen(CAPACITY_COLOR, width=1.5, style=Qt.PenStyle.DotLine),
+                                         CAPACITY_COLOR, 0.80, (0, 0.5))
         for line in (self.capacity_line, self.local_line, self.current_line, self.limit_line):
             line.setZValue(10)
             plot.addItem(line, ignoreBounds=True)
