@@ -23,8 +23,11 @@ def estimate(scenario: Scenario) -> Estimate:
     memory, ledger = estimate_memory(arch, t, scenario.gpu)
     # Bytes one checkpoint writes: the whole model's trainable state, whatever the sharding or
     # offload (every rank writes its shard; together they write all of it).
-    whole = t.model_copy(update={"num_gpus": 1, "sharding": "none", "cpu_offload": False})
-    _, whole_ledger = estimate_memory(arch, whole, scenario.gpu)
+    if t.num_gpus == 1 and not t.cpu_offload:
+        whole_ledger = ledger  # already unsharded: no second ledger on the hot path
+    else:
+        whole = t.model_copy(update={"num_gpus": 1, "sharding": "none", "cpu_offload": False})
+        _, whole_ledger = estimate_memory(arch, whole, scenario.gpu)
     if t.method == "full":
         ckpt_bytes = arch.parameter_count() * 2 + whole_ledger.optimizer + whole_ledger.optimizer_paged
     else:
