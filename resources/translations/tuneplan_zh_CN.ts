@@ -1458,8 +1458,8 @@ Please attach that file when you report the problem.</source>
         <translation>你的价格</translation>
     </message>
     <message>
-        <source>Costs are per completed run with this plan&apos;s billing, storage and overheads, at the cheapest on-demand and spot prices of your price book; spot includes expected interruptions ({rate} per hour unless the plan sets a rate). Double-click a GPU to plan on it.</source>
-        <translation>成本按完成一次运行计算，采用本方案的计费方式、存储和其他开销，以及价格表中最便宜的按需和竞价价格；竞价已计入预期中断（除非方案另设，否则按每小时 {rate} 次）。双击 GPU 即可用它做方案。</translation>
+        <source>Costs are per completed run at the cheapest on-demand and spot prices of your price book, each billed by its provider&apos;s granularity, with this plan&apos;s storage and overheads; spot includes expected interruptions ({rate} per hour unless the plan sets a rate). Double-click a GPU to plan on it.</source>
+        <translation>费用按每次完成的运行计算，采用价格簿中最便宜的按需价和竞价，各按其提供商的计费粒度计费，并计入本方案的存储和其他开销；竞价价格包含预期中断（除非方案设定了中断率，否则按每小时 {rate} 次）。双击某个 GPU 即可用它做方案。</translation>
     </message>
     <message>
         <source>&lt;b&gt;{plan}&lt;/b&gt; fits on {n} of {total} GPUs.</source>
@@ -1572,8 +1572,8 @@ seen</source>
         <translation>一次运行的墙钟小时数（准备、训练、评估、检查点）</translation>
     </message>
     <message>
-        <source>USD per completed run at the cheapest on-demand price (the plan&apos;s billing, storage and overheads)</source>
-        <translation>按最便宜的按需价格完成一次运行的美元成本（含方案的计费方式、存储和其他开销）</translation>
+        <source>USD per completed run at the cheapest on-demand price (billed by that offer&apos;s provider; the plan&apos;s storage and overheads)</source>
+        <translation>以最便宜的按需价格计算的每次完成运行的费用（美元；按该报价提供商的方式计费，含本方案的存储和其他开销）</translation>
     </message>
     <message>
         <source>USD per completed run at the cheapest spot/community price, expected interruptions included</source>

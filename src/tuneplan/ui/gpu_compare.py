@@ -100,7 +100,7 @@ _HEADER_TIPS = [
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Peak device memory per GPU at that micro-batch (GiB)"),
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Wall-clock hours for one run (setup, training, evaluation, checkpoints)"),
     QT_TRANSLATE_NOOP("GpuComparisonModel",
-                      "USD per completed run at the cheapest on-demand price (the plan's billing, storage and overheads)"),
+                      "USD per completed run at the cheapest on-demand price (billed by that offer's provider; the plan's storage and overheads)"),
     QT_TRANSLATE_NOOP("GpuComparisonModel",
                       "USD per completed run at the cheapest spot/community price, expected interruptions included"),
     QT_TRANSLATE_NOOP("GpuComparisonModel",
@@ -690,8 +690,8 @@ class GpuCompareView(QWidget):
         )
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.note = QLabel(self.tr(
-            "Costs are per completed run with this plan's billing, storage and overheads, at the cheapest "
-            "on-demand and spot prices of your price book; spot includes expected interruptions "
+            "Costs are per completed run at the cheapest on-demand and spot prices of your price book, each "
+            "billed by its provider's granularity, with this plan's storage and overheads; spot includes expected interruptions "
             "({rate} per hour unless the plan sets a rate). "
             "Double-click a GPU to plan on it."
         ).format(rate=f"{DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR:g}"))
