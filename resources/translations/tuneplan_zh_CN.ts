@@ -981,8 +981,16 @@ Please attach that file when you report the problem.</source>
         <translation>设备总量 ← 结论依据此值</translation>
     </message>
     <message>
-        <source>Reserved plus the CUDA context, cuBLAS workspace and memory outside PyTorch&apos;s allocator (paged optimizer states): what nvidia-smi shows, and what runs out.</source>
-        <translation>已保留量加上 CUDA 上下文、cuBLAS 工作区以及 PyTorch 分配器之外的显存（分页优化器状态）：即 nvidia-smi 显示的、真正会被耗尽的量。</translation>
+        <source>Reserved plus the CUDA context, cuBLAS workspace and NCCL buffers: what nvidia-smi shows, and what runs out.</source>
+        <translation>已保留量加上 CUDA 上下文、cuBLAS 工作区和 NCCL 缓冲区：即 nvidia-smi 显示的、真正会被耗尽的量。</translation>
+    </message>
+    <message>
+        <source>Paged optimizer states (not counted)</source>
+        <translation>分页优化器状态（不计入）</translation>
+    </message>
+    <message>
+        <source>Held in CUDA unified memory: nvidia-smi shows them while the GPU has room, and the driver moves them to CPU RAM when it does not, so they cannot run the GPU out of memory (slower steps instead).</source>
+        <translation>存放在 CUDA 统一内存中：GPU 有空余时 nvidia-smi 会显示它们，没有空余时驱动会把它们移到 CPU 内存，因此不会导致显存不足（代价是训练步变慢）。</translation>
     </message>
     <message>
         <source>GPU capacity</source>

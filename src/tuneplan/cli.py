@@ -155,6 +155,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "peak_allocated_bytes": m.peak_allocated_bytes,
             "peak_reserved_bytes": m.peak_reserved_bytes,
             "total_bytes": m.total_bytes,
+            "paged_bytes": m.paged_bytes,
             "capacity_bytes": m.capacity_bytes,
             "low_bytes": m.low_bytes,
             "high_bytes": m.high_bytes,
@@ -205,6 +206,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     print(f"  {'peak allocated':<20} {m.peak_allocated_bytes / GIB:8.2f} GiB  (torch max_memory_allocated)", file=out)
     print(f"  {'peak reserved':<20} {m.peak_reserved_bytes / GIB:8.2f} GiB  (torch max_memory_reserved)", file=out)
     print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (nvidia-smi; the verdict uses this)", file=out)
+    if m.paged_bytes:
+        print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)
     print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():

@@ -135,6 +135,18 @@ def test_activation_ledger_by_hand_lora_q_v_no_dropout():
     assert led.activation_per_layer_token == 1840
 
 
+def test_activation_ledger_by_hand_qlora_saves_every_4bit_input():
+    # bitsandbytes MatMul4Bit.forward keeps ctx.tensors = (A, B) whenever the input needs a gradient
+    # (bitsandbytes/autograd/_functions.py), so every frozen NF4 linear saves its input, unlike a
+    # frozen bf16 nn.Linear. Same tiny layer as the LoRA q_v case above, dropout 0:
+    #   norms 512; q/k/v input 128; q,k,v 256; out+LSE 144 (o_proj's input is that output, no copy)
+    #   MLP input (gate/up) 2*64 = 128; gate, up, SiLU(gate) 768; down_proj input 2*128 = 256
+    #   lora_A outputs 32                                                              -> 2224 B
+    t = TrainingSetup(method="qlora", lora_targets="q_v", lora_rank=8, lora_dropout=0.0, grad_checkpointing=False)
+    _, led = estimate_memory(_tiny(), t, GPU_24)
+    assert led.activation_per_layer_token == 2224
+
+
 def test_logits_buffers_scale_with_vocab_and_tokens():
     arch = _tiny()
     t = TrainingSetup(method="lora", micro_batch=2, seq_len=100)
@@ -227,3 +239,20 @@ def test_fsdp_gathers_the_largest_layer_and_not_during_the_optimizer_step():
         assert mem.component("weights").bytes == pytest.approx(2 * n / 8)
     else:
         assert mem.component("weights").bytes == pytest.approx(2 * n / 8 + 2 * 218_103_808 * 2)
+
+
+def test_paged_optimizer_states_are_reported_but_not_counted_against_capacity():
+    # torchtune's llama3_1/8B_full_single_device recipe: full bf16, bitsandbytes PagedAdamW8bit,
+    # optimizer step in backward; the torchtune README reports it running on an RTX 4090 (24 GB).
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", optimizer="paged-adamw-8bit", optimizer_in_backward=True,
+                      micro_batch=2, seq_len=2048, grad_checkpointing=True, fused_cross_entropy=True)
+    mem, led = estimate_memory(arch, t, GPU_24)
+    n = 8_030_261_248
+    # two uint8 moments + one fp32 absmax per 256 elements for each moment (arXiv:2110.02861)
+    assert mem.paged_bytes == pytest.approx(n * (2 + 8 / 256))
+    assert led.optimizer == 0  # nothing of the states is in PyTorch's allocator
+    # they are in unified memory, which the driver pages out to host RAM: not in the device total
+    assert sum(c.bytes for c in mem.components) == pytest.approx(mem.total_bytes)
+    assert mem.total_bytes < mem.peak_reserved_bytes + GIB
+    assert mem.fits

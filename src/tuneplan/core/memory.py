@@ -16,8 +16,9 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   arXiv:1804.04235) and keeps no first moment by default (Hugging Face ``Adafactor(beta1=None)``).
 * **Activations** are the tensors autograd saves for backward, per decoder layer, derived from the
   Hugging Face Llama layer (``modeling_llama.py``): RMSNorm saves an fp32 copy of its input; a
-  linear layer saves its input only when its weight gets a gradient (frozen base weights under
-  LoRA save nothing); FlashAttention saves q, k, v, the output and an fp32 log-sum-exp per head
+  linear layer saves its input only when its weight gets a gradient (frozen bf16 base weights under
+  LoRA save nothing), except a bitsandbytes 4-bit layer (QLoRA), whose ``MatMul4Bit`` keeps its
+  input whenever that input needs a gradient (``bitsandbytes/autograd/_functions.py``); FlashAttention saves q, k, v, the output and an fp32 log-sum-exp per head
   (Dao 2023, arXiv:2307.08691); eager attention also saves the fp32 softmax and its bf16 copy,
   ``6 * heads * s`` bytes per token; SwiGLU saves gate, up and SiLU(gate) (and their product when
   ``down_proj`` trains). This generalises Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) to
@@ -152,7 +153,9 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
         # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
-        return full or (name in adapted and not dropout)
+        # bitsandbytes' MatMul4Bit saves its input (ctx.tensors = (A, B)) even for a frozen NF4
+        # weight, because the input needs a gradient: under QLoRA every base linear saves it.
+        return full or t.method == "qlora" or (name in adapted and not dropout)
 
     # RMSNorm upcasts its input to fp32 and saves that copy; LayerNorm saves its input. When the norm
     # weight trains, ``weight * x`` also saves the normalised x: in the input dtype for Llama-style
@@ -454,7 +457,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     backward_alloc = max(v for k, v in allocated.items() if k != "optimizer step")
     reserved = max(backward_alloc + fragmentation, allocated["optimizer step"], peak_allocated)
     nccl = 256 * MIB if n_gpus > 1 and not pipeline else 0.0  # NCCL communicator buffers
-    total = reserved + CUDA_CONTEXT_BYTES + paged + nccl
+    # Paged optimizer states live in CUDA unified memory (cudaMallocManaged): the driver migrates their
+    # pages to host RAM when device allocations need the room, so they never cause an out-of-memory
+    # error and are not part of what the GPU must hold (QLoRA arXiv:2305.14314 §3 "Paged Optimizers";
+    # bitsandbytes GlobalPageManager). They are reported next to the total, not in it.
+    total = reserved + CUDA_CONTEXT_BYTES + nccl
 
     capacity = gpu.memory_gib * GIB
     led.weights, led.adapters, led.gradients, led.optimizer = weights, adapters, gradients, optimizer
@@ -468,8 +475,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         source="LoRA arXiv:2106.09685; PEFT LoraLayer"),
         MemoryComponent(key="gradients", label="Gradients", bytes=live["gradients"], formula=led.formulas["gradients"],
                         source="one gradient per trainable parameter in its dtype"),
-        MemoryComponent(key="optimizer", label="Optimizer states", bytes=live["optimizer"] + paged,
-                        formula=led.formulas["optimizer"] + (" (paged: unified memory, outside PyTorch's allocator)" if paged else "")
+        MemoryComponent(key="optimizer", label="Optimizer states", bytes=live["optimizer"],
+                        formula=led.formulas["optimizer"]
+                        + (f" in unified memory ({paged / GIB:.2f} GiB, paged to CPU RAM when the GPU is full)" if paged else "")
                         + (" + foreach step temporary" if step_temp and phase == "optimizer step" else ""),
                         source="torch.optim.AdamW; bitsandbytes 8-bit optimizers arXiv:2110.02861"),
         MemoryComponent(key="activations", label="Activations", bytes=live["activations"], formula=led.formulas["activations"],
@@ -495,5 +503,6 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         low_bytes=total / (1 + MEASURED_ERROR_P90),
         high_bytes=total / (1 + MEASURED_ERROR_P10),
         peak_phase=phase,
+        paged_bytes=paged,
     )
     return est, led

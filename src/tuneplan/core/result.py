@@ -58,8 +58,11 @@ class MemoryEstimate(_Frozen):
     * ``peak_reserved_bytes``: ``torch.cuda.max_memory_reserved()`` (the caching allocator's
       segments: allocated plus fragmentation and cached free blocks).
     * ``total_bytes``: what nvidia-smi shows: reserved plus CUDA context, cuBLAS workspace and
-      memory outside PyTorch's allocator (paged optimizer states). The verdict uses this one,
-      because it is what runs out.
+      NCCL buffers. The verdict uses this one, because it is what runs out.
+
+    ``paged_bytes`` are paged optimizer states (bitsandbytes paged AdamW) in CUDA unified memory:
+    nvidia-smi shows them while the GPU has room, but the driver moves them to host RAM when it does
+    not, so they are not in ``total_bytes`` and cannot make a run fail (QLoRA arXiv:2305.14314 §3).
 
     ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator
     (docs/accuracy.md).
@@ -73,6 +76,7 @@ class MemoryEstimate(_Frozen):
     low_bytes: float
     high_bytes: float
     peak_phase: str = "backward"
+    paged_bytes: float = 0.0
 
     @property
     def fits(self) -> bool:

@@ -129,10 +129,24 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             gib(mem.total_bytes),
             translate(
                 "Explain",
-                "Reserved plus the CUDA context, cuBLAS workspace and memory outside PyTorch's allocator "
-                "(paged optimizer states): what nvidia-smi shows, and what runs out.",
+                "Reserved plus the CUDA context, cuBLAS workspace and NCCL buffers: what nvidia-smi "
+                "shows, and what runs out.",
             ),
             emphasis=True,
+        ),
+        *(
+            [Line(
+                translate("Explain", "Paged optimizer states (not counted)"),
+                gib(mem.paged_bytes),
+                translate(
+                    "Explain",
+                    "Held in CUDA unified memory: nvidia-smi shows them while the GPU has room, and the "
+                    "driver moves them to CPU RAM when it does not, so they cannot run the GPU out of "
+                    "memory (slower steps instead).",
+                ),
+            )]
+            if mem.paged_bytes
+            else []
         ),
         Line(
             translate("Explain", "GPU capacity"),
