@@ -16,9 +16,9 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   arXiv:1804.04235) and keeps no first moment by default (Hugging Face ``Adafactor(beta1=None)``).
 * **Activations** are the tensors autograd saves for backward, per decoder layer, derived from the
   Hugging Face Llama layer (``modeling_llama.py``): RMSNorm saves an fp32 copy of its input; a
-  linear layer saves its input only when its weight gets a gradient (frozen bf16 base weights under
-  LoRA save nothing), except a bitsandbytes 4-bit layer (QLoRA), whose ``MatMul4Bit`` keeps its
-  input whenever that input needs a gradient (``bitsandbytes/autograd/_functions.py``); FlashAttention saves q, k, v, the output and an fp32 log-sum-exp per head
+  linear layer saves its input only when its weight gets a gradient (frozen base weights under
+  LoRA save nothing; bitsandbytes' 4-bit ``MatMul4Bit`` keeps only the NF4 weight since 0.43.2);
+  FlashAttention saves q, k, v, the output and an fp32 log-sum-exp per head
   (Dao 2023, arXiv:2307.08691); eager attention also saves the fp32 softmax and its bf16 copy,
   ``6 * heads * s`` bytes per token; SwiGLU saves gate, up and SiLU(gate) (and their product when
   ``down_proj`` trains). This generalises Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) to
@@ -153,9 +153,9 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
         # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
-        # bitsandbytes' MatMul4Bit saves its input (ctx.tensors = (A, B)) even for a frozen NF4
-        # weight, because the input needs a gradient: under QLoRA every base linear saves it.
-        return full or t.method == "qlora" or (name in adapted and not dropout)
+        # bitsandbytes >= 0.43.2 (PR #1270): MatMul4Bit keeps only the NF4 weight (ctx.tensors =
+        # (None, B)), so a frozen 4-bit base saves no input either; older releases kept A as well.
+        return full or (name in adapted and not dropout)
 
     # RMSNorm upcasts its input to fp32 and saves that copy; LayerNorm saves its input. When the norm
     # weight trains, ``weight * x`` also saves the normalised x: in the input dtype for Llama-style
