@@ -297,3 +297,14 @@ def test_plan_name_follows_choices_until_renamed(window, qtbot):
     qtbot.keyClick(name, Qt.Key.Key_Return)
     assert window.store.scenario.name == "Support bot v2"
     assert "must not be empty" in _field(window, "name").message.text()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_value_is_reported_as_not_a_number(window, bad):
+    store = window.store
+    before = store.scenario
+    assert not store.set_field("pricing.price_per_gpu_hour", bad)
+    assert store.scenario == before  # the last good plan is kept
+    msg = _field(window, "pricing.price_per_gpu_hour").message
+    assert msg.isVisible() and "must be a number" in msg.text()
+    assert "at most" not in msg.text()

@@ -13,6 +13,7 @@ An invalid value never replaces the current scenario: the setter returns ``False
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from pydantic import ValidationError
@@ -62,6 +63,10 @@ def friendly_error(err: dict[str, Any]) -> str:
     In the UI language; pydantic's own message (English) for kinds not listed here.
     """
     kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    value = err.get("input")
+    if isinstance(value, float) and not math.isfinite(value):
+        # NaN fails every bound check ("must be at most ..." would be misleading); infinity is no number either
+        return translate("AppStore", "must be a number")
     if kind == "greater_than_equal":
         return translate("AppStore", "must be at least {limit}").format(limit=_fmt_limit(ctx.get("ge")))
     if kind == "greater_than":
