@@ -24,6 +24,8 @@ lint: $(STAMP)
 accuracy: $(STAMP)
 	$(PY) ../shared/reference/score_accuracy.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table.md.tmp
 	mv docs/accuracy-table.md.tmp docs/accuracy-table.md
+	$(PY) tools/score_with_seq_kind.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table-seq-kind.md.tmp
+	mv docs/accuracy-table-seq-kind.md.tmp docs/accuracy-table-seq-kind.md
 	cat docs/accuracy-table.md
 
 bench: $(STAMP)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -106,3 +107,23 @@ def test_closed_pipe_ends_quietly():
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert b"Traceback" not in err
+
+
+def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
+    # tools/score_with_seq_kind.py: the reference scorer's flags, plus --sequence-mode from seq_kind
+    reference = Path(__file__).resolve().parents[3] / "shared" / "reference" / "score_accuracy.py"
+    if not reference.exists():
+        pytest.skip("needs ../shared/reference beside the checkout")
+    import importlib.util
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "score_with_seq_kind.py"
+    spec = importlib.util.spec_from_file_location("score_with_seq_kind", tool)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    row = {"model_config": "configs/x.json", "method": "full", "precision": "bf16", "optimizer": "adamw",
+           "micro_batch": "1", "seq_len": "512", "grad_checkpointing": "true", "attention": "sdpa",
+           "num_gpus": "1", "sharding": "none", "lora_rank": "", "lora_targets": "", "seq_kind": "dynamic"}
+    flags = module.row_flags_with_seq_kind(row, Path("/tmp"))
+    assert ("--sequence-mode", "dynamic") in flags
+    assert ("--seq-len", "512") in flags
+    assert ("--sequence-mode", "unknown") not in module.row_flags_with_seq_kind({**row, "seq_kind": "unknown"}, Path("/tmp"))
