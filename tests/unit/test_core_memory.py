@@ -253,3 +253,32 @@ def test_paged_optimizer_states_are_reported_but_not_counted_against_capacity():
     assert sum(c.bytes for c in mem.components) == pytest.approx(mem.total_bytes)
     assert mem.total_bytes < mem.peak_reserved_bytes + GIB
     assert mem.fits
+
+
+TINY_MIXTRAL = {"model_type": "mixtral", "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 1,
+                "num_attention_heads": 8, "num_key_value_heads": 2, "num_local_experts": 4, "num_experts_per_tok": 2,
+                "vocab_size": 1000, "tie_word_embeddings": False}
+
+
+def test_lora_on_stacked_experts_counts_peft_param_wrapper_shapes():
+    # PEFT 0.21 + transformers 5, LoraConfig(r=4, target_modules="all-linear") on this tiny Mixtral,
+    # adapter shapes printed by PEFT (lora_A, lora_B):
+    #   q (4,256)+(256,4) = 2048; k, v (4,256)+(64,4) = 1280 each; o 2048           -> 6,656
+    #   router gate.weight (4,256)+(4,4) = 1,040
+    #   experts.gate_up_proj (32,256)+(1024,32) = 40,960  (rank 2r per expert, 4 experts)
+    #   experts.down_proj (16,512)+(256,16) = 12,288                                -> 60,944
+    arch = architecture_from_hf_config(TINY_MIXTRAL)
+    assert lora_parameter_count(arch, 4, "all-linear") == 60_944
+    assert lora_parameter_count(arch, 4, "q_v") == 2048 + 1280  # plain nn.Linear adapters
+
+
+def test_lora_on_stacked_experts_saves_the_merged_expert_weights():
+    # ParamWrapper computes W + delta-W for the whole expert stack in bf16 and the expert matmul saves it:
+    # 4 experts x (gate_up 1024 x 256 + down 256 x 512) x 2 B = 3,145,728 B per layer
+    arch = architecture_from_hf_config(TINY_MIXTRAL)
+    t = TrainingSetup(method="lora", lora_targets="all-linear", lora_rank=4, lora_dropout=0.0,
+                      grad_checkpointing=False, micro_batch=1, seq_len=64)
+    _, led = estimate_memory(arch, t, GPU_24)
+    _, attn_only = estimate_memory(arch, t.model_copy(update={"lora_targets": "qkvo"}), GPU_24)
+    assert led.activations - attn_only.activations > 4 * (1024 * 256 + 256 * 512) * 2
+    assert led.activation_per_layer_token * 64 > 3_145_728

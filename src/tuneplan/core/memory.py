@@ -50,6 +50,7 @@ __all__ = [
     "MemoryLedger",
     "estimate_memory",
     "lora_parameter_count",
+    "merged_expert_bytes",
     "nf4_bytes_per_param",
 ]
 
@@ -110,14 +111,48 @@ def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> in
     Source: Hu et al. 2021, LoRA, arXiv:2106.09685 §4.1; PEFT ``LoraLayer.update_layer``.
     ``targets``: ``q_v`` (q_proj, v_proj), ``qkvo`` (all attention projections) or ``all-linear``
     (every linear layer of the blocks, experts included; PEFT's ``all-linear`` excludes the LM head).
+
+    Mixture-of-experts layers: transformers >= 5 stores each layer's experts as stacked 3-D tensors
+    (``gate_up_proj`` of shape experts x 2i x h, ``down_proj`` experts x h x i) and the router as a bare
+    weight, and PEFT's ``all-linear`` adapts them as ``target_parameters`` through ``ParamWrapper``:
+    ``lora_A`` is ``Linear(d_in, r * experts)`` and ``lora_B`` ``Linear(r * experts, d_out)``, the fused
+    gate/up pair gets rank 2r with a dense (block-diagonal-initialised) ``lora_B``, i.e.
+    ``2r * E * (h + 2i)``; ``down_proj`` ``r * E * (i + h)``; the router ``r * (h + E)`` (PEFT 0.21
+    ``tuners/lora/layer.py`` ``ParamWrapper``; counted with PEFT on a small Mixtral, docs/validation.md).
     """
     wanted = _targets(arch, targets)
     total = 0
     for n_layers, mods in arch.linear_modules():
+        names = {m.name for m in mods if m.count > 1}
         for m in mods:
-            if m.name in wanted:
+            if m.name not in wanted:
+                continue
+            if m.count > 1 and m.name == "up_proj" and "gate_proj" in names:
+                continue  # fused with gate_proj into one gate_up_proj tensor
+            if m.count > 1 and m.name == "gate_proj" and "up_proj" in names:
+                total += n_layers * 2 * rank * m.count * (m.d_in + 2 * m.d_out)
+            else:
                 total += n_layers * m.count * rank * (m.d_in + m.d_out)
+        if targets == "all-linear" and names:
+            router = next((m for m in mods if m.kind == "router"), None)
+            if router is not None:
+                total += n_layers * rank * (router.d_in + router.d_out)
     return total
+
+
+def merged_expert_bytes(arch: ModelArchitecture, t: TrainingSetup, w_bytes: float) -> tuple[float, float]:
+    """Bytes of ``W + delta-W`` that LoRA on stacked experts materialises: ``(one layer, all layers)``.
+
+    PEFT's ``ParamWrapper`` applies the adapter to a 3-D expert tensor by parametrisation: every forward
+    computes ``baddbmm(W, lhs, rhs)``, a new tensor of the whole expert stack in the weight dtype, and
+    the expert matmul saves it for backward because it now needs a gradient (PEFT 0.21
+    ``_LoraFactorsProxy``; PyTorch MemTracker measured ~2.8 GB per Mixtral-8x7B layer, docs/validation.md).
+    Zero unless the method is LoRA/QLoRA and the targets include the experts (``all-linear``).
+    """
+    if t.method == "full" or t.lora_targets != "all-linear":
+        return 0.0, 0.0
+    per_group = [(n, sum(m.params for m in mods if m.count > 1) * w_bytes) for n, mods in arch.linear_modules()]
+    return max((b for _, b in per_group), default=0.0), float(sum(n * b for n, b in per_group))
 
 
 @dataclass
@@ -149,10 +184,16 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     lora = t.method in {"lora", "qlora"}
     adapted = _targets(arch, t.lora_targets) if lora else set()
     dropout = lora and t.lora_dropout > 0
+    # Stacked experts adapted through PEFT's ParamWrapper run their matmul on W + delta-W, which needs a
+    # gradient, so the matmul saves its input like a trained weight; ParamWrapper refuses dropout and
+    # has no per-token LoRA branch (no lora_A outputs, no dropout copies).
+    experts = {m.name for _, mods in arch.linear_modules()[:1] for m in mods if m.count > 1}
 
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
         # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
+        if name in experts and name in adapted:
+            return True
         # bitsandbytes >= 0.43.2 (PR #1270): MatMul4Bit keeps only the NF4 weight (ctx.tensors =
         # (None, B)), so a frozen 4-bit base saves no input either; older releases kept A as well.
         return full or (name in adapted and not dropout)
@@ -202,11 +243,10 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if dropout:  # PEFT: dropout(x) is saved by lora_A, with a 1-byte mask, per adapted matrix
         for _, mods in arch.linear_modules()[:1]:
             for m in mods:
-                if m.name in adapted:
-                    d_in = m.d_in * (arch.experts_per_token if m.count > 1 else 1)
-                    saved += (act + 1) * d_in
+                if m.name in adapted and m.count == 1:
+                    saved += (act + 1) * m.d_in
     if lora:
-        adapted_mods = [m for _, mods in arch.linear_modules()[:1] for m in mods if m.name in adapted]
+        adapted_mods = [m for _, mods in arch.linear_modules()[:1] for m in mods if m.name in adapted and m.count == 1]
         saved += act * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
     return float(saved)
 
@@ -373,6 +413,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len)
     checkpoint_token = act * arch.hidden_size  # the layer input kept by checkpointing
     layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
+    merged_one, merged_all = merged_expert_bytes(arch, t, w_bytes)
+    per_layer_token += merged_one / tokens  # one layer's saved set includes its W + delta-W
     one_layer = per_layer_token * tokens
     if t.grad_checkpointing:
         activations = layers_here * checkpoint_token * tokens + one_layer
@@ -381,8 +423,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             f" + one recomputed layer {per_layer_token / 1024:.1f} KiB/token"
         )
     else:
-        activations = layers_here * one_layer
+        activations = layers_here * (one_layer - merged_one) + merged_all * layers_here / arch.num_layers
         led.formulas["activations"] = f"{layers_here:g} layers x {per_layer_token / 1024:.1f} KiB/token x {tokens} tokens"
+    if merged_one:
+        led.formulas["activations"] += " incl. W + delta-W of the adapted experts (PEFT ParamWrapper)"
     if t.activation_offload:
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
