@@ -604,6 +604,10 @@ Please attach that file when you report the problem.</source>
         <translation>{gpu} 没有 BF16 张量核心：请用 FP16 加损失缩放训练</translation>
     </message>
     <message>
+        <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
+        <translation>PEFT 通过 ParamWrapper 适配堆叠的专家权重，它不支持 LoRA dropout：请把 dropout 设为 0，或只对注意力投影做 LoRA</translation>
+    </message>
+    <message>
         <source>sharding across one GPU saves no memory</source>
         <translation>只有一块 GPU 时分片不会节省显存</translation>
     </message>

@@ -282,3 +282,18 @@ def test_lora_on_stacked_experts_saves_the_merged_expert_weights():
     _, attn_only = estimate_memory(arch, t.model_copy(update={"lora_targets": "qkvo"}), GPU_24)
     assert led.activations - attn_only.activations > 4 * (1024 * 256 + 256 * 512) * 2
     assert led.activation_per_layer_token * 64 > 3_145_728
+
+
+def test_moe_all_linear_lora_with_dropout_warns_that_peft_refuses_it():
+    # PEFT 0.21 ParamWrapper.update_layer: ValueError "does not work with lora_dropout != 0"
+    from tuneplan.core.estimate import estimate
+    from tuneplan.core.scenario import Scenario
+    from tuneplan import catalog
+
+    base = catalog.default_scenario()
+    arch = architecture_from_hf_config(TINY_MIXTRAL)
+    s = base.model_copy(update={"model": arch, "training": base.training.model_copy(
+        update={"method": "lora", "lora_targets": "all-linear", "lora_dropout": 0.05})})
+    assert any("ParamWrapper" in w for w in estimate(Scenario.model_validate(s.model_dump())).warnings)
+    no_dropout = s.model_copy(update={"training": s.training.model_copy(update={"lora_dropout": 0.0})})
+    assert not any("ParamWrapper" in w for w in estimate(no_dropout).warnings)

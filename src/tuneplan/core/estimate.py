@@ -41,6 +41,12 @@ def estimate(scenario: Scenario) -> Estimate:
         )
     if t.precision == "bf16" and not scenario.gpu.bf16_supported:
         warnings.append(f"{scenario.gpu.name} has no BF16 tensor cores: train in FP16 with loss scaling")
+    if arch.is_moe and t.method != "full" and t.lora_targets == "all-linear" and t.lora_dropout > 0:
+        # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0
+        warnings.append(
+            "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
+            "set dropout to 0 or target the attention projections only"
+        )
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
     if t.num_gpus > 1 and t.sharding == "none":

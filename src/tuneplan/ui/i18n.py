@@ -398,6 +398,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "sequence length {n} exceeds the model's max_position_embeddings ({m})")),
     (re.compile(r"(?P<gpu>.+) has no BF16 tensor cores: train in FP16 with loss scaling"),
      QT_TRANSLATE_NOOP("CoreNotes", "{gpu} has no BF16 tensor cores: train in FP16 with loss scaling")),
+    (re.compile(r"PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
+                r"set dropout to 0 or target the attention projections only"),
+     QT_TRANSLATE_NOOP("CoreNotes", "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
+                       "dropout: set dropout to 0 or target the attention projections only")),
     (re.compile(r"sharding across one GPU saves no memory"),
      QT_TRANSLATE_NOOP("CoreNotes", "sharding across one GPU saves no memory")),
     (re.compile(r"(?P<n>\d+) GPUs without sharding: the layers are split across the GPUs and run one GPU at a time "
