@@ -127,3 +127,14 @@ def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
     assert ("--sequence-mode", "dynamic") in flags
     assert ("--seq-len", "512") in flags
     assert ("--sequence-mode", "unknown") not in module.row_flags_with_seq_kind({**row, "seq_kind": "unknown"}, Path("/tmp"))
+
+
+@pytest.mark.parametrize("literal", ["1e400", "Infinity", "NaN"])
+def test_non_finite_config_numbers_give_one_line_naming_the_field(tmp_path, literal):
+    # Python's json module reads 1e400 as inf and accepts the Infinity/NaN extensions
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llama", "hidden_size": %s, "intermediate_size": 11008, '
+                   '"num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000}' % literal)
+    out = run("estimate", "--config", str(bad))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "hidden_size" in out.stderr and len(out.stderr.strip().splitlines()) == 1

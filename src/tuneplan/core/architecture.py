@@ -315,14 +315,16 @@ def _first(cfg: dict[str, Any], *keys: str) -> Any:
     return None
 
 
-def _int_field(cfg: dict[str, Any], *keys: str, required: bool = True) -> int | None:
+def _int_field(cfg: dict[str, Any], *keys: str, required: bool = True, minimum: int = 1) -> int | None:
     value = _first(cfg, *keys)
     if value is None:
         if required:
             raise UnsupportedModelError(f"config.json has no '{keys[0]}' (also looked for: {', '.join(keys[1:]) or '-'})")
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value <= 0:
-        raise UnsupportedModelError(f"config.json field '{keys[0]}' must be a positive whole number, got {value!r}")
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or (isinstance(value, float) and not math.isfinite(value)) or value != int(value) or value < minimum):
+        kind = "a positive whole number" if minimum == 1 else f"a whole number >= {minimum}"
+        raise UnsupportedModelError(f"config.json field '{keys[0]}' must be {kind}, got {value!r}")
     return int(value)
 
 
@@ -409,7 +411,7 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
         shared = n_shared * moe_inter
     if num_experts and cfg.get("shared_expert") is True and not shared:
         shared = moe_inter  # Llama 4: one shared expert of the routed experts' width
-    first_dense = int(cfg.get("first_k_dense_replace") or 0)
+    first_dense = _int_field(cfg, "first_k_dense_replace", required=False, minimum=0) or 0
     if model_type in {"deepseek_v2", "deepseek_v3"} and cfg.get("kv_lora_rank"):
         raise UnsupportedModelError("multi-head latent attention (DeepSeek-V2/V3 kv_lora_rank) is not modelled yet")
     conv_layers = 0
@@ -468,7 +470,8 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
         qk_norm=bool(fam.get("qk_norm", False)),
         learned_position_embeddings=pos,
         max_position_embeddings=_int_field(cfg, "max_position_embeddings", "seq_length", "n_positions", required=False),
-        sliding_window=int(sliding) if isinstance(sliding, (int, float)) and not isinstance(sliding, bool) and sliding > 0 else None,
+        sliding_window=(int(sliding) if isinstance(sliding, (int, float)) and not isinstance(sliding, bool)
+                        and math.isfinite(sliding) and sliding > 0 else None),
         num_experts=num_experts,
         experts_per_token=experts_per_token if num_experts else 0,
         moe_intermediate_size=moe_inter if num_experts else 0,
