@@ -604,6 +604,14 @@ Please attach that file when you report the problem.</source>
         <translation>{gpu} 没有 BF16 张量核心：请用 FP16 加损失缩放训练</translation>
     </message>
     <message>
+        <source>the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)</source>
+        <translation>融合进反向传播的优化器步骤无法累积梯度：请把梯度累积设为 1（torchtune 不允许这种组合）</translation>
+    </message>
+    <message>
+        <source>paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does not include</source>
+        <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算未包含这部分</translation>
+    </message>
+    <message>
         <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
         <translation>PEFT 通过 ParamWrapper 适配堆叠的专家权重，它不支持 LoRA dropout：请把 dropout 设为 0，或只对注意力投影做 LoRA</translation>
     </message>

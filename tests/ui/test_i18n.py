@@ -428,3 +428,13 @@ def test_qm_is_found_from_the_source_tree_and_bundled(monkeypatch):
     assert spec_inputs.keep_data("resources/translations/tuneplan_zh_CN.qm")
     assert spec_inputs.keep_data("PySide6/Qt/translations/qtbase_zh_CN.qm")
     assert not spec_inputs.keep_data("PySide6/Qt/translations/qtbase_de.qm")
+
+
+def test_paged_and_fused_step_warnings_are_translated(chinese):
+    text = ("paged optimizer states (59.8 GiB) exceed the 4.4 GiB left on the GPU: about 55.4 GiB live in CPU RAM "
+            "and cross PCIe at every optimizer step, which the time estimate does not include")
+    out = i18n.translate_core_text(text)
+    assert out.startswith("分页优化器状态（59.8 GiB）") and "55.4 GiB" in out
+    assert i18n.translate_core_text(
+        "the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 "
+        "(torchtune refuses this combination)").startswith("融合进反向传播的优化器步骤")

@@ -297,3 +297,28 @@ def test_moe_all_linear_lora_with_dropout_warns_that_peft_refuses_it():
     assert any("ParamWrapper" in w for w in estimate(Scenario.model_validate(s.model_dump())).warnings)
     no_dropout = s.model_copy(update={"training": s.training.model_copy(update={"lora_dropout": 0.0})})
     assert not any("ParamWrapper" in w for w in estimate(no_dropout).warnings)
+
+
+def _scenario(**training):
+    from tuneplan import catalog
+
+    base = catalog.default_scenario()
+    return base.model_copy(update={"training": base.training.model_copy(update=training)})
+
+
+def test_paged_states_larger_than_the_free_memory_are_warned_about():
+    from tuneplan.core.estimate import estimate
+
+    # Llama 3.1 8B full, paged 32-bit AdamW: 2 x 4 B x 8.03e9 = 59.8 GiB of states on a 24 GiB card
+    r = estimate(_scenario(method="full", optimizer="paged-adamw-32bit", optimizer_in_backward=True))
+    assert r.memory.paged_bytes == pytest.approx(8 * 8_030_261_248)
+    over = r.memory.paged_bytes - (r.memory.capacity_bytes - r.memory.total_bytes)
+    assert any(f"about {over / GIB:.1f} GiB live in CPU RAM" in w for w in r.warnings)
+
+
+def test_fused_optimizer_step_with_accumulation_is_warned_about():
+    from tuneplan.core.estimate import estimate
+
+    warned = estimate(_scenario(method="full", optimizer_in_backward=True, grad_accumulation=4)).warnings
+    assert any("cannot accumulate gradients" in w for w in warned)
+    assert not any("cannot accumulate" in w for w in estimate(_scenario(method="full", optimizer_in_backward=True)).warnings)

@@ -41,6 +41,20 @@ def estimate(scenario: Scenario) -> Estimate:
         )
     if t.precision == "bf16" and not scenario.gpu.bf16_supported:
         warnings.append(f"{scenario.gpu.name} has no BF16 tensor cores: train in FP16 with loss scaling")
+    if t.optimizer_in_backward and t.grad_accumulation > 1:
+        warnings.append(
+            "the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation "
+            "to 1 (torchtune refuses this combination)"
+        )
+    if memory.paged_bytes:
+        free = max(0.0, memory.capacity_bytes - memory.total_bytes)
+        if memory.paged_bytes > free:
+            over = memory.paged_bytes - free
+            warnings.append(
+                f"paged optimizer states ({memory.paged_bytes / 2**30:.1f} GiB) exceed the {free / 2**30:.1f} GiB "
+                f"left on the GPU: about {over / 2**30:.1f} GiB live in CPU RAM and cross PCIe at every "
+                "optimizer step, which the time estimate does not include"
+            )
     if arch.is_moe and t.method != "full" and t.lora_targets == "all-linear" and t.lora_dropout > 0:
         # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0
         warnings.append(

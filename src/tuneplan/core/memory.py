@@ -482,8 +482,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         "end of backward": {"gradients": gradients, "activations": one_layer + checkpoints / max(layers_here, 1),
                             "logits": 0.0, "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
         # optimizer step: gradients, states and the step's temporaries (layers are resharded)
-        "optimizer step": {"gradients": gradients, "activations": 0.0, "logits": 0.0, "temporaries": 0.0,
-                           "optimizer": optimizer + step_temp, "gathered": 0.0},
+        "optimizer step": {"gradients": gradients, "activations": 0.0, "logits": 0.0, "temporaries": step_temp,
+                           "optimizer": optimizer, "gathered": 0.0},
     }
     if t.grad_checkpointing:
         # backward through the last layer: its recomputed activations next to all checkpoints
@@ -521,15 +521,16 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         source="one gradient per trainable parameter in its dtype"),
         MemoryComponent(key="optimizer", label="Optimizer states", bytes=live["optimizer"],
                         formula=led.formulas["optimizer"]
-                        + (f" in unified memory ({paged / GIB:.2f} GiB, paged to CPU RAM when the GPU is full)" if paged else "")
-                        + (" + foreach step temporary" if step_temp and phase == "optimizer step" else ""),
+                        + (f" in unified memory ({paged / GIB:.2f} GiB, paged to CPU RAM when the GPU is full)" if paged else ""),
                         source="torch.optim.AdamW; bitsandbytes 8-bit optimizers arXiv:2110.02861"),
         MemoryComponent(key="activations", label="Activations", bytes=live["activations"], formula=led.formulas["activations"],
                         source="saved tensors of the HF decoder layer; Korthikanti et al. arXiv:2205.05198"),
         MemoryComponent(key="logits", label="Logits & loss", bytes=live["logits"], formula=led.formulas["logits"],
                         source="transformers ForCausalLMLoss; Liger/CCE arXiv:2411.09009"),
         MemoryComponent(key="temporaries", label="Temporaries", bytes=live["temporaries"] + CUBLAS_WORKSPACE_BYTES,
-                        formula="gradient buffers between layers, dequantised matrix, cuBLAS workspace",
+                        formula=("AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
+                                 if phase == "optimizer step" and step_temp else
+                                 "gradient buffers between layers, dequantised matrix, cuBLAS workspace"),
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,
                         formula=f"{frag_share:.0%} of transient memory ({t.sequence_mode} shapes) ({transient / GIB:.2f} GiB)",

@@ -398,6 +398,16 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "sequence length {n} exceeds the model's max_position_embeddings ({m})")),
     (re.compile(r"(?P<gpu>.+) has no BF16 tensor cores: train in FP16 with loss scaling"),
      QT_TRANSLATE_NOOP("CoreNotes", "{gpu} has no BF16 tensor cores: train in FP16 with loss scaling")),
+    (re.compile(r"the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation "
+                r"to 1 \(torchtune refuses this combination\)"),
+     QT_TRANSLATE_NOOP("CoreNotes", "the optimizer step fused into backward cannot accumulate gradients: set "
+                       "gradient accumulation to 1 (torchtune refuses this combination)")),
+    (re.compile(r"paged optimizer states \((?P<p>[\d.]+) GiB\) exceed the (?P<f>[\d.]+) GiB left on the GPU: about "
+                r"(?P<o>[\d.]+) GiB live in CPU RAM and cross PCIe at every optimizer step, which the time "
+                r"estimate does not include"),
+     QT_TRANSLATE_NOOP("CoreNotes", "paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} "
+                       "GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does "
+                       "not include")),
     (re.compile(r"PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
                 r"set dropout to 0 or target the attention projections only"),
      QT_TRANSLATE_NOOP("CoreNotes", "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
