@@ -221,3 +221,18 @@ def test_gpu_without_tensor_rate_raises(llama8b):
     gpu = catalog.get_gpu("t4").model_copy(update={"fp16_tflops": 0.0})
     with pytest.raises(ValueError, match="TFLOPS"):
         estimate_time(llama8b, TrainingSetup(), Dataset(), gpu, Pricing(), 0.0)
+
+
+def test_dynamic_padding_counts_one_example_per_row(llama8b):
+    # 1,000 examples of 512 tokens, seq_len 2048, one epoch, no accumulation, one GPU:
+    #   packed: 512,000 tokens / 2,048 per micro-batch = 250 steps
+    #   dynamic, micro-batch 1: each row is one example (no padding) -> 1,000 steps
+    #   dynamic, micro-batch 4, padding efficiency 0.8: rows padded to ~512/0.8 = 640 tokens,
+    #     640,000 computed tokens / (4 x 640) = 250 steps
+    data = Dataset(examples=1000, tokens_per_example=512, epochs=1, padding_efficiency=0.8)
+    packed = _time(llama8b, data=data, method="lora", micro_batch=1, seq_len=2048, sequence_mode="packed")
+    dyn1 = _time(llama8b, data=data, method="lora", micro_batch=1, seq_len=2048, sequence_mode="dynamic")
+    dyn4 = _time(llama8b, data=data, method="lora", micro_batch=4, seq_len=2048, sequence_mode="dynamic")
+    assert packed.steps == 250
+    assert dyn1.steps == 1000 and dyn1.tokens_total == 512_000
+    assert dyn4.tokens_total == pytest.approx(640_000) and dyn4.steps == 250

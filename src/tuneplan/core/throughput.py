@@ -341,7 +341,14 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
             notes.append(f"no activation checkpointing: no recomputed forward, time x {hardware_flops / hw_with_ac:.2f}")
 
     # ---- one micro-batch on one GPU: roofline of compute and weight streaming
-    tokens_mb = float(t.micro_batch * t.seq_len)
+    # Tokens one micro-batch computes: seq_len per row, except with dynamic padding and known example
+    # lengths, where each row is padded only to the longest example of its micro-batch (on average the
+    # example length / padding efficiency; exactly the example length at micro-batch 1).
+    row = float(t.seq_len)
+    if t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
+        pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
+        row = min(row, float(data.tokens_per_example) / pad)
+    tokens_mb = float(t.micro_batch) * row
     compute_s = tokens_mb * work_flops / (peak * u) * qlora
     n_params = float(arch.parameter_count())
     passes = 3 if t.grad_checkpointing else 2
