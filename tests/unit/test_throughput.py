@@ -6,6 +6,8 @@ hidden 4096, 32 query heads x 128 = 4096, 8 KV heads x 128 = 1024, intermediate 
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from tuneplan import catalog
@@ -194,7 +196,7 @@ def test_dataset_tokens_packing_padding_and_epochs():
 
 def test_phases_setup_download_eval_checkpoints(llama8b):
     pricing = Pricing(setup_minutes=10, download_gbps=0.5, dataset_prep_minutes=5, eval_minutes=2,
-                      checkpoint_count=3, disk_write_gbps=1.0)
+                      checkpoint_count=3, disk_write_gbps=1.0, checkpoint_every_min=100_000)
     te = estimate_time(llama8b, TrainingSetup(method="lora", seq_len=4096, micro_batch=4),
                        Dataset(total_tokens=1e8, epochs=1, eval_fraction=0.0), catalog.get_gpu("h100_sxm"),
                        pricing, checkpoint_bytes=2e9)
@@ -236,3 +238,17 @@ def test_dynamic_padding_counts_one_example_per_row(llama8b):
     assert packed.steps == 250
     assert dyn1.steps == 1000 and dyn1.tokens_total == 512_000
     assert dyn4.tokens_total == pytest.approx(640_000) and dyn4.steps == 250
+
+
+def test_checkpoint_saves_follow_the_interval(llama8b):
+    # at least checkpoint_count saves; one per interval of training time when that is more
+    data = Dataset(total_tokens=1e8, epochs=1, eval_fraction=0.0)
+    gpu = catalog.get_gpu("h100_sxm")
+    t = TrainingSetup(method="lora", seq_len=4096, micro_batch=4)
+    every = Pricing(setup_minutes=0, checkpoint_count=1, checkpoint_every_min=10, disk_write_gbps=1.0)
+    te = estimate_time(llama8b, t, data, gpu, every, checkpoint_bytes=2e9)
+    saves = math.ceil(te.phases["training"] / 600)  # one per 10 minutes of training
+    assert saves > 1 and te.checkpoint_saves == saves
+    assert te.phases["checkpoints"] == pytest.approx(saves * 2e9 / 1e9)
+    never = estimate_time(llama8b, t, data, gpu, every.model_copy(update={"checkpoint_count": 0}), 2e9)
+    assert never.checkpoint_saves == 0 and never.phases["checkpoints"] == 0

@@ -112,6 +112,7 @@ class TimeEstimate(_Frozen):
         seconds: the sum of the phases.
         steps: optimizer steps.
         bound: ``compute`` or ``memory`` (which limit set the step time).
+        checkpoint_saves: checkpoints written during the run (one per interval, at least the count).
     """
 
     tokens_total: float
@@ -123,6 +124,7 @@ class TimeEstimate(_Frozen):
     steps: float
     bound: str = "compute"
     notes: list[str] = []
+    checkpoint_saves: int = 0
 
     @property
     def hours(self) -> float:

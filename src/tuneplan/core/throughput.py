@@ -287,7 +287,8 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         data: dataset size, epochs, padding efficiency, evaluation share.
         gpu: the card (peak TFLOPS, measured matmul ceiling, memory bandwidth, interconnect).
         pricing: setup minutes, download speed (GB/s), dataset preparation, evaluation minutes,
-            checkpoint count and disk write speed (GB/s).
+            checkpoint count (at least that many saves; 0 = none) and interval (one save per
+            ``checkpoint_every_min`` of training when that is more), disk write speed (GB/s).
         checkpoint_bytes: bytes written per checkpoint save (adapters, or weights + optimizer).
 
     Returns:
@@ -381,7 +382,11 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     fwd_flops = 2.0 * arch.matmul_params_per_token() + 4.0 * arch.num_attention_layers * arch.q_dim * seq
     eval_tps = (peak * u / qlora) / fwd_flops * eta * offload  # per GPU, at training utilisation
     eval_s = pricing.eval_minutes * 60 + (eval_tokens / (eval_tps * t.num_gpus) if eval_tokens > 0 else 0.0)
-    ckpt_s = pricing.checkpoint_count * checkpoint_bytes / (pricing.disk_write_gbps * 1e9)
+    # One save per checkpoint interval of training time, and at least ``checkpoint_count`` (0: never save)
+    saves = 0
+    if pricing.checkpoint_count > 0:
+        saves = max(pricing.checkpoint_count, math.ceil(training_s / (pricing.checkpoint_every_min * 60)))
+    ckpt_s = saves * checkpoint_bytes / (pricing.disk_write_gbps * 1e9)
     phases = {"setup": setup_s, "training": training_s, "evaluation": eval_s, "checkpoints": ckpt_s}
     return TimeEstimate(
         tokens_total=tokens_total,
@@ -390,6 +395,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         tokens_per_second=tps_per_gpu,
         phases=phases,
         seconds=sum(phases.values()),
+        checkpoint_saves=saves,
         steps=float(steps),
         bound=bound,
         notes=notes,

@@ -332,14 +332,14 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             )
         )
     ckpt_s = ph.get("checkpoints", 0.0)
-    if p.checkpoint_count and ckpt_s > 0:
-        size_gb = ckpt_s * p.disk_write_gbps / p.checkpoint_count
+    if tm.checkpoint_saves and ckpt_s > 0:
+        size_gb = ckpt_s * p.disk_write_gbps / tm.checkpoint_saves
         lines.append(
             Line(
                 translate("Explain", "Checkpoints"),
                 _hours(ckpt_s / 3600),
                 translate("Explain", "{n} saves × {gb} GB ÷ {w} GB/s disk write").format(
-                    n=p.checkpoint_count, gb=f"{size_gb:,.2f}", w=f"{p.disk_write_gbps:g}"
+                    n=tm.checkpoint_saves, gb=f"{size_gb:,.2f}", w=f"{p.disk_write_gbps:g}"
                 ),
             )
         )
