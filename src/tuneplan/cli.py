@@ -199,6 +199,13 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     trainable = result.trainable_parameters
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
+    lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
+    shard = f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.num_gpus > 1 else ""
+    print(f"assumed: {tr.precision}{' + fp32 master' if tr.master_weights == 'fp32' else ''}, {tr.optimizer}"
+          f"{' (step in backward)' if tr.optimizer_in_backward else ''}{lora}; micro-batch {tr.micro_batch} x "
+          f"{tr.seq_len} tokens ({tr.sequence_mode}), grad accumulation {tr.grad_accumulation}, checkpointing "
+          f"{'on' if tr.grad_checkpointing else 'off'}, {tr.attention} attention"
+          f"{', fused CE' if tr.fused_cross_entropy else ''}{shard}", file=out)
     print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
     for comp in m.components:
         if comp.bytes > 0:

@@ -138,3 +138,9 @@ def test_non_finite_config_numbers_give_one_line_naming_the_field(tmp_path, lite
     out = run("estimate", "--config", str(bad))
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "hidden_size" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_text_output_states_the_assumed_settings():
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--seq-len", "4096", "--no-grad-checkpointing")
+    line = next(ln for ln in out.stdout.splitlines() if ln.startswith("assumed:"))
+    assert "4096 tokens" in line and "checkpointing off" in line and "LoRA r=" in line
