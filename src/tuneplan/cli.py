@@ -29,10 +29,43 @@ def _fail(message: str) -> int:
     return 2
 
 
+#: CLI argument (argparse dest) -> scenario field, per section; also used to name the flag in errors.
+_TRAINING_ARGS: dict[str, str] = {
+    "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
+    "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
+    "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
+    "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
+    "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
+    "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
+    "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "framework": "framework", "mfu": "mfu_override",
+}
+_DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
+                                 "total_tokens": "total_tokens", "epochs": "epochs",
+                                 "padding_efficiency": "padding_efficiency"}
+_PRICING_ARGS: dict[str, str] = {
+    "price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",
+    "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",
+    "egress_usd_per_gb": "egress_usd_per_gb", "other_usd": "other_usd", "setup_minutes": "setup_minutes",
+    "eval_minutes": "eval_minutes", "interruptions_per_hour": "interruptions_per_hour",
+    "checkpoint_every_min": "checkpoint_every_min", "failure_probability": "failure_probability",
+    "download_gbps": "download_gbps", "electricity_usd_per_kwh": "electricity_usd_per_kwh",
+    "monthly_price_usd": "monthly_price_usd",
+}
+_FIELD_FLAGS: dict[str, str] = {
+    **{f"training.{k}": "--" + a.replace("_", "-") for a, k in _TRAINING_ARGS.items()},
+    **{f"dataset.{k}": "--" + a.replace("_", "-") for a, k in _DATASET_ARGS.items()},
+    **{f"pricing.{k}": "--" + a.replace("_", "-") for a, k in _PRICING_ARGS.items()},
+    "gpu.memory_gib": "--gpu-memory-gib",
+}
+
+
 def _validation_message(exc: ValidationError) -> str:
+    """The first validation error as ``--flag: must be ...`` (the flag the user typed, when there is one)."""
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()))
-    return f"{where}: {err.get('msg', 'invalid value')}" if where else str(err.get("msg"))
+    msg = str(err.get("msg", "invalid value")).replace("Input should be", "must be")
+    where = _FIELD_FLAGS.get(where, where)
+    return f"{where}: {msg}" if where else msg
 
 
 def resolve_gpu(text: str):  # noqa: ANN201 - GpuSpec
@@ -90,16 +123,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         data["model"] = arch.model_dump()
         data["model_id"] = ""
     training = data["training"]
-    mapping = {
-        "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
-        "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
-        "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
-        "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
-        "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
-        "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
-        "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "framework": "framework", "mfu": "mfu_override",
-    }
-    for arg, key in mapping.items():
+    for arg, key in _TRAINING_ARGS.items():
         value = getattr(args, arg, None)
         if value is not None:
             training[key] = value
@@ -119,19 +143,12 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if args.gpu_memory_gib is not None:
         data["gpu"]["memory_gib"] = args.gpu_memory_gib
     ds = data["dataset"]
-    for arg, key in {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example", "total_tokens": "total_tokens",
-                     "epochs": "epochs", "padding_efficiency": "padding_efficiency"}.items():
+    for arg, key in _DATASET_ARGS.items():
         value = getattr(args, arg, None)
         if value is not None:
             ds[key] = int(value) if key == "examples" else value
     pr = data["pricing"]
-    for arg, key in {"price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",
-                     "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",
-                     "egress_usd_per_gb": "egress_usd_per_gb", "other_usd": "other_usd", "setup_minutes": "setup_minutes",
-                     "eval_minutes": "eval_minutes", "interruptions_per_hour": "interruptions_per_hour",
-                     "checkpoint_every_min": "checkpoint_every_min", "failure_probability": "failure_probability",
-                     "download_gbps": "download_gbps", "electricity_usd_per_kwh": "electricity_usd_per_kwh",
-                     "monthly_price_usd": "monthly_price_usd"}.items():
+    for arg, key in _PRICING_ARGS.items():
         value = getattr(args, arg, None)
         if value is not None:
             pr[key] = value

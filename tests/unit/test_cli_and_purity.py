@@ -73,6 +73,10 @@ def test_full_finetune_of_8b_does_not_fit_a_4090():
         (["--model", ""], "unknown model"),
         (["--gpu", ""], "unknown or ambiguous GPU"),
         (["--gpu", "A100"], "did you mean one of: "),
+        # model validation errors name the flag the user typed, not the scenario field
+        (["--lora-dropout", "2"], "--lora-dropout: must be less than 1"),
+        (["--gpu-memory-gib", "0"], "--gpu-memory-gib: must be greater than 0"),
+        (["--checkpoint-every-min", "0"], "--checkpoint-every-min: must be greater than 0"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, fragment):
