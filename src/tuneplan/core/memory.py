@@ -523,7 +523,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         formula=led.formulas["optimizer"]
                         + (f" in unified memory ({paged / GIB:.2f} GiB, paged to CPU RAM when the GPU is full)" if paged else ""),
                         source="torch.optim.AdamW; bitsandbytes 8-bit optimizers arXiv:2110.02861"),
-        MemoryComponent(key="activations", label="Activations", bytes=live["activations"], formula=led.formulas["activations"],
+        MemoryComponent(key="activations", label="Activations", bytes=live["activations"],
+                        formula={"end of backward": "at the end of backward only the first layer's saved tensors are left; "
+                                                    "at the start: ",
+                                 "optimizer step": "freed before the optimizer step; during backward: "}.get(phase, "")
+                        + led.formulas["activations"],
                         source="saved tensors of the HF decoder layer; Korthikanti et al. arXiv:2205.05198"),
         MemoryComponent(key="logits", label="Logits & loss", bytes=live["logits"], formula=led.formulas["logits"],
                         source="transformers ForCausalLMLoss; Liger/CCE arXiv:2411.09009"),
