@@ -2991,8 +2991,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>参数量</translation>
     </message>
     <message>
-        <source>{total} B total · {trainable} M trainable ({share}%)</source>
-        <translation>共 {total} B · 可训练 {trainable} M（{share}%）</translation>
+        <source>{total} B total · {trainable} trainable ({share}%)</source>
+        <translation>共 {total} B · 可训练 {trainable}（{share}%）</translation>
     </message>
     <message>
         <source>Model</source>
@@ -4361,6 +4361,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)</source>
         <translation>峰值已保留：torch.cuda.max_memory_reserved()（分配器段）</translation>
+    </message>
+    <message>
+        <source>Paged optimizer states: {size} in CUDA unified memory, not counted in the device total; the driver moves them to CPU RAM when the GPU is full</source>
+        <translation>分页优化器状态：{size}，位于 CUDA 统一内存中，不计入设备总量；GPU 显存不足时驱动会把它们移到 CPU 内存</translation>
+    </message>
+    <message>
+        <source>Paged optimizer states (outside the total)</source>
+        <translation>分页优化器状态（不计入总量）</translation>
     </message>
     <message>
         <source>{gpu}: {capacity} usable (what nvidia-smi reports as total)</source>

@@ -308,3 +308,21 @@ def test_non_finite_value_is_reported_as_not_a_number(window, bad):
     msg = _field(window, "pricing.price_per_gpu_hour").message
     assert msg.isVisible() and "must be a number" in msg.text()
     assert "at most" not in msg.text()
+
+
+def test_paged_optimizer_states_drawn_after_the_device_total(window):
+    store = window.store
+    assert store.set_fields({"training.method": "full", "training.optimizer": "paged-adamw-8bit",
+                             "training.optimizer_in_backward": True})
+    mem = store.result.memory
+    series = window.vram_chart.current_series()
+    start, size = series["paged"]
+    # outside the stacked total (components sum to the device total), same size as the ledger's paged states
+    assert start == pytest.approx(mem.total_bytes / 2**30)
+    assert size == pytest.approx(mem.paged_bytes / 2**30)
+    assert "unified memory" in window.vram_chart.paged.toolTip()
+    labels = lambda: [label.text for _sample, label in window.vram_chart.legend.items]  # noqa: E731
+    assert any("Paged optimizer states" in t for t in labels())
+    assert store.set_field("training.optimizer", "adamw-8bit")
+    assert "paged" not in window.vram_chart.current_series()
+    assert not any("Paged optimizer states" in t for t in labels())

@@ -225,6 +225,15 @@ class VramChart(pg.PlotWidget):
         self.segments: dict[str, _Segment] = {}
         for key in COMPONENT_ORDER:
             self._segment(key, COMPONENT_LABELS[key])
+        # Paged optimizer states (unified memory) sit after the device total, outlined, not filled:
+        # nvidia-smi shows them while there is room, but they are not part of what must fit.
+        paged_color = QColor(COMPONENT_COLORS["optimizer"])
+        paged_color.setAlpha(70)
+        self.paged = pg.BarGraphItem(x0=[0.0], width=[0.0], y=[BAR_Y + BAR_H / 2], height=[BAR_H],
+                                     brush=pg.mkBrush(paged_color),
+                                     pen=pg.mkPen(COMPONENT_COLORS["optimizer"], width=1.5, style=Qt.PenStyle.DashLine))
+        plot.addItem(self.paged)
+        self._paged_in_legend = False
         marker_pen = pg.mkPen("#202020", width=1.5, style=Qt.PenStyle.DashLine)
         label_opts = {"color": TEXT_COLOR, "movable": False, "fill": pg.mkBrush(255, 255, 255, 200)}
         self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label=self.tr("allocated"),
@@ -290,6 +299,19 @@ class VramChart(pg.PlotWidget):
             if key not in seen:
                 seg.setOpts(x0=[left], width=[0.0])
                 seg.setToolTip("")
+        paged = mem.paged_bytes / GIB
+        self.paged.setOpts(x0=[left], width=[paged])
+        self.paged.setToolTip(self.tr(
+            "Paged optimizer states: {size} in CUDA unified memory, not counted in the device total; the driver "
+            "moves them to CPU RAM when the GPU is full").format(size=i18n.fmt_gib(paged)) if paged else "")
+        if paged:
+            series["paged"] = (left, paged)
+        if bool(paged) != self._paged_in_legend:  # a legend entry only while there is something to show
+            if paged:
+                self.legend.addItem(self.paged, self.tr("Paged optimizer states (outside the total)"))
+            else:
+                self.legend.removeItem(self.paged)
+            self._paged_in_legend = bool(paged)
         self._series = series
         cap = mem.capacity_bytes / GIB
         self._capacity_gib = cap
@@ -303,7 +325,7 @@ class VramChart(pg.PlotWidget):
         self.band.setRegion((mem.low_bytes / GIB, mem.high_bytes / GIB))
         self.band.setToolTip(self.tr("Likely range of the total: {low}–{high} (measured error of the estimator)").format(
             low=i18n.fmt_number(mem.low_bytes / GIB, 1, group=False), high=i18n.fmt_gib(mem.high_bytes / GIB)))
-        self._extent_gib = max(cap, mem.high_bytes / GIB, left)
+        self._extent_gib = max(cap, mem.high_bytes / GIB, left + paged)
         self._fit_x()
 
     def _set_range(self, x=None, y=None) -> None:

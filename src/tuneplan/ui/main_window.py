@@ -442,8 +442,10 @@ class MainWindow(QMainWindow):
                  hours=fmt_number(c.billed_hours, 2), n=n, price=_usd(p.price_per_gpu_hour), usd=_usd(c.gpu_usd))),
             (translate("MainWindow", "Breakdown"), breakdown),
             (translate("MainWindow", "Parameters"),
-             translate("MainWindow", "{total} B total · {trainable} M trainable ({share}%)").format(
-                 total=fmt_number(r.parameters / 1e9, 2), trainable=fmt_number(r.trainable_parameters / 1e6, 1),
+             translate("MainWindow", "{total} B total · {trainable} trainable ({share}%)").format(
+                 total=fmt_number(r.parameters / 1e9, 2),
+                 trainable=(f"{fmt_number(r.trainable_parameters / 1e9, 2)} B" if r.trainable_parameters >= 1e9
+                            else f"{fmt_number(r.trainable_parameters / 1e6, 1)} M"),
                  share=fmt_number(trainable, 2))),
         ]
         out = ["<table cellspacing='0' cellpadding='2'>"]
