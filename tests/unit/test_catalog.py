@@ -498,3 +498,9 @@ def test_default_scenarios_are_independent() -> None:
     a.gpu.memory_gib = 1.0
     assert b.training.lora_rank == 16
     assert b.gpu.memory_gib == pytest.approx(23.99)
+
+
+def test_mi250x_is_one_gcd_as_pytorch_sees_it():
+    # shared/reference/gpus.csv notes: "Appears to software as 2 GPUs (64 GB, ~191.5 TFLOPS each)"
+    gpu = catalog.get_gpu("mi250x")
+    assert gpu.memory_gib == 64 and gpu.bf16_tflops == pytest.approx(383.0 / 2)
