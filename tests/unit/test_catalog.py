@@ -502,5 +502,7 @@ def test_default_scenarios_are_independent() -> None:
 
 def test_mi250x_is_one_gcd_as_pytorch_sees_it():
     # shared/reference/gpus.csv notes: "Appears to software as 2 GPUs (64 GB, ~191.5 TFLOPS each)"
+    from tuneplan import catalog
+
     gpu = catalog.get_gpu("mi250x")
     assert gpu.memory_gib == 64 and gpu.bf16_tflops == pytest.approx(383.0 / 2)
