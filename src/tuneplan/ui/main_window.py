@@ -408,8 +408,9 @@ class MainWindow(QMainWindow):
         )
         t, c = result.time, result.cost
         self.time_card.value.setText(format_hours(t.hours))
+        # U+2060 WORD JOINER after each slash: the card wraps between words, never inside "tok/s"
         self.time_card.detail.setText(self.tr("{steps} steps · {tps} tok/s per GPU").format(
-            steps=fmt_number(t.steps), tps=fmt_number(t.tokens_per_second)))
+            steps=fmt_number(t.steps), tps=fmt_number(t.tokens_per_second)).replace("/", "/\u2060"))
         self.cost_card.value.setText(_usd(c.total_usd))
         self.cost_card.detail.setText(self.tr("pessimistic {usd} · {hours} billed h").format(
             usd=_usd(c.pessimistic_usd), hours=fmt_number(c.billed_hours, 2)))
