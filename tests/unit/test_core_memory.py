@@ -274,14 +274,40 @@ def test_lora_on_stacked_experts_counts_peft_param_wrapper_shapes():
 
 def test_lora_on_stacked_experts_saves_the_merged_expert_weights():
     # ParamWrapper computes W + delta-W for the whole expert stack in bf16 and the expert matmul saves it:
-    # 4 experts x (gate_up 1024 x 256 + down 256 x 512) x 2 B = 3,145,728 B per layer
+    # 4 experts x (gate 256x512 + up 256x512 + down 512x256) x 2 B = 4 x 393,216 x 2 = 3,145,728 B per layer
     arch = architecture_from_hf_config(TINY_MIXTRAL)
     t = TrainingSetup(method="lora", lora_targets="all-linear", lora_rank=4, lora_dropout=0.0,
                       grad_checkpointing=False, micro_batch=1, seq_len=64)
     _, led = estimate_memory(arch, t, GPU_24)
+    assert led.merged_expert_bytes == 3_145_728
+    # a token-independent term: not folded into the per-token figure
+    _, longer = estimate_memory(arch, t.model_copy(update={"seq_len": 128}), GPU_24)
+    assert longer.activation_per_layer_token == led.activation_per_layer_token
+    # 64 more tokens add one layer's per-token set plus the final norm's fp32 input (4 x 256 B), nothing else
+    assert longer.activations - led.activations == pytest.approx(64 * (led.activation_per_layer_token + 4 * 256))
     _, attn_only = estimate_memory(arch, t.model_copy(update={"lora_targets": "qkvo"}), GPU_24)
-    assert led.activations - attn_only.activations > 4 * (1024 * 256 + 256 * 512) * 2
-    assert led.activation_per_layer_token * 64 > 3_145_728
+    assert attn_only.merged_expert_bytes == 0
+
+
+def test_moe_types_outside_peft_conversion_keep_their_experts_frozen():
+    # PEFT 0.21 all-linear reaches the stacked experts only for the model types it converts (mixtral,
+    # qwen3_moe, olmoe, ...); on qwen2_moe or gpt_oss it adapts the nn.Linear modules only: here the
+    # attention, q 4x(256+256) = 2048, k 4x(256+64) = 1280, v 1280, o 2048 -> 6,656 for r = 4
+    arch = architecture_from_hf_config(TINY_MIXTRAL).model_copy(update={"model_type": "gpt_oss"})
+    assert lora_parameter_count(arch, 4, "all-linear") == 6_656
+    t = TrainingSetup(method="lora", lora_targets="all-linear", lora_rank=4, lora_dropout=0.0, grad_checkpointing=False)
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.merged_expert_bytes == 0
+
+
+def test_qlora_leaves_stacked_experts_unquantised_in_fp32():
+    # transformers >= 5: experts are 3-D nn.Parameters, not nn.Linear, so bitsandbytes does not quantise
+    # them, and PEFT's prepare_model_for_kbit_training casts every non-Params4bit bf16 tensor to fp32.
+    # Tiny Mixtral: attention 163,840 + router 1,024 = 164,864 NF4 parameters; experts 1,572,864 and
+    # embeddings + LM head + norms 512,768 at 4 B.
+    arch = architecture_from_hf_config(TINY_MIXTRAL)
+    _, led = estimate_memory(arch, TrainingSetup(method="qlora", lora_targets="q_v"), GPU_24)
+    assert led.weights == pytest.approx(164_864 * nf4_bytes_per_param(True) + (512_768 + 1_572_864) * 4)
 
 
 def test_moe_all_linear_lora_with_dropout_warns_that_peft_refuses_it():
@@ -322,3 +348,15 @@ def test_fused_optimizer_step_with_accumulation_is_warned_about():
     warned = estimate(_scenario(method="full", optimizer_in_backward=True, grad_accumulation=4)).warnings
     assert any("cannot accumulate gradients" in w for w in warned)
     assert not any("cannot accumulate" in w for w in estimate(_scenario(method="full", optimizer_in_backward=True)).warnings)
+
+
+def test_leading_dense_layers_do_not_change_the_moe_layer_model():
+    # GLM-4.5-style MoE with first_k_dense_replace: the per-layer activation model describes the MoE
+    # layers (the large majority), not the leading dense layer
+    cfg = dict(model_type="glm4_moe", hidden_size=256, intermediate_size=1024, moe_intermediate_size=128,
+               num_hidden_layers=4, num_attention_heads=8, num_key_value_heads=2, n_routed_experts=8,
+               num_experts_per_tok=2, n_shared_experts=1, vocab_size=1000, head_dim=32)
+    t = TrainingSetup(method="lora", lora_dropout=0.05, grad_checkpointing=False)
+    _, none = estimate_memory(architecture_from_hf_config({**cfg, "first_k_dense_replace": 0}), t, GPU_24)
+    _, one = estimate_memory(architecture_from_hf_config({**cfg, "first_k_dense_replace": 1}), t, GPU_24)
+    assert one.activation_per_layer_token == none.activation_per_layer_token

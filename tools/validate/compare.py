@@ -116,7 +116,10 @@ def ledger(model_id: str, settings: dict[str, Any]) -> dict[str, Any]:
         "activations": led.activations,
         "logits": led.logits,
         "temporaries": led.temporaries,
-        "activation_per_layer_token": led.activation_per_layer_token,
+        # per layer and token as the harness measures it: one layer's saved set / tokens, so the
+        # token-independent W + delta-W of adapted stacked experts is spread over the step's tokens
+        "activation_per_layer_token": led.activation_per_layer_token
+        + led.merged_expert_bytes / (settings["seq_len"] * settings["micro_batch"]),
         "checkpoint_per_layer_token": led.checkpoint_per_layer_token,
         "trainable_params": led.trainable_params,
         "total_params": arch.parameter_count(),

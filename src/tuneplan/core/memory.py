@@ -96,6 +96,23 @@ def nf4_bytes_per_param(double_quant: bool) -> float:
     return bits / 8
 
 
+#: MoE model types whose stacked experts PEFT's ``all-linear`` adapts (PEFT 0.21
+#: ``utils/transformers_weight_conversion.py``: the types transformers' ``_MODEL_TO_CONVERSION_PATTERN`` maps
+#: to the ``mixtral`` or ``qwen2_moe`` conversion, plus ``mixtral`` itself). For every other MoE type
+#: (``qwen2_moe`` itself, ``gpt_oss``, ``llama4``, ...) ``all-linear`` only reaches ``nn.Linear`` modules and
+#: the 3-D expert tensors stay frozen (checked with PEFT 0.21 on tiny qwen2_moe, qwen3_moe, olmoe, gpt_oss).
+PEFT_EXPERT_TARGET_TYPES = frozenset({
+    "mixtral", "minimax", "minimax_m2", "afmoe", "deepseek_v2", "deepseek_v3", "deepseek_v32", "dots1",
+    "ernie4_5_moe", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "glm4v_moe", "longcat_flash", "solar_open",
+    "mellum", "qwen3_moe", "qwen3_omni_moe", "qwen3_omni_moe_thinker", "qwen3_next", "hunyuan_v1_moe",
+    "flex_olmo", "olmoe", "exaone_moe", "cohere2_moe",
+})
+
+#: bitsandbytes' paged optimizers put a state tensor in unified memory only when its parameter has at
+#: least this many elements; smaller ones get an ordinary device tensor (``Optimizer8bit.get_state_buffer``).
+PAGED_MIN_NUMEL = 100_000
+
+
 def _targets(arch: ModelArchitecture, targets: str) -> set[str]:
     if targets == "q_v":
         return {"q_proj", "v_proj"}
@@ -105,39 +122,68 @@ def _targets(arch: ModelArchitecture, targets: str) -> set[str]:
     return names
 
 
+def experts_adapted(arch: ModelArchitecture, targets: str) -> bool:
+    """Whether LoRA with these targets adapts the stacked experts (PEFT ``ParamWrapper``), see
+    :data:`PEFT_EXPERT_TARGET_TYPES`."""
+    return arch.is_moe and targets == "all-linear" and arch.model_type in PEFT_EXPERT_TARGET_TYPES
+
+
+def _is_adapted(arch: ModelArchitecture, m, wanted: set[str], targets: str) -> bool:  # noqa: ANN001 - LinearModule
+    if m.count > 1:
+        return m.name in wanted and experts_adapted(arch, targets)
+    return m.name in wanted
+
+
+def lora_tensors(arch: ModelArchitecture, rank: int, targets: str) -> list[tuple[int, int, int]]:
+    """Every LoRA weight matrix as ``(how many in the model, rows, columns)``.
+
+    A plain adapted linear (``d_in`` -> ``d_out``) gets ``lora_A`` of ``r x d_in`` and ``lora_B`` of
+    ``d_out x r`` (Hu et al. 2021, LoRA, arXiv:2106.09685 §4.1; PEFT ``LoraLayer.update_layer``).
+
+    Stacked experts (transformers >= 5 keeps each layer's experts as 3-D tensors, ``gate_up_proj`` of
+    experts x 2i x h and ``down_proj`` of experts x h x i, and the router as a bare weight) are adapted by
+    PEFT's ``ParamWrapper`` when :func:`experts_adapted`: ``lora_A`` is ``Linear(d_in, r * E)`` and
+    ``lora_B`` ``Linear(r * E, d_out)``; the fused gate/up pair gets rank 2r (``rank_pattern``), so
+    ``lora_A`` is ``2rE x h`` and ``lora_B`` ``2i x 2rE``; the router ``r x h`` and ``E x r`` (PEFT 0.21
+    ``tuners/lora/layer.py`` ``ParamWrapper``, ``utils/transformers_weight_conversion.py``; shapes printed by
+    PEFT on a small Mixtral, tests).
+    """
+    wanted = _targets(arch, targets)
+    out: list[tuple[int, int, int]] = []
+    for n_layers, mods in arch.linear_modules():
+        stacked = {m.name for m in mods if m.count > 1}
+        for m in mods:
+            if m.kind == "router" or not _is_adapted(arch, m, wanted, targets):
+                continue
+            if m.count > 1:
+                e = m.count
+                if m.name == "up_proj" and "gate_proj" in stacked:
+                    continue  # fused with gate_proj into one gate_up_proj tensor
+                if m.name == "gate_proj" and "up_proj" in stacked:
+                    out += [(n_layers, 2 * rank * e, m.d_in), (n_layers, 2 * m.d_out, 2 * rank * e)]
+                else:
+                    out += [(n_layers, rank * e, m.d_in), (n_layers, m.d_out, rank * e)]
+            else:
+                out += [(n_layers, rank, m.d_in), (n_layers, m.d_out, rank)]
+        router = next((m for m in mods if m.kind == "router"), None)
+        if router is not None and stacked and experts_adapted(arch, targets):
+            out += [(n_layers, rank, router.d_in), (n_layers, router.d_out, rank)]
+    return out
+
+
 def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
     """LoRA adapter parameters: ``r * (d_in + d_out)`` per adapted matrix (A: r x d_in, B: d_out x r).
 
-    Source: Hu et al. 2021, LoRA, arXiv:2106.09685 §4.1; PEFT ``LoraLayer.update_layer``.
     ``targets``: ``q_v`` (q_proj, v_proj), ``qkvo`` (all attention projections) or ``all-linear``
-    (every linear layer of the blocks, experts included; PEFT's ``all-linear`` excludes the LM head).
-
-    Mixture-of-experts layers: transformers >= 5 stores each layer's experts as stacked 3-D tensors
-    (``gate_up_proj`` of shape experts x 2i x h, ``down_proj`` experts x h x i) and the router as a bare
-    weight, and PEFT's ``all-linear`` adapts them as ``target_parameters`` through ``ParamWrapper``:
-    ``lora_A`` is ``Linear(d_in, r * experts)`` and ``lora_B`` ``Linear(r * experts, d_out)``, the fused
-    gate/up pair gets rank 2r with a dense (block-diagonal-initialised) ``lora_B``, i.e.
-    ``2r * E * (h + 2i)``; ``down_proj`` ``r * E * (i + h)``; the router ``r * (h + E)`` (PEFT 0.21
-    ``tuners/lora/layer.py`` ``ParamWrapper``; counted with PEFT on a small Mixtral, docs/validation.md).
+    (every linear layer of the blocks; PEFT's ``all-linear`` excludes the LM head). Stacked MoE experts
+    follow PEFT's ``ParamWrapper`` shapes, e.g. ``2r * E * (h + 2i)`` for a fused gate/up tensor; see
+    :func:`lora_tensors` for the shapes and sources.
     """
-    wanted = _targets(arch, targets)
-    total = 0
-    for n_layers, mods in arch.linear_modules():
-        names = {m.name for m in mods if m.count > 1}
-        for m in mods:
-            if m.name not in wanted:
-                continue
-            if m.count > 1 and m.name == "up_proj" and "gate_proj" in names:
-                continue  # fused with gate_proj into one gate_up_proj tensor
-            if m.count > 1 and m.name == "gate_proj" and "up_proj" in names:
-                total += n_layers * 2 * rank * m.count * (m.d_in + 2 * m.d_out)
-            else:
-                total += n_layers * m.count * rank * (m.d_in + m.d_out)
-        if targets == "all-linear" and names:
-            router = next((m for m in mods if m.kind == "router"), None)
-            if router is not None:
-                total += n_layers * rank * (router.d_in + router.d_out)
-    return total
+    return sum(n * rows * cols for n, rows, cols in lora_tensors(arch, rank, targets))
+
+
+def _stacked_expert_params(mods) -> int:  # noqa: ANN001 - list[LinearModule]
+    return sum(m.params for m in mods if m.count > 1)
 
 
 def merged_expert_bytes(arch: ModelArchitecture, t: TrainingSetup, w_bytes: float) -> tuple[float, float]:
@@ -147,12 +193,23 @@ def merged_expert_bytes(arch: ModelArchitecture, t: TrainingSetup, w_bytes: floa
     computes ``baddbmm(W, lhs, rhs)``, a new tensor of the whole expert stack in the weight dtype, and
     the expert matmul saves it for backward because it now needs a gradient (PEFT 0.21
     ``_LoraFactorsProxy``; PyTorch MemTracker measured ~2.8 GB per Mixtral-8x7B layer, docs/validation.md).
-    Zero unless the method is LoRA/QLoRA and the targets include the experts (``all-linear``).
+    Zero unless the method is LoRA/QLoRA and :func:`experts_adapted`.
     """
-    if t.method == "full" or t.lora_targets != "all-linear":
+    if t.method == "full" or not experts_adapted(arch, t.lora_targets):
         return 0.0, 0.0
-    per_group = [(n, sum(m.params for m in mods if m.count > 1) * w_bytes) for n, mods in arch.linear_modules()]
+    per_group = [(n, _stacked_expert_params(mods) * w_bytes) for n, mods in arch.linear_modules()]
     return max((b for _, b in per_group), default=0.0), float(sum(n * b for n, b in per_group))
+
+
+def _layer_group(arch: ModelArchitecture) -> list:  # noqa: ANN202 - list[LinearModule]
+    """The modules of the layer the per-layer activation model describes: the MoE layers of a MoE model
+    (after any leading dense layers), otherwise the first group (attention layers of a hybrid)."""
+    groups = arch.linear_modules()
+    if arch.is_moe:
+        for _, mods in groups:
+            if any(m.count > 1 for m in mods):
+                return mods
+    return groups[0][1]
 
 
 @dataclass
@@ -171,6 +228,7 @@ class MemoryLedger:
     trainable_params: int = 0
     activation_per_layer_token: float = 0.0
     checkpoint_per_layer_token: float = 0.0
+    merged_expert_bytes: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
 
@@ -187,13 +245,15 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     # Stacked experts adapted through PEFT's ParamWrapper run their matmul on W + delta-W, which needs a
     # gradient, so the matmul saves its input like a trained weight; ParamWrapper refuses dropout and
     # has no per-token LoRA branch (no lora_A outputs, no dropout copies).
-    experts = {m.name for _, mods in arch.linear_modules()[:1] for m in mods if m.count > 1}
+    group = _layer_group(arch)
+    experts = {m.name for m in group if m.count > 1}
+    experts_train = full or (lora and experts_adapted(arch, t.lora_targets))
 
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
         # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
-        if name in experts and name in adapted:
-            return True
+        if name in experts:
+            return experts_train
         # bitsandbytes >= 0.43.2 (PR #1270): MatMul4Bit keeps only the NF4 weight (ctx.tensors =
         # (None, B)), so a frozen 4-bit base saves no input either; older releases kept A as well.
         return full or (name in adapted and not dropout)
@@ -241,12 +301,11 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
         saved += act * inter_tokens  # input of down_proj
 
     if dropout:  # PEFT: dropout(x) is saved by lora_A, with a 1-byte mask, per adapted matrix
-        for _, mods in arch.linear_modules()[:1]:
-            for m in mods:
-                if m.name in adapted and m.count == 1:
-                    saved += (act + 1) * m.d_in
+        for m in group:
+            if m.name in adapted and m.count == 1:
+                saved += (act + 1) * m.d_in
     if lora:
-        adapted_mods = [m for _, mods in arch.linear_modules()[:1] for m in mods if m.name in adapted and m.count == 1]
+        adapted_mods = [m for m in group if m.name in adapted and m.count == 1]
         saved += act * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
     return float(saved)
 
@@ -276,16 +335,27 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     total_params = arch.parameter_count()
     layer_linear = arch.layer_linear_params()
     non_layer = total_params - layer_linear  # embeddings, LM head, norms, conv kernels
+    # Stacked MoE experts (3-D tensors in transformers >= 5) are not nn.Linear, so bitsandbytes does not
+    # quantise them (transformers integrations/bitsandbytes.py replaces nn.Linear/Conv1D only); under
+    # QLoRA they are cast to fp32 with the other non-quantised parameters.
+    stacked = sum(n * _stacked_expert_params(mods) for n, mods in arch.linear_modules())
+    nf4 = nf4_bytes_per_param(t.double_quant)
+
+    def layer_bytes(mods) -> float:  # noqa: ANN001 - one layer's weights as held on the GPU
+        if t.method == "qlora":
+            return sum(m.params * (4 if m.count > 1 else nf4) for m in mods)
+        return sum(m.params for m in mods) * w_bytes
 
     # ------------------------------------------------------------ weights
     if t.method == "qlora":
-        nf4 = nf4_bytes_per_param(t.double_quant)
         # PEFT prepare_model_for_kbit_training casts every non-quantised parameter (embeddings,
-        # LM head, norms) to fp32 (peft/utils/other.py), so they cost 4 B each.
-        weights = layer_linear * nf4 + non_layer * 4
+        # LM head, norms, stacked experts) to fp32 (peft/utils/other.py), so they cost 4 B each.
+        weights = (layer_linear - stacked) * nf4 + (non_layer + stacked) * 4
         led.formulas["weights"] = (
-            f"{layer_linear / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
+            f"{(layer_linear - stacked) / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
             f" + {non_layer / 1e9:.2f}B embeddings/head/norms x 4 B (fp32 after prepare_model_for_kbit_training)"
+            + (f" + {stacked / 1e9:.2f}B stacked expert weights x 4 B (not nn.Linear: bitsandbytes leaves them"
+               " unquantised)" if stacked else "")
         )
     else:
         weights = total_params * w_bytes
@@ -363,7 +433,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["gradients"] = f"{trainable / 1e9:.3f}B trainable x {grad_bytes} B"
 
     # ------------------------------------------------------------ sharding of model states
-    largest_layer_params = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
+    largest_layer_bytes = max(layer_bytes(mods) for _, mods in arch.linear_modules())
     gathered = 0.0  # unsharded layers alive only while a layer computes (ZeRO-3/FSDP)
     if n_gpus > 1:
         if pipeline:
@@ -385,7 +455,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                 adapters /= n_gpus
                 # the all-gathered layer being computed plus the prefetched next one (FSDP
                 # forward/backward prefetch; ZeRO-3 prefetch bucket), freed again after use
-                gathered = 2 * largest_layer_params * (nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes)
+                gathered = 2 * largest_layer_bytes
             led.formulas["optimizer"] += f" / {n_gpus} GPUs ({shard})"
             if shard in {"zero2", "zero3", "fsdp"}:
                 led.formulas["gradients"] += f" / {n_gpus} GPUs ({shard})"
@@ -399,8 +469,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # ZeRO-3 offload); the GPU holds the gathered layer being computed plus the prefetched next one,
         # and the embedding/LM head while they are used. Checked against PEFT's FSDP-QLoRA 70B runs:
         # 35.6 GiB/GPU without offload vs 19.6 with it (reference measurements rows 140-141).
-        per = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else w_bytes
-        weights = 2 * largest_layer_params * per + non_layer * (4 if t.method == "qlora" else w_bytes)
+        weights = 2 * largest_layer_bytes + non_layer * (4 if t.method == "qlora" else w_bytes)
         optimizer = 0.0
         paged = 0.0
         step_temp = 0.0
@@ -413,20 +482,22 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len)
     checkpoint_token = act * arch.hidden_size  # the layer input kept by checkpointing
     layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
-    merged_one, merged_all = merged_expert_bytes(arch, t, w_bytes)
-    per_layer_token += merged_one / tokens  # one layer's saved set includes its W + delta-W
-    one_layer = per_layer_token * tokens
+    merged_one, merged_all = merged_expert_bytes(arch, t, 4 if t.method == "qlora" else w_bytes)
+    one_layer = per_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
     if t.grad_checkpointing:
         activations = layers_here * checkpoint_token * tokens + one_layer
         led.formulas["activations"] = (
             f"checkpoints {layers_here:g} layers x {checkpoint_token} B x {tokens} tokens"
             f" + one recomputed layer {per_layer_token / 1024:.1f} KiB/token"
         )
+        if merged_one:
+            led.formulas["activations"] += f" + its experts' W + delta-W {merged_one / GIB:.2f} GiB (PEFT ParamWrapper)"
     else:
-        activations = layers_here * (one_layer - merged_one) + merged_all * layers_here / arch.num_layers
+        activations = layers_here * per_layer_token * tokens + merged_all * layers_here / arch.num_layers
         led.formulas["activations"] = f"{layers_here:g} layers x {per_layer_token / 1024:.1f} KiB/token x {tokens} tokens"
-    if merged_one:
-        led.formulas["activations"] += " incl. W + delta-W of the adapted experts (PEFT ParamWrapper)"
+        if merged_all:
+            led.formulas["activations"] += (f" + the experts' W + delta-W {merged_all * layers_here / arch.num_layers / GIB:.2f}"
+                                            " GiB (PEFT ParamWrapper)")
     if t.activation_offload:
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
@@ -440,6 +511,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
     activations += head_saved * tokens
     led.activation_per_layer_token = per_layer_token
+    led.merged_expert_bytes = merged_one
     led.checkpoint_per_layer_token = checkpoint_token
 
     # ------------------------------------------------------------ logits and loss
