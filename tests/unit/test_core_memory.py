@@ -360,3 +360,15 @@ def test_leading_dense_layers_do_not_change_the_moe_layer_model():
     _, none = estimate_memory(architecture_from_hf_config({**cfg, "first_k_dense_replace": 0}), t, GPU_24)
     _, one = estimate_memory(architecture_from_hf_config({**cfg, "first_k_dense_replace": 1}), t, GPU_24)
     assert one.activation_per_layer_token == none.activation_per_layer_token
+
+
+def test_paged_optimizer_pages_only_tensors_of_100k_elements_or_more():
+    # bitsandbytes Optimizer8bit.get_state_buffer: unified memory only when p.numel() >= 1e5.
+    # Llama-3-8B LoRA r16 all-linear: only gate/up lora_B (14336 x 16) and down lora_A (16 x 14336),
+    # 229,376 elements each, qualify; q/k/v/o and the other factors are at most 4096 x 16 = 65,536.
+    # 32 layers x 3 x 229,376 = 22,020,096 parameters x 2 fp32 moments x 4 B = 176,160,768 B paged.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="lora", lora_rank=16, lora_targets="all-linear", optimizer="paged-adamw-32bit")
+    mem, led = estimate_memory(arch, t, GPU_24)
+    assert mem.paged_bytes == pytest.approx(176_160_768)
+    assert led.optimizer == pytest.approx(lora_parameter_count(arch, 16, "all-linear") * 8 - 176_160_768)

@@ -393,6 +393,13 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     opt = t.optimizer
     paged = 0.0
     step_temp = 0.0
+    adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets) if t.method != "full" else []
+    if t.method == "full":
+        paged_share = 1.0  # every weight matrix and embedding is >= 1e5 elements; norm vectors are negligible
+    else:
+        big = sum(n * r * c for n, r, c in adapter_tensors if r * c >= PAGED_MIN_NUMEL)
+        big += trainable - lora_parameter_count(arch, t.lora_rank, t.lora_targets)  # embedding copies, if any
+        paged_share = big / trainable if trainable else 0.0
     if opt in {"adamw", "adamw-fused"}:
         optimizer = trainable * 2 * state_bytes
         formula = f"{trainable / 1e9:.3f}B x 2 moments x {state_bytes} B"
@@ -401,13 +408,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
         optimizer = trainable * (2 * 1 + 2 * 4 / 256)
         formula = f"{trainable / 1e9:.3f}B x 2 moments x (1 B + 4 B/256 absmax)"
-        if opt.startswith("paged") and t.method == "full":
-            paged, optimizer = optimizer, 0.0  # large tensors live in unified memory
+        if opt.startswith("paged"):  # states of tensors with >= 1e5 elements live in unified memory
+            paged, optimizer = optimizer * paged_share, optimizer * (1 - paged_share)
     elif opt == "paged-adamw-32bit":
         optimizer = trainable * 2 * 4
         formula = f"{trainable / 1e9:.3f}B x 2 moments x 4 B (fp32)"
-        if t.method == "full":
-            paged, optimizer = optimizer, 0.0
+        paged, optimizer = optimizer * paged_share, optimizer * (1 - paged_share)
     elif opt == "sgd":
         optimizer = trainable * state_bytes
         formula = f"{trainable / 1e9:.3f}B x momentum {state_bytes} B"
@@ -416,10 +422,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         for n_layers, mods in arch.linear_modules():
             for m in mods:
                 factored += n_layers * m.count * (m.d_in + m.d_out)
-        if t.method != "full":
-            wanted = _targets(arch, t.lora_targets)
-            factored = sum(n_layers * m.count * (2 * t.lora_rank + m.d_in + m.d_out)
-                           for n_layers, mods in arch.linear_modules() for m in mods if m.name in wanted)
+        if t.method != "full":  # each 2-D adapter matrix: one row and one column vector
+            factored = sum(n * (r + c) for n, r, c in adapter_tensors)
         optimizer = factored * 4
         formula = "row + column second-moment vectors x 4 B"
     led.formulas["optimizer"] = formula
