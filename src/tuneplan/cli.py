@@ -218,7 +218,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
     lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
     shard = f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.num_gpus > 1 else ""
-    print(f"assumed: {tr.precision}{' + fp32 master' if tr.master_weights == 'fp32' else ''}, {tr.optimizer}"
+    amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
+    print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"
           f"{' (step in backward)' if tr.optimizer_in_backward else ''}{lora}; micro-batch {tr.micro_batch} x "
           f"{tr.seq_len} tokens ({tr.sequence_mode}), grad accumulation {tr.grad_accumulation}, checkpointing "
           f"{'on' if tr.grad_checkpointing else 'off'}, {tr.attention} attention"

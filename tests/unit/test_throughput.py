@@ -252,3 +252,15 @@ def test_checkpoint_saves_follow_the_interval(llama8b):
     assert te.phases["checkpoints"] == pytest.approx(saves * 2e9 / 1e9)
     never = estimate_time(llama8b, t, data, gpu, every.model_copy(update={"checkpoint_count": 0}), 2e9)
     assert never.checkpoint_saves == 0 and never.phases["checkpoints"] == 0
+
+
+def test_dynamic_padding_truncates_long_examples_to_seq_len(llama8b):
+    # 1,000 examples of 4,096 tokens at seq_len 2,048: every row is cut to 2,048 tokens
+    #   micro-batch 1: 1,000 rows of 2,048 = 2,048,000 tokens, 1,000 steps
+    #   micro-batch 4: rows cannot be padded past seq_len either: 250 steps of 4 x 2,048
+    data = Dataset(examples=1000, tokens_per_example=4096, epochs=1, padding_efficiency=0.8)
+    one = _time(llama8b, data=data, method="lora", micro_batch=1, seq_len=2048, sequence_mode="dynamic")
+    four = _time(llama8b, data=data, method="lora", micro_batch=4, seq_len=2048, sequence_mode="dynamic")
+    assert one.tokens_total == 2_048_000 and one.steps == 1000
+    assert four.tokens_total == 2_048_000 and four.steps == 250
+    assert any("truncated to seq_len 2048" in n for n in one.notes)

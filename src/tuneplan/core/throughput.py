@@ -254,7 +254,8 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
       epoch when the dataset is given as examples; with ``total_tokens``, real tokens divided by
       ``padding_efficiency``.
     * ``dynamic``: padding to the longest example of each micro-batch: real tokens divided by
-      ``padding_efficiency`` (no padding at micro-batch 1).
+      ``padding_efficiency`` (no padding at micro-batch 1); given as examples, each example is
+      truncated to ``seq_len`` and a padded row never exceeds ``seq_len``.
 
     Returns:
         ``(computed_tokens, real_tokens, note)``, tokens over all epochs; ``note`` may be empty.
@@ -268,6 +269,14 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
         if data.tokens_per_example > t.seq_len:
             real = float(data.examples) * t.seq_len * data.epochs
             note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
+    elif t.sequence_mode == "dynamic" and data.total_tokens is None:
+        # each row is one example, truncated to seq_len, padded to the longest row of its micro-batch
+        kept = min(data.tokens_per_example, float(t.seq_len))
+        real = float(data.examples) * kept * data.epochs
+        if data.tokens_per_example > t.seq_len:
+            note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
+        pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
+        computed = float(data.examples) * min(kept / pad, float(t.seq_len)) * data.epochs
     elif t.sequence_mode == "dynamic" and t.micro_batch == 1:
         computed = real
     else:
