@@ -608,8 +608,8 @@ Please attach that file when you report the problem.</source>
         <translation>融合进反向传播的优化器步骤无法累积梯度：请把梯度累积设为 1（torchtune 不允许这种组合）</translation>
     </message>
     <message>
-        <source>paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does not include</source>
-        <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算未包含这部分</translation>
+        <source>paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does not include (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
+        <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算未包含这部分（在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们必须放进 GPU 显存）</translation>
     </message>
     <message>
         <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
@@ -1001,8 +1001,8 @@ Please attach that file when you report the problem.</source>
         <translation>分页优化器状态（不计入）</translation>
     </message>
     <message>
-        <source>Held in CUDA unified memory: nvidia-smi shows them while the GPU has room, and the driver moves them to CPU RAM when it does not, so they cannot run the GPU out of memory (slower steps instead).</source>
-        <translation>存放在 CUDA 统一内存中：GPU 有空余时 nvidia-smi 会显示它们，没有空余时驱动会把它们移到 CPU 内存，因此不会导致显存不足（代价是训练步变慢）。</translation>
+        <source>Held in CUDA unified memory: nvidia-smi shows them while the GPU has room, and on Linux the driver moves them to CPU RAM when it does not, so they cannot run the GPU out of memory (slower steps instead). On Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU too.</source>
+        <translation>存放在 CUDA 统一内存中：GPU 有空余时 nvidia-smi 会显示它们；在 Linux 上，没有空余时驱动会把它们移到 CPU 内存，因此不会导致显存不足（代价是训练步变慢）。在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们也必须放进 GPU 显存。</translation>
     </message>
     <message>
         <source>GPU capacity</source>

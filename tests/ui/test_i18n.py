@@ -432,9 +432,13 @@ def test_qm_is_found_from_the_source_tree_and_bundled(monkeypatch):
 
 def test_paged_and_fused_step_warnings_are_translated(chinese):
     text = ("paged optimizer states (59.8 GiB) exceed the 4.4 GiB left on the GPU: about 55.4 GiB live in CPU RAM "
-            "and cross PCIe at every optimizer step, which the time estimate does not include")
+            "and cross PCIe at every optimizer step, which the time estimate does not include (on Windows and WSL2 "
+            "CUDA cannot page them out: there they must fit on the GPU)")
     out = i18n.translate_core_text(text)
-    assert out.startswith("分页优化器状态（59.8 GiB）") and "55.4 GiB" in out
+    assert out.startswith("分页优化器状态（59.8 GiB）") and "55.4 GiB" in out and "WSL2" in out
     assert i18n.translate_core_text(
         "the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 "
         "(torchtune refuses this combination)").startswith("融合进反向传播的优化器步骤")
+    assert i18n.translate_core_text(
+        "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or "
+        "target the attention projections only").startswith("PEFT 通过 ParamWrapper")

@@ -53,7 +53,8 @@ def estimate(scenario: Scenario) -> Estimate:
             warnings.append(
                 f"paged optimizer states ({memory.paged_bytes / 2**30:.1f} GiB) exceed the {free / 2**30:.1f} GiB "
                 f"left on the GPU: about {over / 2**30:.1f} GiB live in CPU RAM and cross PCIe at every "
-                "optimizer step, which the time estimate does not include"
+                "optimizer step, which the time estimate does not include (on Windows and WSL2 CUDA cannot "
+                "page them out: there they must fit on the GPU)"
             )
     if arch.is_moe and t.method != "full" and t.lora_targets == "all-linear" and t.lora_dropout > 0:
         # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0

@@ -57,12 +57,15 @@ class MemoryEstimate(_Frozen):
     * ``peak_allocated_bytes``: ``torch.cuda.max_memory_allocated()`` (live tensors).
     * ``peak_reserved_bytes``: ``torch.cuda.max_memory_reserved()`` (the caching allocator's
       segments: allocated plus fragmentation and cached free blocks).
-    * ``total_bytes``: what nvidia-smi shows: reserved plus CUDA context, cuBLAS workspace and
-      NCCL buffers. The verdict uses this one, because it is what runs out.
+    * ``total_bytes``: what nvidia-smi shows: reserved plus the CUDA context and NCCL buffers
+      (the cuBLAS workspace is already inside reserved). The verdict uses this one, because it is
+      what runs out.
 
     ``paged_bytes`` are paged optimizer states (bitsandbytes paged AdamW) in CUDA unified memory:
-    nvidia-smi shows them while the GPU has room, but the driver moves them to host RAM when it does
-    not, so they are not in ``total_bytes`` and cannot make a run fail (QLoRA arXiv:2305.14314 §3).
+    nvidia-smi shows them while the GPU has room, but on Linux the driver moves them to host RAM when it
+    does not, so they are not in ``total_bytes`` and cannot make a run fail there (QLoRA arXiv:2305.14314
+    §3). Windows and WSL2 cannot oversubscribe managed memory (CUDA programming guide, unified memory on
+    Windows): there they must fit as well, which a warning says when they do not.
 
     ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator
     (docs/accuracy.md).

@@ -140,9 +140,10 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
                 gib(mem.paged_bytes),
                 translate(
                     "Explain",
-                    "Held in CUDA unified memory: nvidia-smi shows them while the GPU has room, and the "
-                    "driver moves them to CPU RAM when it does not, so they cannot run the GPU out of "
-                    "memory (slower steps instead).",
+                    "Held in CUDA unified memory: nvidia-smi shows them while the GPU has room, and on Linux "
+                    "the driver moves them to CPU RAM when it does not, so they cannot run the GPU out of "
+                    "memory (slower steps instead). On Windows and WSL2 CUDA cannot page them out: there they "
+                    "must fit on the GPU too.",
                 ),
             )]
             if mem.paged_bytes

@@ -404,10 +404,12 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "gradient accumulation to 1 (torchtune refuses this combination)")),
     (re.compile(r"paged optimizer states \((?P<p>[\d.]+) GiB\) exceed the (?P<f>[\d.]+) GiB left on the GPU: about "
                 r"(?P<o>[\d.]+) GiB live in CPU RAM and cross PCIe at every optimizer step, which the time "
-                r"estimate does not include"),
+                r"estimate does not include \(on Windows and WSL2 CUDA cannot page them out: there they must fit "
+                r"on the GPU\)"),
      QT_TRANSLATE_NOOP("CoreNotes", "paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} "
                        "GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does "
-                       "not include")),
+                       "not include (on Windows and WSL2 CUDA cannot page them out: there they must fit on the "
+                       "GPU)")),
     (re.compile(r"PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
                 r"set dropout to 0 or target the attention projections only"),
      QT_TRANSLATE_NOOP("CoreNotes", "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
