@@ -993,8 +993,8 @@ Please attach that file when you report the problem.</source>
         <translation>设备总量 ← 结论依据此值</translation>
     </message>
     <message>
-        <source>Reserved plus the CUDA context, cuBLAS workspace and NCCL buffers: what nvidia-smi shows, and what runs out.</source>
-        <translation>已保留量加上 CUDA 上下文、cuBLAS 工作区和 NCCL 缓冲区：即 nvidia-smi 显示的、真正会被耗尽的量。</translation>
+        <source>Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.</source>
+        <translation>已保留量加上 CUDA 上下文和 NCCL 缓冲区：即 nvidia-smi 显示的、真正会被耗尽的量。</translation>
     </message>
     <message>
         <source>Paged optimizer states (not counted)</source>
@@ -3864,6 +3864,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>nvidia-smi 显示的值；结论依据此值</translation>
     </message>
     <message>
+        <source>Paged optimizer states (not counted)</source>
+        <translation>分页优化器状态（不计入）</translation>
+    </message>
+    <message>
+        <source>CUDA unified memory: paged out to CPU RAM on Linux when the GPU is full</source>
+        <translation>CUDA 统一内存：在 Linux 上 GPU 显存不足时换出到 CPU 内存</translation>
+    </message>
+    <message>
         <source>GPU capacity</source>
         <translation>GPU 容量</translation>
     </message>
@@ -4189,6 +4197,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Peak memory per GPU (GiB)</source>
         <translation>每块 GPU 峰值显存（GiB）</translation>
+    </message>
+    <message>
+        <source>Paged optimizer states, not counted (GiB)</source>
+        <translation>分页优化器状态，不计入（GiB）</translation>
     </message>
     <message>
         <source>GPU memory (GiB)</source>

@@ -131,3 +131,18 @@ def test_export_report_of_a_comparison_from_the_menu(window, tmp_path, monkeypat
     # what differs between them, as in the comparison table
     assert "What differs" in doc and "Sequence length (tokens)" in doc and "8,192" in doc
     assert window.shown_errors == []
+
+
+def test_report_lists_paged_optimizer_states_outside_the_total():
+    s = catalog.default_scenario()
+    s.training.method = "full"
+    s.training.optimizer = "paged-adamw-8bit"
+    s.training.optimizer_in_backward = True
+    r = estimate(s)
+    assert r.memory.paged_bytes > 0
+    doc = build_report_html([s], [r], {}, generated=datetime(2026, 11, 30, 9, 15))
+    parser = _Collect()
+    parser.feed(doc)
+    text = " ".join(parser.text)
+    assert "Paged optimizer states (not counted)" in text
+    assert f"{r.memory.paged_bytes / GIB:.2f}" in text

@@ -94,6 +94,7 @@ def test_show_gives_the_scenario_and_the_same_numbers(data: Path) -> None:
     expected = estimate(scenario)
     assert doc["estimate"]["total_bytes"] == expected.memory.total_bytes
     assert doc["estimate"]["total_usd"] == expected.cost.total_usd
+    assert doc["estimate"]["paged_bytes"] == expected.memory.paged_bytes == 0  # default plan: AdamW, nothing paged
 
     assert ScenarioLibrary().recent() == []  # the CLI does not touch the GUI's recent list
 

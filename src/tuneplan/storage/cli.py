@@ -73,6 +73,7 @@ def _summary(scenario: Scenario) -> dict[str, Any]:
     m, t, c = result.memory, result.time, result.cost
     return {
         "total_bytes": m.total_bytes,
+        "paged_bytes": m.paged_bytes,
         "capacity_bytes": m.capacity_bytes,
         "peak_allocated_bytes": m.peak_allocated_bytes,
         "fits": m.total_bytes <= m.capacity_bytes,

@@ -129,8 +129,7 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             gib(mem.total_bytes),
             translate(
                 "Explain",
-                "Reserved plus the CUDA context, cuBLAS workspace and NCCL buffers: what nvidia-smi "
-                "shows, and what runs out.",
+                "Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.",
             ),
             emphasis=True,
         ),

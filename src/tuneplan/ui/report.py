@@ -193,6 +193,9 @@ def _memory_table(r: Estimate) -> str:
         (translate("Report", "Peak allocated"), m.peak_allocated_bytes, "torch.cuda.max_memory_allocated()"),
         (translate("Report", "Peak reserved"), m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()"),
         (translate("Report", "Device total"), m.total_bytes, translate("Report", "what nvidia-smi shows; the verdict uses this")),
+        *([(translate("Report", "Paged optimizer states (not counted)"), m.paged_bytes,
+            translate("Report", "CUDA unified memory: paged out to CPU RAM on Linux when the GPU is full"))]
+          if m.paged_bytes else []),
         (translate("Report", "GPU capacity"), m.capacity_bytes, translate("Report", "usable memory as the driver reports it")),
     ):
         out.append(f'<tr class="total"><td>{_e(label)}</td><td class="num">{value / GIB:.2f}</td>'

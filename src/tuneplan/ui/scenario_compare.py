@@ -227,6 +227,8 @@ FIELDS: list[FieldSpec] = [
               covers=("pricing.provider", "pricing.offer_kind", "pricing.price_date")),
     FieldSpec("peak_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "Peak memory per GPU (GiB)"), "result",
               lambda s, r: r.memory.total_bytes / GIB, text=lambda v: f"{v:.1f}", csv_value=lambda v: round(v, 2)),
+    FieldSpec("paged_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "Paged optimizer states, not counted (GiB)"), "result",
+              lambda s, r: r.memory.paged_bytes / GIB, text=lambda v: f"{v:.1f}", csv_value=lambda v: round(v, 2)),
     FieldSpec("capacity_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "GPU memory (GiB)"), "result",
               lambda s, r: r.memory.capacity_bytes / GIB, text=lambda v: f"{v:.2f}", csv_value=lambda v: round(v, 2)),
     FieldSpec("verdict", QT_TRANSLATE_NOOP("ScenarioComparison", "Verdict"), "result",
