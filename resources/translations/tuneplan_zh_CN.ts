@@ -3238,6 +3238,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>对量化常数再做一次量化（每个权重约节省 0.37 位）</translation>
     </message>
     <message>
+        <source>FP32 unquantised weights (PEFT)</source>
+        <translation>未量化权重用 FP32（PEFT）</translation>
+    </message>
+    <message>
+        <source>PEFT&apos;s prepare_model_for_kbit_training (TRL, axolotl) casts embeddings, LM head and norms to FP32; torchtune and Unsloth keep them in BF16</source>
+        <translation>PEFT 的 prepare_model_for_kbit_training（TRL、axolotl 会调用）把嵌入层、LM head 和归一化层转为 FP32；torchtune 和 Unsloth 保持 BF16</translation>
+    </message>
+    <message>
         <source>Only for LoRA and QLoRA</source>
         <translation>仅适用于 LoRA 和 QLoRA</translation>
     </message>

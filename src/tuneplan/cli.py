@@ -34,6 +34,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
     "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
     "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
+    "kbit_fp32_upcast": "kbit_fp32_upcast",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
     "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
@@ -217,6 +218,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
     lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
+    if tr.method == "qlora":
+        lora += f", NF4{' + double quant' if tr.double_quant else ''}, unquantised weights in " + (
+            "fp32" if tr.kbit_fp32_upcast else tr.precision)
     shard = f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.num_gpus > 1 else ""
     amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"

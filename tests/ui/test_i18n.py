@@ -57,7 +57,7 @@ ALLOWED = {
     "pytorch", "sdpa", "flashattention", "liger", "cce", "deepspeed", "smi", "tuneplan", "hugging", "face",
     "config", "json", "png", "svg", "html", "csv", "tflops", "gflop", "flops", "gpu", "gpus", "cpu", "lm",
     "kv", "token", "pid", "moe", "logits", "eager", "alpha", "dropout", "ctrl", "apple", "amd", "radeon",
-    "rx", "xtx", "max", "cublas", "runpod", "kwh", "tok",
+    "rx", "xtx", "max", "cublas", "runpod", "kwh", "tok", "peft",
     "tp", "hf",  # citations: "TP §4" (docs' throughput notes), HF = Hugging Face
     "english",  # View → Language lists each language in its own words
 }  # fmt: skip

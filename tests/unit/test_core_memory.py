@@ -372,3 +372,14 @@ def test_paged_optimizer_pages_only_tensors_of_100k_elements_or_more():
     mem, led = estimate_memory(arch, t, GPU_24)
     assert mem.paged_bytes == pytest.approx(176_160_768)
     assert led.optimizer == pytest.approx(lora_parameter_count(arch, 16, "all-linear") * 8 - 176_160_768)
+
+
+def test_qlora_without_the_fp32_upcast_keeps_unquantised_weights_in_bf16():
+    # torchtune / Unsloth: embeddings, LM head and norms stay bf16. Llama-3-8B: 8,030,261,248 params, of
+    # which the layer matrices are 32 x 218,103,808 = 6,979,321,856 (NF4) and 1,050,939,392 are not.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="qlora", kbit_fp32_upcast=False)
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.weights == pytest.approx(6_979_321_856 * nf4_bytes_per_param(True) + 1_050_939_392 * 2)
+    _, upcast = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": True}), GPU_24)
+    assert upcast.weights - led.weights == pytest.approx(1_050_939_392 * 2)

@@ -340,21 +340,25 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # QLoRA they are cast to fp32 with the other non-quantised parameters.
     stacked = sum(n * _stacked_expert_params(mods) for n, mods in arch.linear_modules())
     nf4 = nf4_bytes_per_param(t.double_quant)
+    # QLoRA: bytes of each parameter bitsandbytes leaves unquantised (fp32 after PEFT's
+    # prepare_model_for_kbit_training, else the training dtype)
+    unq = 4 if t.kbit_fp32_upcast else w_bytes
 
     def layer_bytes(mods) -> float:  # noqa: ANN001 - one layer's weights as held on the GPU
         if t.method == "qlora":
-            return sum(m.params * (4 if m.count > 1 else nf4) for m in mods)
+            return sum(m.params * (unq if m.count > 1 else nf4) for m in mods)
         return sum(m.params for m in mods) * w_bytes
 
     # ------------------------------------------------------------ weights
     if t.method == "qlora":
         # PEFT prepare_model_for_kbit_training casts every non-quantised parameter (embeddings,
         # LM head, norms, stacked experts) to fp32 (peft/utils/other.py), so they cost 4 B each.
-        weights = (layer_linear - stacked) * nf4 + (non_layer + stacked) * 4
+        weights = (layer_linear - stacked) * nf4 + (non_layer + stacked) * unq
+        how = "fp32 after prepare_model_for_kbit_training" if t.kbit_fp32_upcast else t.precision
         led.formulas["weights"] = (
             f"{(layer_linear - stacked) / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
-            f" + {non_layer / 1e9:.2f}B embeddings/head/norms x 4 B (fp32 after prepare_model_for_kbit_training)"
-            + (f" + {stacked / 1e9:.2f}B stacked expert weights x 4 B (not nn.Linear: bitsandbytes leaves them"
+            f" + {non_layer / 1e9:.2f}B embeddings/head/norms x {unq} B ({how})"
+            + (f" + {stacked / 1e9:.2f}B stacked expert weights x {unq} B (not nn.Linear: bitsandbytes leaves them"
                " unquantised)" if stacked else "")
         )
     else:
@@ -473,7 +477,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # ZeRO-3 offload); the GPU holds the gathered layer being computed plus the prefetched next one,
         # and the embedding/LM head while they are used. Checked against PEFT's FSDP-QLoRA 70B runs:
         # 35.6 GiB/GPU without offload vs 19.6 with it (reference measurements rows 140-141).
-        weights = 2 * largest_layer_bytes + non_layer * (4 if t.method == "qlora" else w_bytes)
+        weights = 2 * largest_layer_bytes + non_layer * (unq if t.method == "qlora" else w_bytes)
         optimizer = 0.0
         paged = 0.0
         step_temp = 0.0
@@ -486,7 +490,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len)
     checkpoint_token = act * arch.hidden_size  # the layer input kept by checkpointing
     layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
-    merged_one, merged_all = merged_expert_bytes(arch, t, 4 if t.method == "qlora" else w_bytes)
+    merged_one, merged_all = merged_expert_bytes(arch, t, unq if t.method == "qlora" else w_bytes)
     one_layer = per_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
     if t.grad_checkpointing:
         activations = layers_here * checkpoint_token * tokens + one_layer
@@ -520,7 +524,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
 
     # ------------------------------------------------------------ logits and loss
     v = arch.vocab_size
-    logit_bytes = 4 if t.method == "qlora" else act  # an fp32 LM head (QLoRA) emits fp32 logits
+    logit_bytes = 4 if t.method == "qlora" and t.kbit_fp32_upcast else act  # an fp32 LM head emits fp32 logits
     if t.fused_cross_entropy:
         chunk = min(tokens, 8192)
         logits = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)

@@ -210,6 +210,9 @@ class MethodPanel(FieldPanel):
                        tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
         self.add_check("training.double_quant", self.tr("NF4 double quantization"),
                        tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
+        self.add_check("training.kbit_fp32_upcast", self.tr("FP32 unquantised weights (PEFT)"),
+                       tip=self.tr("PEFT's prepare_model_for_kbit_training (TRL, axolotl) casts embeddings, LM head "
+                                   "and norms to FP32; torchtune and Unsloth keep them in BF16"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """LoRA fields only for LoRA/QLoRA; double quantization only for QLoRA; FP32 weights not for QLoRA."""
@@ -219,6 +222,7 @@ class MethodPanel(FieldPanel):
                      "training.lora_targets", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
         self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
+        self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora", self.tr("Only for QLoRA"))
         self.set_enabled("training.master_weights", t.method != "qlora" and t.precision != "fp32",
                          self.tr("Not for QLoRA or FP32 training"))
 
