@@ -612,6 +612,10 @@ Please attach that file when you report the problem.</source>
         <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算未包含这部分（在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们必须放进 GPU 显存）</translation>
     </message>
     <message>
+        <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
+        <translation>bitsandbytes 不会量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量，见 bitsandbytes issue #1849）：它们按未量化计入；Unsloth 的加载器会量化它们</translation>
+    </message>
+    <message>
         <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
         <translation>PEFT 通过 ParamWrapper 适配堆叠的专家权重，它不支持 LoRA dropout：请把 dropout 设为 0，或只对注意力投影做 LoRA</translation>
     </message>

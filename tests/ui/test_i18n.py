@@ -442,3 +442,10 @@ def test_paged_and_fused_step_warnings_are_translated(chinese):
     assert i18n.translate_core_text(
         "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or "
         "target the attention projections only").startswith("PEFT 通过 ParamWrapper")
+
+
+def test_moe_qlora_warning_is_translated(chinese):
+    out = i18n.translate_core_text(
+        "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps "
+        "them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them")
+    assert out.startswith("bitsandbytes 不会量化")

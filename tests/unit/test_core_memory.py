@@ -383,3 +383,13 @@ def test_qlora_without_the_fp32_upcast_keeps_unquantised_weights_in_bf16():
     assert led.weights == pytest.approx(6_979_321_856 * nf4_bytes_per_param(True) + 1_050_939_392 * 2)
     _, upcast = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": True}), GPU_24)
     assert upcast.weights - led.weights == pytest.approx(1_050_939_392 * 2)
+
+
+def test_qlora_on_a_moe_model_warns_that_the_experts_stay_unquantised():
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    base = catalog.default_scenario()
+    moe = base.model_copy(update={"model": catalog.get_model("mixtral-8x7b").architecture})
+    assert any("issue #1849" in w for w in estimate(moe).warnings)  # the default plan is QLoRA
+    assert not any("issue #1849" in w for w in estimate(base).warnings)  # a dense model: no warning

@@ -56,6 +56,14 @@ def estimate(scenario: Scenario) -> Estimate:
                 "optimizer step, which the time estimate does not include (on Windows and WSL2 CUDA cannot "
                 "page them out: there they must fit on the GPU)"
             )
+    if arch.is_moe and t.method == "qlora":
+        # transformers >= 5 keeps experts as 3-D nn.Parameters; bitsandbytes replaces nn.Linear only
+        # (bitsandbytes issue #1849, open; Unsloth's own loader quantises them, unsloth-zoo PR #527)
+        warnings.append(
+            "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model "
+            "(transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted "
+            "unquantised; Unsloth's loader quantises them"
+        )
     if arch.is_moe and t.method != "full" and t.lora_targets == "all-linear" and t.lora_dropout > 0:
         # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0
         warnings.append(

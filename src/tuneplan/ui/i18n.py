@@ -410,6 +410,12 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does "
                        "not include (on Windows and WSL2 CUDA cannot page them out: there they must fit on the "
                        "GPU)")),
+    (re.compile(r"bitsandbytes does not quantise the stacked experts of this mixture-of-experts model "
+                r"\(transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849\): they are counted "
+                r"unquantised; Unsloth's loader quantises them"),
+     QT_TRANSLATE_NOOP("CoreNotes", "bitsandbytes does not quantise the stacked experts of this mixture-of-experts "
+                       "model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are "
+                       "counted unquantised; Unsloth's loader quantises them")),
     (re.compile(r"PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
                 r"set dropout to 0 or target the attention projections only"),
      QT_TRANSLATE_NOOP("CoreNotes", "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
