@@ -80,7 +80,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
 MEASURED_ERROR_P10 = -0.47
-MEASURED_ERROR_P90 = 0.06
+MEASURED_ERROR_P90 = 0.05
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
