@@ -204,6 +204,10 @@
         <translation>使用 fused AdamW</translation>
     </message>
     <message>
+        <source>Keep the unquantised weights in BF16</source>
+        <translation>未量化权重保持 BF16</translation>
+    </message>
+    <message>
         <source>Use 8-bit AdamW</source>
         <translation>使用 8 位 AdamW</translation>
     </message>
@@ -714,6 +718,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.</source>
         <translation>每层只保留一个隐藏状态，其余在反向传播中重算：计算量约增加三分之一。</translation>
+    </message>
+    <message>
+        <source>Skips PEFT&apos;s fp32 upcast of embeddings, LM head and norms (prepare_model_for_kbit_training), as torchtune and Unsloth do: 2 bytes per parameter instead of 4.</source>
+        <translation>像 torchtune 和 Unsloth 那样跳过 PEFT 对嵌入层、LM head 和归一化层的 FP32 上转（prepare_model_for_kbit_training）：每个参数 2 字节而不是 4 字节。</translation>
     </message>
     <message>
         <source>No gradients or optimizer states for the base weights.</source>

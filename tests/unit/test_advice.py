@@ -77,3 +77,14 @@ def test_larger_gpu_suggestion_is_priced_at_that_gpus_price():
     # cost delta shown = cost after applying the change (GPU price included) - cost before
     assert tips[0].usd_delta == pytest.approx(after.cost.total_usd - estimate(s).cost.total_usd)
     assert after.cost.gpu_usd == pytest.approx(2.0 * after.cost.billed_hours * s.training.num_gpus)
+
+
+def test_qlora_advice_offers_bf16_unquantised_weights_saving_two_bytes_each():
+    # Llama 3.1 8B QLoRA (the default plan): embeddings + LM head + norms = 1,050,939,392 parameters
+    # (8,030,261,248 minus 32 layers x 218,103,808); BF16 instead of FP32 saves 2 B each.
+    s = default_scenario()
+    tip = next(t for t in suggest(s) if t.key == "kbit_bf16")
+    assert tip.changes == {"training.kbit_fp32_upcast": False}
+    saved = estimate(s).memory.peak_allocated_bytes - estimate(apply_changes(s, tip.changes)).memory.peak_allocated_bytes
+    assert saved == pytest.approx(1_050_939_392 * 2, rel=0.01)
+    assert not any(t.key == "kbit_bf16" for t in suggest(apply_changes(s, tip.changes)))

@@ -143,6 +143,11 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         c.append(("qlora", "Use QLoRA (4-bit NF4 base)",
                   "Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.",
                   {"training.method": "qlora"}))
+    if t.method == "qlora" and t.kbit_fp32_upcast:
+        c.append(("kbit_bf16", "Keep the unquantised weights in BF16",
+                  "Skips PEFT's fp32 upcast of embeddings, LM head and norms (prepare_model_for_kbit_training), "
+                  "as torchtune and Unsloth do: 2 bytes per parameter instead of 4.",
+                  {"training.kbit_fp32_upcast": False}))
     if t.optimizer == "adamw" and t.method == "full" and not t.optimizer_in_backward:
         c.append(("adamw_fused", "Use fused AdamW",
                   "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's "
