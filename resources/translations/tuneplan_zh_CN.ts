@@ -204,8 +204,8 @@
         <translation>使用 fused AdamW</translation>
     </message>
     <message>
-        <source>Keep the unquantised weights in BF16</source>
-        <translation>未量化权重保持 BF16</translation>
+        <source>Skip the FP32 upcast of the unquantised weights</source>
+        <translation>跳过未量化权重的 FP32 上转</translation>
     </message>
     <message>
         <source>Use 8-bit AdamW</source>
@@ -720,8 +720,8 @@ Please attach that file when you report the problem.</source>
         <translation>每层只保留一个隐藏状态，其余在反向传播中重算：计算量约增加三分之一。</translation>
     </message>
     <message>
-        <source>Skips PEFT&apos;s fp32 upcast of embeddings, LM head and norms (prepare_model_for_kbit_training), as torchtune and Unsloth do: 2 bytes per parameter instead of 4.</source>
-        <translation>像 torchtune 和 Unsloth 那样跳过 PEFT 对嵌入层、LM head 和归一化层的 FP32 上转（prepare_model_for_kbit_training）：每个参数 2 字节而不是 4 字节。</translation>
+        <source>Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as torchtune and Unsloth do, instead of PEFT&apos;s prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.</source>
+        <translation>像 torchtune 和 Unsloth 那样，把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持在训练精度，而不是用 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
     </message>
     <message>
         <source>No gradients or optimizer states for the base weights.</source>
@@ -1159,6 +1159,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>{n} saves × {gb} GB ÷ {w} GB/s disk write</source>
         <translation>{n} 次保存 × {gb} GB ÷ {w} GB/s 磁盘写入</translation>
+    </message>
+    <message>
+        <source> ÷ {k} ranks writing their shards at once</source>
+        <translation> ÷ {k} 个 rank 同时写各自的分片</translation>
     </message>
     <message>
         <source>Wall clock</source>
@@ -1860,8 +1864,8 @@ seen</source>
         <translation>检查点间隔</translation>
     </message>
     <message>
-        <source>Work since the last checkpoint is lost on an interruption</source>
-        <translation>中断时会丢失上一个检查点之后的工作</translation>
+        <source>One checkpoint save per interval of training (each save takes checkpoint size ÷ disk speed); on an interruption the work since the last one is lost</source>
+        <translation>每隔这么长的训练时间保存一次检查点（每次保存耗时 = 检查点大小 ÷ 磁盘速度）；中断时会丢失上次保存之后的工作</translation>
     </message>
     <message>
         <source>Custom: {name}  ·  {memory} GiB</source>
@@ -4395,8 +4399,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>峰值已保留：torch.cuda.max_memory_reserved()（分配器段）</translation>
     </message>
     <message>
-        <source>Paged optimizer states: {size} in CUDA unified memory, not counted in the device total; the driver moves them to CPU RAM when the GPU is full</source>
-        <translation>分页优化器状态：{size}，位于 CUDA 统一内存中，不计入设备总量；GPU 显存不足时驱动会把它们移到 CPU 内存</translation>
+        <source>Paged optimizer states: {size} in CUDA unified memory, not counted in the device total; on Linux the driver moves them to CPU RAM when the GPU is full (not on Windows or WSL2)</source>
+        <translation>分页优化器状态：{size}，位于 CUDA 统一内存中，不计入设备总量；在 Linux 上 GPU 显存不足时驱动会把它们移到 CPU 内存（Windows 和 WSL2 上不会）</translation>
     </message>
     <message>
         <source>Paged optimizer states (outside the total)</source>

@@ -191,6 +191,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "flops_per_token": t.flops_per_token,
             "mfu": t.mfu,
             "steps": t.steps,
+            "checkpoint_saves": t.checkpoint_saves,
             "bound": t.bound,
         },
         "cost": {

@@ -246,9 +246,10 @@ def test_paged_optimizer_states_are_reported_but_not_counted_against_capacity():
                       micro_batch=2, seq_len=2048, grad_checkpointing=True, fused_cross_entropy=True)
     mem, led = estimate_memory(arch, t, GPU_24)
     n = 8_030_261_248
-    # two uint8 moments + one fp32 absmax per 256 elements for each moment (arXiv:2110.02861)
-    assert mem.paged_bytes == pytest.approx(n * (2 + 8 / 256))
-    assert led.optimizer == 0  # nothing of the states is in PyTorch's allocator
+    # two uint8 moments per parameter in unified memory (arXiv:2110.02861; every matrix is >= 1e5 elements);
+    # the fp32 absmax per 256 elements of each moment stays an ordinary device tensor (torch.zeros)
+    assert mem.paged_bytes == pytest.approx(n * 2)
+    assert led.optimizer == pytest.approx(n * 2 * 4 / 256)
     # they are in unified memory, which the driver pages out to host RAM: not in the device total
     assert sum(c.bytes for c in mem.components) == pytest.approx(mem.total_bytes)
     assert mem.total_bytes < mem.peak_reserved_bytes + GIB
@@ -393,3 +394,73 @@ def test_qlora_on_a_moe_model_warns_that_the_experts_stay_unquantised():
     moe = base.model_copy(update={"model": catalog.get_model("mixtral-8x7b").architecture})
     assert any("issue #1849" in w for w in estimate(moe).warnings)  # the default plan is QLoRA
     assert not any("issue #1849" in w for w in estimate(base).warnings)  # a dense model: no warning
+
+
+TINY_QWEN2_MOE = dict(model_type="qwen2_moe", hidden_size=128, intermediate_size=256, moe_intermediate_size=64,
+                      shared_expert_intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, num_experts=4, num_experts_per_tok=2, vocab_size=500)
+
+
+def test_adapted_shared_experts_save_their_inputs_when_the_routed_experts_are_frozen():
+    # qwen2_moe: PEFT's all-linear leaves the stacked experts frozen but adapts q, k, v, o and the shared
+    # expert's gate/up/down (nn.Linear). Over q_v, per token and layer (bf16, dropout 0, FlashAttention):
+    #   the MLP input read by the shared gate/up LoRA: 2 x 128 = 256; the shared down_proj's input
+    #   2 x 128 = 256; lora_A outputs of 5 more adapted matrices: 5 x 16 x 2 = 160  -> 672 B
+    arch = architecture_from_hf_config(TINY_QWEN2_MOE)
+    t = TrainingSetup(method="lora", lora_rank=16, lora_dropout=0.0, grad_checkpointing=False)
+    _, all_linear = estimate_memory(arch, t.model_copy(update={"lora_targets": "all-linear"}), GPU_24)
+    _, q_v = estimate_memory(arch, t.model_copy(update={"lora_targets": "q_v"}), GPU_24)
+    assert all_linear.activation_per_layer_token - q_v.activation_per_layer_token == 672
+    assert all_linear.merged_expert_bytes == 0
+
+
+def test_sharded_qlora_keeps_unquantised_weights_in_the_training_dtype():
+    # TRL skips prepare_model_for_kbit_training for QLoRA + FSDP / ZeRO-3 (is_sharded_qlora): Llama-3-8B's
+    # 1,050,939,392 unquantised parameters stay bf16, sharded over 2 GPUs
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="qlora", num_gpus=2, sharding="fsdp")
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.weights == pytest.approx((6_979_321_856 * nf4_bytes_per_param(True) + 1_050_939_392 * 2) / 2)
+
+
+def test_fp32_embeddings_make_the_checkpointed_residual_stream_fp32():
+    # fp32 + bf16 promotes to fp32: with PEFT's upcast (QLoRA) or an fp32 master model under autocast, each
+    # checkpointed layer input is 4 x hidden bytes per token; bf16 otherwise
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    _, upcast = estimate_memory(arch, TrainingSetup(method="qlora"), GPU_24)
+    _, kept = estimate_memory(arch, TrainingSetup(method="qlora", kbit_fp32_upcast=False), GPU_24)
+    _, master = estimate_memory(arch, TrainingSetup(method="lora", master_weights="fp32"), GPU_24)
+    assert (upcast.checkpoint_per_layer_token, kept.checkpoint_per_layer_token) == (4 * 4096, 2 * 4096)
+    assert master.checkpoint_per_layer_token == 4 * 4096
+
+
+def test_qlora_trainable_embedding_copies_follow_the_upcast():
+    # PEFT modules_to_save copies the (already upcast) embedding and LM head: 2 x 128,256 x 4,096 x 4 B
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="qlora", trainable_embeddings=True, lora_targets="q_v", lora_rank=16)
+    _, up = estimate_memory(arch, t, GPU_24)
+    _, bf = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": False}), GPU_24)
+    assert up.adapters - bf.adapters == pytest.approx(2 * 128_256 * 4096 * (4 - 2))
+
+
+def test_lora_checkpoints_include_paged_optimizer_states():
+    # paged 32-bit AdamW and fused AdamW keep the same fp32 moments for LoRA (2 x 4 B per adapter
+    # parameter): a checkpoint writes the same bytes whether or not they live in unified memory
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    base = catalog.default_scenario()
+    paged = base.model_copy(update={"training": base.training.model_copy(update={"method": "lora", "optimizer": "paged-adamw-32bit"})})
+    fused = base.model_copy(update={"training": base.training.model_copy(update={"method": "lora", "optimizer": "adamw-fused"})})
+    assert estimate(paged).memory.paged_bytes > 0
+    assert estimate(paged).time.phases["checkpoints"] == pytest.approx(estimate(fused).time.phases["checkpoints"])
+
+
+def test_dropout_warning_only_where_peft_adapts_the_experts():
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    base = catalog.default_scenario()
+    s = base.model_copy(update={"model": architecture_from_hf_config(TINY_QWEN2_MOE), "training": base.training.model_copy(
+        update={"method": "lora", "lora_targets": "all-linear", "lora_dropout": 0.05})})
+    assert not any("ParamWrapper" in w for w in estimate(s).warnings)  # qwen2_moe: experts stay frozen

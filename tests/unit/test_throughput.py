@@ -264,3 +264,15 @@ def test_dynamic_padding_truncates_long_examples_to_seq_len(llama8b):
     assert one.tokens_total == 2_048_000 and one.steps == 1000
     assert four.tokens_total == 2_048_000 and four.steps == 250
     assert any("truncated to seq_len 2048" in n for n in one.notes)
+
+
+def test_sharded_checkpoints_are_written_by_every_rank(llama8b):
+    # 3 saves of 8e9 B at 1 GB/s: 24 s from one writer (DDP: rank 0 saves everything); FSDP on 4 GPUs
+    # saves each rank's shard at the same time: 6 s
+    pricing = Pricing(setup_minutes=0, checkpoint_count=3, checkpoint_every_min=100_000, disk_write_gbps=1.0)
+    data = Dataset(total_tokens=1e7, epochs=1)
+    gpu = catalog.get_gpu("h100_sxm")
+    ddp = estimate_time(llama8b, TrainingSetup(method="full", num_gpus=4, sharding="ddp"), data, gpu, pricing, 8e9)
+    fsdp = estimate_time(llama8b, TrainingSetup(method="full", num_gpus=4, sharding="fsdp"), data, gpu, pricing, 8e9)
+    assert ddp.phases["checkpoints"] == pytest.approx(24.0)
+    assert fsdp.phases["checkpoints"] == pytest.approx(6.0) and fsdp.checkpoint_writers == 4

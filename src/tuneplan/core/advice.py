@@ -144,9 +144,10 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
                   "Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.",
                   {"training.method": "qlora"}))
     if t.method == "qlora" and t.kbit_fp32_upcast:
-        c.append(("kbit_bf16", "Keep the unquantised weights in BF16",
-                  "Skips PEFT's fp32 upcast of embeddings, LM head and norms (prepare_model_for_kbit_training), "
-                  "as torchtune and Unsloth do: 2 bytes per parameter instead of 4.",
+        c.append(("kbit_bf16", "Skip the FP32 upcast of the unquantised weights",
+                  "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as "
+                  "torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: 2 bytes per "
+                  "parameter instead of 4, and a 16-bit residual stream between layers.",
                   {"training.kbit_fp32_upcast": False}))
     if t.optimizer == "adamw" and t.method == "full" and not t.optimizer_in_backward:
         c.append(("adamw_fused", "Use fused AdamW",

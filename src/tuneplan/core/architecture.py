@@ -129,7 +129,8 @@ class ModelArchitecture(BaseModel):
             if self.moe_intermediate_size <= 0:
                 raise ValueError("a mixture-of-experts model needs moe_intermediate_size")
             if self.first_dense_layers >= self.num_layers:
-                raise ValueError("first_k_dense_replace must leave at least one mixture-of-experts layer")
+                raise ValueError("first_dense_layers (config: first_k_dense_replace) must leave at least one "
+                                 "mixture-of-experts layer")
         if self.num_conv_layers > self.num_layers:
             raise ValueError("num_conv_layers cannot exceed num_layers")
         return self

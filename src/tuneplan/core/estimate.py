@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.memory import estimate_memory
+from tuneplan.core.memory import estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.throughput import estimate_time
@@ -31,7 +31,8 @@ def estimate(scenario: Scenario) -> Estimate:
     if t.method == "full":
         ckpt_bytes = arch.parameter_count() * 2 + whole_ledger.optimizer + whole_ledger.optimizer_paged
     else:
-        ckpt_bytes = whole_ledger.adapters + whole_ledger.optimizer  # adapter weights + their optimizer states
+        # adapter weights + their optimizer states (paged ones too)
+        ckpt_bytes = whole_ledger.adapters + whole_ledger.optimizer + whole_ledger.optimizer_paged
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes)
     cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
     warnings: list[str] = []
@@ -46,8 +47,8 @@ def estimate(scenario: Scenario) -> Estimate:
             "the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation "
             "to 1 (torchtune refuses this combination)"
         )
-    if memory.paged_bytes:
-        free = max(0.0, memory.capacity_bytes - memory.total_bytes)
+    if memory.paged_bytes and memory.fits:  # (a plan that does not fit has a bigger problem)
+        free = memory.capacity_bytes - memory.total_bytes
         if memory.paged_bytes > free:
             over = memory.paged_bytes - free
             warnings.append(
@@ -64,7 +65,7 @@ def estimate(scenario: Scenario) -> Estimate:
             "(transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted "
             "unquantised; Unsloth's loader quantises them"
         )
-    if arch.is_moe and t.method != "full" and t.lora_targets == "all-linear" and t.lora_dropout > 0:
+    if t.method != "full" and experts_adapted(arch, t.lora_targets) and t.lora_dropout > 0:
         # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0
         warnings.append(
             "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "

@@ -4,8 +4,11 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
 
 * **Weights** are held in the training dtype; QLoRA stores the layer matrices in NF4 (4 bits)
   with one absmax per 64-element block (fp32, or 8-bit with a second-level fp32 constant per
-  256 blocks under double quantisation) and keeps embeddings, LM head, norms and biases in
-  16-bit (Dettmers et al. 2023, QLoRA, arXiv:2305.14314 §2-3; bitsandbytes ``Linear4bit``).
+  256 blocks under double quantisation) (Dettmers et al. 2023, QLoRA, arXiv:2305.14314 §2-3;
+  bitsandbytes ``Linear4bit``). Everything bitsandbytes leaves unquantised (embeddings, LM head,
+  norms, stacked MoE experts) is fp32 after PEFT's ``prepare_model_for_kbit_training``, which TRL
+  calls except for FSDP/ZeRO-3 ("sharded QLoRA"), else in the training dtype. With fp32 embeddings
+  (or an fp32 master model under autocast) the residual stream between layers is fp32 too.
 * **Gradients** exist only for trainable parameters, in their dtype; with the optimizer step
   fused into backward they are freed one parameter at a time (torchtune ``optimizer_in_bwd``).
 * **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
@@ -49,7 +52,11 @@ __all__ = [
     "ALLOCATOR_FRAGMENTATION",
     "MemoryLedger",
     "estimate_memory",
+    "PAGED_MIN_NUMEL",
+    "PEFT_EXPERT_TARGET_TYPES",
+    "experts_adapted",
     "lora_parameter_count",
+    "lora_tensors",
     "merged_expert_bytes",
     "nf4_bytes_per_param",
 ]
@@ -80,7 +87,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
 MEASURED_ERROR_P10 = -0.47
-MEASURED_ERROR_P90 = 0.05
+MEASURED_ERROR_P90 = 0.06
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -285,20 +292,24 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     else:
         saved += act * arch.q_dim + 4 * arch.num_attention_heads  # output + fp32 log-sum-exp
 
-    # MLP (dense or the routed experts' share of tokens)
+    # MLP (dense, or the routed experts' share of tokens plus any shared experts)
+    shared = arch.shared_expert_intermediate_size if arch.is_moe else 0
     if arch.is_moe:
-        inter_tokens = arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
+        routed = arch.moe_intermediate_size * arch.experts_per_token
         saved += 4 * arch.num_experts + act * h * arch.experts_per_token  # router logits, routed input copies
     else:
-        inter_tokens = i
-    if not arch.parallel_block and any(saves_input(n) for n in ("gate_proj", "up_proj")):
+        routed = i
+    mlp_inputs = ("gate_proj", "up_proj") + (("shared_gate_proj", "shared_up_proj") if shared else ())
+    if not arch.parallel_block and any(saves_input(n) for n in mlp_inputs):
         saved += act * h
     if arch.mlp == "gated":
-        saved += 3 * act * inter_tokens  # gate, up, act(gate)
+        saved += 3 * act * (routed + shared)  # gate, up, act(gate)
     else:
-        saved += act * inter_tokens  # pre-activation
+        saved += act * (routed + shared)  # pre-activation
     if saves_input("down_proj"):
-        saved += act * inter_tokens  # input of down_proj
+        saved += act * routed  # input of down_proj
+    if shared and saves_input("shared_down_proj"):
+        saved += act * shared  # input of the shared expert's down_proj
 
     if dropout:  # PEFT: dropout(x) is saved by lora_A, with a 1-byte mask, per adapted matrix
         for m in group:
@@ -342,7 +353,14 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     nf4 = nf4_bytes_per_param(t.double_quant)
     # QLoRA: bytes of each parameter bitsandbytes leaves unquantised (fp32 after PEFT's
     # prepare_model_for_kbit_training, else the training dtype)
-    unq = 4 if t.kbit_fp32_upcast else w_bytes
+    # TRL never calls prepare_model_for_kbit_training for QLoRA + FSDP / DeepSpeed ZeRO-3
+    # (trl SFTTrainer._prepare_peft_model: is_sharded_qlora), so sharded QLoRA keeps the training dtype
+    upcast = t.method == "qlora" and t.kbit_fp32_upcast and t.sharding not in {"zero3", "fsdp"}
+    unq = 4 if upcast else w_bytes
+    # fp32 embeddings (upcast QLoRA, fp32 master model under autocast) make the residual stream fp32:
+    # fp32 + bf16 block outputs promote to fp32, so checkpointed layer inputs and the gradients flowing
+    # between layers take 4 B per element (checked with transformers 5 under autocast)
+    resid = 4 if (upcast or amp or t.precision == "fp32") else 2
 
     def layer_bytes(mods) -> float:  # noqa: ANN001 - one layer's weights as held on the GPU
         if t.method == "qlora":
@@ -354,7 +372,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # PEFT prepare_model_for_kbit_training casts every non-quantised parameter (embeddings,
         # LM head, norms, stacked experts) to fp32 (peft/utils/other.py), so they cost 4 B each.
         weights = (layer_linear - stacked) * nf4 + (non_layer + stacked) * unq
-        how = "fp32 after prepare_model_for_kbit_training" if t.kbit_fp32_upcast else t.precision
+        how = ("fp32 after prepare_model_for_kbit_training" if upcast else
+               t.precision + (" (sharded QLoRA: TRL skips prepare_model_for_kbit_training)" if t.kbit_fp32_upcast else ""))
         led.formulas["weights"] = (
             f"{(layer_linear - stacked) / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
             f" + {non_layer / 1e9:.2f}B embeddings/head/norms x {unq} B ({how})"
@@ -387,7 +406,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         if t.trainable_embeddings:
             # PEFT modules_to_save: trainable copies of embed_tokens and lm_head next to the frozen originals
             copies = embed_params * (1 if arch.tie_word_embeddings else 2)
-            adapters += copies * w_bytes
+            adapters += copies * (unq if t.method == "qlora" else w_bytes)
             trainable += copies
             led.formulas["adapters"] += f" + trainable embedding/LM-head copies {copies / 1e9:.2f}B x {w_bytes} B"
     led.trainable_params = trainable
@@ -412,8 +431,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
         optimizer = trainable * (2 * 1 + 2 * 4 / 256)
         formula = f"{trainable / 1e9:.3f}B x 2 moments x (1 B + 4 B/256 absmax)"
-        if opt.startswith("paged"):  # states of tensors with >= 1e5 elements live in unified memory
-            paged, optimizer = optimizer * paged_share, optimizer * (1 - paged_share)
+        if opt.startswith("paged"):  # the uint8 states of tensors with >= 1e5 elements live in unified
+            # memory; their fp32 absmax vectors are ordinary device tensors (torch.zeros)
+            paged = trainable * paged_share * 2 * 1
+            optimizer -= paged
     elif opt == "paged-adamw-32bit":
         optimizer = trainable * 2 * 4
         formula = f"{trainable / 1e9:.3f}B x 2 moments x 4 B (fp32)"
@@ -488,7 +509,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # ------------------------------------------------------------ activations
     tokens = t.micro_batch * t.seq_len
     per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len)
-    checkpoint_token = act * arch.hidden_size  # the layer input kept by checkpointing
+    checkpoint_token = resid * arch.hidden_size  # the layer input kept by checkpointing
     layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
     merged_one, merged_all = merged_expert_bytes(arch, t, unq if t.method == "qlora" else w_bytes)
     one_layer = per_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
@@ -539,7 +560,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["logits"] = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
 
     # ------------------------------------------------------------ transient per-layer temporaries
-    temporaries = 2 * act * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
+    temporaries = 2 * resid * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
     if t.method == "qlora":
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
         temporaries += 2 * largest  # dequantised bf16 copy of the matrix being multiplied

@@ -116,6 +116,7 @@ class TimeEstimate(_Frozen):
         steps: optimizer steps.
         bound: ``compute`` or ``memory`` (which limit set the step time).
         checkpoint_saves: checkpoints written during the run (one per interval, at least the count).
+        checkpoint_writers: ranks writing each checkpoint in parallel (sharded states), else 1.
     """
 
     tokens_total: float
@@ -128,6 +129,7 @@ class TimeEstimate(_Frozen):
     bound: str = "compute"
     notes: list[str] = []
     checkpoint_saves: int = 0
+    checkpoint_writers: int = 1
 
     @property
     def hours(self) -> float:

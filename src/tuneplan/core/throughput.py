@@ -395,7 +395,9 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     saves = 0
     if pricing.checkpoint_count > 0:
         saves = max(pricing.checkpoint_count, math.ceil(training_s / (pricing.checkpoint_every_min * 60)))
-    ckpt_s = saves * checkpoint_bytes / (pricing.disk_write_gbps * 1e9)
+    # sharded states (ZeRO, FSDP sharded/distributed checkpoints) are written by every rank in parallel
+    writers = t.num_gpus if t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"} else 1
+    ckpt_s = saves * checkpoint_bytes / (pricing.disk_write_gbps * 1e9 * writers)
     phases = {"setup": setup_s, "training": training_s, "evaluation": eval_s, "checkpoints": ckpt_s}
     return TimeEstimate(
         tokens_total=tokens_total,
@@ -405,6 +407,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         phases=phases,
         seconds=sum(phases.values()),
         checkpoint_saves=saves,
+        checkpoint_writers=writers,
         steps=float(steps),
         bound=bound,
         notes=notes,

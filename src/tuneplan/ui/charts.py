@@ -302,8 +302,9 @@ class VramChart(pg.PlotWidget):
         paged = mem.paged_bytes / GIB
         self.paged.setOpts(x0=[left], width=[paged])
         self.paged.setToolTip(self.tr(
-            "Paged optimizer states: {size} in CUDA unified memory, not counted in the device total; the driver "
-            "moves them to CPU RAM when the GPU is full").format(size=i18n.fmt_gib(paged)) if paged else "")
+            "Paged optimizer states: {size} in CUDA unified memory, not counted in the device total; on Linux the "
+            "driver moves them to CPU RAM when the GPU is full (not on Windows or WSL2)").format(
+                size=i18n.fmt_gib(paged)) if paged else "")
         if paged:
             series["paged"] = (left, paged)
         if bool(paged) != self._paged_in_legend:  # a legend entry only while there is something to show

@@ -333,14 +333,15 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
         )
     ckpt_s = ph.get("checkpoints", 0.0)
     if tm.checkpoint_saves and ckpt_s > 0:
-        size_gb = ckpt_s * p.disk_write_gbps / tm.checkpoint_saves
+        size_gb = ckpt_s * p.disk_write_gbps * tm.checkpoint_writers / tm.checkpoint_saves
         lines.append(
             Line(
                 translate("Explain", "Checkpoints"),
                 _hours(ckpt_s / 3600),
-                translate("Explain", "{n} saves × {gb} GB ÷ {w} GB/s disk write").format(
+                (translate("Explain", "{n} saves × {gb} GB ÷ {w} GB/s disk write").format(
                     n=tm.checkpoint_saves, gb=f"{size_gb:,.2f}", w=f"{p.disk_write_gbps:g}"
-                ),
+                ) + (translate("Explain", " ÷ {k} ranks writing their shards at once").format(k=tm.checkpoint_writers)
+                     if tm.checkpoint_writers > 1 else "")),
             )
         )
     lines.append(

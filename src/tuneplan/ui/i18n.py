@@ -485,11 +485,12 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Keeps one hidden state per layer and recomputes the rest in backward: about a "
                        "third more compute.")),
-    (re.compile(r"Skips PEFT's fp32 upcast of embeddings, LM head and norms \(prepare_model_for_kbit_training\), "
-                r"as torchtune and Unsloth do: 2 bytes per parameter instead of 4\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Skips PEFT's fp32 upcast of embeddings, LM head and norms "
-                       "(prepare_model_for_kbit_training), as torchtune and Unsloth do: 2 bytes per parameter "
-                       "instead of 4.")),
+    (re.compile(r"Keeps embeddings, LM head, norms \(and stacked MoE experts\) in the training precision, as "
+                r"torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: 2 bytes per "
+                r"parameter instead of 4, and a 16-bit residual stream between layers\."),
+     QT_TRANSLATE_NOOP("CoreNotes", "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training "
+                       "precision, as torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: "
+                       "2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.")),
     (re.compile(r"No gradients or optimizer states for the base weights\."),
      QT_TRANSLATE_NOOP("CoreNotes", "No gradients or optimizer states for the base weights.")),
     (re.compile(r"Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower\."),
@@ -587,7 +588,7 @@ def suggestion_title(suggestion: Any) -> str:
         "lora": QT_TRANSLATE_NOOP("Advice", "Train LoRA adapters instead of all weights"),
         "qlora": QT_TRANSLATE_NOOP("Advice", "Use QLoRA (4-bit NF4 base)"),
         "adamw_fused": QT_TRANSLATE_NOOP("Advice", "Use fused AdamW"),
-        "kbit_bf16": QT_TRANSLATE_NOOP("Advice", "Keep the unquantised weights in BF16"),
+        "kbit_bf16": QT_TRANSLATE_NOOP("Advice", "Skip the FP32 upcast of the unquantised weights"),
         "adamw_8bit": QT_TRANSLATE_NOOP("Advice", "Use 8-bit AdamW"),
         "optimizer_in_backward": QT_TRANSLATE_NOOP("Advice", "Fuse the optimizer step into backward"),
         "fused_ce": QT_TRANSLATE_NOOP("Advice", "Use a fused cross-entropy (Liger, Cut Cross-Entropy)"),

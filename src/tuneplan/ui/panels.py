@@ -215,7 +215,8 @@ class MethodPanel(FieldPanel):
                                    "and norms to FP32; torchtune and Unsloth keep them in BF16"))
 
     def update_enabled(self, scenario: Scenario) -> None:
-        """LoRA fields only for LoRA/QLoRA; double quantization only for QLoRA; FP32 weights not for QLoRA."""
+        """LoRA fields only for LoRA/QLoRA; double quantization and the FP32 upcast only for QLoRA;
+        FP32 master weights not for QLoRA."""
         t = scenario.training
         lora = t.method in {"lora", "qlora"}
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
@@ -346,7 +347,8 @@ class HardwarePanel(FieldPanel):
         self.add_float("pricing.interruptions_per_hour", self.tr("Interruptions"), 0, 100, decimals=2, step=0.05,
                        suffix=self.tr("per hour"), tip=self.tr("Expected preemptions per hour (spot / community hosts)"))
         self.add_float("pricing.checkpoint_every_min", self.tr("Checkpoint every"), 1, 100_000, decimals=0, step=5,
-                       suffix=self.tr("min"), tip=self.tr("Work since the last checkpoint is lost on an interruption"))
+                       suffix=self.tr("min"), tip=self.tr("One checkpoint save per interval of training (each save takes checkpoint size ÷ "
+                                   "disk speed); on an interruption the work since the last one is lost"))
 
     def _on_gpu(self, index: int) -> None:
         gpu_id = self.gpu_combo.itemData(index)
