@@ -87,7 +87,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
 MEASURED_ERROR_P10 = -0.47
-MEASURED_ERROR_P90 = 0.06
+MEASURED_ERROR_P90 = 0.07
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -586,10 +586,23 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         "optimizer step": {"gradients": gradients, "activations": 0.0, "logits": 0.0, "temporaries": step_temp,
                            "optimizer": optimizer, "gathered": 0.0},
     }
+    # Inside a layer's MLP backward the gradients of its intermediates are alive next to the layer's saved
+    # tensors: for SwiGLU the gradient of down_proj's input and of SiLU(gate) and up (3 x intermediate),
+    # for a plain MLP the gradient of fc2's input and of the pre-activation (2 x), plus the incoming
+    # hidden-state gradient (itemised on fake tensors, docs/accuracy.md known limit 6).
+    inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
+             if arch.is_moe else arch.intermediate_size)
+    layer_backward = ((3 if arch.mlp == "gated" else 2) * act * inter + resid * arch.hidden_size) * tokens
     if t.grad_checkpointing:
         # backward through the last layer: its recomputed activations next to all checkpoints
         candidates["recomputed layer"] = {"gradients": grads_kept, "activations": activations, "logits": 0.0,
-                                          "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered}
+                                          "temporaries": max(temporaries, layer_backward), "optimizer": optimizer,
+                                          "gathered": gathered}
+    else:
+        # backward through the last layer: every layer's saved tensors, the loss buffers already freed
+        candidates["last layer backward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": 0.0,
+                                             "temporaries": max(temporaries, layer_backward), "optimizer": optimizer,
+                                             "gathered": gathered}
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
     phase = max(allocated, key=lambda k: allocated[k])
     live = candidates[phase]
