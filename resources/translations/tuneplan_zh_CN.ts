@@ -1365,6 +1365,18 @@ Please attach that file when you report the problem.</source>
         <translation>在反向传播期间</translation>
     </message>
     <message>
+        <source>at the end of the backward pass</source>
+        <translation>在反向传播结束时</translation>
+    </message>
+    <message>
+        <source>while the last layer is recomputed in the backward pass</source>
+        <translation>在反向传播中重算最后一层时</translation>
+    </message>
+    <message>
+        <source>while the backward pass runs through the last layer</source>
+        <translation>在反向传播经过最后一层时</translation>
+    </message>
+    <message>
         <source>during the optimizer step</source>
         <translation>在优化器步进期间</translation>
     </message>

@@ -449,3 +449,10 @@ def test_moe_qlora_warning_is_translated(chinese):
         "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps "
         "them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them")
     assert out.startswith("bitsandbytes 不会量化")
+
+
+def test_every_peak_moment_has_a_chinese_phrase(chinese):
+    from tuneplan.ui.explain_view import peak_phase_text
+
+    for phase in ("backward", "end of backward", "recomputed layer", "last layer backward", "optimizer step"):
+        assert not re.search(r"[A-Za-z]{3,}", peak_phase_text(phase)), phase

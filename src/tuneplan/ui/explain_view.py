@@ -102,6 +102,18 @@ class Line:
     tip: str = ""
 
 
+def peak_phase_text(phase: str) -> str:
+    """The moment that set the peak (``MemoryEstimate.peak_phase``) as a phrase in the UI language."""
+    texts = {
+        "backward": translate("Explain", "during the backward pass"),
+        "end of backward": translate("Explain", "at the end of the backward pass"),
+        "recomputed layer": translate("Explain", "while the last layer is recomputed in the backward pass"),
+        "last layer backward": translate("Explain", "while the backward pass runs through the last layer"),
+        "optimizer step": translate("Explain", "during the optimizer step"),
+    }
+    return texts.get(phase, phase)
+
+
 def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
     """The three totals, what each one is and which one the verdict uses, plus capacity and range."""
     gib = lambda b: f"{b / GIB:.2f} GiB"  # noqa: E731 - local formatter
@@ -540,7 +552,7 @@ class MemoryTableModel(QAbstractTableModel):
             if c.bytes <= 0:
                 return translate(
                     "Explain", "Not alive at the peak ({phase}): freed before it, or not used by this plan."
-                ).format(phase=self.peak_phase)
+                ).format(phase=peak_phase_text(self.peak_phase))
             source = translate("Explain", "Source")
             return f"{component_label(c.key, c.label)}: {c.bytes / GIB:.3f} GiB\n{c.formula}\n{source}: {c.source}"
         return None
@@ -747,10 +759,6 @@ class ExplainView(QScrollArea):
         mem = r.memory
         self._stale = False
         color = "#2e7d32" if mem.fits else "#c62828"
-        phase = {
-            "backward": translate("Explain", "during the backward pass"),
-            "optimizer step": translate("Explain", "during the optimizer step"),
-        }
         self.headline.setText(
             themed(
                 translate(
@@ -763,7 +771,7 @@ class ExplainView(QScrollArea):
                     gpu=html.escape(s.gpu.name),
                     color=color,
                     verdict=html.escape(verdict_text(mem)),
-                    phase=phase.get(mem.peak_phase, html.escape(mem.peak_phase)),
+                    phase=html.escape(peak_phase_text(mem.peak_phase)),
                 )
             )
         )

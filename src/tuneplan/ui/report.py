@@ -296,8 +296,10 @@ def build_report_html(
         parts.append("</div><div><h3>" + translate("Report", "Time and cost") + "</h3>")
         parts.append(_table(_time_cost(s, r)))
         parts.append("</div></div>")
+        from tuneplan.ui.explain_view import peak_phase_text  # Qt: only when a report is built
+
         parts.append("<h3>" + translate("Report", "Memory per GPU at the step's peak ({phase})").format(
-            phase=_e(r.memory.peak_phase)) + "</h3>")
+            phase=_e(peak_phase_text(r.memory.peak_phase))) + "</h3>")
         parts.append(_memory_table(r))
         notes = [*r.warnings, *r.time.notes, *r.cost.notes]
         for note in notes:
