@@ -137,8 +137,9 @@ def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
 def test_non_finite_config_numbers_give_one_line_naming_the_field(tmp_path, literal):
     # Python's json module reads 1e400 as inf and accepts the Infinity/NaN extensions
     bad = tmp_path / "config.json"
-    bad.write_text('{"model_type": "llama", "hidden_size": %s, "intermediate_size": 11008, '
-                   '"num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000}' % literal)
+    head = '{"model_type": "llama", "hidden_size": '
+    bad.write_text(head + literal + ', "intermediate_size": 11008, '
+                   '"num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 32000}')
     out = run("estimate", "--config", str(bad))
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "hidden_size" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -313,9 +313,9 @@ def test_qlora_leaves_stacked_experts_unquantised_in_fp32():
 
 def test_moe_all_linear_lora_with_dropout_warns_that_peft_refuses_it():
     # PEFT 0.21 ParamWrapper.update_layer: ValueError "does not work with lora_dropout != 0"
+    from tuneplan import catalog
     from tuneplan.core.estimate import estimate
     from tuneplan.core.scenario import Scenario
-    from tuneplan import catalog
 
     base = catalog.default_scenario()
     arch = architecture_from_hf_config(TINY_MIXTRAL)

@@ -395,11 +395,14 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # ------------------------------------------------------------ trainable parameters
     embed_params = arch.vocab_size * arch.hidden_size
     if t.method == "full":
+        adapter_tensors, lora_params = [], 0
         trainable = total_params
         grad_bytes = w_bytes
         adapters = 0.0
     else:
-        trainable = lora_parameter_count(arch, t.lora_rank, t.lora_targets)
+        adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets)
+        lora_params = sum(n * r * c for n, r, c in adapter_tensors)
+        trainable = lora_params
         grad_bytes = 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
         adapters = trainable * 4.0
         led.formulas["adapters"] = f"{trainable / 1e6:.1f}M LoRA params (r={t.lora_rank}, {t.lora_targets}) x 4 B (fp32)"
@@ -416,12 +419,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     opt = t.optimizer
     paged = 0.0
     step_temp = 0.0
-    adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets) if t.method != "full" else []
     if t.method == "full":
         paged_share = 1.0  # every weight matrix and embedding is >= 1e5 elements; norm vectors are negligible
     else:
         big = sum(n * r * c for n, r, c in adapter_tensors if r * c >= PAGED_MIN_NUMEL)
-        big += trainable - lora_parameter_count(arch, t.lora_rank, t.lora_targets)  # embedding copies, if any
+        big += trainable - lora_params  # embedding copies, if any
         paged_share = big / trainable if trainable else 0.0
     if opt in {"adamw", "adamw-fused"}:
         optimizer = trainable * 2 * state_bytes
@@ -534,7 +536,6 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     if t.method != "full" and t.precision != "fp32":
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
         # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
-        lora_params = lora_parameter_count(arch, t.lora_rank, t.lora_targets)
         activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
