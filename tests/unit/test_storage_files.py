@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 1
+    assert doc["schema_version"] == SCHEMA_VERSION == 2
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -223,7 +223,7 @@ def test_newer_schema_is_refused_and_file_untouched(tmp_path: Path, scenario: Sc
     with pytest.raises(NewerSchemaError) as info:
         read_scenario_file(target)
     assert str(info.value) == (
-        f"{target}: saved by a newer Tuneplan (schema 3); this version reads up to 1 — the file was left untouched"
+        f"{target}: saved by a newer Tuneplan (schema 3); this version reads up to 2 — the file was left untouched"
     )
     assert info.value.file_version == 3
     assert isinstance(info.value, ScenarioFileError)
@@ -244,13 +244,27 @@ def test_v0_file_is_migrated(tmp_path: Path, scenario: Scenario) -> None:
     doc = read_scenario_document(target)
     assert doc.schema_version == 0 and doc.migrated
     assert doc.scenario.training.num_gpus == 4
-    assert doc.scenario.schema_version == 1
+    assert doc.scenario.schema_version == SCHEMA_VERSION
     expected = scenario.model_copy(deep=True)
     expected.training.num_gpus = 4
     expected.training.sharding = "ddp"
     assert doc.scenario == expected
     assert target.read_bytes() == before  # migration happens in memory only
     assert 0 in MIGRATIONS
+
+
+def test_v1_file_is_migrated_to_v2(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 1 had no training.kbit_fp32_upcast; such plans were estimated with PEFT's fp32 upcast.
+    data = scenario.model_dump(mode="json")
+    data["schema_version"] = 1
+    del data["training"]["kbit_fp32_upcast"]
+    target = tmp_path / "v1.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 1, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 1 and doc.migrated
+    assert doc.scenario.training.kbit_fp32_upcast is True
+    assert doc.scenario == scenario
+    assert 1 in MIGRATIONS
 
 
 def test_bare_v1_dump_is_accepted(tmp_path: Path, scenario: Scenario) -> None:

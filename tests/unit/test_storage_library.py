@@ -77,7 +77,7 @@ def test_save_list_load_round_trip(lib: ScenarioLibrary, data: Path) -> None:
     assert (info.name, info.path, info.schema_version, info.ok, info.problem) == (
         scenario.name,
         path,
-        1,
+        2,
         True,
         None,
     )
@@ -324,7 +324,7 @@ def test_newer_file_in_library_stays_put(lib: ScenarioLibrary, data: Path) -> No
     assert (info.ok, info.schema_version) == (False, 3)
     assert (
         info.problem
-        == "saved by a newer Tuneplan (schema 3); this version reads up to 1 — the file was left untouched"
+        == "saved by a newer Tuneplan (schema 3); this version reads up to 2 — the file was left untouched"
     )
     with pytest.raises(NewerSchemaError):
         lib.load(path)

@@ -29,7 +29,7 @@ __all__ = [
     "Sharding",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]

@@ -4,7 +4,7 @@ File format (schema 1), UTF-8 JSON::
 
     {
       "format": "tuneplan-scenario",
-      "schema_version": 1,
+      "schema_version": 2,
       "app_version": "0.1.0",
       "saved_at": "2026-05-01T12:00:00+00:00",
       "scenario": { ...Scenario.model_dump(mode="json")... }
@@ -19,6 +19,9 @@ Schema history (each step is one function in :data:`MIGRATIONS`):
 * **0** (Tuneplan before the envelope): the scenario object itself at the top level, with no
   ``"format"`` key, and the GPU count stored as ``training.gpus``.
 * **1**: the envelope above; ``training.gpus`` renamed to ``training.num_gpus``.
+* **2**: ``training.kbit_fp32_upcast`` (QLoRA's unquantised weights in fp32, as PEFT's
+  ``prepare_model_for_kbit_training`` leaves them); schema-1 plans get ``true``, what they were
+  estimated with. Bumped so that an older Tuneplan calls a new file "newer" instead of "broken".
 
 Reading is defensive, because a scenario file may come from anyone: at most
 :data:`MAX_FILE_BYTES`, JSON only (no pickle, no YAML tags, no code), no ``NaN``/``Infinity``,
@@ -173,8 +176,17 @@ def _migrate_v0_to_v1(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 -> 2: ``training.kbit_fp32_upcast`` appears; a schema-1 plan keeps the fp32 upcast it
+    was estimated with (``true``) unless it already says otherwise."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        training.setdefault("kbit_fp32_upcast", True)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
-MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1}
+MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
