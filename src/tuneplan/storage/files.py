@@ -1,6 +1,6 @@
 """Scenario files: a versioned JSON envelope, atomic saves, and careful loads of untrusted input.
 
-File format (schema 1), UTF-8 JSON::
+File format (schema 2), UTF-8 JSON::
 
     {
       "format": "tuneplan-scenario",
