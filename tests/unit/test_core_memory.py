@@ -477,3 +477,15 @@ def test_a_layers_backward_holds_the_mlp_intermediate_gradients():
     assert mem.peak_phase == "recomputed layer"
     from tuneplan.core.memory import CUBLAS_WORKSPACE_BYTES
     assert mem.component("temporaries").bytes == 89_600 + CUBLAS_WORKSPACE_BYTES
+
+
+def test_an_fp32_lm_head_keeps_its_bf16_autocast_copy_through_the_loss_backward():
+    # PEFT's QLoRA upcast leaves the LM head fp32; autocast casts it to bf16 for the matmul and autograd saves
+    # the cast (MmBackward0.mat2, bf16, seen on fake tensors): 128,256 x 4,096 x 2 B = 1,050,673,152 B for
+    # Llama-3-8B, next to the 12 B x vocab x tokens loss buffers.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="qlora", micro_batch=1, seq_len=1000)
+    _, up = estimate_memory(arch, t, GPU_24)
+    _, kept = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": False}), GPU_24)
+    assert kept.logits == 1000 * 128_256 * 12
+    assert up.logits == 1000 * 128_256 * 12 + 128_256 * 4096 * 2

@@ -87,7 +87,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
 MEASURED_ERROR_P10 = -0.47
-MEASURED_ERROR_P90 = 0.07
+MEASURED_ERROR_P90 = 0.08
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -546,7 +546,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
 
     # ------------------------------------------------------------ logits and loss
     v = arch.vocab_size
-    logit_bytes = 4 if t.method == "qlora" and t.kbit_fp32_upcast else act  # an fp32 LM head emits fp32 logits
+    # Under autocast a linear casts its weight to bf16 and the matmul saves the cast for the input's
+    # gradient, so a 16-bit LM head emits 16-bit logits even when the head is fp32.
+    logit_bytes = act
     if t.fused_cross_entropy:
         chunk = min(tokens, 8192)
         logits = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
@@ -559,6 +561,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
         logits = tokens * per_token
         led.formulas["logits"] = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
+        if upcast or amp:
+            # an fp32 LM head (PEFT's QLoRA upcast, fp32 master model) is cast to bf16 for its matmul under
+            # autocast, and the cast stays saved until the head's backward, right after the loss's
+            # (autograd MmBackward0.mat2, bf16; seen on fake tensors with transformers 5)
+            logits += 2 * v * arch.hidden_size
+            led.formulas["logits"] += f" + bf16 autocast copy of the fp32 LM head ({v} x {arch.hidden_size} x 2 B)"
 
     # ------------------------------------------------------------ transient per-layer temporaries
     temporaries = 2 * resid * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
