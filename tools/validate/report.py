@@ -301,11 +301,13 @@ def _status(cases: list[dict[str, Any]]) -> list[str]:
     """How many comparisons agree within the tolerance, and which corrections this comparison brought."""
     diffs = [v["diff_pct"] for c in cases for v in c["compare"].values() if v.get("diff_pct") is not None]
     within = sum(abs(d) <= TOLERANCE_PCT for d in diffs)
+    peaks = [c["compare"]["peak"]["diff_pct"] for c in cases if c["compare"].get("peak", {}).get("diff_pct") is not None]
+    peaks_within = sum(abs(d) <= TOLERANCE_PCT for d in peaks)
     return [
         "## Status",
         "",
         f"**{within} of {len(diffs)} comparisons agree within ±{TOLERANCE_PCT:.0f}%** (every component of every "
-        "case; the overall peak and the model states of all cases among them). The ledger was corrected from "
+        f"case), among them the overall peak of {peaks_within} of {len(peaks)} cases. The ledger was corrected from "
         "what earlier runs of this grid showed: loss buffers of 12 B per vocabulary entry and token; k/v at "
         "their own width under SDPA without a mask; Gemma's four norms and q/k norms; autocast's bf16 copies "
         "of the fp32 adapters; with checkpointing, the recomputation after the loss buffers are freed; and "
