@@ -138,10 +138,15 @@ def test_activation_ledger_by_hand_lora_q_v_no_dropout():
 def test_activation_ledger_qlora_base_saves_no_input():
     # bitsandbytes >= 0.43.2 MatMul4Bit.forward keeps ctx.tensors = (None, B): the frozen NF4 weight
     # only, not the input (bitsandbytes/autograd/_functions.py), so QLoRA saves what LoRA saves
-    # (1840 B for the tiny q_v layer by hand, test above).
-    t = TrainingSetup(method="qlora", lora_targets="q_v", lora_rank=8, lora_dropout=0.0, grad_checkpointing=False)
+    # (1840 B for the tiny q_v layer by hand, test above) when the residual stream is bf16.
+    t = TrainingSetup(method="qlora", lora_targets="q_v", lora_rank=8, lora_dropout=0.0, grad_checkpointing=False,
+                      kbit_fp32_upcast=False)
     _, led = estimate_memory(_tiny(), t, GPU_24)
     assert led.activation_per_layer_token == 1840
+    # With PEFT's fp32 upcast the norm output is fp32 and Linear4bit.forward returns its input's dtype,
+    # so gate, up and SiLU(gate) are fp32: 3 x 128 x (4 - 2) = 768 B more
+    _, up = estimate_memory(_tiny(), t.model_copy(update={"kbit_fp32_upcast": True}), GPU_24)
+    assert up.activation_per_layer_token == 1840 + 768
 
 
 def test_logits_buffers_scale_with_vocab_and_tokens():
@@ -469,14 +474,15 @@ def test_dropout_warning_only_where_peft_adapts_the_experts():
 def test_a_layers_backward_holds_the_mlp_intermediate_gradients():
     # Backward through a SwiGLU MLP keeps the gradients of down_proj's input, of SiLU(gate) and of up
     # (3 x intermediate x 2 B) plus the incoming hidden-state gradient (hidden x 2 B) next to the layer's
-    # saved tensors (itemised on fake tensors). Tiny layer, 100 tokens: (3 x 128 x 2 + 64 x 2) x 100 = 89,600 B.
+    # saved tensors (itemised on fake tensors), with the two hidden-state gradient buffers between layers.
+    # Tiny layer, 100 tokens: (3 x 128 x 2 + 2 x 64 x 2) x 100 = 102,400 B.
     # With fused cross-entropy and checkpointing nothing larger competes, so it sets the peak.
     t = TrainingSetup(method="lora", lora_targets="q_v", lora_dropout=0.0, grad_checkpointing=True,
                       fused_cross_entropy=True, micro_batch=1, seq_len=100)
     mem, _ = estimate_memory(_tiny(), t, GPU_24)
     assert mem.peak_phase == "recomputed layer"
     from tuneplan.core.memory import CUBLAS_WORKSPACE_BYTES
-    assert mem.component("temporaries").bytes == 89_600 + CUBLAS_WORKSPACE_BYTES
+    assert mem.component("temporaries").bytes == 102_400 + CUBLAS_WORKSPACE_BYTES
 
 
 def test_an_fp32_lm_head_keeps_its_bf16_autocast_copy_through_the_loss_backward():
@@ -489,3 +495,20 @@ def test_an_fp32_lm_head_keeps_its_bf16_autocast_copy_through_the_loss_backward(
     _, kept = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": False}), GPU_24)
     assert kept.logits == 1000 * 128_256 * 12
     assert up.logits == 1000 * 128_256 * 12 + 128_256 * 4096 * 2
+
+
+def test_fp32_master_full_finetune_keeps_bf16_casts_of_the_weights_it_trains():
+    # Under autocast every fp32 matrix is cast to bf16 for its matmul and autograd saves the cast for the
+    # input gradient, trained or frozen (seen on fake tensors). Llama-3-8B without checkpointing: weights
+    # 8,030,261,248 x 4 B plus every layer matrix's cast, 6,979,321,856 x 2 B.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", master_weights="fp32", grad_checkpointing=False)
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.weights == pytest.approx(8_030_261_248 * 4 + 6_979_321_856 * 2)
+
+
+def test_no_lm_head_cast_where_no_autocast_runs():
+    # QLoRA trained in fp32 has no autocast: the fp32 head emits fp32 logits directly, no bf16 copy
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    _, led = estimate_memory(arch, TrainingSetup(method="qlora", precision="fp32", micro_batch=1, seq_len=1000), GPU_24)
+    assert led.logits == 1000 * 128_256 * 12

@@ -87,7 +87,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
 MEASURED_ERROR_P10 = -0.47
-MEASURED_ERROR_P90 = 0.08
+MEASURED_ERROR_P90 = 0.11
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -239,11 +239,16 @@ class MemoryLedger:
     formulas: dict[str, str] = field(default_factory=dict)
 
 
-def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int) -> float:
+def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int,
+                                 mlp: int | None = None, resid: int | None = None) -> float:
     """Bytes autograd saves for backward in one decoder layer, per token (see module docstring).
 
-    ``act`` is the activation dtype size (2 for bf16/fp16, 4 for fp32).
+    ``act`` is the activation dtype size (2 for bf16/fp16, 4 for fp32); ``mlp`` the dtype size of the
+    MLP intermediates (4 when bitsandbytes 4-bit layers read an fp32 residual stream and return its
+    dtype, ``Linear4bit.forward``), ``resid`` that of the residual stream (default ``act``).
     """
+    mlp = act if mlp is None else mlp
+    resid = act if resid is None else resid
     h, i = arch.hidden_size, arch.intermediate_size
     full = t.method == "full"
     lora = t.method in {"lora", "qlora"}
@@ -270,7 +275,7 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     # norms, in fp32 for Gemma's ``x.float() * (1 + weight.float())`` (MemTracker, docs/validation.md).
     gemma_norm = arch.model_type.startswith("gemma")
     norm_input = 4 if arch.norm == "rms" else act
-    norm_weight_input = (4 if gemma_norm else act) if full else 0
+    norm_weight_input = (4 if gemma_norm or resid == 4 else act) if full else 0
     n_norms = (1 if arch.parallel_block else 2) + arch.extra_norms_per_layer
     saved = n_norms * (norm_input + norm_weight_input) * h
     if arch.qk_norm:  # per-head RMSNorm on q and k
@@ -303,13 +308,13 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if not arch.parallel_block and any(saves_input(n) for n in mlp_inputs):
         saved += act * h
     if arch.mlp == "gated":
-        saved += 3 * act * (routed + shared)  # gate, up, act(gate)
+        saved += 3 * mlp * (routed + shared)  # gate, up, act(gate)
     else:
-        saved += act * (routed + shared)  # pre-activation
+        saved += mlp * (routed + shared)  # pre-activation
     if saves_input("down_proj"):
-        saved += act * routed  # input of down_proj
+        saved += mlp * routed  # input of down_proj
     if shared and saves_input("shared_down_proj"):
-        saved += act * shared  # input of the shared expert's down_proj
+        saved += mlp * shared  # input of the shared expert's down_proj
 
     if dropout:  # PEFT: dropout(x) is saved by lora_A, with a 1-byte mask, per adapted matrix
         for m in group:
@@ -383,13 +388,17 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     else:
         weights = total_params * w_bytes
         led.formulas["weights"] = f"{total_params / 1e9:.2f}B params x {w_bytes} B ({'fp32 master under autocast' if amp else t.precision})"
-    if amp and t.method != "full":
-        # autocast casts each frozen fp32 matrix to bf16 for its matmul and autograd saves the cast
-        # for the input gradient until that layer's backward: every layer without checkpointing,
-        # the recomputed layer with it
-        layer_linear_each = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
+    layer_linear_each = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
+    forward_casts = 0.0  # bf16 casts the autocast cache holds until the forward ends (checkpointing)
+    if amp:
+        # autocast casts each fp32 matrix to bf16 for its matmul and autograd saves the cast for the
+        # input gradient until that layer's backward (trained or frozen alike): every layer without
+        # checkpointing, the recomputed layer with it; with checkpointing the autocast cache still holds
+        # every layer's cast at the end of the forward (seen on fake tensors)
         casts = layer_linear_each if t.grad_checkpointing else layer_linear
         weights += casts * 2
+        if t.grad_checkpointing:
+            forward_casts = (layer_linear - layer_linear_each) * 2
         led.formulas["weights"] += f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'} (2 B/param)"
 
     # ------------------------------------------------------------ trainable parameters
@@ -510,7 +519,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
 
     # ------------------------------------------------------------ activations
     tokens = t.micro_batch * t.seq_len
-    per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len)
+    mlp_bytes = 4 if upcast and t.precision != "fp32" else act  # 4-bit layers return their fp32 input's dtype
+    per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len, mlp=mlp_bytes, resid=resid)
     checkpoint_token = resid * arch.hidden_size  # the layer input kept by checkpointing
     layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
     merged_one, merged_all = merged_expert_bytes(arch, t, unq if t.method == "qlora" else w_bytes)
@@ -561,7 +571,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
         logits = tokens * per_token
         led.formulas["logits"] = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
-        if upcast or amp:
+        if (upcast and t.precision != "fp32") or amp:  # only where autocast runs
             # an fp32 LM head (PEFT's QLoRA upcast, fp32 master model) is cast to bf16 for its matmul under
             # autocast, and the cast stays saved until the head's backward, right after the loss's
             # (autograd MmBackward0.mat2, bf16; seen on fake tensors with transformers 5)
@@ -569,10 +579,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             led.formulas["logits"] += f" + bf16 autocast copy of the fp32 LM head ({v} x {arch.hidden_size} x 2 B)"
 
     # ------------------------------------------------------------ transient per-layer temporaries
-    temporaries = 2 * resid * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
+    base_temps = 2 * resid * arch.hidden_size * tokens  # gradient flowing between layers (two buffers)
     if t.method == "qlora":
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
-        temporaries += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
+        base_temps += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
+    temporaries = base_temps
     if t.attention == "eager":
         temporaries += t.micro_batch * arch.num_attention_heads * t.seq_len * t.seq_len * 8  # scores, mask, fp32 cast
 
@@ -601,16 +612,25 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # hidden-state gradient (itemised on fake tensors, docs/accuracy.md known limit 6).
     inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
              if arch.is_moe else arch.intermediate_size)
-    layer_backward = ((3 if arch.mlp == "gated" else 2) * act * inter + resid * arch.hidden_size) * tokens
+    # (alive together with the inter-layer gradient buffers and QLoRA's dequantised matrix, not with eager
+    # attention's score buffers, which belong to the attention backward)
+    layer_backward = max(temporaries, base_temps + (3 if arch.mlp == "gated" else 2) * mlp_bytes * inter * tokens)
+    if forward_casts:
+        # end of the forward with an fp32 master model and checkpointing: the autocast cache still holds
+        # every layer's bf16 weight cast next to the forward's loss buffers (bf16 logits, fp32 copy and
+        # log-softmax, 10 B per vocabulary entry and token); it is cleared when autocast exits
+        fwd_logits = 0.0 if t.fused_cross_entropy else tokens * arch.vocab_size * 10 + 2 * arch.vocab_size * arch.hidden_size
+        candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": fwd_logits,
+                                        "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
     if t.grad_checkpointing:
         # backward through the last layer: its recomputed activations next to all checkpoints
         candidates["recomputed layer"] = {"gradients": grads_kept, "activations": activations, "logits": 0.0,
-                                          "temporaries": max(temporaries, layer_backward), "optimizer": optimizer,
+                                          "temporaries": layer_backward, "optimizer": optimizer,
                                           "gathered": gathered}
     else:
         # backward through the last layer: every layer's saved tensors, the loss buffers already freed
         candidates["last layer backward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": 0.0,
-                                             "temporaries": max(temporaries, layer_backward), "optimizer": optimizer,
+                                             "temporaries": layer_backward, "optimizer": optimizer,
                                              "gathered": gathered}
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
     phase = max(allocated, key=lambda k: allocated[k])
