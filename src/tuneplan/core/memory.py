@@ -35,8 +35,12 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   caching allocator rounds blocks and cannot reuse split blocks for differently sized requests;
   nvidia-smi adds the CUDA context (driver, kernels, cuBLAS/cuDNN handles).
 
-The peak is the larger of the backward peak (activations, loss buffers and gradients alive
-together) and the optimizer-step peak (gradients, states and the step's temporaries).
+The peak is the largest of the moments of a step, each a full set of live tensors: the start of
+the loss's backward (activations and loss buffers), backward through the last layer (all saved
+tensors plus that layer's MLP-gradient transients; with checkpointing, the recomputed layer next to
+all checkpoints), the end of backward (all gradients), the end of the forward with an fp32 master
+model under checkpointing (the autocast cache of weight casts), and the optimizer step (gradients,
+states and the step's temporaries). ``MemoryEstimate.peak_phase`` names the moment.
 """
 
 from __future__ import annotations
