@@ -1365,6 +1365,10 @@ Please attach that file when you report the problem.</source>
         <translation>在反向传播期间</translation>
     </message>
     <message>
+        <source>at the end of the forward pass</source>
+        <translation>在前向传播结束时</translation>
+    </message>
+    <message>
         <source>at the end of the backward pass</source>
         <translation>在反向传播结束时</translation>
     </message>

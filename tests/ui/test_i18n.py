@@ -454,5 +454,6 @@ def test_moe_qlora_warning_is_translated(chinese):
 def test_every_peak_moment_has_a_chinese_phrase(chinese):
     from tuneplan.ui.explain_view import peak_phase_text
 
-    for phase in ("backward", "end of backward", "recomputed layer", "last layer backward", "optimizer step"):
+    for phase in ("end of forward", "backward", "end of backward", "recomputed layer", "last layer backward",
+                  "optimizer step"):
         assert not re.search(r"[A-Za-z]{3,}", peak_phase_text(phase)), phase

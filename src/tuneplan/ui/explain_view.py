@@ -105,6 +105,7 @@ class Line:
 def peak_phase_text(phase: str) -> str:
     """The moment that set the peak (``MemoryEstimate.peak_phase``) as a phrase in the UI language."""
     texts = {
+        "end of forward": translate("Explain", "at the end of the forward pass"),
         "backward": translate("Explain", "during the backward pass"),
         "end of backward": translate("Explain", "at the end of the backward pass"),
         "recomputed layer": translate("Explain", "while the last layer is recomputed in the backward pass"),
