@@ -100,7 +100,9 @@ def _tr(text: str) -> str:
     return translate("Report", text)
 
 
-def _hours(hours: float) -> str:
+def format_hours(hours: float) -> str:
+    """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``, in the UI language, plain
+    digits (the report and the scenario comparison; the plan uses the locale's digits)."""
     if hours < 1 / 60:
         return translate("Units", "{n} s").format(n=f"{hours * 3600:.0f}")
     if hours < 1:
@@ -160,10 +162,10 @@ def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
 
 def _time_cost(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     t, c = r.time, r.cost
-    phases = " · ".join(f"{_e(_i18n().PHASE_LABELS.get(name, name))} {_hours(sec / 3600)}"
+    phases = " · ".join(f"{_e(_i18n().PHASE_LABELS.get(name, name))} {format_hours(sec / 3600)}"
                         for name, sec in t.phases.items() if sec > 0)
     rows = [
-        (translate("Report", "Time"), f"<b>{_hours(t.hours)}</b> ({phases})"),
+        (translate("Report", "Time"), f"<b>{format_hours(t.hours)}</b> ({phases})"),
         (translate("Report", "Throughput"), _e(translate("Report", "{tps} tokens/s per GPU · {steps} optimizer steps").format(
             tps=f"{t.tokens_per_second:,.0f}", steps=f"{t.steps:,.0f}"))),
         (translate("Report", "Cost"), translate("Report", "<b>{usd}</b> expected · {pessimistic} pessimistic").format(
@@ -273,7 +275,7 @@ def build_report_html(
             '<td class="num">' + translate("Report", "{total} of {capacity} GiB").format(
                 total=f"{m.total_bytes / GIB:.1f}", capacity=f"{m.capacity_bytes / GIB:.2f}") + "</td>"
             f"<td>{_verdict(r)}</td>"
-            f'<td class="num">{_e(_hours(r.time.hours))}</td>'
+            f'<td class="num">{_e(format_hours(r.time.hours))}</td>'
             f'<td class="num"><b>{_usd(c.total_usd)}</b>{pessimistic}</td></tr>'
         )
     parts.append("</table>")

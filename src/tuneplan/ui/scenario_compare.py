@@ -72,6 +72,7 @@ from tuneplan.ui.charts import (
 )
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, verdict_text
 from tuneplan.ui.i18n import OPTIMIZER_LABELS as OPTIMIZER_TEXT
+from tuneplan.ui.report import format_hours
 from tuneplan.ui.store import METHOD_LABELS, friendly_error
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Qt's translation function under the name pyside6-lupdate extracts from.
+# Qt's translation function under the name pyside6-lupdate extracts from.
 translate = QCoreApplication.translate
 
 # One colour per compared scenario (cost curves, column swatches); distinct from the red capacity.
@@ -103,17 +104,6 @@ SCENARIO_COLORS = ["#1f5fa8", "#e08a00", "#2e8b57", "#8e44ad"]
 GOOD, BAD = "#2e7d32", "#c62828"
 CURRENT = "current"
 MAX_SCENARIOS = 4
-
-
-def format_hours(hours: float) -> str:
-    """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)`` (as the plan shows)."""
-    if hours < 1 / 60:
-        return translate("Units", "{n} s").format(n=f"{hours * 3600:.0f}")
-    if hours < 1:
-        return translate("Units", "{n} min").format(n=f"{hours * 60:.0f}")
-    if hours < 48:
-        return translate("Units", "{n} h").format(n=f"{hours:.1f}")
-    return translate("Units", "{n} h ({days} days)").format(n=f"{hours:,.0f}", days=f"{hours / 24:.1f}")
 
 
 def _tokens(n: float) -> str:
