@@ -720,8 +720,8 @@ Please attach that file when you report the problem.</source>
         <translation>每层只保留一个隐藏状态，其余在反向传播中重算：计算量约增加三分之一。</translation>
     </message>
     <message>
-        <source>Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as torchtune and Unsloth do, instead of PEFT&apos;s prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.</source>
-        <translation>像 torchtune 和 Unsloth 那样，把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持在训练精度，而不是用 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
+        <source>Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT&apos;s prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.</source>
+        <translation>像 axolotl、TRL、torchtune 和 Unsloth 那样把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持为训练精度，而不是 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
     </message>
     <message>
         <source>No gradients or optimizer states for the base weights.</source>
@@ -3274,8 +3274,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>未量化权重用 FP32（PEFT）</translation>
     </message>
     <message>
-        <source>PEFT&apos;s prepare_model_for_kbit_training (TRL, axolotl) casts embeddings, LM head and norms to FP32; torchtune and Unsloth keep them in BF16</source>
-        <translation>PEFT 的 prepare_model_for_kbit_training（TRL、axolotl 会调用）把嵌入层、LM head 和归一化层转为 FP32；torchtune 和 Unsloth 保持 BF16</translation>
+        <source>A plain PEFT script&apos;s prepare_model_for_kbit_training casts embeddings, LM head and norms to FP32; axolotl, TRL, torchtune and Unsloth keep them in BF16</source>
+        <translation>纯 PEFT 脚本中的 prepare_model_for_kbit_training 把嵌入层、LM head 和归一化层转为 FP32；axolotl、TRL、torchtune 和 Unsloth 保持 BF16</translation>
     </message>
     <message>
         <source>Only for LoRA and QLoRA</source>

@@ -71,9 +71,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-double-quant", action="store_true", default=None, help="QLoRA without double quantization")
     up = p.add_mutually_exclusive_group()
     up.add_argument("--kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_true", default=None,
-                    help="QLoRA: unquantised weights in fp32, as PEFT's prepare_model_for_kbit_training leaves them (default)")
+                    help="QLoRA: unquantised weights in fp32, as a plain PEFT script's prepare_model_for_kbit_training leaves them")
     up.add_argument("--no-kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_false",
-                    help="QLoRA: unquantised weights stay in the training dtype (torchtune, Unsloth)")
+                    help="QLoRA: unquantised weights stay in the training dtype, as axolotl, TRL, torchtune and Unsloth keep them (default)")
     p.add_argument("--micro-batch", type=_positive_int, metavar="B")
     p.add_argument("--seq-len", type=_positive_int, metavar="S", help="sequence length in tokens (the longest batch for dynamic padding)")
     p.add_argument("--sequence-mode", choices=["fixed", "packed", "dynamic"])

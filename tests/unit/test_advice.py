@@ -86,7 +86,9 @@ def test_qlora_advice_offers_bf16_unquantised_weights_saving_two_bytes_each():
     # x 4096 x 2048 tokens x 2 B fewer = 536,870,912 B, and the two gradient buffers between layers
     # 2 x 4096 x 2048 x 2 B = 33,554,432 B; and no bf16 autocast copy of an fp32 LM head kept for the
     # loss's backward: 128,256 x 4,096 x 2 B = 1,050,673,152 B -> 3,722,977,280 B in all.
-    s = default_scenario()
+    # The default plan keeps BF16 (axolotl, TRL, torchtune, Unsloth); the advice is for a plain PEFT script's upcast.
+    assert not any(t.key == "kbit_bf16" for t in suggest(default_scenario()))
+    s = apply_changes(default_scenario(), {"training.kbit_fp32_upcast": True})
     tip = next(t for t in suggest(s) if t.key == "kbit_bf16")
     assert tip.changes == {"training.kbit_fp32_upcast": False}
     saved = estimate(s).memory.peak_allocated_bytes - estimate(apply_changes(s, tip.changes)).memory.peak_allocated_bytes

@@ -88,12 +88,16 @@ def test_nf4_bytes_per_parameter():
 
 
 def test_qlora_weights_keep_embeddings_out_of_nf4():
+    # Default: embeddings/head/norms stay bf16 (axolotl casts them back after prepare_model_for_kbit_training;
+    # current TRL, torchtune, Unsloth never upcast); a plain PEFT script leaves them fp32.
     arch = architecture_from_hf_config(LLAMA_3_8B)
     mem, _ = estimate_memory(arch, TrainingSetup(method="qlora", double_quant=True), GPU_24)
+    up, _ = estimate_memory(arch, TrainingSetup(method="qlora", double_quant=True, kbit_fp32_upcast=True), GPU_24)
     layers = arch.layer_linear_params()
     other = arch.parameter_count() - layers  # 2 x 128256 x 4096 embeddings/head + norms
-    expected = layers * (4 + 0.125 + 32 / 16384) / 8 + other * 4
-    assert mem.component("weights").bytes == pytest.approx(expected)
+    nf4 = layers * (4 + 0.125 + 32 / 16384) / 8
+    assert mem.component("weights").bytes == pytest.approx(nf4 + other * 2)
+    assert up.component("weights").bytes == pytest.approx(nf4 + other * 4)
 
 
 def test_full_finetune_pure_bf16_adamw_states():
@@ -312,8 +316,10 @@ def test_qlora_leaves_stacked_experts_unquantised_in_fp32():
     # Tiny Mixtral: attention 163,840 + router 1,024 = 164,864 NF4 parameters; experts 1,572,864 and
     # embeddings + LM head + norms 512,768 at 4 B.
     arch = architecture_from_hf_config(TINY_MIXTRAL)
-    _, led = estimate_memory(arch, TrainingSetup(method="qlora", lora_targets="q_v"), GPU_24)
+    _, led = estimate_memory(arch, TrainingSetup(method="qlora", lora_targets="q_v", kbit_fp32_upcast=True), GPU_24)
     assert led.weights == pytest.approx(164_864 * nf4_bytes_per_param(True) + (512_768 + 1_572_864) * 4)
+    _, kept = estimate_memory(arch, TrainingSetup(method="qlora", lora_targets="q_v"), GPU_24)
+    assert kept.weights == pytest.approx(164_864 * nf4_bytes_per_param(True) + (512_768 + 1_572_864) * 2)
 
 
 def test_moe_all_linear_lora_with_dropout_warns_that_peft_refuses_it():
@@ -432,8 +438,8 @@ def test_fp32_embeddings_make_the_checkpointed_residual_stream_fp32():
     # fp32 + bf16 promotes to fp32: with PEFT's upcast (QLoRA) or an fp32 master model under autocast, each
     # checkpointed layer input is 4 x hidden bytes per token; bf16 otherwise
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    _, upcast = estimate_memory(arch, TrainingSetup(method="qlora"), GPU_24)
-    _, kept = estimate_memory(arch, TrainingSetup(method="qlora", kbit_fp32_upcast=False), GPU_24)
+    _, upcast = estimate_memory(arch, TrainingSetup(method="qlora", kbit_fp32_upcast=True), GPU_24)
+    _, kept = estimate_memory(arch, TrainingSetup(method="qlora"), GPU_24)
     _, master = estimate_memory(arch, TrainingSetup(method="lora", master_weights="fp32"), GPU_24)
     assert (upcast.checkpoint_per_layer_token, kept.checkpoint_per_layer_token) == (4 * 4096, 2 * 4096)
     assert master.checkpoint_per_layer_token == 4 * 4096
@@ -442,7 +448,8 @@ def test_fp32_embeddings_make_the_checkpointed_residual_stream_fp32():
 def test_qlora_trainable_embedding_copies_follow_the_upcast():
     # PEFT modules_to_save copies the (already upcast) embedding and LM head: 2 x 128,256 x 4,096 x 4 B
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    t = TrainingSetup(method="qlora", trainable_embeddings=True, lora_targets="q_v", lora_rank=16)
+    t = TrainingSetup(method="qlora", trainable_embeddings=True, lora_targets="q_v", lora_rank=16,
+                      kbit_fp32_upcast=True)
     _, up = estimate_memory(arch, t, GPU_24)
     _, bf = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": False}), GPU_24)
     assert up.adapters - bf.adapters == pytest.approx(2 * 128_256 * 4096 * (4 - 2))
@@ -490,7 +497,7 @@ def test_an_fp32_lm_head_keeps_its_bf16_autocast_copy_through_the_loss_backward(
     # the cast (MmBackward0.mat2, bf16, seen on fake tensors): 128,256 x 4,096 x 2 B = 1,050,673,152 B for
     # Llama-3-8B, next to the 12 B x vocab x tokens loss buffers.
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    t = TrainingSetup(method="qlora", micro_batch=1, seq_len=1000)
+    t = TrainingSetup(method="qlora", micro_batch=1, seq_len=1000, kbit_fp32_upcast=True)
     _, up = estimate_memory(arch, t, GPU_24)
     _, kept = estimate_memory(arch, t.model_copy(update={"kbit_fp32_upcast": False}), GPU_24)
     assert kept.logits == 1000 * 128_256 * 12

@@ -262,8 +262,10 @@ def test_v1_file_is_migrated_to_v2(tmp_path: Path, scenario: Scenario) -> None:
     target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 1, "scenario": data}), "utf-8")
     doc = read_scenario_document(target)
     assert doc.schema_version == 1 and doc.migrated
-    assert doc.scenario.training.kbit_fp32_upcast is True
-    assert doc.scenario == scenario
+    assert doc.scenario.training.kbit_fp32_upcast is True  # not the current default (false)
+    expected = scenario.model_copy(deep=True)
+    expected.training.kbit_fp32_upcast = True
+    assert doc.scenario == expected
     assert 1 in MIGRATIONS
 
 

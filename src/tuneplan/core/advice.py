@@ -146,8 +146,8 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
     if t.method == "qlora" and t.kbit_fp32_upcast:
         c.append(("kbit_bf16", "Skip the FP32 upcast of the unquantised weights",
                   "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as "
-                  "torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: 2 bytes per "
-                  "parameter instead of 4, and a 16-bit residual stream between layers.",
+                  "axolotl, TRL, torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: "
+                  "2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.",
                   {"training.kbit_fp32_upcast": False}))
     if t.optimizer == "adamw" and t.method == "full" and not t.optimizer_in_backward:
         c.append(("adamw_fused", "Use fused AdamW",

@@ -6,9 +6,11 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   with one absmax per 64-element block (fp32, or 8-bit with a second-level fp32 constant per
   256 blocks under double quantisation) (Dettmers et al. 2023, QLoRA, arXiv:2305.14314 §2-3;
   bitsandbytes ``Linear4bit``). Everything bitsandbytes leaves unquantised (embeddings, LM head,
-  norms, stacked MoE experts) is fp32 after PEFT's ``prepare_model_for_kbit_training``, which TRL
-  calls except for FSDP/ZeRO-3 ("sharded QLoRA"), else in the training dtype. With fp32 embeddings
-  (or an fp32 master model under autocast) the residual stream between layers is fp32 too.
+  norms, stacked MoE experts) stays in the training dtype by default, as axolotl (which casts them
+  back after PEFT's ``prepare_model_for_kbit_training``), current TRL, torchtune, Unsloth and LitGPT
+  leave it; with ``kbit_fp32_upcast`` (a plain PEFT script) it is fp32, except for FSDP/ZeRO-3
+  ("sharded QLoRA"), where TRL and axolotl skip the upcast. With fp32 embeddings (or an fp32 master
+  model under autocast) the residual stream between layers is fp32 too.
 * **Gradients** exist only for trainable parameters, in their dtype; with the optimizer step
   fused into backward they are freed one parameter at a time (torchtune ``optimizer_in_bwd``).
 * **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
@@ -90,8 +92,8 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: 10th and 90th percentile over the usable rows of the reference measurements (docs/accuracy.md).
 #: The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``: where the real peak is
 #: likely to fall, given how the estimator has erred on real runs.
-MEASURED_ERROR_P10 = -0.47
-MEASURED_ERROR_P90 = 0.11
+MEASURED_ERROR_P10 = -0.49
+MEASURED_ERROR_P90 = 0.01
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -361,9 +363,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     stacked = sum(n * _stacked_expert_params(mods) for n, mods in arch.linear_modules())
     nf4 = nf4_bytes_per_param(t.double_quant)
     # QLoRA: bytes of each parameter bitsandbytes leaves unquantised (fp32 after PEFT's
-    # prepare_model_for_kbit_training, else the training dtype)
-    # TRL never calls prepare_model_for_kbit_training for QLoRA + FSDP / DeepSpeed ZeRO-3
-    # (trl SFTTrainer._prepare_peft_model: is_sharded_qlora), so sharded QLoRA keeps the training dtype
+    # prepare_model_for_kbit_training when the user keeps that upcast, else the training dtype).
+    # Sharded QLoRA (FSDP / DeepSpeed ZeRO-3) never upcasts: TRL (is_sharded_qlora) and axolotl
+    # (skip_prepare_model_for_kbit_training) skip the call so that every shard has one dtype
     upcast = t.method == "qlora" and t.kbit_fp32_upcast and t.sharding not in {"zero3", "fsdp"}
     unq = 4 if upcast else w_bytes
     # fp32 embeddings (upcast QLoRA, fp32 master model under autocast) make the residual stream fp32:
@@ -378,11 +380,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
 
     # ------------------------------------------------------------ weights
     if t.method == "qlora":
-        # PEFT prepare_model_for_kbit_training casts every non-quantised parameter (embeddings,
-        # LM head, norms, stacked experts) to fp32 (peft/utils/other.py), so they cost 4 B each.
+        # non-quantised parameters (embeddings, LM head, norms, stacked experts) cost `unq` bytes:
+        # 4 after PEFT's prepare_model_for_kbit_training (peft/utils/other.py), else 2
         weights = (layer_linear - stacked) * nf4 + (non_layer + stacked) * unq
         how = ("fp32 after prepare_model_for_kbit_training" if upcast else
-               t.precision + (" (sharded QLoRA: TRL skips prepare_model_for_kbit_training)" if t.kbit_fp32_upcast else ""))
+               t.precision + (" (sharded QLoRA skips prepare_model_for_kbit_training)" if t.kbit_fp32_upcast else ""))
         led.formulas["weights"] = (
             f"{(layer_linear - stacked) / 1e9:.2f}B layer weights x {nf4:.4f} B (NF4{' + double quant' if t.double_quant else ''})"
             f" + {non_layer / 1e9:.2f}B embeddings/head/norms x {unq} B ({how})"

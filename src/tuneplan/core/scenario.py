@@ -78,10 +78,12 @@ class TrainingSetup(_Model):
     lora_targets: LoraTargets = "all-linear"
     trainable_embeddings: bool = False
     double_quant: bool = True
-    #: QLoRA: PEFT's ``prepare_model_for_kbit_training`` (called by TRL and axolotl) casts every
-    #: parameter bitsandbytes left unquantised (embeddings, LM head, norms, stacked MoE experts) to
-    #: fp32; torchtune and Unsloth keep them in the training dtype.
-    kbit_fp32_upcast: bool = True
+    #: QLoRA: keep every parameter bitsandbytes leaves unquantised (embeddings, LM head, norms,
+    #: stacked MoE experts) in fp32, as PEFT's ``prepare_model_for_kbit_training`` leaves them in a
+    #: plain PEFT script. Off by default: axolotl casts them back to the training dtype after that call
+    #: (``ModelLoader._convert_embedding_modules_dtype``), current TRL ``SFTTrainer`` no longer makes
+    #: it, and torchtune, Unsloth and LitGPT never upcast.
+    kbit_fp32_upcast: bool = False
     micro_batch: int = Field(default=1, ge=1, le=4096)
     seq_len: int = Field(default=2048, ge=1, le=10_000_000)
     sequence_mode: SequenceMode = "packed"

@@ -486,11 +486,12 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "Keeps one hidden state per layer and recomputes the rest in backward: about a "
                        "third more compute.")),
     (re.compile(r"Keeps embeddings, LM head, norms \(and stacked MoE experts\) in the training precision, as "
-                r"torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: 2 bytes per "
-                r"parameter instead of 4, and a 16-bit residual stream between layers\."),
+                r"axolotl, TRL, torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: "
+                r"2 bytes per parameter instead of 4, and a 16-bit residual stream between layers\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training "
-                       "precision, as torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: "
-                       "2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.")),
+                       "precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT's "
+                       "prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual "
+                       "stream between layers.")),
     (re.compile(r"No gradients or optimizer states for the base weights\."),
      QT_TRANSLATE_NOOP("CoreNotes", "No gradients or optimizer states for the base weights.")),
     (re.compile(r"Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower\."),

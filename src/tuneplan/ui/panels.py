@@ -211,8 +211,8 @@ class MethodPanel(FieldPanel):
         self.add_check("training.double_quant", self.tr("NF4 double quantization"),
                        tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
         self.add_check("training.kbit_fp32_upcast", self.tr("FP32 unquantised weights (PEFT)"),
-                       tip=self.tr("PEFT's prepare_model_for_kbit_training (TRL, axolotl) casts embeddings, LM head "
-                                   "and norms to FP32; torchtune and Unsloth keep them in BF16"))
+                       tip=self.tr("A plain PEFT script's prepare_model_for_kbit_training casts embeddings, LM head "
+                                   "and norms to FP32; axolotl, TRL, torchtune and Unsloth keep them in BF16"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """LoRA fields only for LoRA/QLoRA; double quantization and the FP32 upcast only for QLoRA;

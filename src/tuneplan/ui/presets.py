@@ -54,7 +54,7 @@ PRESETS: list[Preset] = [
             "training.method": "qlora",
             "training.precision": "bf16",
             "training.double_quant": True,
-            "training.kbit_fp32_upcast": True,
+            "training.kbit_fp32_upcast": False,
             "training.optimizer": "paged-adamw-8bit",
             "training.lora_rank": 16,
             "training.lora_alpha": 32.0,
