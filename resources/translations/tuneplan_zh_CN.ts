@@ -1029,10 +1029,6 @@ Please attach that file when you report the problem.</source>
         <translation>可能范围</translation>
     </message>
     <message>
-        <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements (10th–90th percentile, docs/accuracy.md).</source>
-        <translation>根据本估算器在公开实测数据上的误差，真实设备总量可能落在的区间（第 10–90 百分位，见 docs/accuracy.md）。</translation>
-    </message>
-    <message>
         <source>{n} tokens per epoch</source>
         <translation>每轮 {n} 个 token</translation>
     </message>
@@ -1383,6 +1379,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>during the optimizer step</source>
         <translation>在优化器步进期间</translation>
+    </message>
+    <message>
+        <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements of runs with the same sequence handling (10th–90th percentile, docs/accuracy.md).</source>
+        <translation>根据本估算器在序列处理方式相同的公开实测数据上的误差，真实设备总量可能落在的区间（第 10–90 百分位，见 docs/accuracy.md）。</translation>
     </message>
     <message>
         <source>&lt;b&gt;{total} GiB&lt;/b&gt; per GPU of {cap} GiB on the {gpu}: &lt;span style=&apos;color:{color}; font-weight:600&apos;&gt;{verdict}&lt;/span&gt;. The peak is {phase}.</source>
@@ -3992,8 +3992,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>准确度</translation>
     </message>
     <message>
-        <source>Memory is estimated from the model architecture and the training settings, not measured. Against published measurements of real fine-tuning runs the estimate&apos;s signed error ranged from {p10}% to {p90}% (10th to 90th percentile): the “likely” range above is the estimate widened by that error, and a plan whose upper bound exceeds the GPU&apos;s memory may not fit. Time and cost follow from an assumed hardware utilisation and the listed price. Details, per method and per source: {link}.</source>
-        <translation>显存是根据模型架构和训练设置估算的，而非实测。与公开的真实微调实测数据相比，估算的带符号误差在 {p10}% 到 {p90}% 之间（第 10 到第 90 百分位）：上文的“可能”范围就是按此误差放宽后的估算值；上限超过 GPU 显存的方案可能放不下。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细说明：{link}。</translation>
+        <source>Memory is estimated from the model architecture and the training settings, not measured. Against published measurements of real fine-tuning runs the estimate&apos;s signed error ranged from {p10}% to {p90}% on packed or fixed-length runs and from {d10}% to {d90}% with dynamic padding (10th to 90th percentile): the “likely” range above is the estimate widened by the error of its sequence mode, and a plan whose upper bound exceeds the GPU&apos;s memory may not fit. Time and cost follow from an assumed hardware utilisation and the listed price. Details, per method and per source: {link}.</source>
+        <translation>显存是根据模型架构和训练设置估算的，而非实测。与公开的真实微调实测数据相比，估算的带符号误差在打包或固定长度的运行上为 {p10}% 到 {p90}%，在动态填充的运行上为 {d10}% 到 {d90}%（第 10 到第 90 百分位）：上文的“可能”范围就是按其序列模式的误差放宽后的估算值；上限超过 GPU 显存的方案可能放不下。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细说明：{link}。</translation>
     </message>
     <message>
         <source>Memory per GPU at the step&apos;s peak, {gpu} (red line: its memory)</source>

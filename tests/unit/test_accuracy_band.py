@@ -1,9 +1,10 @@
 """The uncertainty band on the VRAM bar comes from the estimator's measured errors (issue #3).
 
-``MEASURED_ERROR_P10``/``P90`` must be the 10th/90th percentiles of predicted/measured - 1 over the usable
-published measurements, scored the way ``../shared/reference/score_accuracy.py`` scores them (same rows,
-same flags, same metric mapping). Runs in-process (no subprocess per row) and needs ../shared beside the
-checkout, like CI has.
+``MEASURED_ERROR_BY_MODE[mode]`` must hold the 10th/90th percentiles of predicted/measured - 1 over the
+usable published measurements with that sequence handling (dynamic padding, or packed/fixed length),
+scored the way ``tools/score_with_seq_kind.py`` scores them: ``../shared/reference/score_accuracy.py``'s
+rows, flags and metric mapping, plus each row's sequence kind. Runs in-process (no subprocess per row)
+and needs ../shared beside the checkout, like CI has.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import pytest
 from tuneplan.__main__ import build_parser
 from tuneplan.cli import CliError, scenario_from_args
 from tuneplan.core.estimate import estimate
-from tuneplan.core.memory import MEASURED_ERROR_P10, MEASURED_ERROR_P90
+from tuneplan.core.memory import MEASURED_ERROR_BY_MODE
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 
 
-def _signed_errors() -> list[float]:
+def _signed_errors() -> dict[str, list[float]]:
+    """Signed errors grouped as "dynamic" and "other" (packed or fixed) by the row's sequence kind."""
     sys.path.insert(0, str(REFERENCE))
     try:
         import score_accuracy as sa  # the reference scorer's row -> flags mapping
@@ -31,25 +33,45 @@ def _signed_errors() -> list[float]:
         sys.path.remove(str(REFERENCE))
     base = REFERENCE / "measurements"
     parser = build_parser()
-    errors = []
+    errors: dict[str, list[float]] = {"dynamic": [], "other": []}
     with (base / "scenarios.csv").open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             if row["kind"] != "measurement" or row["method"] not in {"full", "lora", "qlora"} or not sa.truthy(row["usable"]):
                 continue
             argv = ["estimate"] + [part for flag in sa.row_flags(row, base) for part in flag]
+            argv += ["--sequence-mode", row["seq_kind"]]
             try:
                 mem = estimate(scenario_from_args(parser.parse_args(argv))).memory
             except (CliError, ValueError, SystemExit):
                 continue  # rows the CLI refuses (e.g. hybrid linear attention) are failures there too
             predicted = getattr(mem, sa.METRIC_KEY.get(row["metric"], "peak_reserved_bytes"))
-            errors.append(predicted / (float(row["peak_gib"]) * 2**30) - 1)
+            group = "dynamic" if row["seq_kind"] == "dynamic" else "other"
+            errors[group].append(predicted / (float(row["peak_gib"]) * 2**30) - 1)
     return errors
 
 
 @pytest.mark.skipif(not (REFERENCE / "score_accuracy.py").exists(), reason="needs ../shared/reference")
-def test_band_constants_are_the_measured_error_percentiles():
+def test_band_constants_are_the_measured_error_percentiles_per_sequence_mode():
     errors = _signed_errors()
-    assert len(errors) > 100
-    deciles = statistics.quantiles(errors, n=10, method="inclusive")
-    assert MEASURED_ERROR_P10 == pytest.approx(deciles[0], abs=0.005)
-    assert MEASURED_ERROR_P90 == pytest.approx(deciles[-1], abs=0.005)
+    assert len(errors["dynamic"]) > 100 and len(errors["other"]) > 30
+    for group, modes in (("dynamic", ["dynamic"]), ("other", ["packed", "fixed"])):
+        deciles = statistics.quantiles(errors[group], n=10, method="inclusive")
+        for mode in modes:
+            p10, p90 = MEASURED_ERROR_BY_MODE[mode]
+            assert p10 == pytest.approx(deciles[0], abs=0.005), mode
+            assert p90 == pytest.approx(deciles[-1], abs=0.005), mode
+
+
+def test_the_band_follows_the_plans_sequence_mode():
+    # total / (1 + p90) .. total / (1 + p10) with the constants of the plan's own sequence mode
+    from tuneplan import catalog
+    from tuneplan.core.scenario import Scenario
+
+    base = catalog.default_scenario()
+    for mode in ("packed", "fixed", "dynamic"):
+        s = Scenario.model_validate(base.model_copy(
+            update={"training": base.training.model_copy(update={"sequence_mode": mode})}).model_dump())
+        mem = estimate(s).memory
+        p10, p90 = MEASURED_ERROR_BY_MODE[mode]
+        assert mem.low_bytes == pytest.approx(mem.total_bytes / (1 + p90))
+        assert mem.high_bytes == pytest.approx(mem.total_bytes / (1 + p10))
