@@ -2971,6 +2971,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · 偏紧：上限放不下</translation>
     </message>
     <message>
+        <source> · unlikely to fit: even the lower bound does not</source>
+        <translation> · 不太可能放得下：连下限也超出</translation>
+    </message>
+    <message>
         <source>{steps} steps · {tps} tok/s per GPU</source>
         <translation>{steps} 步 · 每 GPU {tps} token/秒</translation>
     </message>
@@ -3922,6 +3926,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source> · &lt;b&gt;tight&lt;/b&gt;: the upper bound does not fit</source>
         <translation> · &lt;b&gt;偏紧&lt;/b&gt;：上限放不下</translation>
+    </message>
+    <message>
+        <source> · &lt;b&gt;unlikely to fit&lt;/b&gt;: even the lower bound does not</source>
+        <translation> · &lt;b&gt;不太可能放得下&lt;/b&gt;：连下限也超出</translation>
     </message>
     <message>
         <source>Verdict: {verdict} · likely {low}–{high} GiB</source>

@@ -71,7 +71,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-double-quant", action="store_true", default=None, help="QLoRA without double quantization")
     up = p.add_mutually_exclusive_group()
     up.add_argument("--kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_true", default=None,
-                    help="QLoRA: unquantised weights in fp32, as a plain PEFT script's prepare_model_for_kbit_training leaves them")
+                    help="QLoRA: unquantised weights in fp32, as a plain PEFT script's prepare_model_for_kbit_training leaves them "
+                         "(not with FSDP/ZeRO-3 sharding, which skips that call)")
     up.add_argument("--no-kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_false",
                     help="QLoRA: unquantised weights stay in the training dtype, as axolotl, TRL, torchtune and Unsloth keep them (default)")
     p.add_argument("--micro-batch", type=_positive_int, metavar="B")

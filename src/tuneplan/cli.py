@@ -219,9 +219,10 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
     lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
-    if tr.method == "qlora":
+    if tr.method == "qlora":  # sharded QLoRA never upcasts (as core.memory decides)
+        upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
         lora += f", NF4{' + double quant' if tr.double_quant else ''}, unquantised weights in " + (
-            "fp32" if tr.kbit_fp32_upcast else tr.precision)
+            "fp32" if upcast else tr.precision)
     shard = f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.num_gpus > 1 else ""
     amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"
@@ -239,6 +240,11 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     if m.paged_bytes:
         print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)
+    risk = {"none": "", "tight": "; tight: the upper bound does not fit",
+            "unlikely": "; unlikely to fit: even the lower bound does not"}[m.band_risk]
+    print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
+          f"{'dynamic-padding' if tr.sequence_mode == 'dynamic' else 'packed/fixed-length'} runs, docs/accuracy.md{risk})",
+          file=out)
     print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)

@@ -326,3 +326,21 @@ def test_paged_optimizer_states_drawn_after_the_device_total(window):
     assert store.set_field("training.optimizer", "adamw-8bit")
     assert "paged" not in window.vram_chart.current_series()
     assert not any("Paged optimizer states" in t for t in labels())
+
+
+def test_verdict_card_warns_when_even_the_likely_range_does_not_fit(window):
+    # Dynamic padding: the published dynamic-padding runs all measured more than the estimate (band
+    # total/0.98 .. total/0.515), so a plan that fits with little spare sits below its own likely range.
+    # Find a length where the estimate fits but total/0.98 does not, through the form.
+    _choose(_field(window, "training.sequence_mode").widget, "dynamic")
+    for seq in range(5000, 9000, 100):
+        window.store.set_field("training.seq_len", seq)
+        mem = window.store.result.memory
+        if mem.fits and mem.low_bytes > mem.capacity_bytes:
+            break
+    else:
+        pytest.fail("no length found where the estimate fits and the likely range does not")
+    assert window.verdict_label.text().startswith("fits")
+    assert window.verdict_card.detail.text().endswith("unlikely to fit: even the lower bound does not")
+    window.store.set_field("training.seq_len", 2048)  # plenty of room: no warning
+    assert "fit" not in window.verdict_card.detail.text()

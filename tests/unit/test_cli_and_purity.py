@@ -149,3 +149,26 @@ def test_text_output_states_the_assumed_settings():
     out = run("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--seq-len", "4096", "--no-grad-checkpointing")
     line = next(ln for ln in out.stdout.splitlines() if ln.startswith("assumed:"))
     assert "4096 tokens" in line and "checkpointing off" in line and "LoRA r=" in line
+
+
+def test_qlora_unquantised_weights_default_to_bf16_and_the_upcast_is_opt_in():
+    # Llama 3.1 8B: embeddings + LM head + norms = 8,030,261,248 - 32 x 218,103,808 = 1,050,939,392 parameters,
+    # 2 B each by default (axolotl, TRL, torchtune, Unsloth), 4 B with --kbit-fp32-upcast (plain PEFT):
+    # the weights differ by 2,101,878,784 B
+    base = ("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "rtx4090", "--json")
+    weights = {}
+    for flag in ("", "--kbit-fp32-upcast", "--no-kbit-fp32-upcast"):
+        out = run(*base, *([flag] if flag else []))
+        assert out.returncode == 0, out.stderr
+        weights[flag] = json.loads(out.stdout)[0]["memory"]["components"]["weights"]
+    assert weights[""] == weights["--no-kbit-fp32-upcast"]
+    assert weights["--kbit-fp32-upcast"] - weights[""] == pytest.approx(2_101_878_784)
+    text = run(*base[:-1], "--kbit-fp32-upcast", "--gpus", "2", "--sharding", "fsdp").stdout
+    assert "unquantised weights in bf16" in text  # sharded QLoRA skips the upcast, and the assumed line says so
+
+
+def test_text_output_gives_the_likely_range_of_the_plans_sequence_mode():
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "rtx4090", "--sequence-mode", "dynamic")
+    assert out.returncode == 0, out.stderr
+    line = next(ln for ln in out.stdout.splitlines() if ln.strip().startswith("likely"))
+    assert "dynamic-padding runs" in line

@@ -372,7 +372,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # prepare_model_for_kbit_training when the user keeps that upcast, else the training dtype).
     # Sharded QLoRA (FSDP / DeepSpeed ZeRO-3) never upcasts: TRL (is_sharded_qlora) and axolotl
     # (skip_prepare_model_for_kbit_training) skip the call so that every shard has one dtype
-    upcast = t.method == "qlora" and t.kbit_fp32_upcast and t.sharding not in {"zero3", "fsdp"}
+    upcast = t.method == "qlora" and t.kbit_fp32_upcast and shard not in {"zero3", "fsdp"}
     unq = 4 if upcast else w_bytes
     # fp32 embeddings (upcast QLoRA, fp32 master model under autocast) make the residual stream fp32:
     # fp32 + bf16 block outputs promote to fp32, so checkpointed layer inputs and the gradients flowing

@@ -67,8 +67,9 @@ class MemoryEstimate(_Frozen):
     §3). Windows and WSL2 cannot oversubscribe managed memory (CUDA programming guide, unified memory on
     Windows): there they must fit as well, which a warning says when they do not.
 
-    ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator
-    (docs/accuracy.md).
+    ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator on runs
+    with the plan's sequence mode (docs/accuracy.md). With dynamic padding the published runs all measured
+    more than the estimate, so the range can start above ``total_bytes``.
     """
 
     components: list[MemoryComponent]
@@ -90,6 +91,15 @@ class MemoryEstimate(_Frozen):
     def headroom_bytes(self) -> float:
         """Capacity minus total; negative when it does not fit."""
         return self.capacity_bytes - self.total_bytes
+
+    @property
+    def band_risk(self) -> str:
+        """How the likely range sits against the capacity when the estimate itself fits: ``"none"`` (the
+        whole range fits, or the estimate does not fit anyway), ``"tight"`` (the upper end does not fit) or
+        ``"unlikely"`` (even the lower end does not fit)."""
+        if not self.fits or self.high_bytes <= self.capacity_bytes:
+            return "none"
+        return "unlikely" if self.low_bytes > self.capacity_bytes else "tight"
 
     def component(self, key: str) -> MemoryComponent | None:
         """The component with this key, or None."""

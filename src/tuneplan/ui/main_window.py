@@ -403,8 +403,8 @@ class MainWindow(QMainWindow):
         self.verdict_card.detail.setText(
             self.tr("likely {low}–{high}").format(low=fmt_number(mem.low_bytes / GIB, 1, group=False),
                                                   high=fmt_gib(mem.high_bytes / GIB))
-            + ("" if mem.high_bytes <= mem.capacity_bytes or not mem.fits
-               else self.tr(" · tight: the upper bound does not fit"))
+            + {"none": "", "tight": self.tr(" · tight: the upper bound does not fit"),
+               "unlikely": self.tr(" · unlikely to fit: even the lower bound does not")}[mem.band_risk]
         )
         t, c = result.time, result.cost
         self.time_card.value.setText(format_hours(t.hours))

@@ -203,7 +203,8 @@ def _memory_table(r: Estimate) -> str:
         out.append(f'<tr class="total"><td>{_e(label)}</td><td class="num">{value / GIB:.2f}</td>'
                    f'<td colspan="2" class="source">{_e(note)}</td></tr>')
     out.append("</table>")
-    tight = translate("Report", " · <b>tight</b>: the upper bound does not fit") if m.fits and m.high_bytes > m.capacity_bytes else ""
+    tight = {"none": "", "tight": translate("Report", " · <b>tight</b>: the upper bound does not fit"),
+             "unlikely": translate("Report", " · <b>unlikely to fit</b>: even the lower bound does not")}[m.band_risk]
     out.append("<p>" + translate("Report", "Verdict: {verdict} · likely {low}–{high} GiB").format(
         verdict=_verdict(r), low=f"{m.low_bytes / GIB:.1f}", high=f"{m.high_bytes / GIB:.1f}") + f"{tight}</p>")
     return "".join(out)
@@ -319,8 +320,8 @@ def build_report_html(
               "estimate widened by the error of its sequence mode, and "
               "a plan whose upper bound exceeds the GPU's memory may not fit. Time and cost follow from an "
               "assumed hardware utilisation and the listed price. Details, per method and per source: {link}.").format(
-            p10=f"{MEASURED_ERROR_BY_MODE['packed'][0] * 100:+.0f}", p90=f"{MEASURED_ERROR_BY_MODE['packed'][1] * 100:+.0f}",
-            d10=f"{MEASURED_ERROR_BY_MODE['dynamic'][0] * 100:+.0f}", d90=f"{MEASURED_ERROR_BY_MODE['dynamic'][1] * 100:+.0f}",
+            p10=f"{MEASURED_ERROR_BY_MODE['packed'][0] * 100:+.1f}", p90=f"{MEASURED_ERROR_BY_MODE['packed'][1] * 100:+.1f}",
+            d10=f"{MEASURED_ERROR_BY_MODE['dynamic'][0] * 100:+.1f}", d90=f"{MEASURED_ERROR_BY_MODE['dynamic'][1] * 100:+.1f}",
             link=f'<a href="{_e(ACCURACY_URL)}">{_e(ACCURACY_URL)}</a>')
         + "</p>"
     )
