@@ -50,3 +50,9 @@ validate:
 package: $(STAMP)
 	$(PY) -m pip install --quiet -e ".[package]"
 	$(PY) packaging/build.py linux
+
+# Real-GPU grid (issue #3): measure on a GPU machine with tools/gpu_grid/measure.py (docs/measurements/README.md),
+# then `make gpu-grid-report RESULTS=<folder with env.json and gpu-grid.jsonl>` writes docs/measurements/.
+.PHONY: gpu-grid-report
+gpu-grid-report: $(STAMP)
+	$(PY) tools/gpu_grid/compare.py $(RESULTS)
