@@ -55,4 +55,4 @@ package: $(STAMP)
 # then `make gpu-grid-report RESULTS=<folder with env.json and gpu-grid.jsonl>` writes docs/measurements/.
 .PHONY: gpu-grid-report
 gpu-grid-report: $(STAMP)
-	$(PY) tools/gpu_grid/compare.py $(RESULTS)
+	$(PY) tools/gpu_grid/gpu_report.py $(RESULTS)

@@ -530,3 +530,68 @@ def test_fp32_master_with_checkpointing_can_peak_at_the_end_of_the_forward():
                       optimizer_in_backward=True, micro_batch=1, seq_len=256)
     mem, _ = estimate_memory(arch, t, GPU_24)
     assert mem.peak_phase == "end of forward"
+
+
+# --- LoRA under checkpointing: autocast's cache of adapter copies and PEFT's fp32 input copies ---------------
+
+def test_adapter_copies_in_autocasts_cache_are_the_plain_linear_adapters():
+    # Llama-3-8B all-linear r16, per layer (r x (d_in + d_out)): q 16 x 8192 = 131,072; k and v 16 x 5120 =
+    # 81,920 each; o 131,072; gate, up, down 16 x 18,432 = 294,912 each -> 1,310,720; x 32 layers = 41,943,040.
+    from tuneplan.core.memory import lora_cast_parameter_count
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    assert lora_cast_parameter_count(arch, 16, "all-linear") == 41_943_040
+    # Tiny Mixtral all-linear: the stacked experts' ParamWrapper factors are not cached, the attention and router
+    # adapters are (8 heads x 32 = 256 wide, 2 KV heads = 64): q and o 16 x (256 + 256) = 8,192 each, k and v
+    # 16 x (256 + 64) = 5,120 each, router 16 x (256 + 4 experts) = 4,160 -> 30,784
+    mix = architecture_from_hf_config(TINY_MIXTRAL)
+    assert lora_cast_parameter_count(mix, 16, "all-linear") == 2 * 8_192 + 2 * 5_120 + 4_160
+
+
+def test_checkpointed_lora_holds_every_layers_adapter_copy_until_the_forward_ends():
+    # 2 B x 1,310,720 adapter parameters per layer, for the 31 layers other than the one already counted
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    _, led = estimate_memory(arch, TrainingSetup(method="lora", lora_targets="all-linear", lora_rank=16), GPU_24)
+    assert led.adapter_cast_per_layer == 2 * 1_310_720
+    assert led.forward_cache == 2 * 1_310_720 * 31
+    _, nogc = estimate_memory(arch, TrainingSetup(method="lora", lora_targets="all-linear", grad_checkpointing=False),
+                              GPU_24)
+    assert nogc.forward_cache == 0  # without checkpointing the copies are saved activations all along
+
+
+def test_recomputed_lora_layer_holds_peft_fp32_input_copies():
+    # Widest adapted input: down_proj (i = 14,336 -> h = 4,096). bf16 input 2i + PEFT's fp32 copy 4i + fp32
+    # dropout output 4i + base output 2h = 151,552 B per token; without dropout 2i + 4i + 2h = 94,208.
+    # q_v: q_proj 2h + 4h + 4h + 2h = 49,152 (v_proj's output is narrower).
+    from tuneplan.core.memory import recompute_transient_per_token
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    lora = TrainingSetup(method="lora", lora_targets="all-linear")
+    assert recompute_transient_per_token(arch, lora, 2) == 151_552
+    assert recompute_transient_per_token(arch, lora.model_copy(update={"lora_dropout": 0.0}), 2) == 94_208
+    assert recompute_transient_per_token(arch, lora.model_copy(update={"lora_targets": "q_v"}), 2) == 49_152
+    assert recompute_transient_per_token(arch, lora.model_copy(update={"grad_checkpointing": False}), 2) == 0
+    assert recompute_transient_per_token(arch, TrainingSetup(method="full"), 2) == 0
+
+
+def test_the_recomputed_lora_layer_peak_counts_its_forward_transient():
+    # Llama-3-8B all-linear, fused cross-entropy, 1 x 4096 tokens: inter-layer gradient buffers 2 x 2 x 4096 x
+    # 4096 = 67,108,864 B; MLP backward 3 x 2 x 14,336 x 4096 = 352,321,536; recomputed forward 151,552 x 4096 =
+    # 620,756,992 -> the recomputation's 687,865,856 B exceed the backward's 419,430,400.
+    from tuneplan.core.memory import CUBLAS_WORKSPACE_BYTES
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="lora", lora_targets="all-linear", seq_len=4096, fused_cross_entropy=True)
+    mem, _ = estimate_memory(arch, t, GPU_24)
+    assert mem.peak_phase == "recomputed layer"
+    assert mem.component("temporaries").bytes == 67_108_864 + 620_756_992 + CUBLAS_WORKSPACE_BYTES
+
+
+def test_qlora_recomputation_has_no_fp32_input_copy():
+    # PEFT's bitsandbytes LoRA layers cast the input to the adapter dtype only without autocast
+    # (peft/tuners/lora/bnb.py requires_conversion): down_proj 2i (input) + 2i (bf16 dropout output) + 2h
+    # = 2 x 2 x 14,336 + 2 x 4,096 = 57,344 + 8,192 = 65,536 B per token
+    from tuneplan.core.memory import recompute_transient_per_token
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    assert recompute_transient_per_token(arch, TrainingSetup(method="qlora", lora_targets="all-linear"), 2) == 65_536

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "gpu_grid"))
 
-import compare  # noqa: E402
+import gpu_report  # noqa: E402
 import measure  # noqa: E402
 
 GIB = 2**30
@@ -24,7 +24,7 @@ def test_every_case_is_a_plan_tuneplan_estimates():
     ids = [c.id for c in measure.GRID]
     assert len(ids) == len(set(ids))
     for case in measure.GRID:
-        s = compare.scenario_for(asdict(case), "h200")
+        s = gpu_report.scenario_for(asdict(case), "h200")
         assert s.model_id == case.model and s.gpu.id == "h200"
         assert s.training.sequence_mode == case.sequence_mode
         lengths = case.step_lengths()
@@ -55,11 +55,11 @@ def _record(case: measure.Case) -> dict:
 
 def test_compare_puts_measurements_next_to_the_estimate():
     case = measure.GRID[0]
-    row = compare.compare_record(_record(case), "h200")
+    row = gpu_report.compare_record(_record(case), "h200")
     assert row["meas"] == {"allocated": 10.0, "reserved": 12.0, "total": 13.0, "tokens_per_second": 5000.0}
     assert row["err"]["allocated"] == pytest.approx(row["est"]["allocated"] / 10 - 1)
     assert row["err"]["total"] == pytest.approx(row["est"]["total"] / 13 - 1)
-    failed = compare.compare_record({"case": asdict(case), "error": "CUDA out of memory"}, "h200")
+    failed = gpu_report.compare_record({"case": asdict(case), "error": "CUDA out of memory"}, "h200")
     assert "meas" not in failed and failed["error"] == "CUDA out of memory"
 
 
@@ -69,7 +69,7 @@ def test_compare_command_writes_the_data_and_the_report(tmp_path):
     (results / "env.json").write_text(json.dumps({"gpu": "NVIDIA H200", "torch": "2.11.0"}), "utf-8")
     lines = [_record(measure.GRID[0]), {"case": asdict(measure.GRID[1]), "error": "timed out"}]
     (results / measure.RESULTS).write_text("".join(json.dumps(r) + "\n" for r in lines), "utf-8")
-    proc = subprocess.run([sys.executable, "tools/gpu_grid/compare.py", str(results), "--out", str(out)],
+    proc = subprocess.run([sys.executable, "tools/gpu_grid/gpu_report.py", str(results), "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in out.iterdir()) == ["h200-env.json", "h200-grid.jsonl", "h200-grid.md"]

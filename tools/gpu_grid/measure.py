@@ -6,7 +6,7 @@ each), and writes what it measured as it goes, so a run stopped at its time limi
     python3 tools/gpu_grid/measure.py --out "$OUT" --budget-s 480       # on the GPU machine
     python tools/gpu_grid/measure.py --out /tmp/grid --device cpu --tiny   # code-path check, no GPU
 
-Per case it records, for the same settings Tuneplan estimates (``tools/gpu_grid/compare.py`` turns the
+Per case it records, for the same settings Tuneplan estimates (``tools/gpu_grid/gpu_report.py`` turns the
 file into ``docs/measurements/``):
 
 * ``torch.cuda.max_memory_allocated`` / ``max_memory_reserved`` over all steps and per step, and a few

@@ -201,6 +201,53 @@ def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> in
     return sum(n * rows * cols for n, rows, cols in lora_tensors(arch, rank, targets))
 
 
+def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
+    """LoRA parameters of the adapters that run as ``nn.Linear`` (every adapted plain linear and the
+    router's), the ones autocast casts to bf16 and keeps in its cache (it caches casts of leaf tensors
+    that require grad: ``cached_cast`` in ATen's ``autocast_mode.cpp``). The stacked experts' factors
+    (PEFT ``ParamWrapper``) are not among them: MemTracker shows no cached copies of those.
+    """
+    wanted = _targets(arch, targets)
+    total = 0
+    for n_layers, mods in arch.linear_modules():
+        stacked = any(m.count > 1 for m in mods)
+        for m in mods:
+            if m.count == 1 and m.kind != "router" and m.name in wanted:
+                total += n_layers * rank * (m.d_in + m.d_out)
+            elif m.kind == "router" and stacked and experts_adapted(arch, targets):
+                total += n_layers * rank * (m.d_in + m.d_out)
+    return total
+
+
+def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int) -> float:
+    """Bytes per token a checkpointed LoRA layer holds during its recomputed forward beyond the tensors it
+    saves, at its widest adapted linear (0 for full fine-tuning or without checkpointing).
+
+    PEFT's ``Linear.forward`` computes the frozen base output (``d_out`` x ``act``), then casts the input
+    to the adapter's fp32 (``_cast_input_dtype``: 4 B x ``d_in``, kept in a local until the layer
+    returns; its bitsandbytes layers skip the cast under autocast, so for QLoRA dropout runs on the
+    16-bit input) and runs dropout on that copy (another fp32 ``d_in`` output; the saved mask is 1 B); the
+    layer's own input (``act`` x ``d_in``) is not saved by a frozen linear, except the attention output
+    feeding ``o_proj``, which the attention already saves. In a plain forward these are gone before the
+    backward; in a recomputation they sit next to the layer's saved set (MemTracker: +168 KiB per token on
+    Llama-3-8B all-linear, at ``down_proj``; docs/validation.md).
+    """
+    if t.method == "full" or not t.grad_checkpointing:
+        return 0.0
+    wanted = _targets(arch, t.lora_targets)
+    qlora = t.method == "qlora"
+    best = 0.0
+    for m in _layer_group(arch):
+        if m.count > 1 or m.kind == "router" or m.name not in wanted:
+            continue
+        own_input = 0 if m.name == "o_proj" else act * m.d_in
+        # PEFT's bitsandbytes LoRA layers skip the cast while autocast runs (``requires_conversion``)
+        cast = 4 * m.d_in if act != 4 and not qlora else 0
+        dropped = (act if qlora else 4) * m.d_in if t.lora_dropout > 0 else 0
+        best = max(best, own_input + cast + dropped + act * m.d_out)
+    return float(best)
+
+
 def _stacked_expert_params(mods) -> int:  # noqa: ANN001 - list[LinearModule]
     return sum(m.params for m in mods if m.count > 1)
 
@@ -248,6 +295,15 @@ class MemoryLedger:
     activation_per_layer_token: float = 0.0
     checkpoint_per_layer_token: float = 0.0
     merged_expert_bytes: float = 0.0
+    #: bf16 autocast copies of one layer's LoRA adapters (bytes), held in autocast's cache until the
+    #: forward ends and recreated when checkpointing recomputes the layer
+    adapter_cast_per_layer: float = 0.0
+    #: with checkpointing, the other layers' adapter copies still in autocast's cache at the end of the
+    #: forward (bytes): ``adapter_cast_per_layer`` x (layers - 1)
+    forward_cache: float = 0.0
+    #: with checkpointing and LoRA, what a layer's recomputed forward holds beyond its saved tensors
+    #: at its widest adapted linear, in bytes per token (PEFT's fp32 input copies)
+    recompute_transient_per_token: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
 
@@ -559,6 +615,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
         # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
         activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
+        # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
+        led.adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets) / arch.num_layers
+        if t.grad_checkpointing:
+            led.forward_cache = led.adapter_cast_per_layer * max(layers_here - 1, 0)
+    led.recompute_transient_per_token = recompute_transient_per_token(arch, t, act)
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
     activations += head_saved * tokens
@@ -627,11 +688,18 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # (alive together with the inter-layer gradient buffers and QLoRA's dequantised matrix, not with eager
     # attention's score buffers, which belong to the attention backward)
     layer_backward = max(temporaries, base_temps + (3 if arch.mlp == "gated" else 2) * mlp_bytes * inter * tokens)
+    # a checkpointed LoRA layer's recomputed forward: PEFT's fp32 input copies next to its saved set
+    layer_backward = max(layer_backward, base_temps + led.recompute_transient_per_token * tokens)
+    forward_casts += led.forward_cache
+    if led.forward_cache:
+        led.formulas["weights"] += " (+ bf16 autocast copies of the LoRA adapters until the forward ends)"
     if forward_casts:
-        # end of the forward with an fp32 master model and checkpointing: the autocast cache still holds
-        # every layer's bf16 weight cast next to the forward's loss buffers (bf16 logits, fp32 copy and
-        # log-softmax, 10 B per vocabulary entry and token); it is cleared when autocast exits
-        fwd_logits = 0.0 if t.fused_cross_entropy else tokens * arch.vocab_size * 10 + 2 * arch.vocab_size * arch.hidden_size
+        # end of the forward under checkpointing with an fp32 master model or fp32 LoRA adapters: the
+        # autocast cache still holds every layer's bf16 weight (or adapter) cast next to the forward's loss
+        # buffers (bf16 logits, fp32 copy and log-softmax, 10 B per vocabulary entry and token); it is
+        # cleared when autocast exits
+        fwd_logits = 0.0 if t.fused_cross_entropy else tokens * arch.vocab_size * 10 + (
+            2 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp else 0.0)
         candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": fwd_logits,
                                         "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
     if t.grad_checkpointing:

@@ -2,7 +2,7 @@
 
 Usage (the app's venv; no torch needed)::
 
-    python tools/gpu_grid/compare.py RESULTS_DIR [--out docs/measurements] [--gpu h200]
+    python tools/gpu_grid/gpu_report.py RESULTS_DIR [--out docs/measurements] [--gpu h200]
 
 ``RESULTS_DIR`` holds ``env.json`` and ``gpu-grid.jsonl`` as the device run wrote them. The command
 copies both into ``--out`` (as ``<gpu>-env.json`` and ``<gpu>-grid.jsonl``: the data) and writes
@@ -107,7 +107,7 @@ def render_markdown(env: dict[str, Any], rows: list[dict[str, Any]], gpu_id: str
     """The report: environment, a summary per metric and one row per case."""
     lines = [f"# Real training steps on {env.get('gpu', gpu_id)} against Tuneplan's estimates", ""]
     lines.append("Measured by `tools/gpu_grid/measure.py` (one child process per case, random weights, 3 steps "
-                 "unless stated); compared by `tools/gpu_grid/compare.py`. Errors are estimated / measured − 1.")
+                 "unless stated); compared by `tools/gpu_grid/gpu_report.py`. Errors are estimated / measured − 1.")
     lines.append("")
     lines.append("Environment: " + ", ".join(f"{k} {env[k]}" for k in
                                             ("torch", "transformers", "peft", "cuda", "driver") if k in env) + ".")
