@@ -265,9 +265,9 @@ def _findings(cases: list[dict[str, Any]]) -> list[str]:
         "2 B × expert parameters per layer: 2.8 GB per Mixtral layer). The ledger models all three "
         "(`lora_parameter_count`, `merged_expert_bytes`); before this comparison it was 47% low here.",
         f"* **Mixtral with checkpointing: saved per layer {med('act_per_layer_tok', lambda c: base(c) and c['model'] == 'mixtral-8x7b' and c['settings']['grad_checkpointing'] and c['settings']['lora_targets'] != 'all-linear')} (full, LoRA q_v).** "
-        "The recomputed layer's forward also holds the expert block's routing workspace (router "
-        "probabilities, the tokens sorted by expert, per-expert outputs before they are weighted and "
-        "summed: about 7 hidden-sized bf16 vectors per token), which the ledger does not itemise; the "
+        "The recomputed layer's forward holds 41-57 KB per token more than its saved set (and the LoRA "
+        "transient); not yet itemised op by op — the expert block's copy of the tokens sorted by expert and "
+        "its weighted per-expert outputs before they are summed (2 × k × h × 2 B) are the likely part. The "
         "overall peak is set by the weights and agrees.",
         f"* **Logits & loss: {med('loss', base)}.** "
         "The live set of the cross-entropy backward is the fp32 log-softmax (saved), the fp32 gradient "
