@@ -561,14 +561,15 @@ def test_checkpointed_lora_holds_every_layers_adapter_copy_until_the_forward_end
 
 def test_recomputed_lora_layer_holds_peft_fp32_input_copies():
     # Widest adapted input: down_proj (i = 14,336 -> h = 4,096). bf16 input 2i + PEFT's fp32 copy 4i + fp32
-    # dropout output 4i + base output 2h = 151,552 B per token; without dropout 2i + 4i + 2h = 94,208.
-    # q_v: q_proj 2h + 4h + 4h + 2h = 49,152 (v_proj's output is narrower).
+    # dropout output 4i + base output 2h, next to the decoder layer's residual (2h) and post-attention norm
+    # output (2h): 10i + 6h = 167,936 B per token; without dropout 6i + 6h = 110,592.
+    # q_v: q_proj 2h + 4h + 4h + 2h = 49,152 (v_proj's output is narrower; the residual is the checkpoint).
     from tuneplan.core.memory import recompute_transient_per_token
 
     arch = architecture_from_hf_config(LLAMA_3_8B)
     lora = TrainingSetup(method="lora", lora_targets="all-linear")
-    assert recompute_transient_per_token(arch, lora, 2) == 151_552
-    assert recompute_transient_per_token(arch, lora.model_copy(update={"lora_dropout": 0.0}), 2) == 94_208
+    assert recompute_transient_per_token(arch, lora, 2) == 167_936
+    assert recompute_transient_per_token(arch, lora.model_copy(update={"lora_dropout": 0.0}), 2) == 110_592
     assert recompute_transient_per_token(arch, lora.model_copy(update={"lora_targets": "q_v"}), 2) == 49_152
     assert recompute_transient_per_token(arch, lora.model_copy(update={"grad_checkpointing": False}), 2) == 0
     assert recompute_transient_per_token(arch, TrainingSetup(method="full"), 2) == 0
@@ -576,22 +577,39 @@ def test_recomputed_lora_layer_holds_peft_fp32_input_copies():
 
 def test_the_recomputed_lora_layer_peak_counts_its_forward_transient():
     # Llama-3-8B all-linear, fused cross-entropy, 1 x 4096 tokens: inter-layer gradient buffers 2 x 2 x 4096 x
-    # 4096 = 67,108,864 B; MLP backward 3 x 2 x 14,336 x 4096 = 352,321,536; recomputed forward 151,552 x 4096 =
-    # 620,756,992 -> the recomputation's 687,865,856 B exceed the backward's 419,430,400.
+    # 4096 = 67,108,864 B; MLP backward 3 x 2 x 14,336 x 4096 = 352,321,536; recomputed forward 167,936 x 4096 =
+    # 687,865,856 -> the recomputation's 754,974,720 B exceed the backward's 419,430,400.
     from tuneplan.core.memory import CUBLAS_WORKSPACE_BYTES
 
     arch = architecture_from_hf_config(LLAMA_3_8B)
     t = TrainingSetup(method="lora", lora_targets="all-linear", seq_len=4096, fused_cross_entropy=True)
     mem, _ = estimate_memory(arch, t, GPU_24)
     assert mem.peak_phase == "recomputed layer"
-    assert mem.component("temporaries").bytes == 67_108_864 + 620_756_992 + CUBLAS_WORKSPACE_BYTES
+    assert mem.component("temporaries").bytes == 67_108_864 + 687_865_856 + CUBLAS_WORKSPACE_BYTES
 
 
 def test_qlora_recomputation_has_no_fp32_input_copy():
     # PEFT's bitsandbytes LoRA layers cast the input to the adapter dtype only without autocast
-    # (peft/tuners/lora/bnb.py requires_conversion): down_proj 2i (input) + 2i (bf16 dropout output) + 2h
-    # = 2 x 2 x 14,336 + 2 x 4,096 = 57,344 + 8,192 = 65,536 B per token
+    # (peft/tuners/lora/bnb.py requires_conversion): down_proj 2i (input) + 2i (bf16 dropout output) + 2h (base
+    # output) + 2h (residual) + 2h (norm output) = 57,344 + 24,576 = 81,920 B per token
     from tuneplan.core.memory import recompute_transient_per_token
 
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    assert recompute_transient_per_token(arch, TrainingSetup(method="qlora", lora_targets="all-linear"), 2) == 65_536
+    assert recompute_transient_per_token(arch, TrainingSetup(method="qlora", lora_targets="all-linear"), 2) == 81_920
+
+
+def test_a_frozen_fp32_lora_base_leaves_no_casts_in_autocasts_cache():
+    # autocast caches casts only of tensors that require grad: with an fp32 LoRA base under checkpointing the
+    # frozen weights' bf16 casts are freed after each matmul, so only the adapters' copies wait for the end of
+    # the forward (2 B x 1,310,720 x 31 layers), not 31 layers of base-weight casts
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="lora", master_weights="fp32", lora_targets="all-linear", seq_len=512)
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.forward_cache == 2 * 1_310_720 * 31
+
+
+def test_sharded_lora_has_no_autocast_cache():
+    # FSDP / ZeRO-3 mixed precision hands each layer bf16 parameters: autocast has nothing to cast or cache
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    _, led = estimate_memory(arch, TrainingSetup(method="lora", num_gpus=2, sharding="fsdp"), GPU_24)
+    assert led.forward_cache == 0

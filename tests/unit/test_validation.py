@@ -49,7 +49,6 @@ KNOWN: list[tuple[frozenset[str], str]] = [
         'llama-3.1-8b/lora-all-linear/nogc/s2048/b1/adamw/no-autocast:act_per_layer_tok',
         'llama-3.1-8b/lora-all-linear/nogc/s2048/b1/adamw/no-autocast:activations',
         'llama-3.1-8b/lora-all-linear/nogc/s2048/b1/adamw/no-autocast:peak',
-        'qwen2.5-7b/lora-all-linear/gc/s2048/b1/adamw/no-autocast:ckpt_per_layer_tok',
     }),
      'without autocast PEFT casts each adapted input to fp32: lora_A saves 4 B/element, lora_B an fp32 r-wide input, and no autocast cache holds adapter copies; the ledger models the autocast (Trainer bf16=True) path'),
 ]

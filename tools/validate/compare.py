@@ -110,26 +110,27 @@ def ledger(model_id: str, settings: dict[str, Any]) -> dict[str, Any]:
     tokens = settings["seq_len"] * settings["micro_batch"]
     gc_on = settings["grad_checkpointing"]
     # What the harness measures as Activation with checkpointing also holds what the ledger keeps in other
-    # moments: autocast's cache of the other layers' adapter copies before the LM head (the ledger's
-    # end-of-forward moment), and the recomputed layer's forward transients and adapter copies
-    recompute = led.recompute_transient_per_token + led.adapter_cast_per_layer / tokens if gc_on else 0.0
+    # moments: before the LM head, autocast's cache of every layer's adapter copies (the ledger's
+    # end-of-forward moment: ``forward_cache`` for the other layers, one layer inside ``activations``), and in
+    # the recomputed layer its forward transients and fresh adapter copies. No autocast, no cache.
+    cast = led.adapter_cast_per_layer if gc_on and settings.get("autocast", True) else 0.0
+    cached = led.forward_cache + cast if cast else 0.0  # every layer's copies, alive before the LM head
+    recompute = (led.recompute_transient_per_token if gc_on else 0.0) + cast / tokens
     return {
         "weights": led.weights,
         "adapters": led.adapters,
         "gradients": led.gradients,
         "optimizer": led.optimizer,
         "step_temporaries": led.step_temporaries,
-        "activations": led.activations + (led.forward_cache + led.recompute_transient_per_token * tokens
-                                          if gc_on else 0.0),
+        "activations": led.activations + (led.forward_cache if cast else 0.0) + recompute * tokens,
         # the harness measures the loss's live set against everything alive before the LM head, which with
         # checkpointing still includes autocast's adapter copies that are freed before the backward
-        "logits": led.logits - (led.forward_cache if gc_on else 0.0),
+        "logits": led.logits - cached,
         "temporaries": led.temporaries,
         # per layer and token as the harness measures it: one layer's saved set / tokens, so the
         # token-independent W + delta-W of adapted stacked experts is spread over the step's tokens
         "activation_per_layer_token": led.activation_per_layer_token + led.merged_expert_bytes / tokens + recompute,
-        "checkpoint_per_layer_token": led.checkpoint_per_layer_token
-        + (led.adapter_cast_per_layer / tokens if gc_on else 0.0),
+        "checkpoint_per_layer_token": led.checkpoint_per_layer_token + cast / tokens,
         "trainable_params": led.trainable_params,
         "total_params": arch.parameter_count(),
         "peak_allocated": est.peak_allocated_bytes,

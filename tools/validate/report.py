@@ -291,9 +291,10 @@ def _findings(cases: list[dict[str, Any]]) -> list[str]:
         "stacked experts' `ParamWrapper` factors are not cached. (2) The recomputed layer's forward holds, "
         "at its widest adapted linear, PEFT's fp32 copy of the input (`_cast_input_dtype`, 4 B × d_in, a "
         "local until the layer returns), the fp32 dropout output (4 B × d_in), the layer's own bf16 input "
-        "(not saved by a frozen linear) and the base output next to the saved set: "
-        "`recompute_transient_per_token`, 10i + 2h on Llama's `down_proj` (151.5 KiB of the measured "
-        "168 KiB per token), which the ledger counts in its recomputed-layer moment. The comparison adds "
+        "(not saved by a frozen linear), the base output, and the decoder layer's residual and norm output "
+        "held as locals, next to the saved set: `recompute_transient_per_token`, 10i + 6h = 167,936 B per "
+        "token on Llama's `down_proj`, as measured, which the ledger counts in its recomputed-layer moment. "
+        "(QLoRA's bitsandbytes layers skip the fp32 copy under autocast.) The comparison adds "
         "both to the ledger side of activations, saved per layer and kept inputs, and takes the cache off "
         "the loss (the harness measures the loss against everything alive before the LM head).",
         f"* **Without autocast (a plain loop on the bf16 model) LoRA saves more: per layer "

@@ -219,32 +219,44 @@ def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str) 
     return total
 
 
-def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int) -> float:
+def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, mlp: int | None = None,
+                                  resid: int | None = None) -> float:
     """Bytes per token a checkpointed LoRA layer holds during its recomputed forward beyond the tensors it
     saves, at its widest adapted linear (0 for full fine-tuning or without checkpointing).
 
-    PEFT's ``Linear.forward`` computes the frozen base output (``d_out`` x ``act``), then casts the input
-    to the adapter's fp32 (``_cast_input_dtype``: 4 B x ``d_in``, kept in a local until the layer
-    returns; its bitsandbytes layers skip the cast under autocast, so for QLoRA dropout runs on the
-    16-bit input) and runs dropout on that copy (another fp32 ``d_in`` output; the saved mask is 1 B); the
-    layer's own input (``act`` x ``d_in``) is not saved by a frozen linear, except the attention output
-    feeding ``o_proj``, which the attention already saves. In a plain forward these are gone before the
-    backward; in a recomputation they sit next to the layer's saved set (MemTracker: +168 KiB per token on
-    Llama-3-8B all-linear, at ``down_proj``; docs/validation.md).
+    ``act``, ``mlp`` and ``resid`` are the dtype sizes of the activations, the MLP intermediates and the
+    residual stream (as for the saved set). PEFT's ``Linear.forward`` computes the frozen base output
+    (``d_out`` wide), then casts the input to the adapter's fp32 (``_cast_input_dtype``: 4 B x ``d_in``,
+    kept in a local until the layer returns; its bitsandbytes layers skip the cast under autocast, so for
+    QLoRA dropout runs on the input's own dtype) and runs dropout on that copy (another fp32 ``d_in``
+    output; the saved mask is 1 B). The layer's own input is not saved by a frozen linear (except the
+    attention output feeding ``o_proj``, which the attention already saves), and the decoder layer still
+    holds locals around it: during the MLP the residual and the post-attention norm's output
+    (``LlamaDecoderLayer.forward``), during the attention the input norm's output. In a plain forward these
+    are gone before the backward; in a recomputation they sit next to the layer's saved set. Llama-3-8B
+    all-linear at ``down_proj``: 10i + 6h = 167,936 B per token, as MemTracker measured (docs/validation.md).
     """
     if t.method == "full" or not t.grad_checkpointing:
         return 0.0
+    mlp = act if mlp is None else mlp
+    resid = act if resid is None else resid
+    h = arch.hidden_size
     wanted = _targets(arch, t.lora_targets)
     qlora = t.method == "qlora"
     best = 0.0
     for m in _layer_group(arch):
         if m.count > 1 or m.kind == "router" or m.name not in wanted:
             continue
-        own_input = 0 if m.name == "o_proj" else act * m.d_in
+        x_bytes = mlp if m.kind == "mlp" else act
+        own_input = 0 if m.name == "o_proj" else x_bytes * m.d_in
         # PEFT's bitsandbytes LoRA layers skip the cast while autocast runs (``requires_conversion``)
-        cast = 4 * m.d_in if act != 4 and not qlora else 0
-        dropped = (act if qlora else 4) * m.d_in if t.lora_dropout > 0 else 0
-        best = max(best, own_input + cast + dropped + act * m.d_out)
+        cast = 4 * m.d_in if x_bytes != 4 and not qlora else 0
+        dropped = (x_bytes if qlora else 4) * m.d_in if t.lora_dropout > 0 else 0
+        if m.kind == "mlp":  # the residual, and the norm output when this linear reads something else
+            held = resid * h + (act * h if m.d_in != h else 0)
+        else:  # the input norm's output while o_proj runs (q/k/v read it: their own input)
+            held = act * h if m.name == "o_proj" else 0
+        best = max(best, own_input + cast + dropped + x_bytes * m.d_out + held)
     return float(best)
 
 
@@ -465,7 +477,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # every layer's cast at the end of the forward (seen on fake tensors)
         casts = layer_linear_each if t.grad_checkpointing else layer_linear
         weights += casts * 2
-        if t.grad_checkpointing:
+        # autocast caches only casts of tensors that require grad (ATen ``cached_cast``): a full fine-tune's
+        # weights, not a frozen fp32 LoRA base, whose casts are freed after each matmul
+        if t.grad_checkpointing and t.method == "full":
             forward_casts = (layer_linear - layer_linear_each) * 2
         led.formulas["weights"] += f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'} (2 B/param)"
 
@@ -617,9 +631,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
         # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
         led.adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets) / arch.num_layers
-        if t.grad_checkpointing:
+        # (not under ZeRO-3/FSDP: their mixed precision hands the layers bf16 parameters, nothing to cast)
+        if t.grad_checkpointing and shard not in {"zero3", "fsdp"}:
             led.forward_cache = led.adapter_cast_per_layer * max(layers_here - 1, 0)
-    led.recompute_transient_per_token = recompute_transient_per_token(arch, t, act)
+    led.recompute_transient_per_token = recompute_transient_per_token(arch, t, act, mlp_bytes, resid)
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
     activations += head_saved * tokens
@@ -691,8 +706,6 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # a checkpointed LoRA layer's recomputed forward: PEFT's fp32 input copies next to its saved set
     layer_backward = max(layer_backward, base_temps + led.recompute_transient_per_token * tokens)
     forward_casts += led.forward_cache
-    if led.forward_cache:
-        led.formulas["weights"] += " (+ bf16 autocast copies of the LoRA adapters until the forward ends)"
     if forward_casts:
         # end of the forward under checkpointing with an fp32 master model or fp32 LoRA adapters: the
         # autocast cache still holds every layer's bf16 weight (or adapter) cast next to the forward's loss
@@ -704,17 +717,22 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                                         "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
     if t.grad_checkpointing:
         # backward through the last layer: its recomputed activations next to all checkpoints
-        candidates["recomputed layer"] = {"gradients": grads_kept, "activations": activations, "logits": 0.0,
+        # (the final norm's and LM head's saved inputs were freed by their backward, which ran first)
+        candidates["recomputed layer"] = {"gradients": grads_kept, "activations": activations - head_saved * tokens,
+                                          "logits": 0.0,
                                           "temporaries": layer_backward, "optimizer": optimizer,
                                           "gathered": gathered}
     else:
         # backward through the last layer: every layer's saved tensors, the loss buffers already freed
-        candidates["last layer backward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": 0.0,
+        candidates["last layer backward"] = {"gradients": grads_kept, "activations": acts_at_loss - head_saved * tokens,
+                                             "logits": 0.0,
                                              "temporaries": layer_backward, "optimizer": optimizer,
                                              "gathered": gathered}
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
     phase = max(allocated, key=lambda k: allocated[k])
     live = candidates[phase]
+    if phase == "end of forward" and led.forward_cache:
+        led.formulas["weights"] += " + bf16 autocast copies of the LoRA adapters, cached until the forward ends"
     peak_allocated = allocated[phase]
     transient = activations + logits + temporaries
     frag_share = ALLOCATOR_FRAGMENTATION[t.sequence_mode]
