@@ -130,19 +130,25 @@ def test_activation_ledger_by_hand_full_flash():
 
 
 def test_activation_ledger_by_hand_lora_q_v_no_dropout():
-    # frozen linears save nothing; LoRA A on q and v reads the norm output (saved once, 128 B)
-    #   norms 2 x 4*64 = 512; q/k/v input 128; q,k,v 256; out+LSE 144
+    # frozen linears save nothing; PEFT casts the norm output to the fp32 adapter dtype and autocast casts it
+    # back for lora_A, so q's and v's lora_A each save their own bf16 copy (2 x 2*64 = 256 B)
+    #   norms 2 x 4*64 = 512; lora_A inputs 256; q,k,v 256; out+LSE 144
     #   gate, up, SiLU(gate) 768 (down is frozen: its input is not saved)
-    #   lora_A outputs saved by lora_B: 2 adapted x r(8) x 2 B = 32                 -> 1840 B
+    #   lora_A outputs saved by lora_B: 2 adapted x r(8) x 2 B = 32                 -> 1968 B
     t = TrainingSetup(method="lora", lora_targets="q_v", lora_rank=8, lora_dropout=0.0, grad_checkpointing=False)
     _, led = estimate_memory(_tiny(), t, GPU_24)
-    assert led.activation_per_layer_token == 1840
+    assert led.activation_per_layer_token == 1968
+    # QLoRA's bitsandbytes layers skip that cast under autocast: lora_A reads the norm output itself, saved once
+    _, q = estimate_memory(_tiny(), t.model_copy(update={"method": "qlora"}), GPU_24)
+    assert q.activation_per_layer_token == 1968 - 256 + 128
 
 
 def test_activation_ledger_qlora_base_saves_no_input():
     # bitsandbytes >= 0.43.2 MatMul4Bit.forward keeps ctx.tensors = (None, B): the frozen NF4 weight
     # only, not the input (bitsandbytes/autograd/_functions.py), so QLoRA saves what LoRA saves
-    # (1840 B for the tiny q_v layer by hand, test above) when the residual stream is bf16.
+    # (the tiny q_v layer of the test above, 1968 B, with lora_A reading the norm output itself: PEFT's
+    # bitsandbytes layers skip the fp32 cast under autocast, so it is saved once, 128 B, not as two copies,
+    # 256 B -> 1840 B) when the residual stream is bf16.
     t = TrainingSetup(method="qlora", lora_targets="q_v", lora_rank=8, lora_dropout=0.0, grad_checkpointing=False,
                       kbit_fp32_upcast=False)
     _, led = estimate_memory(_tiny(), t, GPU_24)
@@ -414,14 +420,15 @@ TINY_QWEN2_MOE = dict(model_type="qwen2_moe", hidden_size=128, intermediate_size
 
 def test_adapted_shared_experts_save_their_inputs_when_the_routed_experts_are_frozen():
     # qwen2_moe: PEFT's all-linear leaves the stacked experts frozen but adapts q, k, v, o and the shared
-    # expert's gate/up/down (nn.Linear). Over q_v, per token and layer (bf16, dropout 0, FlashAttention):
-    #   the MLP input read by the shared gate/up LoRA: 2 x 128 = 256; the shared down_proj's input
-    #   2 x 128 = 256; lora_A outputs of 5 more adapted matrices: 5 x 16 x 2 = 160  -> 672 B
+    # expert's gate/up/down (nn.Linear). Over q_v, per token and layer (bf16, dropout 0, FlashAttention), each
+    # adapted matrix's lora_A saves its own bf16 copy of its input (PEFT's fp32 cast, autocast's bf16 cast):
+    #   k and o 2 x 128 each = 512; shared gate, up and down (inputs 128, 128, 128 wide) 3 x 256 = 768;
+    #   lora_A outputs of 5 more adapted matrices: 5 x 16 x 2 = 160                    -> 1440 B
     arch = architecture_from_hf_config(TINY_QWEN2_MOE)
     t = TrainingSetup(method="lora", lora_rank=16, lora_dropout=0.0, grad_checkpointing=False)
     _, all_linear = estimate_memory(arch, t.model_copy(update={"lora_targets": "all-linear"}), GPU_24)
     _, q_v = estimate_memory(arch, t.model_copy(update={"lora_targets": "q_v"}), GPU_24)
-    assert all_linear.activation_per_layer_token - q_v.activation_per_layer_token == 672
+    assert all_linear.activation_per_layer_token - q_v.activation_per_layer_token == 1440
     assert all_linear.merged_expert_bytes == 0
 
 

@@ -341,14 +341,20 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     experts = {m.name for m in group if m.count > 1}
     experts_train = full or (lora and experts_adapted(arch, t.lora_targets))
 
+    # PEFT's plain LoRA layers cast the input to the fp32 adapter dtype (``_cast_input_dtype``) and autocast
+    # casts it back for lora_A's matmul: each adapted matrix then saves its own bf16 copy of its input, with
+    # or without dropout. Its bitsandbytes layers skip the cast under autocast (QLoRA), and an fp32 run has
+    # nothing to cast, so there lora_A reads (and saves) the layer's input itself when there is no dropout.
+    own_copies = t.method == "lora" and act != 4
+
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
-        # same tensor without dropout (with dropout, A reads a new dropped-out copy instead).
+        # same tensor (no dropout, no cast; with dropout or a cast, A reads a new copy instead).
         if name in experts:
             return experts_train
         # bitsandbytes >= 0.43.2 (PR #1270): MatMul4Bit keeps only the NF4 weight (ctx.tensors =
         # (None, B)), so a frozen 4-bit base saves no input either; older releases kept A as well.
-        return full or (name in adapted and not dropout)
+        return full or (name in adapted and not dropout and not own_copies)
 
     # RMSNorm upcasts its input to fp32 and saves that copy; LayerNorm saves its input. When the norm
     # weight trains, ``weight * x`` also saves the normalised x: in the input dtype for Llama-style
@@ -396,10 +402,10 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if shared and saves_input("shared_down_proj"):
         saved += mlp * shared  # input of the shared expert's down_proj
 
-    if dropout:  # PEFT: dropout(x) is saved by lora_A, with a 1-byte mask, per adapted matrix
+    if dropout or own_copies:  # PEFT: lora_A saves its own copy of the input (dropped out: + a 1-byte mask)
         for m in group:
             if m.name in adapted and m.count == 1:
-                saved += (act + 1) * m.d_in
+                saved += (act + (1 if dropout else 0)) * m.d_in
     if lora:
         adapted_mods = [m for m in group if m.name in adapted and m.count == 1]
         saved += act * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
