@@ -80,7 +80,8 @@ def _err(estimated: float, measured: float | None) -> float | None:
 def compare_record(record: dict[str, Any], gpu_id: str) -> dict[str, Any]:
     """One row: the case, its measurements in GiB, the estimates in GiB and the errors (``None`` where missing)."""
     case, res = record["case"], record.get("result") or {}
-    row: dict[str, Any] = {"id": case["id"], "note": case["note"], "error": record.get("error")}
+    note = case["note"] + (" · out of memory after the steps shown" if res.get("oom") else "")
+    row: dict[str, Any] = {"id": case["id"], "note": note.strip(" ·"), "error": record.get("error")}
     est = estimate(scenario_for(case, gpu_id))
     m = est.memory
     row["est"] = {"allocated": m.peak_allocated_bytes / GIB, "reserved": m.peak_reserved_bytes / GIB,
@@ -123,7 +124,8 @@ def render_markdown(env: dict[str, Any], rows: list[dict[str, Any]], gpu_id: str
               "| tok/s meas / est (err) | note |", "|---|---|---|---|---|---|"]
     for r in rows:
         if "meas" not in r:
-            lines.append(f"| {r['id']} | {r['error'] or 'no measurement'} | | | | {r['note']} |")
+            error = (r["error"] or "no measurement").strip().splitlines()[-1][:200].replace("|", "/")
+            lines.append(f"| {r['id']} | {error} | | | | {r['note']} |")
             continue
         cells = []
         for key, digits in (("allocated", 2), ("reserved", 2), ("total", 2), ("tokens_per_second", 0)):

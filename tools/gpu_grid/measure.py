@@ -3,7 +3,7 @@
 One command runs the whole grid, one case per child process (a fresh CUDA context and caching allocator
 each), and writes what it measured as it goes, so a run stopped at its time limit still returns data::
 
-    python3 tools/gpu_grid/measure.py --out "$OUT" --budget-s 480       # on the GPU machine
+    python3 tools/gpu_grid/measure.py --out "$OUT" --budget-s 420       # on the GPU machine
     python tools/gpu_grid/measure.py --out /tmp/grid --device cpu --tiny   # code-path check, no GPU
 
 Per case it records, for the same settings Tuneplan estimates (``tools/gpu_grid/gpu_report.py`` turns the
@@ -152,34 +152,49 @@ def tiny_config(config: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------------ child
-def _nvml_used() -> tuple[Any, Any]:
-    """(reader of the device's used bytes, handle) through NVML, or (None, None) when there is none."""
+def _nvml() -> tuple[Any, Any, str]:
+    """(reader of the device's used bytes, handle, error) through NVML. The reader returns ``None`` instead of
+    raising; without NVML both are ``None`` and ``error`` says why (device-level numbers are then left out)."""
     try:
         import pynvml
 
         pynvml.nvmlInit()
-        handle = pynvml.nvmlDeviceGetHandleByIndex(int(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0] or 0))
-        return (lambda: int(pynvml.nvmlDeviceGetMemoryInfo(handle).used)), handle
-    except Exception:  # noqa: BLE001 - NVML missing or refusing: device-level numbers are left out
-        return None, None
+        first = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0].strip()
+        if first.startswith("GPU-"):
+            handle = pynvml.nvmlDeviceGetHandleByUUID(first)
+        else:
+            handle = pynvml.nvmlDeviceGetHandleByIndex(int(first) if first.isdigit() else 0)
+
+        def read() -> int | None:
+            try:
+                return int(pynvml.nvmlDeviceGetMemoryInfo(handle).used)
+            except Exception:  # noqa: BLE001 - a failed reading is a missing number, not a failed run
+                return None
+
+        return read, handle, ""
+    except Exception as exc:  # noqa: BLE001
+        return None, None, repr(exc)[:300]
 
 
 class _Sampler(threading.Thread):
-    """Polls NVML every 50 ms and keeps the largest used-memory reading (what nvidia-smi would have shown)."""
+    """Polls NVML every 50 ms and keeps the largest used-memory reading (what nvidia-smi would have shown);
+    ``max`` stays ``None`` when no reading succeeded."""
 
     def __init__(self, read) -> None:  # noqa: ANN001
         super().__init__(daemon=True)
-        self.read, self.max, self.stop = read, 0, threading.Event()
+        self.read, self.max, self.stop = read, None, threading.Event()
 
     def run(self) -> None:
         while not self.stop.is_set():
-            self.max = max(self.max, self.read())
+            value = self.read()
+            if value is not None:
+                self.max = value if self.max is None else max(self.max, value)
             self.stop.wait(0.05)
 
 
 def run_case(case: Case, device: str, tiny: bool) -> dict[str, Any]:
     """Build the case's model on ``device``, run its steps, return the measurements (JSON-ready)."""
-    nvml_read, _ = _nvml_used() if device == "cuda" else (None, None)
+    nvml_read, _, nvml_error = _nvml() if device == "cuda" else (None, None, "")
     used_before = nvml_read() if nvml_read else None
 
     import torch
@@ -254,30 +269,38 @@ def run_case(case: Case, device: str, tiny: bool) -> dict[str, Any]:
     steps, lengths = [], case.step_lengths()
     peak_alloc = peak_res = 0
     gen = torch.Generator(device="cpu").manual_seed(0)
+    oom = None
+    split_peak = 0
     for s in range(case.steps):
         if cuda:
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
         t = time.perf_counter()
         tokens = 0
-        for k in range(case.grad_accumulation):
-            n = lengths[s * case.grad_accumulation + k]
-            ids = torch.randint(0, vocab, (case.micro_batch, n), generator=gen).to(dev)
-            with amp:
-                loss = model(input_ids=ids, labels=ids).loss
-            (loss / case.grad_accumulation).backward()
-            del loss
-            tokens += case.micro_batch * n
-        if optimizer is not None:
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
-        if cuda:
-            torch.cuda.synchronize()
+        try:
+            for k in range(case.grad_accumulation):
+                n = lengths[s * case.grad_accumulation + k]
+                ids = torch.randint(0, vocab, (case.micro_batch, n), generator=gen).to(dev)
+                with amp:
+                    loss = model(input_ids=ids, labels=ids).loss
+                (loss / case.grad_accumulation).backward()
+                del loss
+                tokens += case.micro_batch * n
+            if optimizer is not None:
+                optimizer.step()
+                optimizer.zero_grad(set_to_none=True)
+            if cuda:
+                torch.cuda.synchronize()
+        except torch.cuda.OutOfMemoryError as exc:  # a finding, not a crash: keep what the earlier steps measured
+            oom = str(exc)[:2000]
         rec = {"tokens": tokens, "seconds": round(time.perf_counter() - t, 4)}
         if cuda:
             rec.update(max_allocated=torch.cuda.max_memory_allocated(), max_reserved=torch.cuda.max_memory_reserved())
             peak_alloc, peak_res = max(peak_alloc, rec["max_allocated"]), max(peak_res, rec["max_reserved"])
+            split_peak = max(split_peak, torch.cuda.memory_stats().get("inactive_split_bytes.all.peak", 0))
         steps.append(rec)
+        if oom:
+            break
     if sampler:
         sampler.stop.set()
         sampler.join()
@@ -287,6 +310,8 @@ def run_case(case: Case, device: str, tiny: bool) -> dict[str, Any]:
         "build_seconds": round(build_s, 2),
         "steps": steps,
     }
+    if oom:
+        out["oom"] = oom
     timed = steps[1:] or steps
     out["tokens_per_second"] = sum(r["tokens"] for r in timed) / max(1e-9, sum(r["seconds"] for r in timed))
     if cuda:
@@ -296,17 +321,18 @@ def run_case(case: Case, device: str, tiny: bool) -> dict[str, Any]:
             max_allocated=peak_alloc, max_reserved=peak_res,
             reserved_end=torch.cuda.memory_reserved(), allocated_end=torch.cuda.memory_allocated(),
             num_alloc_retries=stats.get("num_alloc_retries", 0),
-            inactive_split_peak=stats.get("inactive_split_bytes.all.peak", 0),
+            inactive_split_peak=split_peak,
             device_total=total, device_used_end=total - free,
             nvml_used_before=used_before, nvml_used_context=used_context,
-            nvml_used_peak=sampler.max if sampler else None,
+            nvml_used_peak=sampler.max if sampler else None, nvml_error=nvml_error,
+            alloc_conf=os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""),
         )
     return out
 
 
 # ------------------------------------------------------------------------------------------ parent
 def environment(device: str) -> dict[str, Any]:
-    """Versions and the GPU, for the results' header."""
+    """Versions and the GPU (read through NVML, so the parent never creates a CUDA context), for the header."""
     env: dict[str, Any] = {"python": sys.version.split()[0], "device": device}
     try:
         import peft
@@ -315,27 +341,66 @@ def environment(device: str) -> dict[str, Any]:
 
         env.update(torch=torch.__version__, transformers=transformers.__version__, peft=peft.__version__,
                    cuda=torch.version.cuda)
-        if device == "cuda" and torch.cuda.is_available():
-            p = torch.cuda.get_device_properties(0)
-            env.update(gpu=p.name, gpu_total_bytes=p.total_memory, sms=p.multi_processor_count)
     except Exception as exc:  # noqa: BLE001
-        env["error"] = repr(exc)
-    read, handle = _nvml_used() if device == "cuda" else (None, None)
-    if handle is not None:
-        import pynvml
+        env["error"] = repr(exc)[:300]
+    if device == "cuda":
+        read, handle, error = _nvml()
+        if handle is None:
+            env["nvml_error"] = error
+        else:
+            try:
+                import pynvml
 
-        env["driver"] = pynvml.nvmlSystemGetDriverVersion()
-        env["nvml_total_bytes"] = int(pynvml.nvmlDeviceGetMemoryInfo(handle).total)
+                name = pynvml.nvmlDeviceGetName(handle)
+                env["gpu"] = name.decode() if isinstance(name, bytes) else name
+                env["driver"] = pynvml.nvmlSystemGetDriverVersion()
+                env["nvml_total_bytes"] = int(pynvml.nvmlDeviceGetMemoryInfo(handle).total)
+                env["nvml_used_at_start"] = read()
+            except Exception as exc:  # noqa: BLE001
+                env["nvml_error"] = repr(exc)[:300]
     return env
 
 
+def _settle(read, baseline: int | None, seconds: float = 20.0) -> int | None:  # noqa: ANN001
+    """Wait (up to ``seconds``) until the device's used memory is back near ``baseline`` (a previous child's
+    memory can be freed after it exits); returns the last reading."""
+    value = read() if read else None
+    if value is None or baseline is None:
+        return value
+    end = time.monotonic() + seconds
+    while value is not None and value > baseline + 256 * 2**20 and time.monotonic() < end:
+        time.sleep(0.5)
+        value = read()
+    return value
+
+
+def _run_child(cmd: list[str], env: dict[str, str], timeout: float) -> dict[str, Any]:
+    """Run one case's child process; its RESULT line, else the error (never raises)."""
+    out: dict[str, Any] = {}
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env, timeout=timeout)
+        out["returncode"] = proc.returncode
+        line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+        if line:
+            out["result"] = json.loads(line[len("RESULT "):])
+        if proc.returncode != 0 or not line:
+            out["error"] = ((proc.stderr or "") + (proc.stdout or "")).strip()[-4000:] or f"exit {proc.returncode}"
+    except subprocess.TimeoutExpired:
+        out["error"] = f"timed out after {timeout:.0f} s"
+    except Exception as exc:  # noqa: BLE001 - one broken case must not end the grid
+        out["error"] = repr(exc)[:4000]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    start = time.monotonic()  # the budget counts the imports too
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, type=Path, help="folder for gpu-grid.jsonl and env.json")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--tiny", action="store_true", help="toy-size models (code-path check on a CPU)")
     ap.add_argument("--only", nargs="*", default=None, help="case ids to run (default: all, in order)")
-    ap.add_argument("--budget-s", type=float, default=480, help="start no new case after this many seconds")
+    ap.add_argument("--budget-s", type=float, default=420, help="start no new case after this many seconds")
+    ap.add_argument("--deadline-s", type=float, default=500, help="stop any case still running at this time")
     ap.add_argument("--case-timeout-s", type=float, default=240)
     ap.add_argument("--case", help=argparse.SUPPRESS)  # child mode: run one case, print its JSON
     args = ap.parse_args(argv)
@@ -343,37 +408,33 @@ def main(argv: list[str] | None = None) -> int:
     by_id = {c.id: c for c in GRID}
     if args.case:
         result = run_case(by_id[args.case], args.device, args.tiny)
-        print("RESULT " + json.dumps(result))
-        return 0
+        print("RESULT " + json.dumps(result), flush=True)
+        os._exit(0)  # skip tearing down tens of GiB of tensors: the parent has what it needs
 
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "env.json").write_text(json.dumps(environment(args.device), indent=1), encoding="utf-8")
+    info = environment(args.device)
+    (args.out / "env.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
+    read = _nvml()[0] if args.device == "cuda" else None
+    baseline = info.get("nvml_used_at_start")
     cases = [by_id[i] for i in args.only] if args.only else GRID
-    start = time.monotonic()
     results = args.out / RESULTS
     for case in cases:
-        left = args.budget_s - (time.monotonic() - start)
-        if left <= 0:
+        elapsed = time.monotonic() - start
+        if elapsed >= args.budget_s:
             print(f"budget spent: {case.id} and later cases not run", flush=True)
             break
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # the case's allocator settings and nothing inherited (PYTORCH_ALLOC_CONF is the newer name)
+        env = {k: v for k, v in os.environ.items() if k not in {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}}
+        env["PYTHONUNBUFFERED"] = "1"
         if case.alloc_conf:
-            env["PYTORCH_CUDA_ALLOC_CONF"] = case.alloc_conf
+            env["PYTORCH_CUDA_ALLOC_CONF"] = env["PYTORCH_ALLOC_CONF"] = case.alloc_conf
         cmd = [sys.executable, __file__, "--out", str(args.out), "--device", args.device, "--case", case.id]
         if args.tiny:
             cmd.append("--tiny")
+        record: dict[str, Any] = {"case": asdict(case), "sequence_mode": case.sequence_mode,
+                                  "nvml_used_before_start": _settle(read, baseline) if read else None}
         t = time.monotonic()
-        record: dict[str, Any] = {"case": asdict(case), "sequence_mode": case.sequence_mode}
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=min(args.case_timeout_s, left + 60))
-            line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
-            if proc.returncode == 0 and line:
-                record["result"] = json.loads(line[len("RESULT "):])
-            else:
-                tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-                record["error"] = " | ".join(tail)[-600:] or f"exit {proc.returncode}"
-        except subprocess.TimeoutExpired:
-            record["error"] = "timed out"
+        record.update(_run_child(cmd, env, max(1.0, min(args.case_timeout_s, args.deadline_s - (t - start)))))
         record["wall_seconds"] = round(time.monotonic() - t, 1)
         with results.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")
@@ -381,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
         gib = 2**30
         summary = (f"alloc {r['max_allocated'] / gib:6.2f} GiB  reserved {r['max_reserved'] / gib:6.2f} GiB  "
                    f"{r['tokens_per_second']:8.0f} tok/s" if "max_allocated" in r else
-                   f"{r.get('tokens_per_second', 0):8.0f} tok/s" if r else record.get("error", ""))
+                   f"{r.get('tokens_per_second', 0):8.0f} tok/s" if r else record.get("error", "")[-200:])
         print(f"{case.id:40s} {record['wall_seconds']:6.1f} s  {summary}", flush=True)
     return 0
 
