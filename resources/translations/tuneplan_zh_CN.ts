@@ -628,6 +628,10 @@ Please attach that file when you report the problem.</source>
         <translation>只有一块 GPU 时分片不会节省显存</translation>
     </message>
     <message>
+        <source>the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype</source>
+        <translation>未应用 FP32 上转：分片 QLoRA（FSDP/ZeRO-3）会跳过 prepare_model_for_kbit_training，以便每个分片只有一种数据类型</translation>
+    </message>
+    <message>
         <source>{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel</source>
         <translation>{n} 块 GPU 但未分片：各层被拆分到不同 GPU 上，一次只有一块 GPU 在计算（朴素模型并行，HF device_map）；要并行训练请选择 DDP、ZeRO 或 FSDP</translation>
     </message>
@@ -1123,6 +1127,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>tokens ÷ (micro-batch {mb} × {seq} tokens × accumulation {ga} × {n} GPU), rounded up</source>
         <translation>token 数 ÷（微批次 {mb} × {seq} 个 token × 梯度累积 {ga} × {n} 块 GPU），向上取整</translation>
+    </message>
+    <message>
+        <source> (dynamic padding: a row is as long as its longest example, not the sequence length)</source>
+        <translation>（动态填充：每行的长度是其中最长样本的长度，而不是序列长度）</translation>
     </message>
     <message>
         <source>Training</source>
@@ -1655,6 +1663,14 @@ seen</source>
     <message>
         <source>✗ no</source>
         <translation>✗ 否</translation>
+    </message>
+    <message>
+        <source> · tight</source>
+        <translation> · 偏紧</translation>
+    </message>
+    <message>
+        <source> · unlikely</source>
+        <translation> · 不太可能</translation>
     </message>
     <message>
         <source>undated</source>
@@ -2975,6 +2991,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · 不太可能放得下：连下限也超出</translation>
     </message>
     <message>
+        <source> · may fit: the lower bound does</source>
+        <translation> · 可能放得下：下限放得下</translation>
+    </message>
+    <message>
         <source>{steps} steps · {tps} tok/s per GPU</source>
         <translation>{steps} 步 · 每 GPU {tps} token/秒</translation>
     </message>
@@ -3278,8 +3298,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>未量化权重用 FP32（PEFT）</translation>
     </message>
     <message>
-        <source>A plain PEFT script&apos;s prepare_model_for_kbit_training casts embeddings, LM head and norms to FP32; axolotl, TRL, torchtune and Unsloth keep them in BF16</source>
-        <translation>纯 PEFT 脚本中的 prepare_model_for_kbit_training 把嵌入层、LM head 和归一化层转为 FP32；axolotl、TRL、torchtune 和 Unsloth 保持 BF16</translation>
+        <source>Tick for a plain PEFT script: its prepare_model_for_kbit_training casts embeddings, LM head and norms to FP32. axolotl, TRL, torchtune and Unsloth keep them in BF16, and sharded QLoRA (FSDP/ZeRO-3) skips the upcast</source>
+        <translation>纯 PEFT 脚本请勾选：其 prepare_model_for_kbit_training 会把嵌入层、LM head 和归一化层转为 FP32。axolotl、TRL、torchtune 和 Unsloth 保持 BF16，分片 QLoRA（FSDP/ZeRO-3）会跳过上转</translation>
     </message>
     <message>
         <source>Only for LoRA and QLoRA</source>
@@ -3288,6 +3308,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Only for QLoRA</source>
         <translation>仅适用于 QLoRA</translation>
+    </message>
+    <message>
+        <source>Sharded QLoRA (FSDP/ZeRO-3) skips the FP32 upcast</source>
+        <translation>分片 QLoRA（FSDP/ZeRO-3）会跳过 FP32 上转</translation>
     </message>
     <message>
         <source>Not for QLoRA or FP32 training</source>
@@ -3932,6 +3956,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · &lt;b&gt;不太可能放得下&lt;/b&gt;：连下限也超出</translation>
     </message>
     <message>
+        <source> · &lt;b&gt;may fit&lt;/b&gt;: the lower bound does</source>
+        <translation> · &lt;b&gt;可能放得下&lt;/b&gt;：下限放得下</translation>
+    </message>
+    <message>
         <source>Verdict: {verdict} · likely {low}–{high} GiB</source>
         <translation>结论：{verdict} · 可能为 {low}–{high} GiB</translation>
     </message>
@@ -4405,6 +4433,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Beyond this GPU&apos;s memory</source>
         <translation>超出这块 GPU 的显存</translation>
+    </message>
+    <message>
+        <source>Likely range (measured error)</source>
+        <translation>可能范围（实测误差）</translation>
     </message>
     <message>
         <source>allocated</source>

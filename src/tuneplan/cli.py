@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
-from tuneplan.core.scenario import Scenario
+from tuneplan.core.scenario import Scenario, auto_name
 
 __all__ = ["estimate_to_json", "run_compare", "run_estimate", "run_scenarios", "scenario_from_args"]
 
@@ -154,9 +154,12 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         if value is not None:
             pr[key] = value
     try:
-        return Scenario.model_validate(data)
+        scenario = Scenario.model_validate(data)
     except ValidationError as exc:
         raise CliError(_validation_message(exc)) from None
+    if not getattr(args, "scenario", None):  # a plan from flags is named by what it is (a file keeps its name)
+        scenario = scenario.model_copy(update={"name": auto_name(scenario)})
+    return scenario
 
 
 def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:
@@ -181,6 +184,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "verdict_metric": "total_bytes",
         },
         "fits": m.fits,
+        "band_risk": m.band_risk,
         "verdict": m.verdict(),
         "time": {
             "seconds": t.seconds,
@@ -241,7 +245,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)
     risk = {"none": "", "tight": "; tight: the upper bound does not fit",
-            "unlikely": "; unlikely to fit: even the lower bound does not"}[m.band_risk]
+            "unlikely": "; unlikely to fit: even the lower bound does not",
+            "possible": "; may fit: the lower bound does"}[m.band_risk]
     print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
           f"{'dynamic-padding' if tr.sequence_mode == 'dynamic' else 'packed/fixed-length'} runs, docs/accuracy.md{risk})",
           file=out)
@@ -314,6 +319,9 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         mark = " *cheapest" if r.cheapest else (" *fastest in budget" if r.fastest_in_budget else "")
         if not r.compatible:
             mark += " (needs FP16/SDPA: no BF16 tensor cores)"
+        if r.band_risk in {"tight", "unlikely"}:
+            mark += " (tight: the likely range does not fit)" if r.band_risk == "tight" else \
+                " (unlikely to fit: even the lower end of the likely range does not)"
         print(f"{r.gpu_name:<40} {'yes' if r.fits else 'no':<5} {r.micro_batch or '-':>11} {r.peak_gib:9.1f} "
               f"{r.hours:8.2f} {od:>12} {sp:>9}{mark}", file=out)
     print("on-demand/spot $: USD per completed run; spot includes expected interruptions", file=out)

@@ -120,3 +120,15 @@ def test_hovering_a_cost_phase_shows_its_hours_usd_and_formula(window, qtbot):
     # outside the plot: no tooltip
     chart.scene().sigMouseMoved.emit(QPointF(-50, -50))
     assert chart.toolTip() == ""
+
+
+def test_dynamic_padding_steps_formula_uses_the_row_length(window):
+    # 10,000 examples x 512 tokens x 3 epochs, micro-batch 1, dynamic padding, sequence length 4,096: each row is one
+    # 512-token example, so 15,360,000 tokens / (1 x 512) = 30,000 steps and the formula says 512, not 4,096
+    window.store.set_field("training.sequence_mode", "dynamic")
+    window.store.set_field("training.seq_len", 4096)
+    s, r = window.store.scenario, window.store.result
+    assert (s.dataset.examples, s.dataset.tokens_per_example, s.dataset.epochs) == (10_000, 512, 3)
+    line = next(ln for ln in time_lines(s, r) if ln.name == "Optimizer steps")
+    assert line.value == "30,000"
+    assert "micro-batch 1 × 512 tokens" in line.formula and "longest example" in line.formula

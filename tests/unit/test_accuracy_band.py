@@ -90,4 +90,5 @@ def test_band_risk_says_how_the_likely_range_sits_against_the_capacity():
     assert mem(8, 7, 9.5).band_risk == "none"  # the whole range fits
     assert mem(8, 7, 12).band_risk == "tight"  # the upper end does not
     assert mem(9.8, 10.1, 19).band_risk == "unlikely"  # dynamic padding: the range starts above the estimate
-    assert mem(11, 10.5, 20).band_risk == "none"  # does not fit anyway: the verdict already says so
+    assert mem(11, 10.5, 20).band_risk == "none"  # does not fit, and neither does the range
+    assert mem(11, 9, 16).band_risk == "possible"  # does not fit by the estimate, the lower end of the range does

@@ -172,3 +172,26 @@ def test_text_output_gives_the_likely_range_of_the_plans_sequence_mode():
     assert out.returncode == 0, out.stderr
     line = next(ln for ln in out.stdout.splitlines() if ln.strip().startswith("likely"))
     assert "dynamic-padding runs" in line
+
+
+def test_a_plan_from_flags_is_named_by_what_it_is():
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--gpu", "rtx4090", "--gpus", "2",
+              "--sharding", "ddp", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)[0]["scenario"] == "Llama 3.1 8B LoRA on 2× RTX 4090"
+
+
+def test_an_fp32_upcast_that_sharded_qlora_skips_is_said():
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--kbit-fp32-upcast", "--gpus", "2",
+              "--sharding", "fsdp", "--json")
+    d = json.loads(out.stdout)[0]
+    assert any("FP32 upcast is not applied" in w for w in d["warnings"])
+    assert d["band_risk"] in {"none", "tight", "unlikely", "possible"}
+
+
+def test_compare_gpus_json_says_when_the_likely_range_does_not_fit():
+    out = run("compare-gpus", "--model", "llama-3.1-8b", "--method", "qlora", "--json", timeout=120)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert {r["band_risk"] for r in rows} <= {"none", "tight", "unlikely"}
+    assert all(r["band_risk"] == "none" for r in rows if not r["fits"])

@@ -76,6 +76,8 @@ class GpuComparisonRow(BaseModel):
             FlashAttention 2 on a card without BF16 tensor cores (T4, V100: FlashAttention 2 needs
             Ampere or newer). Such rows are never marked cheapest or fastest.
         note: why a row is not compatible.
+        band_risk: :attr:`MemoryEstimate.band_risk` at ``micro_batch``: ``"tight"`` or ``"unlikely"``
+            when the estimate fits but the measured-error range reaches past the card.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -92,6 +94,7 @@ class GpuComparisonRow(BaseModel):
     fastest_in_budget: bool = False
     compatible: bool = True
     note: str = ""
+    band_risk: str = "none"
 
     @property
     def best_usd(self) -> float | None:
@@ -245,6 +248,7 @@ def compare_gpus(
                 hours=result.time.hours,
                 on_demand_usd=od_usd,
                 spot_usd=spot_usd,
+                band_risk=result.memory.band_risk if fits else "none",
             )
         )
     return _rank(rows, budget_usd)

@@ -73,6 +73,10 @@ def estimate(scenario: Scenario) -> Estimate:
         )
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
+    if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
+        # TRL (is_sharded_qlora) and axolotl (skip_prepare_model_for_kbit_training) skip the upcast there
+        warnings.append("the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
+                        "prepare_model_for_kbit_training so that every shard has one dtype")
     if t.num_gpus > 1 and t.sharding == "none":
         warnings.append(
             f"{t.num_gpus} GPUs without sharding: the layers are split across the GPUs and run one GPU at a "

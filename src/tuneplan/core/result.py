@@ -94,12 +94,16 @@ class MemoryEstimate(_Frozen):
 
     @property
     def band_risk(self) -> str:
-        """How the likely range sits against the capacity when the estimate itself fits: ``"none"`` (the
-        whole range fits, or the estimate does not fit anyway), ``"tight"`` (the upper end does not fit) or
-        ``"unlikely"`` (even the lower end does not fit)."""
-        if not self.fits or self.high_bytes <= self.capacity_bytes:
+        """How the likely range sits against the capacity: ``"none"`` (the whole range agrees with the
+        verdict), ``"tight"`` (the estimate fits, the upper end of the range does not), ``"unlikely"`` (the
+        estimate fits, not even the lower end does) or ``"possible"`` (the estimate does not fit, the lower
+        end of the range does)."""
+        cap = self.capacity_bytes
+        if not self.fits:
+            return "possible" if self.low_bytes <= cap else "none"
+        if self.high_bytes <= cap:
             return "none"
-        return "unlikely" if self.low_bytes > self.capacity_bytes else "tight"
+        return "unlikely" if self.low_bytes > cap else "tight"
 
     def component(self, key: str) -> MemoryComponent | None:
         """The component with this key, or None."""

@@ -18,12 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tuneplan.core.architecture import ModelArchitecture
 
 __all__ = [
+    "METHOD_WORDS",
     "SCHEMA_VERSION",
     "Dataset",
     "GpuSpec",
     "Pricing",
     "Scenario",
     "TrainingSetup",
+    "auto_name",
     "Method",
     "Optimizer",
     "Sharding",
@@ -228,3 +230,16 @@ class Scenario(_Model):
         if t.num_gpus == 1 and t.sharding == "ddp":
             pass  # DDP on one GPU is legal (and equals no sharding)
         return self
+
+
+#: Method words in plan names (plan names are data and stay English; views translate these words).
+METHOD_WORDS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+
+
+def auto_name(s: Scenario) -> str:
+    """The name a plan gets from its contents, e.g. ``Llama 3.1 8B QLoRA on RTX 4090`` or
+    ``Llama 3.1 70B LoRA on 8× H100 SXM`` (at most 200 characters)."""
+    gpus = s.gpu.name.removeprefix("GeForce ").strip()
+    if s.training.num_gpus > 1:
+        gpus = f"{s.training.num_gpus}× {gpus}"
+    return f"{s.model.name} {METHOD_WORDS.get(s.training.method, s.training.method)} on {gpus}"[:200]

@@ -93,6 +93,7 @@ __all__ = [
     "flops_per_token",
     "gpu_class",
     "scaling_efficiency",
+    "tokens_per_row",
 ]
 
 #: QLoRA wall-clock multiplier over LoRA for NF4 dequantisation (TP §4 planner default; torchtune
@@ -286,6 +287,18 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
     return computed, real, note
 
 
+
+def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
+    """Tokens one row of a micro-batch computes: ``seq_len``, except with dynamic padding and known example
+    lengths, where each row is padded only to the longest example of its micro-batch (on average the example
+    length / padding efficiency; exactly the example length at micro-batch 1), capped at ``seq_len``."""
+    row = float(t.seq_len)
+    if t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
+        pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
+        row = min(row, float(data.tokens_per_example) / pad)
+    return row
+
+
 def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu: GpuSpec, pricing: Pricing,
                   checkpoint_bytes: float) -> TimeEstimate:
     """Wall-clock phases of one run (seconds) and the training throughput per GPU (tokens/s).
@@ -351,13 +364,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
             notes.append(f"no activation checkpointing: no recomputed forward, time x {hardware_flops / hw_with_ac:.2f}")
 
     # ---- one micro-batch on one GPU: roofline of compute and weight streaming
-    # Tokens one micro-batch computes: seq_len per row, except with dynamic padding and known example
-    # lengths, where each row is padded only to the longest example of its micro-batch (on average the
-    # example length / padding efficiency; exactly the example length at micro-batch 1).
-    row = float(t.seq_len)
-    if t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
-        pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
-        row = min(row, float(data.tokens_per_example) / pad)
+    row = tokens_per_row(t, data)
     tokens_mb = float(t.micro_batch) * row
     compute_s = tokens_mb * work_flops / (peak * u) * qlora
     n_params = float(arch.parameter_count())

@@ -225,6 +225,10 @@ class VramChart(pg.PlotWidget):
         self.segments: dict[str, _Segment] = {}
         for key in COMPONENT_ORDER:
             self._segment(key, COMPONENT_LABELS[key])
+        # the band's legend entry (a sample swatch, not drawn on the plot)
+        self.band_sample = pg.BarGraphItem(x=[0.0], height=[1.0], width=1.0, brush=pg.mkBrush(120, 120, 120, 70),
+                                           pen=pg.mkPen(None))
+        self.legend.addItem(self.band_sample, self.tr("Likely range (measured error)"))
         # Paged optimizer states (unified memory) sit after the device total, outlined, not filled:
         # nvidia-smi shows them while there is room, but they are not part of what must fit.
         paged_color = QColor(COMPONENT_COLORS["optimizer"])

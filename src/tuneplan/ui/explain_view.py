@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
+from tuneplan.core.throughput import tokens_per_row
 from tuneplan.ui.charts import COMPONENT_COLORS
 from tuneplan.ui.i18n import component_label, translate_core_text, verdict_text
 from tuneplan.ui.store import AppStore
@@ -302,7 +303,10 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             translate(
                 "Explain",
                 "tokens ÷ (micro-batch {mb} × {seq} tokens × accumulation {ga} × {n} GPU), rounded up",
-            ).format(mb=t.micro_batch, seq=f"{t.seq_len:,}", ga=t.grad_accumulation, n=t.num_gpus),
+            ).format(mb=t.micro_batch, seq=f"{tokens_per_row(t, d):,.0f}", ga=t.grad_accumulation, n=t.num_gpus)
+            + (translate("Explain", " (dynamic padding: a row is as long as its longest example, not the sequence "
+                                    "length)") if t.sequence_mode == "dynamic" and tokens_per_row(t, d) < t.seq_len
+               else ""),
         )
     )
 

@@ -316,7 +316,10 @@ class GpuComparisonModel(QAbstractTableModel):
         if col == MEMORY:
             return f"{item.memory_gib:g}"
         if col == FITS:
-            return f"✓ {r.micro_batch}" if r.fits else self.tr("✗ no")
+            if not r.fits:
+                return self.tr("✗ no")
+            return f"✓ {r.micro_batch}" + {"tight": self.tr(" · tight"), "unlikely": self.tr(" · unlikely")}.get(
+                r.band_risk, "")
         if col == PEAK:
             return f"{r.peak_gib:.1f}"
         if col == HOURS:

@@ -422,6 +422,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "dropout: set dropout to 0 or target the attention projections only")),
     (re.compile(r"sharding across one GPU saves no memory"),
      QT_TRANSLATE_NOOP("CoreNotes", "sharding across one GPU saves no memory")),
+    (re.compile(r"the FP32 upcast is not applied: sharded QLoRA \(FSDP/ZeRO-3\) skips "
+                r"prepare_model_for_kbit_training so that every shard has one dtype"),
+     QT_TRANSLATE_NOOP("CoreNotes", "the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
+                       "prepare_model_for_kbit_training so that every shard has one dtype")),
     (re.compile(r"(?P<n>\d+) GPUs without sharding: the layers are split across the GPUs and run one GPU at a time "
                 r"\(naive model parallelism, HF device_map\); choose DDP, ZeRO or FSDP to train in parallel"),
      QT_TRANSLATE_NOOP("CoreNotes", "{n} GPUs without sharding: the layers are split across the GPUs and run one GPU "

@@ -62,6 +62,7 @@ log = logging.getLogger(__name__)
 translate = QCoreApplication.translate
 
 GOOD = "#2e7d32"
+WARN = "#e65100"  # fits by the estimate, but the measured-error range reaches past the card
 BAD = "#c62828"
 APP_TITLE = "Tuneplan"
 
@@ -397,14 +398,15 @@ class MainWindow(QMainWindow):
                 capacity=fmt_gib(cap, 2), gpu=short_gpu_name(s.gpu.name))
         )
         verdict = verdict_text(mem)
-        color = GOOD if mem.fits else BAD
+        color = BAD if not mem.fits else WARN if mem.band_risk in {"tight", "unlikely"} else GOOD
         self.verdict_label.setText(verdict)
         self.verdict_label.setStyleSheet(f"color: {color};")
         self.verdict_card.detail.setText(
             self.tr("likely {low}–{high}").format(low=fmt_number(mem.low_bytes / GIB, 1, group=False),
                                                   high=fmt_gib(mem.high_bytes / GIB))
             + {"none": "", "tight": self.tr(" · tight: the upper bound does not fit"),
-               "unlikely": self.tr(" · unlikely to fit: even the lower bound does not")}[mem.band_risk]
+               "unlikely": self.tr(" · unlikely to fit: even the lower bound does not"),
+               "possible": self.tr(" · may fit: the lower bound does")}[mem.band_risk]
         )
         t, c = result.time, result.cost
         self.time_card.value.setText(format_hours(t.hours))

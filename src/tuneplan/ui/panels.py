@@ -211,8 +211,9 @@ class MethodPanel(FieldPanel):
         self.add_check("training.double_quant", self.tr("NF4 double quantization"),
                        tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
         self.add_check("training.kbit_fp32_upcast", self.tr("FP32 unquantised weights (PEFT)"),
-                       tip=self.tr("A plain PEFT script's prepare_model_for_kbit_training casts embeddings, LM head "
-                                   "and norms to FP32; axolotl, TRL, torchtune and Unsloth keep them in BF16"))
+                       tip=self.tr("Tick for a plain PEFT script: its prepare_model_for_kbit_training casts "
+                                   "embeddings, LM head and norms to FP32. axolotl, TRL, torchtune and Unsloth keep "
+                                   "them in BF16, and sharded QLoRA (FSDP/ZeRO-3) skips the upcast"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """LoRA fields only for LoRA/QLoRA; double quantization and the FP32 upcast only for QLoRA;
@@ -223,7 +224,10 @@ class MethodPanel(FieldPanel):
                      "training.lora_targets", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
         self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
-        self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora", self.tr("Only for QLoRA"))
+        sharded = t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}
+        self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora" and not sharded,
+                         self.tr("Only for QLoRA") if t.method != "qlora" else
+                         self.tr("Sharded QLoRA (FSDP/ZeRO-3) skips the FP32 upcast"))
         self.set_enabled("training.master_weights", t.method != "qlora" and t.precision != "fp32",
                          self.tr("Not for QLoRA or FP32 training"))
 

@@ -204,7 +204,8 @@ def _memory_table(r: Estimate) -> str:
                    f'<td colspan="2" class="source">{_e(note)}</td></tr>')
     out.append("</table>")
     tight = {"none": "", "tight": translate("Report", " · <b>tight</b>: the upper bound does not fit"),
-             "unlikely": translate("Report", " · <b>unlikely to fit</b>: even the lower bound does not")}[m.band_risk]
+             "unlikely": translate("Report", " · <b>unlikely to fit</b>: even the lower bound does not"),
+             "possible": translate("Report", " · <b>may fit</b>: the lower bound does")}[m.band_risk]
     out.append("<p>" + translate("Report", "Verdict: {verdict} · likely {low}–{high} GiB").format(
         verdict=_verdict(r), low=f"{m.low_bytes / GIB:.1f}", high=f"{m.high_bytes / GIB:.1f}") + f"{tight}</p>")
     return "".join(out)

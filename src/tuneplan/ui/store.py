@@ -23,7 +23,7 @@ from tuneplan import catalog
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import Estimate
-from tuneplan.core.scenario import Scenario
+from tuneplan.core.scenario import Scenario, auto_name
 
 __all__ = ["METHOD_LABELS", "AppStore", "auto_name", "friendly_error"]
 
@@ -35,18 +35,6 @@ translate = QCoreApplication.translate
 #: Method words (English: plan names are data and stay English; views translate them where shown).
 METHOD_LABELS = {"full": QT_TRANSLATE_NOOP("AppStore", "full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 CUSTOM_OFFER = "custom"
-
-
-def _gpu_short(name: str) -> str:
-    return name.removeprefix("GeForce ").strip()
-
-
-def auto_name(s: Scenario) -> str:
-    """The name a plan gets from its contents, e.g. ``Llama 3.1 8B QLoRA on RTX 4090``."""
-    gpus = _gpu_short(s.gpu.name)
-    if s.training.num_gpus > 1:
-        gpus = f"{s.training.num_gpus}× {gpus}"
-    return f"{s.model.name} {METHOD_LABELS.get(s.training.method, s.training.method)} on {gpus}"[:200]
 
 
 def _fmt_limit(value: Any) -> str:
