@@ -90,3 +90,22 @@ def test_measure_runs_one_case_on_the_cpu(tmp_path):
     (record,) = [json.loads(ln) for ln in (tmp_path / measure.RESULTS).read_text("utf-8").splitlines()]
     assert "error" not in record, record.get("error")
     assert len(record["result"]["steps"]) == 3 and record["result"]["tokens_per_second"] > 0
+
+
+def test_a_results_file_cut_off_mid_line_keeps_the_complete_cases(tmp_path):
+    # a run killed at its time limit can leave half a line: the report keeps every complete case
+    results, out = tmp_path / "run", tmp_path / "docs"
+    results.mkdir()
+    (results / "env.json").write_text(json.dumps({"gpu": "NVIDIA H200"}), "utf-8")
+    (results / measure.RESULTS).write_text(json.dumps(_record(measure.GRID[0])) + '\n{"case": {"id": "cut', "utf-8")
+    proc = subprocess.run([sys.executable, "tools/gpu_grid/gpu_report.py", str(results), "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "line 2: not JSON" in proc.stderr
+    assert f"| {measure.GRID[0].id} | 10.00 / " in (out / "h200-grid.md").read_text("utf-8")
+
+
+def test_unknown_case_ids_are_refused_in_one_line():
+    proc = subprocess.run([sys.executable, "tools/gpu_grid/measure.py", "--out", "/tmp/unused", "--only", "nope"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and "unknown case id(s): nope" in proc.stderr

@@ -141,12 +141,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "measurements")
     ap.add_argument("--gpu", default=None, help="catalog GPU id (default: matched from env.json's GPU name)")
     args = ap.parse_args(argv)
-    env = json.loads((args.results / "env.json").read_text(encoding="utf-8"))
+    try:
+        env = json.loads((args.results / "env.json").read_text(encoding="utf-8"))
+        lines = (args.results / RESULTS).read_text(encoding="utf-8").splitlines()
+    except (OSError, ValueError) as exc:
+        ap.error(f"{args.results}: needs env.json and {RESULTS} as measure.py writes them ({exc})")
     gpu_id = args.gpu
     if gpu_id is None:
         matched = catalog.match_gpu(env.get("gpu", ""))
         gpu_id = matched.id if matched is not None else "h200"
-    records = [json.loads(ln) for ln in (args.results / RESULTS).read_text(encoding="utf-8").splitlines() if ln.strip()]
+    records = []
+    for n, ln in enumerate(lines, 1):
+        try:
+            if ln.strip():
+                records.append(json.loads(ln))
+        except ValueError:
+            print(f"{RESULTS} line {n}: not JSON (cut off?), skipped", file=sys.stderr)
     rows = [compare_record(r, gpu_id) for r in records]
     args.out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(args.results / "env.json", args.out / f"{gpu_id}-env.json")

@@ -406,6 +406,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     by_id = {c.id: c for c in GRID}
+    unknown = [i for i in (args.only or []) + ([args.case] if args.case else []) if i not in by_id]
+    if unknown:
+        ap.error(f"unknown case id(s): {', '.join(unknown)} (known: {', '.join(by_id)})")
     if args.case:
         result = run_case(by_id[args.case], args.device, args.tiny)
         print("RESULT " + json.dumps(result), flush=True)
