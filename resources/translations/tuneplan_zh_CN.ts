@@ -1620,8 +1620,8 @@ seen</source>
         <translation>每块 GPU 的显存（GiB，按 nvidia-smi 报告）</translation>
     </message>
     <message>
-        <source>Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same)</source>
-        <translation>方案能否放下，以及运行时的微批次（有效批次不变）</translation>
+        <source>Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same); &apos;tight&apos;: the upper end of the likely range (measured error) does not fit, &apos;unlikely&apos;: not even its lower end, &apos;may fit&apos;: the estimate does not fit but the lower end does</source>
+        <translation>方案是否放得下，以及运行时的微批次（有效批次不变）；“偏紧”：可能范围（实测误差）的上限放不下，“不太可能”：连下限也放不下，“可能放得下”：估算值放不下但下限放得下</translation>
     </message>
     <message>
         <source>Peak device memory per GPU at that micro-batch (GiB)</source>
@@ -1663,6 +1663,10 @@ seen</source>
     <message>
         <source>✗ no</source>
         <translation>✗ 否</translation>
+    </message>
+    <message>
+        <source> · may fit</source>
+        <translation> · 可能放得下</translation>
     </message>
     <message>
         <source> · tight</source>
@@ -3308,10 +3312,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Only for QLoRA</source>
         <translation>仅适用于 QLoRA</translation>
-    </message>
-    <message>
-        <source>Sharded QLoRA (FSDP/ZeRO-3) skips the FP32 upcast</source>
-        <translation>分片 QLoRA（FSDP/ZeRO-3）会跳过 FP32 上转</translation>
     </message>
     <message>
         <source>Not for QLoRA or FP32 training</source>

@@ -319,9 +319,9 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         mark = " *cheapest" if r.cheapest else (" *fastest in budget" if r.fastest_in_budget else "")
         if not r.compatible:
             mark += " (needs FP16/SDPA: no BF16 tensor cores)"
-        if r.band_risk in {"tight", "unlikely"}:
-            mark += " (tight: the likely range does not fit)" if r.band_risk == "tight" else \
-                " (unlikely to fit: even the lower end of the likely range does not)"
+        mark += {"tight": " (tight: the likely range does not fit)",
+                 "unlikely": " (unlikely to fit: even the lower end of the likely range does not)",
+                 "possible": " (may fit: the lower end of the likely range does)"}.get(r.band_risk, "")
         print(f"{r.gpu_name:<40} {'yes' if r.fits else 'no':<5} {r.micro_batch or '-':>11} {r.peak_gib:9.1f} "
               f"{r.hours:8.2f} {od:>12} {sp:>9}{mark}", file=out)
     print("on-demand/spot $: USD per completed run; spot includes expected interruptions", file=out)

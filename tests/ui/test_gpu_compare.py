@@ -287,3 +287,18 @@ def test_gpus_that_cannot_run_bf16_are_flagged(compare):
     row = compare.proxy_row_of("v100_16gb")
     assert "⚠" in _cell(compare, row, gc.GPU)
     assert "FP16" in _cell(compare, row, gc.GPU, Qt.ItemDataRole.ToolTipRole)
+
+
+def test_fits_column_says_when_the_likely_range_disagrees(window, compare, qtbot):
+    # LoRA of Llama 3.1 8B at 1,024 tokens: some cards are tight against the likely range, some short but within it
+    window.store.set_field("training.method", "lora")
+    window.store.set_field("training.seq_len", 1024)
+    _settle(compare, qtbot)
+    col = gc.FITS
+    for row in range(compare.proxy.rowCount()):
+        gpu = _rows(compare)[compare.proxy.index(row, 0).data(GPU_ID_ROLE)]
+        text = _cell(compare, row, col)
+        expected = {"tight": " · tight", "unlikely": " · unlikely", "possible": " · may fit"}.get(gpu.band_risk, "")
+        assert text.endswith(expected) if expected else "·" not in text
+    risks = {r.band_risk for r in compare.controller.rows}
+    assert risks & {"tight", "unlikely", "possible"}, risks  # the plan exercises at least one warning

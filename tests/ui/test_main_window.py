@@ -341,7 +341,7 @@ def test_verdict_card_warns_when_even_the_likely_range_does_not_fit(window):
     else:
         pytest.fail("no length found where the estimate fits and the likely range does not")
     assert window.verdict_label.text().startswith("fits")
-    assert "e65100" in window.verdict_label.styleSheet()  # amber: fits by the estimate only
+    assert "8a5a00" in window.verdict_label.styleSheet()  # warning amber: fits by the estimate only
     assert window.verdict_card.detail.text().endswith("unlikely to fit: even the lower bound does not")
     window.store.set_field("training.seq_len", 2048)  # plenty of room: no warning
     assert "fit" not in window.verdict_card.detail.text()

@@ -193,5 +193,5 @@ def test_compare_gpus_json_says_when_the_likely_range_does_not_fit():
     out = run("compare-gpus", "--model", "llama-3.1-8b", "--method", "qlora", "--json", timeout=120)
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)
-    assert {r["band_risk"] for r in rows} <= {"none", "tight", "unlikely"}
-    assert all(r["band_risk"] == "none" for r in rows if not r["fits"])
+    assert {r["band_risk"] for r in rows if r["fits"]} <= {"none", "tight", "unlikely"}
+    assert {r["band_risk"] for r in rows if not r["fits"]} <= {"none", "possible"}

@@ -76,8 +76,9 @@ class GpuComparisonRow(BaseModel):
             FlashAttention 2 on a card without BF16 tensor cores (T4, V100: FlashAttention 2 needs
             Ampere or newer). Such rows are never marked cheapest or fastest.
         note: why a row is not compatible.
-        band_risk: :attr:`MemoryEstimate.band_risk` at ``micro_batch``: ``"tight"`` or ``"unlikely"``
-            when the estimate fits but the measured-error range reaches past the card.
+        band_risk: :attr:`MemoryEstimate.band_risk` at ``micro_batch`` (at 1 when it does not fit):
+            ``"tight"``/``"unlikely"`` when the estimate fits but the measured-error range reaches past the
+            card, ``"possible"`` when it does not fit but the lower end of the range does.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -248,7 +249,7 @@ def compare_gpus(
                 hours=result.time.hours,
                 on_demand_usd=od_usd,
                 spot_usd=spot_usd,
-                band_risk=result.memory.band_risk if fits else "none",
+                band_risk=result.memory.band_risk,
             )
         )
     return _rank(rows, budget_usd)

@@ -764,7 +764,8 @@ class ExplainView(QScrollArea):
         s, r = self.store.scenario, self.store.result
         mem = r.memory
         self._stale = False
-        color = "#2e7d32" if mem.fits else "#c62828"
+        # red: short; the theme's warning amber: fits by the estimate but not across its likely range; green
+        color = "#c62828" if not mem.fits else "#8a5a00" if mem.band_risk in {"tight", "unlikely"} else "#2e7d32"
         self.headline.setText(
             themed(
                 translate(

@@ -96,7 +96,9 @@ _HEADER_TIPS = [
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Catalog GPU; double-click to plan on it"),
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Memory per GPU (GiB, as nvidia-smi reports it)"),
     QT_TRANSLATE_NOOP("GpuComparisonModel",
-                      "Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same)"),
+                      "Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same); "
+                      "'tight': the upper end of the likely range (measured error) does not fit, 'unlikely': not "
+                      "even its lower end, 'may fit': the estimate does not fit but the lower end does"),
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Peak device memory per GPU at that micro-batch (GiB)"),
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Wall-clock hours for one run (setup, training, evaluation, checkpoints)"),
     QT_TRANSLATE_NOOP("GpuComparisonModel",
@@ -112,7 +114,7 @@ FASTEST_BG = QColor("#dde8fa")
 MUTED_FG = QColor("#8a8a8a")
 CHEAPEST_BADGE = QT_TRANSLATE_NOOP("GpuComparisonModel", "★ cheapest")  # shown translated
 #: Widths (px) the columns start at; the GPU column takes what is left.
-_WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 84, PEAK: 56, HOURS: 60, ON_DEMAND: 84, SPOT: 76, DATE: 100}
+_WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 104, PEAK: 56, HOURS: 60, ON_DEMAND: 84, SPOT: 76, DATE: 100}
 
 
 def _usd(x: float) -> str:
@@ -317,7 +319,7 @@ class GpuComparisonModel(QAbstractTableModel):
             return f"{item.memory_gib:g}"
         if col == FITS:
             if not r.fits:
-                return self.tr("✗ no")
+                return self.tr("✗ no") + (self.tr(" · may fit") if r.band_risk == "possible" else "")
             return f"✓ {r.micro_batch}" + {"tight": self.tr(" · tight"), "unlikely": self.tr(" · unlikely")}.get(
                 r.band_risk, "")
         if col == PEAK:

@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 translate = QCoreApplication.translate
 
 GOOD = "#2e7d32"
-WARN = "#e65100"  # fits by the estimate, but the measured-error range reaches past the card
+WARN = "#8a5a00"  # fits by the estimate, but the measured-error range reaches past the card (theme warning colour)
 BAD = "#c62828"
 APP_TITLE = "Tuneplan"
 

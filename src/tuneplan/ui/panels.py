@@ -224,10 +224,9 @@ class MethodPanel(FieldPanel):
                      "training.lora_targets", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
         self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
-        sharded = t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}
-        self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora" and not sharded,
-                         self.tr("Only for QLoRA") if t.method != "qlora" else
-                         self.tr("Sharded QLoRA (FSDP/ZeRO-3) skips the FP32 upcast"))
+        # (left enabled under FSDP/ZeRO-3, so a ticked box can be unticked; the tooltip and a warning say that
+        # sharded QLoRA skips the upcast)
+        self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora", self.tr("Only for QLoRA"))
         self.set_enabled("training.master_weights", t.method != "qlora" and t.precision != "fp32",
                          self.tr("Not for QLoRA or FP32 training"))
 
