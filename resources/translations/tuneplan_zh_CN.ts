@@ -2411,6 +2411,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>设备总量</translation>
     </message>
     <message>
+        <source>Likely range (measured error)</source>
+        <translation>可能范围（实测误差）</translation>
+    </message>
+    <message>
         <source>now {tokens}: {gib} GiB</source>
         <translation>当前 {tokens}：{gib} GiB</translation>
     </message>

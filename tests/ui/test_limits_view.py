@@ -121,3 +121,12 @@ def test_not_even_one_token_fits_says_so(window, qtbot):
     assert state.selected.seq_len == 0 and state.selected.micro_batch == 0
     assert "not even" in window.limits_view.seq_label.text()
     assert not window.limits_view.chart.limit_line.isVisible()
+
+
+def test_the_likely_range_is_shaded_around_the_curve(window, qtbot):
+    # packed plan: total / (1 + 0.175) .. total / (1 - 0.32) at every point of the curve (docs/accuracy.md)
+    state = _show_limits(window, qtbot)
+    chart = window.limits_view.chart
+    totals = [b / GIB for _, b in state.curve]
+    assert list(chart.band_low.getData()[1]) == pytest.approx([t / 1.175 for t in totals])
+    assert list(chart.band_high.getData()[1]) == pytest.approx([t / 0.68 for t in totals])

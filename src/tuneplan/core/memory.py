@@ -58,6 +58,7 @@ __all__ = [
     "ALLOCATOR_FRAGMENTATION",
     "MemoryLedger",
     "estimate_memory",
+    "likely_range",
     "PAGED_MIN_NUMEL",
     "PEFT_EXPERT_TARGET_TYPES",
     "experts_adapted",
@@ -100,6 +101,16 @@ MEASURED_ERROR_BY_MODE: dict[str, tuple[float, float]] = {
     "fixed": (-0.32, 0.175),
     "dynamic": (-0.485, -0.02),
 }
+
+
+
+def likely_range(total_bytes: float, sequence_mode: str) -> tuple[float, float]:
+    """``(low, high)`` bytes: where a device total estimated at ``total_bytes`` is likely to fall, given the
+    estimator's measured error on runs with ``sequence_mode`` (:data:`MEASURED_ERROR_BY_MODE`):
+    ``total/(1 + p90) .. total/(1 + p10)``. Raises ``KeyError`` for an unknown mode."""
+    p10, p90 = MEASURED_ERROR_BY_MODE[sequence_mode]
+    return total_bytes / (1 + p90), total_bytes / (1 + p10)
+
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
@@ -796,8 +807,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         peak_reserved_bytes=reserved,
         total_bytes=total,
         capacity_bytes=capacity,
-        low_bytes=total / (1 + MEASURED_ERROR_BY_MODE[t.sequence_mode][1]),
-        high_bytes=total / (1 + MEASURED_ERROR_BY_MODE[t.sequence_mode][0]),
+        low_bytes=likely_range(total, t.sequence_mode)[0],
+        high_bytes=likely_range(total, t.sequence_mode)[1],
         peak_phase=phase,
         paged_bytes=paged,
     )

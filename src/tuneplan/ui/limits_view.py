@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 
 from tuneplan.core.advice import SEQ_LEN_SEARCH_CAP, max_micro_batch, max_seq_len, memory_curve  # noqa: E402
-from tuneplan.core.memory import estimate_memory  # noqa: E402
+from tuneplan.core.memory import estimate_memory, likely_range  # noqa: E402
 from tuneplan.core.result import GIB  # noqa: E402
 from tuneplan.core.scenario import GpuSpec, Scenario  # noqa: E402
 from tuneplan.ui.charts import CAPACITY_COLOR, TEXT_COLOR, nice_ceiling, short_gpu_name  # noqa: E402
@@ -275,6 +275,15 @@ class LimitsChart(pg.PlotWidget):
         self.curve = pg.PlotDataItem(
             [], [], pen=pg.mkPen(CURVE_COLOR, width=2.5), name=translate("Limits", "Device total")
         )
+        # the likely range of the total at each length (measured error of the estimator), shaded behind the curve
+        self.band_low = pg.PlotDataItem([], [], pen=pg.mkPen(None))
+        self.band_high = pg.PlotDataItem([], [], pen=pg.mkPen(None))
+        self.band = pg.FillBetweenItem(self.band_low, self.band_high, brush=pg.mkBrush(120, 120, 120, 45))
+        self.band.setZValue(-20)
+        for item in (self.band_low, self.band_high, self.band):
+            plot.addItem(item)
+        self.legend.addItem(pg.BarGraphItem(x=[0.0], height=[1.0], width=1.0, brush=pg.mkBrush(120, 120, 120, 70),
+                                            pen=pg.mkPen(None)), translate("Limits", "Likely range (measured error)"))
         plot.addItem(self.curve)
         self.capacity_line = _labelled_line(0, pg.mkPen(CAPACITY_COLOR, width=2), CAPACITY_COLOR, 0.02, (0, 1))
         self.local_line = _labelled_line(0, pg.mkPen(LOCAL_COLOR, width=2, style=Qt.PenStyle.DashDotLine),
@@ -309,6 +318,10 @@ class LimitsChart(pg.PlotWidget):
         xs = [float(x) for x, _ in state.curve]
         ys = [b / GIB for _, b in state.curve]
         self.curve.setData(xs, ys)
+        mode = state.scenario.training.sequence_mode
+        ranges = [likely_range(b, mode) for _, b in state.curve]
+        self.band_low.setData(xs, [lo / GIB for lo, _ in ranges])
+        self.band_high.setData(xs, [hi / GIB for _, hi in ranges])
         cap = sel.capacity_gib
         self.capacity_line.setPos(cap)
         self.capacity_line.label.setFormat(f"{sel.label}: {cap:.2f} GiB")
