@@ -801,14 +801,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),
                         source="CUDA context + kernels: ~0.5 GiB (gpu_poor README: 0.5-1 GB; Smirnov's calculator: 0.3-2 GiB)"),
     ]
+    low, high = likely_range(total, t.sequence_mode)
     est = MemoryEstimate(
         components=comps,
         peak_allocated_bytes=peak_allocated,
         peak_reserved_bytes=reserved,
         total_bytes=total,
         capacity_bytes=capacity,
-        low_bytes=likely_range(total, t.sequence_mode)[0],
-        high_bytes=likely_range(total, t.sequence_mode)[1],
+        low_bytes=low,
+        high_bytes=high,
         peak_phase=phase,
         paged_bytes=paged,
     )
