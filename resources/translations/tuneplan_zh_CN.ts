@@ -3286,6 +3286,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>全部线性层</translation>
     </message>
     <message>
+        <source>LoRA adapters</source>
+        <translation>LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>FP32 under autocast (HF Trainer, TRL, axolotl)</source>
+        <translation>FP32，autocast 下运行（HF Trainer、TRL、axolotl）</translation>
+    </message>
+    <message>
+        <source>FP32 without autocast (plain PEFT loop)</source>
+        <translation>FP32，无 autocast（普通 PEFT 训练循环）</translation>
+    </message>
+    <message>
+        <source>In the training precision (torchtune, LitGPT)</source>
+        <translation>与训练精度相同（torchtune、LitGPT）</translation>
+    </message>
+    <message>
+        <source>How your framework holds the adapters. PEFT keeps them in FP32: under autocast each adapted layer saves a BF16 copy of its input; without autocast it saves an FP32 copy. torchtune and LitGPT keep them in BF16 and copy nothing</source>
+        <translation>训练框架如何保存适配器。PEFT 以 FP32 保存：在 autocast 下，每个被适配的层会保存一份 BF16 的输入副本；没有 autocast 时保存 FP32 副本。torchtune 和 LitGPT 以 BF16 保存，不做任何副本</translation>
+    </message>
+    <message>
         <source>Train embeddings and LM head too</source>
         <translation>同时训练嵌入层和 LM head</translation>
     </message>
@@ -3312,6 +3332,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Only for LoRA and QLoRA</source>
         <translation>仅适用于 LoRA 和 QLoRA</translation>
+    </message>
+    <message>
+        <source>Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under autocast)</source>
+        <translation>仅适用于 16 位训练的 LoRA 和 QLoRA（FP32 权重时：适配器为 FP32，在 autocast 下运行）</translation>
     </message>
     <message>
         <source>Only for QLoRA</source>

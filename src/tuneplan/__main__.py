@@ -75,6 +75,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                          "(not with FSDP/ZeRO-3 sharding, which skips that call)")
     up.add_argument("--no-kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_false",
                     help="QLoRA: unquantised weights stay in the training dtype, as axolotl, TRL, torchtune and Unsloth keep them (default)")
+    p.add_argument("--adapter-precision", choices=["fp32-autocast", "fp32", "model-dtype"],
+                   help="LoRA/QLoRA adapters: fp32-autocast = PEFT's FP32 adapters under BF16 autocast (HF Trainer, TRL, "
+                        "axolotl; default); fp32 = PEFT in a plain loop without autocast; model-dtype = adapters in the "
+                        "training dtype (torchtune, LitGPT)")
     p.add_argument("--micro-batch", type=_positive_int, metavar="B")
     p.add_argument("--seq-len", type=_positive_int, metavar="S", help="sequence length in tokens (the longest batch for dynamic padding)")
     p.add_argument("--sequence-mode", choices=["fixed", "packed", "dynamic"])

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from tuneplan.core.estimate import estimate
+from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import Scenario, auto_name
 
@@ -34,7 +35,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
     "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
     "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
-    "kbit_fp32_upcast": "kbit_fp32_upcast",
+    "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
     "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
@@ -223,6 +224,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
     lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
+    lora += {"autocast": " (FP32 adapters, autocast)", "fp32": " (FP32 adapters, no autocast)",
+             "native": f" ({tr.precision} adapters)"}.get(adapter_path(tr), "")
     if tr.method == "qlora":  # sharded QLoRA never upcasts (as core.memory decides)
         upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
         lora += f", NF4{' + double quant' if tr.double_quant else ''}, unquantised weights in " + (

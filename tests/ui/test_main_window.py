@@ -98,6 +98,19 @@ def test_lora_fields_follow_the_method(window):
     assert not _field(window, "training.double_quant").widget.isEnabled()
 
 
+def test_adapter_precision_choice_reaches_the_estimate(window):
+    # default plan: QLoRA r=16 all-linear on Llama 3.1 8B, 41,943,040 adapter parameters: FP32 (4 B) by default,
+    # 2 B each when the adapters are held in the training precision
+    combo = _field(window, "training.adapter_precision").widget
+    assert combo.isEnabled()
+    assert window.store.result.memory.component("adapters").bytes == 41_943_040 * 4
+    _choose(combo, "model-dtype")
+    assert window.store.scenario.training.adapter_precision == "model-dtype"
+    assert window.store.result.memory.component("adapters").bytes == 41_943_040 * 2
+    _choose(_field(window, "training.method").widget, "full")
+    assert not combo.isEnabled()
+
+
 def test_choosing_a100_80gb_moves_capacity_line(window):
     gpu = catalog.match_gpu("A100 80GB")
     assert gpu is not None

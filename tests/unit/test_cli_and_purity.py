@@ -167,6 +167,24 @@ def test_qlora_unquantised_weights_default_to_bf16_and_the_upcast_is_opt_in():
     assert "unquantised weights in bf16" in text  # sharded QLoRA skips the upcast, and the assumed line says so
 
 
+def test_adapter_precision_flag_sets_how_the_adapters_are_held():
+    # Llama 3.1 8B LoRA r=16 all-linear: 41,943,040 adapter parameters (hand count in test_core_memory),
+    # 4 B each as PEFT keeps them (default), 2 B in the model dtype (torchtune, LitGPT)
+    base = ("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--lora-rank", "16", "--lora-targets", "all-linear",
+            "--gpu", "rtx4090")
+    adapters = {}
+    for mode in ("fp32-autocast", "fp32", "model-dtype"):
+        out = run(*base, "--adapter-precision", mode, "--json")
+        assert out.returncode == 0, out.stderr
+        adapters[mode] = json.loads(out.stdout)[0]["memory"]["components"]["adapters"]
+    assert adapters["fp32-autocast"] == adapters["fp32"] == 41_943_040 * 4
+    assert adapters["model-dtype"] == 41_943_040 * 2
+    assert "(bf16 adapters)" in run(*base, "--adapter-precision", "model-dtype").stdout
+    assert "(FP32 adapters, no autocast)" in run(*base, "--adapter-precision", "fp32").stdout
+    bad = run(*base, "--adapter-precision", "int8")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
 def test_text_output_gives_the_likely_range_of_the_plans_sequence_mode():
     out = run("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "rtx4090", "--sequence-mode", "dynamic")
     assert out.returncode == 0, out.stderr

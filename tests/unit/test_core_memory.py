@@ -597,12 +597,13 @@ def test_the_recomputed_lora_layer_peak_counts_its_forward_transient():
 
 def test_qlora_recomputation_has_no_fp32_input_copy():
     # PEFT's bitsandbytes LoRA layers cast the input to the adapter dtype only without autocast
-    # (peft/tuners/lora/bnb.py requires_conversion): down_proj 2i (input) + 2i (bf16 dropout output) + 2h (base
-    # output) + 2h (residual) + 2h (norm output) = 57,344 + 24,576 = 81,920 B per token
+    # (peft/tuners/lora/bnb.py requires_conversion), and the bf16 dropout output is what lora_A saves (already in
+    # the layer's saved set): beyond it, down_proj holds 2i (its input) + 2h (base output) + 2h (residual)
+    # + 2h (norm output) = 28,672 + 24,576 = 53,248 B per token
     from tuneplan.core.memory import recompute_transient_per_token
 
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    assert recompute_transient_per_token(arch, TrainingSetup(method="qlora", lora_targets="all-linear"), 2) == 81_920
+    assert recompute_transient_per_token(arch, TrainingSetup(method="qlora", lora_targets="all-linear"), 2) == 53_248
 
 
 def test_a_frozen_fp32_lora_base_leaves_no_casts_in_autocasts_cache():
@@ -620,3 +621,76 @@ def test_sharded_lora_has_no_autocast_cache():
     arch = architecture_from_hf_config(LLAMA_3_8B)
     _, led = estimate_memory(arch, TrainingSetup(method="lora", num_gpus=2, sharding="fsdp"), GPU_24)
     assert led.forward_cache == 0
+
+
+# ---------------------------------------------------------------- adapter precision (TrainingSetup.adapter_precision)
+# Llama-3-8B, LoRA r=16 on all linear layers: per layer r x (d_in + d_out) = 16 x (2 x 8,192 [q, o] + 2 x 5,120 [k, v]
+# + 3 x 18,432 [gate, up, down]) = 1,310,720, x 32 layers = 41,943,040 adapter parameters.
+_LORA_8B_R16 = 41_943_040
+
+
+def test_adapters_in_the_model_dtype_halve_adapters_gradients_and_adamw_states():
+    # torchtune/LitGPT hold the adapters in bf16: 2 B per adapter parameter for the adapter, its gradient and each
+    # AdamW moment (torch.optim.AdamW zeros_like(p)), against 4 B each for PEFT's fp32 adapters
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    _, fp32 = estimate_memory(arch, TrainingSetup(method="lora", lora_targets="all-linear"), GPU_24)
+    _, native = estimate_memory(arch, TrainingSetup(method="lora", lora_targets="all-linear",
+                                                    adapter_precision="model-dtype"), GPU_24)
+    assert native.trainable_params == _LORA_8B_R16
+    assert native.adapters == _LORA_8B_R16 * 2 == 83_886_080
+    assert native.gradients == _LORA_8B_R16 * 2
+    assert native.optimizer == _LORA_8B_R16 * 2 * 2
+    assert (fp32.adapters, fp32.gradients, fp32.optimizer) == (_LORA_8B_R16 * 4, _LORA_8B_R16 * 4, _LORA_8B_R16 * 8)
+
+
+def test_saved_inputs_of_adapted_layers_follow_how_the_adapters_run():
+    # No dropout, no checkpointing, per layer and token (h = 4,096, i = 14,336, SDPA on fixed-length batches).
+    # Under autocast PEFT casts each adapted input to fp32 and autocast casts it back, so every adapted matrix saves
+    # its own bf16 copy of its input: 2 B x (q, k, v, o, gate, up: 6 x 4,096 + down: 14,336) = 77,824 B.
+    # Adapters in the model dtype read the input itself, which is saved once per consumer group: the attention
+    # input 2h, the MLP input 2h and down_proj's input 2i (o_proj's input is the attention output, saved by the
+    # attention already) = 8,192 + 8,192 + 28,672 = 45,056 B. Difference 32,768 B.
+    # Without autocast every copy is fp32: 4 B x 38,912 = 155,648 B (+77,824), and lora_B saves an fp32 r-wide
+    # input: 7 matrices x 16 x (4 - 2) B = +224 B.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+
+    def per_token(mode: str) -> float:
+        t = TrainingSetup(method="lora", lora_targets="all-linear", lora_dropout=0.0, grad_checkpointing=False,
+                          attention="sdpa", sequence_mode="fixed", adapter_precision=mode)
+        return estimate_memory(arch, t, GPU_24)[1].activation_per_layer_token
+
+    assert per_token("fp32-autocast") - per_token("model-dtype") == 32_768
+    assert per_token("fp32") - per_token("fp32-autocast") == 77_824 + 224
+
+
+def test_only_autocast_keeps_bf16_copies_of_the_adapters():
+    # Under autocast each fp32 adapter is cast to bf16 for its matmul and the cast is saved for backward: without
+    # checkpointing 2 B x 41,943,040 = 83,886,080 B of activations. Without autocast, or with bf16 adapters, nothing
+    # is cast. Same saved set otherwise: compare at dropout 0.05, where all three modes save a dropped-out copy
+    # (autocast: bf16 + 1 B mask; model dtype: bf16 + mask; no autocast: fp32 + mask, 2 B x 38,912 more per token).
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    tokens = 2048
+
+    def acts(mode: str) -> tuple[float, float]:
+        t = TrainingSetup(method="lora", lora_targets="all-linear", grad_checkpointing=False, attention="sdpa",
+                          sequence_mode="fixed", seq_len=tokens, adapter_precision=mode)
+        led = estimate_memory(arch, t, GPU_24)[1]
+        return led.activations, led.activation_per_layer_token
+
+    auto, auto_tok = acts("fp32-autocast")
+    native, native_tok = acts("model-dtype")
+    assert auto_tok == native_tok
+    assert auto - native == 2 * _LORA_8B_R16
+    fp32, fp32_tok = acts("fp32")
+    assert fp32_tok - auto_tok == 2 * 38_912 + 224
+    assert fp32 - auto == (2 * 38_912 + 224) * 32 * tokens - 2 * _LORA_8B_R16
+
+
+def test_adapter_precision_is_ignored_where_it_cannot_apply():
+    # full fine-tuning has no adapters; an fp32 master model runs fp32 adapters under autocast whatever is chosen
+    from tuneplan.core.memory import adapter_path
+
+    assert adapter_path(TrainingSetup(method="full", adapter_precision="model-dtype")) == "none"
+    assert adapter_path(TrainingSetup(method="lora", master_weights="fp32", adapter_precision="fp32")) == "autocast"
+    assert adapter_path(TrainingSetup(method="lora", precision="fp32", adapter_precision="fp32")) == "native"
+    assert adapter_path(TrainingSetup(method="qlora", adapter_precision="fp32")) == "fp32"

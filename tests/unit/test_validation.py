@@ -45,12 +45,6 @@ KNOWN: list[tuple[frozenset[str], str]] = [
         'mixtral-8x7b/lora-q_v/gc/s512/b1/adamw:act_per_layer_tok',
     }),
      "MoE with checkpointing: the recomputed layer's forward holds 41-57 KB per token on Mixtral more than its saved set and the ledger's LoRA transient (measured, not yet itemised op by op; the expert block's buffers for tokens sorted by expert and the weighted per-expert outputs before they are summed, 2 x k x h x 2 B, are the likely part); the overall peak agrees"),
-    (frozenset({
-        'llama-3.1-8b/lora-all-linear/nogc/s2048/b1/adamw/no-autocast:act_per_layer_tok',
-        'llama-3.1-8b/lora-all-linear/nogc/s2048/b1/adamw/no-autocast:activations',
-        'llama-3.1-8b/lora-all-linear/nogc/s2048/b1/adamw/no-autocast:peak',
-    }),
-     'without autocast PEFT casts each adapted input to fp32: lora_A saves 4 B/element, lora_B an fp32 r-wide input, and no autocast cache holds adapter copies; the ledger models the autocast (Trainer bf16=True) path'),
 ]
 
 

@@ -100,7 +100,16 @@ def setup_for(settings: dict[str, Any]) -> TrainingSetup:
         grad_checkpointing=settings["grad_checkpointing"],
         attention=settings.get("attention", "sdpa"),
         num_gpus=1,
+        adapter_precision=adapter_precision(settings),
     )
+
+
+def adapter_precision(settings: dict[str, Any]) -> str:
+    """The ``TrainingSetup.adapter_precision`` of a measured case: PEFT's fp32 adapters under autocast (the
+    default), without autocast, or bf16 adapters (``get_peft_model(..., autocast_adapter_dtype=False)``)."""
+    if settings.get("adapter_dtype", "fp32") == "bf16":
+        return "model-dtype"
+    return "fp32-autocast" if settings.get("autocast", True) else "fp32"
 
 
 def ledger(model_id: str, settings: dict[str, Any]) -> dict[str, Any]:

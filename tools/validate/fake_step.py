@@ -93,6 +93,9 @@ class CaseSpec:
         autocast: run forward and loss under ``torch.autocast(bfloat16)``, as Hugging Face Trainer
             and accelerate do with ``bf16=True``; ``False`` is a plain loop on the bf16 model.
         attention: the ``attn_implementation`` (``sdpa``; ``eager`` works too).
+        adapter_dtype: ``fp32`` (PEFT's default ``autocast_adapter_dtype=True``) or ``bf16`` (adapters in
+            the model dtype, as torchtune and LitGPT hold them: ``autocast_adapter_dtype=False``, created in
+            bf16 as PEFT's move to the base layer's dtype would leave them).
     """
 
     config: dict[str, Any]
@@ -109,6 +112,7 @@ class CaseSpec:
     optimizer: str = "adamw"
     autocast: bool = True
     attention: str = "sdpa"
+    adapter_dtype: str = "fp32"
 
 
 @dataclass
@@ -295,6 +299,30 @@ def _cuda_dropout():
 
 
 @contextlib.contextmanager
+def _adapter_dtype(name: str):
+    """Create the adapters in bf16 for ``adapter_dtype="bf16"`` (PEFT's skipped move would cast them there)."""
+    if name == "fp32":
+        yield
+        return
+    if name != "bf16":
+        raise ValueError(f"adapter_dtype {name!r} is not measured (fp32, bf16)")
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.bfloat16)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
+def _check_adapter_dtype(model: nn.Module, name: str) -> None:
+    """Every trainable (adapter) parameter has the dtype the case asks for."""
+    want = torch.float32 if name == "fp32" else torch.bfloat16
+    wrong = {str(p.dtype) for p in model.parameters() if p.requires_grad and p.dtype != want}
+    if wrong:
+        raise RuntimeError(f"adapters are {sorted(wrong)}, expected {want}")
+
+
+@contextlib.contextmanager
 def _peft_no_device_moves():
     """Skip PEFT's per-adapter ``.to(device, dtype)`` of the base layer (it swaps fake parameters)."""
     from peft.tuners import tuners_utils
@@ -412,8 +440,9 @@ def measure(spec: CaseSpec) -> dict[str, Any]:
                 r=spec.lora_rank, lora_alpha=spec.lora_alpha, lora_dropout=spec.lora_dropout,
                 target_modules=targets, task_type="CAUSAL_LM",
             )
-            with _peft_no_device_moves():
-                model = peft.get_peft_model(model, lcfg)
+            with _peft_no_device_moves(), _adapter_dtype(spec.adapter_dtype):
+                model = peft.get_peft_model(model, lcfg, autocast_adapter_dtype=spec.adapter_dtype == "fp32")
+            _check_adapter_dtype(model, spec.adapter_dtype)
         elif spec.method != "full":
             raise ValueError(f"method {spec.method!r} is not measured (full, lora)")
         params = [p for p in model.parameters() if p.requires_grad]
@@ -494,8 +523,9 @@ def saved_tensors_by_op(spec: CaseSpec) -> dict[str, int]:
             targets = ["q_proj", "v_proj"] if spec.lora_targets == "q_v" else "all-linear"
             lcfg = peft.LoraConfig(r=spec.lora_rank, lora_alpha=spec.lora_alpha, lora_dropout=spec.lora_dropout,
                                    target_modules=targets, task_type="CAUSAL_LM")
-            with _peft_no_device_moves():
-                model = peft.get_peft_model(model, lcfg)
+            with _peft_no_device_moves(), _adapter_dtype(spec.adapter_dtype):
+                model = peft.get_peft_model(model, lcfg, autocast_adapter_dtype=spec.adapter_dtype == "fp32")
+            _check_adapter_dtype(model, spec.adapter_dtype)
         ids = torch.randint(0, hf.vocab_size, (spec.micro_batch, spec.seq_len))
         amp = torch.autocast("cpu", dtype=torch.bfloat16) if spec.autocast else contextlib.nullcontext()
         with amp:

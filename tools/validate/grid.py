@@ -77,7 +77,7 @@ def per_layer_saved(model: str, over: dict[str, Any]) -> dict[str, Any]:
     config = compare.catalog_config(model)
     plans, _ = depth_plan(config)
     major = plans[0][0] if plans[0] else None
-    kw = {k: s[k] for k in ("method", "lora_rank", "lora_alpha", "lora_dropout", "seq_len", "micro_batch", "autocast", "attention")}
+    kw = {k: s[k] for k in ("method", "lora_rank", "lora_alpha", "lora_dropout", "seq_len", "micro_batch", "autocast", "attention", "adapter_dtype")}
     kw["lora_targets"] = s["lora_targets"] or "q_v"
     a = saved_tensors_by_op(CaseSpec(config=config, layers=2, layer_types=[major] * 2 if major else None, **kw))
     b = saved_tensors_by_op(CaseSpec(config=config, layers=3, layer_types=[major] * 3 if major else None, **kw))
@@ -94,7 +94,7 @@ def _settings(**kw: Any) -> dict[str, Any]:
     base = {
         "method": "full", "lora_targets": None, "lora_rank": 16, "lora_alpha": 32, "lora_dropout": 0.05,
         "grad_checkpointing": False, "seq_len": 512, "micro_batch": 1, "optimizer": "adamw",
-        "autocast": True, "attention": "sdpa",
+        "autocast": True, "attention": "sdpa", "adapter_dtype": "fp32",
     }
     base.update(kw)
     return base
@@ -103,8 +103,10 @@ def _settings(**kw: Any) -> dict[str, Any]:
 def cases() -> list[tuple[str, dict[str, Any]]]:
     """The grid: every model x method x checkpointing x {512, 2048} tokens, plus variants.
 
-    Variants: fused AdamW (full fine-tuning), micro-batch 2, and LoRA without autocast (a plain loop
-    on the bf16 model, where PEFT's fp32 input cast is not undone by autocast).
+    Variants: fused AdamW (full fine-tuning), micro-batch 2, LoRA without autocast (a plain loop
+    on the bf16 model, where PEFT's fp32 input cast is not undone by autocast), and LoRA with bf16
+    adapters (torchtune/LitGPT style, no autocast, with and without dropout; and TRL's bf16 adapters
+    under autocast).
     """
     out = []
     for model in MODELS:
@@ -123,6 +125,12 @@ def cases() -> list[tuple[str, dict[str, Any]]]:
     out.append(("llama-3.1-8b", _settings(method="lora", lora_targets="all-linear", seq_len=2048, autocast=False)))
     out.append(("llama-3.1-8b", _settings(method="lora", lora_targets="q_v", seq_len=2048, autocast=False)))
     out.append(("qwen2.5-7b", _settings(method="lora", lora_targets="all-linear", grad_checkpointing=True, seq_len=2048, autocast=False)))
+    for gc_on in (False, True):
+        for dropout in (0.0, 0.05):
+            out.append(("llama-3.1-8b", _settings(method="lora", lora_targets="all-linear", grad_checkpointing=gc_on,
+                                                  seq_len=2048, autocast=False, adapter_dtype="bf16", lora_dropout=dropout)))
+    out.append(("qwen2.5-7b", _settings(method="lora", lora_targets="all-linear", grad_checkpointing=True, seq_len=2048,
+                                        adapter_dtype="bf16")))
     return out
 
 
@@ -132,6 +140,8 @@ def case_id(model: str, s: dict[str, Any]) -> str:
     parts = [model, method, "gc" if s["grad_checkpointing"] else "nogc", f"s{s['seq_len']}", f"b{s['micro_batch']}", s["optimizer"]]
     if not s.get("autocast", True):
         parts.append("no-autocast")
+    if s.get("adapter_dtype", "fp32") != "fp32":
+        parts.append(f"{s['adapter_dtype']}-adapters-p{s['lora_dropout']:g}")
     return "/".join(parts)
 
 
@@ -158,7 +168,7 @@ def run_case(model: str, s: dict[str, Any], full_depth: bool = False) -> dict[st
     plans, target = depth_plan(config)
     depths = [2, 4] + [5] * (len(plans) - 2)
     spec_kw = {k: s[k] for k in ("method", "lora_rank", "lora_alpha", "lora_dropout", "grad_checkpointing",
-                                 "seq_len", "micro_batch", "optimizer", "autocast", "attention")}
+                                 "seq_len", "micro_batch", "optimizer", "autocast", "attention", "adapter_dtype")}
     spec_kw["lora_targets"] = s["lora_targets"] or "q_v"
     t0 = time.perf_counter()
     runs = [measure(CaseSpec(config=config, layers=d, layer_types=p, **spec_kw)) for d, p in zip(depths, plans, strict=True)]

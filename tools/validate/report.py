@@ -48,6 +48,8 @@ def _settings_text(s: dict[str, Any]) -> str:
     parts = [m, "GC" if s["grad_checkpointing"] else "no GC", f"seq {s['seq_len']}", f"batch {s['micro_batch']}", s["optimizer"]]
     if not s.get("autocast", True):
         parts.append("no autocast")
+    if s.get("adapter_dtype", "fp32") != "fp32":
+        parts.append(f"{s['adapter_dtype']} adapters, dropout {s['lora_dropout']:g}")
     return ", ".join(parts)
 
 
@@ -76,7 +78,8 @@ def _group_table(cases: list[dict[str, Any]]) -> list[str]:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for c in cases:
         s = c["settings"]
-        if not s.get("autocast", True) or s["optimizer"] != "adamw" or s["micro_batch"] != 1:
+        if (not s.get("autocast", True) or s.get("adapter_dtype", "fp32") != "fp32" or s["optimizer"] != "adamw"
+                or s["micro_batch"] != 1):
             continue
         method = "full" if s["method"] == "full" else f"LoRA {s['lora_targets']}"
         groups.setdefault((c["model"], method), []).append(c)
@@ -148,7 +151,10 @@ laptop. LoRA is PEFT's `get_peft_model` (r = 16, alpha = 32, dropout 0.05, adapt
 `ForCausalLMLoss` (the output object, and with it the bf16 logits, is dropped before backward, as
 Hugging Face Trainer does) → `loss.backward()` → `torch.optim.AdamW(foreach=True)` or `(fused=True)`
 `.step()` → `zero_grad()`. Forward runs under `torch.autocast(bfloat16)`, as Trainer/accelerate do
-with `bf16=True` (three LoRA cases also run without autocast). Gradient checkpointing is
+with `bf16=True` (three LoRA cases also run without autocast, and five with bf16 adapters,
+`get_peft_model(..., autocast_adapter_dtype=False)` with the adapters created in bf16 as PEFT's move to the
+base layer's dtype leaves them: four without autocast as torchtune and LitGPT run, one under autocast as TRL
+runs a quantised model's bf16 adapters). Gradient checkpointing is
 `gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})`.
 
 **What measures.** `torch.distributed._tools.mem_tracker.MemTracker` sees every storage the step
@@ -225,7 +231,7 @@ def _findings(cases: list[dict[str, Any]]) -> list[str]:
         st = _stats(cases, key, pred)
         return "n/a" if not st["n"] else f"{st['median']:+.1f}% (range {st['min']:+.1f}% … {st['max']:+.1f}%, {st['n']} cases)"
 
-    base = lambda c: c["settings"].get("autocast", True)  # noqa: E731
+    base = lambda c: c["settings"].get("autocast", True) and c["settings"].get("adapter_dtype", "fp32") == "fp32"  # noqa: E731
     dense_nogemma = lambda c: base(c) and c["model"] not in ("gemma-3-4b",)  # noqa: E731
     out = [
         "## What the differences mean",
@@ -298,10 +304,17 @@ def _findings(cases: list[dict[str, Any]]) -> list[str]:
         "both to the ledger side of activations, saved per layer and kept inputs, and takes the cache off "
         "the loss (the harness measures the loss against everything alive before the LM head).",
         f"* **Without autocast (a plain loop on the bf16 model) LoRA saves more: per layer "
-        f"{med('act_per_layer_tok', lambda c: not base(c))}.** PEFT casts each adapted layer's input to the "
+        f"{med('act_per_layer_tok', lambda c: not base(c) and c['settings'].get('adapter_dtype', 'fp32') == 'fp32')}.** "
+        "PEFT casts each adapted layer's input to the "
         "adapter dtype (`_cast_input_dtype` → fp32): `lora_A` then saves an fp32 copy of its dropped-out "
-        "input (4 B instead of 2) and `lora_B` an fp32 r-wide input, per adapted matrix. The ledger models "
-        "the autocast path (Trainer with `bf16=True`), which is the common one.",
+        "input (4 B instead of 2) and `lora_B` an fp32 r-wide input, per adapted matrix, and no autocast "
+        "cache holds adapter copies. The ledger models it as `adapter_precision=\"fp32\"` (Tuneplan's "
+        "\"FP32 without autocast\").",
+        f"* **Adapters in bf16 (torchtune, LitGPT; TRL's quantised models): per layer "
+        f"{med('act_per_layer_tok', lambda c: c['settings'].get('adapter_dtype', 'fp32') == 'bf16')}.** "
+        "Nothing is cast: `lora_A` reads the layer's input itself (saved once, shared with the other "
+        "consumers) or, with dropout, saves the bf16 dropout output and its mask; adapters, their gradients "
+        "and AdamW moments take 2 B each. The ledger: `adapter_precision=\"model-dtype\"`.",
         f"* **Gradient checkpointing, full fine-tuning.** Kept layer inputs per layer per token: {med('ckpt_per_layer_tok', lambda c: base(c) and c['settings']['method'] == 'full')} "
         "(2h bytes, as the ledger says; the non-reentrant checkpoint saves the layer input plus the small "
         "RoPE/position tensors it closes over).",
@@ -328,8 +341,8 @@ def _status(cases: list[dict[str, Any]]) -> list[str]:
         "copies in a recomputed LoRA layer. The "
         "disagreements left are listed case by case, each with its mechanism, as strict `xfail`s in "
         "`tests/unit/test_validation.py`, which re-checks the current estimator against the stored PyTorch "
-        "numbers on every test run: a plain loop without autocast (the ledger models Trainer's autocast), "
-        "the routing workspace of a recomputed MoE layer, and one single-step artefact. "
+        "numbers on every test run: the routing workspace of a recomputed MoE layer, and one single-step "
+        "artefact. "
         "The steady-state peak of a full fine-tune (weights + AdamW states + activations + loss "
         "buffers) is above this single-step harness's peak, because AdamW creates its states only in the "
         "first step; the ledger reports the steady state.",

@@ -56,6 +56,7 @@ from tuneplan.core.scenario import GpuSpec, TrainingSetup
 __all__ = [
     "CUDA_CONTEXT_BYTES",
     "ALLOCATOR_FRAGMENTATION",
+    "adapter_path",
     "MemoryLedger",
     "estimate_memory",
     "likely_range",
@@ -230,6 +231,26 @@ def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str) 
     return total
 
 
+def adapter_path(t: TrainingSetup) -> str:
+    """How the LoRA adapters of ``t`` run, which decides their dtype and the copies of their inputs.
+
+    Returns ``"none"`` (full fine-tuning), ``"native"`` (adapters in the model's dtype, nothing cast:
+    ``adapter_precision="model-dtype"``, or FP32 training where everything is FP32), ``"autocast"``
+    (FP32 adapters under BF16/FP16 autocast: the default, and always with an FP32 master model) or
+    ``"fp32"`` (FP32 adapters without autocast: PEFT's ``_cast_input_dtype`` casts each adapted input
+    to FP32 and the adapter matmuls run in FP32; peft/tuners/lora/layer.py ``Linear.forward`` and
+    bnb.py ``Linear4bit.forward``, which casts only when autocast is off).
+    """
+    if t.method == "full":
+        return "none"
+    amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
+    if amp:
+        return "autocast"
+    if t.precision == "fp32":
+        return "native"
+    return {"fp32-autocast": "autocast", "fp32": "fp32", "model-dtype": "native"}[t.adapter_precision]
+
+
 def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, mlp: int | None = None,
                                   resid: int | None = None) -> float:
     """Bytes per token a checkpointed LoRA layer holds during its recomputed forward beyond the tensors it
@@ -238,10 +259,14 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     ``act``, ``mlp`` and ``resid`` are the dtype sizes of the activations, the MLP intermediates and the
     residual stream (as for the saved set). PEFT's ``Linear.forward`` computes the frozen base output
     (``d_out`` wide), then casts the input to the adapter's fp32 (``_cast_input_dtype``: 4 B x ``d_in``,
-    kept in a local until the layer returns; its bitsandbytes layers skip the cast under autocast, so for
-    QLoRA dropout runs on the input's own dtype) and runs dropout on that copy (another fp32 ``d_in``
-    output; the saved mask is 1 B). The layer's own input is not saved by a frozen linear (except the
-    attention output feeding ``o_proj``, which the attention already saves), and the decoder layer still
+    kept in a local until the layer returns) and runs dropout on that copy (another fp32 ``d_in``
+    output; the saved mask is 1 B); under autocast neither is saved (lora_A saves autocast's bf16 copy).
+    Without autocast (:func:`adapter_path` ``"fp32"``) lora_A saves the fp32 tensor it reads, so only the
+    cast copy feeding dropout is extra. Its bitsandbytes layers skip the cast under autocast, and
+    adapters in the model dtype cast nothing: lora_A saves the dropout output (or the input itself), so
+    nothing beyond the saved set. The layer's own input is not saved by a frozen linear (except the
+    attention output feeding ``o_proj``, which the attention already saves, and an input lora_A reads
+    directly: no cast, no dropout), so it is a local of the recomputation too; the decoder layer still
     holds locals around it: during the MLP the residual and the post-attention norm's output
     (``LlamaDecoderLayer.forward``), during the attention the input norm's output. In a plain forward these
     are gone before the backward; in a recomputation they sit next to the layer's saved set. Llama-3-8B
@@ -253,16 +278,23 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     resid = act if resid is None else resid
     h = arch.hidden_size
     wanted = _targets(arch, t.lora_targets)
-    qlora = t.method == "qlora"
+    path = adapter_path(t)
+    dropout = t.lora_dropout > 0
     best = 0.0
     for m in _layer_group(arch):
         if m.count > 1 or m.kind == "router" or m.name not in wanted:
             continue
         x_bytes = mlp if m.kind == "mlp" else act
-        own_input = 0 if m.name == "o_proj" else x_bytes * m.d_in
-        # PEFT's bitsandbytes LoRA layers skip the cast while autocast runs (``requires_conversion``)
-        cast = 4 * m.d_in if x_bytes != 4 and not qlora else 0
-        dropped = (x_bytes if qlora else 4) * m.d_in if t.lora_dropout > 0 else 0
+        # (lora_A saves the input itself when nothing is cast or dropped out: then it is in the saved set)
+        reads_input = not dropout and (x_bytes == 4 or path == "native" or (path == "autocast" and t.method == "qlora"))
+        own_input = 0 if m.name == "o_proj" or reads_input else x_bytes * m.d_in
+        cast = dropped = 0
+        if x_bytes != 4 and path == "autocast" and t.method == "lora":
+            # PEFT's bitsandbytes LoRA layers skip the cast while autocast runs (``requires_conversion``)
+            cast = 4 * m.d_in
+            dropped = 4 * m.d_in if dropout else 0
+        elif x_bytes != 4 and path == "fp32" and dropout:  # the cast copy that dropout reads
+            cast = 4 * m.d_in
         if m.kind == "mlp":  # the residual, and the norm output when this linear reads something else
             held = resid * h + (act * h if m.d_in != h else 0)
         else:  # the input norm's output while o_proj runs (q/k/v read it: their own input)
@@ -354,9 +386,13 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
 
     # PEFT's plain LoRA layers cast the input to the fp32 adapter dtype (``_cast_input_dtype``) and autocast
     # casts it back for lora_A's matmul: each adapted matrix then saves its own bf16 copy of its input, with
-    # or without dropout. Its bitsandbytes layers skip the cast under autocast (QLoRA), and an fp32 run has
-    # nothing to cast, so there lora_A reads (and saves) the layer's input itself when there is no dropout.
-    own_copies = t.method == "lora" and act != 4
+    # or without dropout. Its bitsandbytes layers skip the cast under autocast (QLoRA), and an fp32 run or
+    # adapters in the model dtype have nothing to cast, so there lora_A reads (and saves) the layer's input
+    # itself when there is no dropout. Without autocast every PEFT layer casts to fp32 and lora_A saves that
+    # fp32 copy (4 B per element), lora_B its fp32 r-wide input.
+    path = adapter_path(t)
+    own_copies = (path == "autocast" and t.method == "lora" and act != 4) or (path == "fp32" and act != 4)
+    a_bytes = 4 if path == "fp32" else act
 
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
@@ -416,10 +452,10 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if dropout or own_copies:  # PEFT: lora_A saves its own copy of the input (dropped out: + a 1-byte mask)
         for m in group:
             if m.name in adapted and m.count == 1:
-                saved += (act + (1 if dropout else 0)) * m.d_in
+                saved += (a_bytes + (1 if dropout else 0)) * m.d_in
     if lora:
         adapted_mods = [m for m in group if m.name in adapted and m.count == 1]
-        saved += act * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
+        saved += a_bytes * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
     return float(saved)
 
 
@@ -511,9 +547,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets)
         lora_params = sum(n * r * c for n, r, c in adapter_tensors)
         trainable = lora_params
-        grad_bytes = 4  # PEFT keeps adapters in fp32 (autocast_adapter_dtype)
-        adapters = trainable * 4.0
-        led.formulas["adapters"] = f"{trainable / 1e6:.1f}M LoRA params (r={t.lora_rank}, {t.lora_targets}) x 4 B (fp32)"
+        # PEFT keeps adapters in fp32 (autocast_adapter_dtype); torchtune/LitGPT keep them in the model dtype
+        native = adapter_path(t) == "native"
+        grad_bytes = w_bytes if native else 4
+        adapters = trainable * float(grad_bytes)
+        led.formulas["adapters"] = (f"{trainable / 1e6:.1f}M LoRA params (r={t.lora_rank}, {t.lora_targets}) x {grad_bytes} B"
+                                    f" ({'model dtype' if native else 'fp32'})")
         if t.trainable_embeddings:
             # PEFT modules_to_save: trainable copies of embed_tokens and lm_head next to the frozen originals
             copies = embed_params * (1 if arch.tie_word_embeddings else 2)
@@ -642,7 +681,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
         led.formulas["activations"] += " (offloaded to CPU: two layers stay on the GPU)"
-    if t.method != "full" and t.precision != "fp32":
+    if adapter_path(t) == "autocast":
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
         # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
         activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)

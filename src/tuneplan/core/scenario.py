@@ -29,6 +29,7 @@ __all__ = [
     "Method",
     "Optimizer",
     "Sharding",
+    "AdapterPrecision",
 ]
 
 SCHEMA_VERSION = 2
@@ -45,6 +46,7 @@ SequenceMode = Literal["fixed", "packed", "dynamic"]
 Billing = Literal["second", "minute", "hour"]
 StorageKind = Literal["container", "volume", "network"]
 FrameworkTier = Literal["optimized", "hf"]
+AdapterPrecision = Literal["fp32-autocast", "fp32", "model-dtype"]
 
 OPTIMIZER_LABELS: dict[str, str] = {
     "adamw": "AdamW (torch, foreach)",
@@ -86,6 +88,14 @@ class TrainingSetup(_Model):
     #: (``ModelLoader._convert_embedding_modules_dtype``), current TRL ``SFTTrainer`` no longer makes
     #: it, and torchtune, Unsloth and LitGPT never upcast.
     kbit_fp32_upcast: bool = False
+    #: LoRA/QLoRA: how the adapters are held and run. ``fp32-autocast``: FP32 adapters (PEFT's
+    #: ``autocast_adapter_dtype``) under BF16/FP16 autocast, as Hugging Face Trainer, TRL and axolotl
+    #: run them with ``bf16=True``. ``fp32``: FP32 adapters in a plain loop on a 16-bit model without
+    #: autocast, where PEFT casts each adapted input to FP32 (``_cast_input_dtype``). ``model-dtype``:
+    #: adapters in the training dtype, nothing cast (torchtune, LitGPT ``bf16-true``, PEFT with
+    #: ``autocast_adapter_dtype=False``; TRL casts a quantised model's adapters to BF16). Ignored for
+    #: full fine-tuning, FP32 training and an FP32 master model (always FP32 under autocast).
+    adapter_precision: AdapterPrecision = "fp32-autocast"
     micro_batch: int = Field(default=1, ge=1, le=4096)
     seq_len: int = Field(default=2048, ge=1, le=10_000_000)
     sequence_mode: SequenceMode = "packed"

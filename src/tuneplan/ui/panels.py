@@ -206,6 +206,13 @@ class MethodPanel(FieldPanel):
         self.add_choice("training.lora_targets", self.tr("LoRA targets"), [
             ("q_v", self.tr("q and v projections")), ("qkvo", self.tr("q, k, v, o projections")),
             ("all-linear", self.tr("All linear layers"))])
+        self.add_choice("training.adapter_precision", self.tr("LoRA adapters"), [
+            ("fp32-autocast", self.tr("FP32 under autocast (HF Trainer, TRL, axolotl)")),
+            ("fp32", self.tr("FP32 without autocast (plain PEFT loop)")),
+            ("model-dtype", self.tr("In the training precision (torchtune, LitGPT)"))],
+            tip=self.tr("How your framework holds the adapters. PEFT keeps them in FP32: under autocast each "
+                        "adapted layer saves a BF16 copy of its input; without autocast it saves an FP32 copy. "
+                        "torchtune and LitGPT keep them in BF16 and copy nothing"))
         self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
                        tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
         self.add_check("training.double_quant", self.tr("NF4 double quantization"),
@@ -223,6 +230,9 @@ class MethodPanel(FieldPanel):
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
                      "training.lora_targets", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
+        amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
+        self.set_enabled("training.adapter_precision", lora and t.precision != "fp32" and not amp,
+                         self.tr("Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under autocast)"))
         self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
         # (left enabled under FSDP/ZeRO-3, so a ticked box can be unticked; the tooltip and a warning say that
         # sharded QLoRA skips the upcast)
