@@ -694,3 +694,39 @@ def test_adapter_precision_is_ignored_where_it_cannot_apply():
     assert adapter_path(TrainingSetup(method="lora", master_weights="fp32", adapter_precision="fp32")) == "autocast"
     assert adapter_path(TrainingSetup(method="lora", precision="fp32", adapter_precision="fp32")) == "native"
     assert adapter_path(TrainingSetup(method="qlora", adapter_precision="fp32")) == "fp32"
+
+
+# ---------------------------------------------------------------- mixture-of-experts recomputation (grouped_mm experts)
+MIXTRAL_8X7B = {"model_type": "mixtral", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+                "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000, "num_local_experts": 8,
+                "num_experts_per_tok": 2, "tie_word_embeddings": False}
+
+
+def test_a_trained_router_saves_the_expert_outputs_for_its_gradient():
+    # transformers 5 grouped_mm_experts_forward multiplies the down output (k x h per token, bf16) by the routing
+    # weights; when those weights need a gradient (router trains: full fine-tuning) the multiply saves the down
+    # output (2h per routed token). Everything of the expert block scales with k, so compare top-2 with top-1.
+    top2 = architecture_from_hf_config(MIXTRAL_8X7B)
+    top1 = architecture_from_hf_config({**MIXTRAL_8X7B, "num_experts_per_tok": 1})
+    t = TrainingSetup(method="full", grad_checkpointing=False, attention="sdpa", sequence_mode="fixed")
+    per_k = (estimate_memory(top2, t, GPU_24)[1].activation_per_layer_token
+             - estimate_memory(top1, t, GPU_24)[1].activation_per_layer_token)
+    # per extra routed expert and token: routed input copy 2h + expert output 2h (saved for the routing weights)
+    # + gate, up, SiLU(gate) 3 x 2i + down_proj input 2i = 8,192 + 8,192 + 86,016 + 28,672 = 131,072 B
+    assert per_k == 131_072
+
+
+def test_recomputed_moe_layer_holds_the_expert_block_locals():
+    # Traced on fake tensors (docs/validation.md), per token, Mixtral-8x7B (h = 4,096, i = 14,336, k = 2):
+    # full fine-tuning: at the routing-weight multiply, its fp32 product 4 B x h x k = 32,768 + the residual 2h
+    # = 8,192 -> 40,960 B. LoRA on q, v (experts and router frozen): at the down matmul, its input 2 B x i x k
+    # = 57,344 + its output 2hk = 16,384 + the post-attention norm output 2h = 8,192 + the residual 2h = 8,192
+    # -> 90,112 B (larger than q/v's own LoRA transient).
+    from tuneplan.core.memory import recompute_transient_per_token
+
+    arch = architecture_from_hf_config(MIXTRAL_8X7B)
+    assert recompute_transient_per_token(arch, TrainingSetup(method="full"), 2) == 40_960
+    assert recompute_transient_per_token(arch, TrainingSetup(method="lora", lora_targets="q_v"), 2) == 90_112
+    assert recompute_transient_per_token(arch, TrainingSetup(method="full", grad_checkpointing=False), 2) == 0
+    dense = architecture_from_hf_config(LLAMA_3_8B)
+    assert recompute_transient_per_token(dense, TrainingSetup(method="full"), 2) == 0

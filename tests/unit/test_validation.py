@@ -38,13 +38,6 @@ KNOWN: list[tuple[frozenset[str], str]] = [
         'gemma-3-4b/full/nogc/s2048/b1/adamw:peak',
     }),
      'single-step harness: in step 1 the AdamW states do not exist yet during backward, so the measured peak is the optimizer step; the ledger reports the steady state (step >= 2), where weights + states + activations + loss buffers coexist at the start of backward'),
-    (frozenset({
-        'mixtral-8x7b/full/gc/s2048/b1/adamw:act_per_layer_tok',
-        'mixtral-8x7b/full/gc/s512/b1/adamw:act_per_layer_tok',
-        'mixtral-8x7b/lora-q_v/gc/s2048/b1/adamw:act_per_layer_tok',
-        'mixtral-8x7b/lora-q_v/gc/s512/b1/adamw:act_per_layer_tok',
-    }),
-     "MoE with checkpointing: the recomputed layer's forward holds 41-57 KB per token on Mixtral more than its saved set and the ledger's LoRA transient (measured, not yet itemised op by op; the expert block's buffers for tokens sorted by expert and the weighted per-expert outputs before they are summed, 2 x k x h x 2 B, are the likely part); the overall peak agrees"),
 ]
 
 

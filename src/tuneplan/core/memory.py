@@ -272,11 +272,14 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     are gone before the backward; in a recomputation they sit next to the layer's saved set. Llama-3-8B
     all-linear at ``down_proj``: 10i + 6h = 167,936 B per token, as MemTracker measured (docs/validation.md).
     """
-    if t.method == "full" or not t.grad_checkpointing:
-        return 0.0
     mlp = act if mlp is None else mlp
     resid = act if resid is None else resid
     h = arch.hidden_size
+    if not t.grad_checkpointing:
+        return 0.0
+    moe = _moe_recompute_transient_per_token(arch, t, act, mlp, resid)
+    if t.method == "full":
+        return moe
     wanted = _targets(arch, t.lora_targets)
     path = adapter_path(t)
     dropout = t.lora_dropout > 0
@@ -300,7 +303,30 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
         else:  # the input norm's output while o_proj runs (q/k/v read it: their own input)
             held = act * h if m.name == "o_proj" else 0
         best = max(best, own_input + cast + dropped + x_bytes * m.d_out + held)
-    return float(best)
+    return float(max(best, moe))
+
+
+def _moe_recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, mlp: int, resid: int) -> float:
+    """Bytes per token a recomputed mixture-of-experts layer holds beyond its saved set (stacked experts only).
+
+    transformers >= 5 runs the experts with ``grouped_mm_experts_forward`` (integrations/moe.py): the routed
+    tokens sorted by expert go through the gate/up and down grouped matmuls, the down output (k x h per
+    token) is multiplied by the fp32 routing weights (an fp32 k x h product) and summed back per token.
+    Two moments compete: at the down matmul its input (k x i_moe, saved only when the experts train) and its
+    output are alive; at the weighting, the fp32 product. With a frozen router (LoRA on the attention only)
+    the expert outputs and the post-attention norm's output are locals, not saved; the decoder layer's
+    residual is a local either way. Mixtral-8x7B: full fine-tuning 4hk + 2h = 40,960 B per token; LoRA on
+    q, v 2ik + 2hk + 2h + 2h = 90,112 B per token, as traced op by op on fake tensors (docs/validation.md).
+    """
+    group = _layer_group(arch)
+    if not arch.is_moe or not any(m.count > 1 for m in group):
+        return 0.0
+    h, k = arch.hidden_size, arch.experts_per_token
+    trains = t.method == "full" or experts_adapted(arch, t.lora_targets)
+    frozen_locals = 0 if trains else act * h * k + act * h  # expert outputs and the norm output
+    down = (0 if trains else mlp * arch.moe_intermediate_size * k) + frozen_locals + resid * h
+    weigh = 4 * h * k + frozen_locals + resid * h
+    return float(max(down, weigh))
 
 
 def _stacked_expert_params(mods) -> int:  # noqa: ANN001 - list[LinearModule]
@@ -435,6 +461,8 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if arch.is_moe:
         routed = arch.moe_intermediate_size * arch.experts_per_token
         saved += 4 * arch.num_experts + act * h * arch.experts_per_token  # router logits, routed input copies
+        if experts_train:  # the routing weights train: their multiply saves the experts' outputs (k x h)
+            saved += act * h * arch.experts_per_token
     else:
         routed = i
     mlp_inputs = ("gate_proj", "up_proj") + (("shared_gate_proj", "shared_up_proj") if shared else ())
