@@ -730,3 +730,26 @@ def test_recomputed_moe_layer_holds_the_expert_block_locals():
     assert recompute_transient_per_token(arch, TrainingSetup(method="full", grad_checkpointing=False), 2) == 0
     dense = architecture_from_hf_config(LLAMA_3_8B)
     assert recompute_transient_per_token(dense, TrainingSetup(method="full"), 2) == 0
+
+
+def test_tied_embedding_backward_holds_both_gradient_contributions_next_to_all_gradients():
+    # Full fine-tuning with tied embeddings (Llama 3.2 1B: vocab 128,256 x hidden 2,048 = 262,668,288 shared
+    # parameters): when the backward reaches the embedding, the LM head's contribution waits in autograd's input
+    # buffer, the embedding's own dense gradient is made, and their sum is a third buffer; two of the three are
+    # beyond the gradient the ledger already counts: 2 x 262,668,288 x 2 B = 1,050,673,152 B, next to every
+    # gradient and the AdamW states. With fused AdamW (no step temporary) and a short sequence this is the peak.
+    from tuneplan.core.memory import CUBLAS_WORKSPACE_BYTES
+
+    arch = architecture_from_hf_config({"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+                                        "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+                                        "vocab_size": 128256, "tie_word_embeddings": True})
+    t = TrainingSetup(method="full", optimizer="adamw-fused", grad_checkpointing=False, seq_len=16)
+    mem, led = estimate_memory(arch, t, GpuSpec(id="big", name="big", memory_gib=80))
+    assert mem.peak_phase == "embedding backward"
+    assert mem.component("temporaries").bytes == 1_050_673_152 + CUBLAS_WORKSPACE_BYTES
+    assert mem.peak_allocated_bytes == led.weights + led.gradients + led.optimizer + 1_050_673_152 + CUBLAS_WORKSPACE_BYTES
+    untied = architecture_from_hf_config({**{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+                                             "num_hidden_layers": 16, "num_attention_heads": 32,
+                                             "num_key_value_heads": 8, "vocab_size": 128256},
+                                          "tie_word_embeddings": False})
+    assert estimate_memory(untied, t, GpuSpec(id="big", name="big", memory_gib=80))[0].peak_phase != "embedding backward"

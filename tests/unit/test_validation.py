@@ -33,11 +33,7 @@ _DOC = json.loads(RESULTS.read_text(encoding="utf-8"))
 #: see docs/validation.md "What the differences mean". The marks are strict: when the ledger is
 #: fixed for one of them, the test XPASSes as a failure and the entry must be removed, so the list
 #: never hides a case that agrees, and any case not listed must agree within 10%.
-KNOWN: list[tuple[frozenset[str], str]] = [
-    (frozenset({
-        'gemma-3-4b/full/nogc/s2048/b1/adamw:peak',
-    }),
-     'single-step harness: in step 1 the AdamW states do not exist yet during backward, so the measured peak is the optimizer step; the ledger reports the steady state (step >= 2), where weights + states + activations + loss buffers coexist at the start of backward'),
+KNOWN: list[tuple[frozenset[str], str]] = [  # empty since session 12: every comparison agrees
 ]
 
 

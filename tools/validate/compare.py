@@ -161,7 +161,8 @@ def extrapolation_weights(runs: list[dict[str, int]], target: dict[str, int]) ->
     ``{"full_attention": 2}`` or ``{"sliding_attention": 4, "full_attention": 1}``. Q is assumed to
     be ``c + sum_t n_t * s_t`` (a constant plus a per-layer cost per type); the runs must determine
     ``c`` and every ``s_t`` (the grid uses two depths of the majority type plus, for mixed models,
-    one run with a single minority-type layer in the middle).
+    runs with one and two minority-type layers inside). A key may also be a 0/1 indicator such as
+    ``"full_attention present"``, whose coefficient is a cost paid once when that type occurs.
     """
     types = sorted({t for r in [*runs, target] for t in r})
     rows = [[1.0] + [float(r.get(t, 0)) for t in types] for r in runs]

@@ -96,6 +96,9 @@ class CaseSpec:
         adapter_dtype: ``fp32`` (PEFT's default ``autocast_adapter_dtype=True``) or ``bf16`` (adapters in
             the model dtype, as torchtune and LitGPT hold them: ``autocast_adapter_dtype=False``, created in
             bf16 as PEFT's move to the base layer's dtype would leave them).
+        warmup_steps: untracked training steps before the measured one. One makes the measured step a
+            steady-state step, as every step after the first is: the AdamW states exist from its start
+            (``torch.optim.AdamW`` creates them lazily in the first ``step()``). 0 measures the first step.
     """
 
     config: dict[str, Any]
@@ -113,6 +116,7 @@ class CaseSpec:
     autocast: bool = True
     attention: str = "sdpa"
     adapter_dtype: str = "fp32"
+    warmup_steps: int = 1
 
 
 @dataclass
@@ -453,6 +457,15 @@ def measure(spec: CaseSpec) -> dict[str, Any]:
         ids = torch.randint(0, vocab, (spec.micro_batch, spec.seq_len))
         labels = ids.clone()
 
+        amp = torch.autocast("cpu", dtype=torch.bfloat16) if spec.autocast else contextlib.nullcontext()
+        for _ in range(spec.warmup_steps):  # untracked: the optimizer states exist when the measured step starts
+            with amp:
+                warm = model(input_ids=ids, labels=labels).loss
+            warm.backward()
+            del warm
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+
         layers = _decoder_layers(model)
         head = _lm_head(model)
         mt = PhaseMemTracker()
@@ -460,7 +473,6 @@ def measure(spec: CaseSpec) -> dict[str, Any]:
         mt.watch_layers(layers[0], layers[-1], head)
         mark = mt.mark
         hook = head.register_forward_pre_hook(lambda mod, args: mark("pre_head"))
-        amp = torch.autocast("cpu", dtype=torch.bfloat16) if spec.autocast else contextlib.nullcontext()
         with mt:
             mt.mark("start")
             mt.set_phase("fw")

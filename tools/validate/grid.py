@@ -7,12 +7,13 @@ Method (exact, not a fit):
 
 * Each case is measured at two reduced depths of the model's majority layer type (2 and 4 decoder
   layers) and, for models that mix attention types (Gemma 3: five sliding-window layers per global
-  one), once more with a single minority-type layer in the middle (``[S, S, F, S, S]``), so the
-  bottom and top layers — whose backward phases set the peaks — are of the same type as in the full
-  model.
+  one), twice more with one and with two minority-type layers inside (``[S, S, F, S, S]`` and
+  ``[S, S, F, S, F, S]``), so the bottom and top layers — whose backward phases set the peaks — are of
+  the same type as in the full model, and what a type costs once when it is present at all (Gemma 3's
+  global RoPE cos/sin tables, 2 MiB at 2,048 tokens) is told apart from its cost per layer.
 * Embeddings, LM head, loss and optimizer are full size in every run; only the layer count changes.
   Every phase peak and every category of it is then ``c + sum_t n_t * s_t`` in the per-type layer
-  counts ``n_t``: all layers of a type save the same tensors, have the same parameters, gradients and
+  counts ``n_t`` (plus ``p_t``, one when a minority type is present): all layers of a type save the same tensors, have the same parameters, gradients and
   optimizer states, and a layer's backward swaps its activations for its gradients, so the live set
   is linear in the depth inside each phase. :func:`compare.extrapolation_weights` solves for the
   weights that carry the reduced runs to the full layer counts, and the overall peak is the largest
@@ -154,32 +155,51 @@ def depth_plan(config: dict[str, Any]) -> tuple[list[list[str] | None], dict[str
     major = counts.most_common(1)[0][0]
     plans: list[list[str] | None] = [[major] * 2, [major] * 4]
     for minor in [t for t in counts if t != major]:
+        # one and two layers of the minority type: the second separates its per-layer cost from what the
+        # model builds once when the type is present at all (Gemma 3's global RoPE cos/sin and inv_freq)
         plans.append([major, major, minor, major, major])
-    return plans, dict(counts)
+        plans.append([major, major, minor, major, minor, major])
+    return plans, with_presence(dict(counts), plans)
 
 
-def _counts(plan: list[str] | None, depth: int) -> dict[str, int]:
-    return {"layer": depth} if plan is None else dict(Counter(plan))
+def with_presence(counts: dict[str, int], plans: list[list[str] | None]) -> dict[str, int]:
+    """``counts`` plus a ``"<type> present"`` indicator for each layer type some plan lacks.
+
+    A cost paid once when a layer type occurs at all (per-type rotary tables, masks) is not linear in that
+    type's layer count; the indicator gives the extrapolation a separate unknown for it.
+    """
+    types = {t for p in plans if p for t in p}
+    sometimes = {t for t in types if any(p is None or t not in p for p in plans)}
+    out = dict(counts)
+    for t in sorted(sometimes):
+        out[f"{t} present"] = int(counts.get(t, 0) > 0)
+    return out
+
+
+def _counts(plan: list[str] | None, depth: int, plans: list[list[str] | None] | None = None) -> dict[str, int]:
+    if plan is None:
+        return {"layer": depth}
+    return with_presence(dict(Counter(plan)), plans or [plan])
 
 
 def run_case(model: str, s: dict[str, Any], full_depth: bool = False) -> dict[str, Any]:
     """Measure one case (reduced depths + extrapolation, or directly at full depth) and compare with the ledger."""
     config = compare.catalog_config(model)
     plans, target = depth_plan(config)
-    depths = [2, 4] + [5] * (len(plans) - 2)
+    depths = [2, 4] + [len(p) for p in plans[2:]]
     spec_kw = {k: s[k] for k in ("method", "lora_rank", "lora_alpha", "lora_dropout", "grad_checkpointing",
                                  "seq_len", "micro_batch", "optimizer", "autocast", "attention", "adapter_dtype")}
     spec_kw["lora_targets"] = s["lora_targets"] or "q_v"
     t0 = time.perf_counter()
     runs = [measure(CaseSpec(config=config, layers=d, layer_types=p, **spec_kw)) for d, p in zip(depths, plans, strict=True)]
-    counts = [_counts(p, d) for d, p in zip(depths, plans, strict=True)]
+    counts = [_counts(p, d, plans) for d, p in zip(depths, plans, strict=True)]
     weights = compare.extrapolation_weights(counts, target)
     full = compare.extrapolate(runs, weights)
     record: dict[str, Any] = {
         "id": case_id(model, s),
         "model": model,
         "settings": s,
-        "layers": sum(target.values()),
+        "layers": sum(n for t, n in target.items() if not t.endswith(" present")),
         "layer_types": target,
         "runs": [{"layers": d, "layer_types": c, "peak": r["peak"], "peak_phase": r["peak_phase"], "seconds": r["seconds"]}
                  for d, c, r in zip(depths, counts, runs, strict=True)],
@@ -201,7 +221,7 @@ def run_case(model: str, s: dict[str, Any], full_depth: bool = False) -> dict[st
     record["tuneplan"] = led
     record["compare"] = compare.compare(measured, led, s)
     if full_depth:
-        direct = measure(CaseSpec(config=config, layers=sum(target.values()), layer_types=None, **spec_kw))
+        direct = measure(CaseSpec(config=config, layers=sum(n for t, n in target.items() if not t.endswith(" present")), layer_types=None, **spec_kw))
         record["check"] = _check(full, direct)
     record["seconds"] = round(time.perf_counter() - t0, 1)
     return record

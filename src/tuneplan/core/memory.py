@@ -41,8 +41,9 @@ The peak is the largest of the moments of a step, each a full set of live tensor
 the loss's backward (activations and loss buffers), backward through the last layer (all saved
 tensors plus that layer's MLP-gradient transients; with checkpointing, the recomputed layer next to
 all checkpoints), the end of backward (all gradients), the end of the forward with an fp32 master
-model under checkpointing (the autocast cache of weight casts), and the optimizer step (gradients,
-states and the step's temporaries). ``MemoryEstimate.peak_phase`` names the moment.
+model under checkpointing (the autocast cache of weight casts), the backward of a tied embedding in full
+fine-tuning (every gradient plus the embedding's two contributions being added), and the optimizer step
+(gradients, states and the step's temporaries). ``MemoryEstimate.peak_phase`` names the moment.
 """
 
 from __future__ import annotations
@@ -812,6 +813,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                                              "logits": 0.0,
                                              "temporaries": layer_backward, "optimizer": optimizer,
                                              "gathered": gathered}
+    if t.method == "full" and arch.tie_word_embeddings and not t.optimizer_in_backward and shard == "none" \
+            and not pipeline and not t.cpu_offload:
+        # Tied embeddings: the LM head's gradient contribution waits in autograd's input buffer until the
+        # embedding's backward has produced its own dense vocab x h gradient; the engine adds the two into a
+        # third buffer before AccumulateGrad takes it: 3 x vocab x h next to every other gradient and the
+        # optimizer states (MemTracker: 3.75 GiB of temporaries on Gemma 3 4B, docs/validation.md)
+        emb_grad = embed_params * grad_bytes
+        candidates["embedding backward"] = {"gradients": gradients, "activations": 0.0, "logits": 0.0,
+                                            "temporaries": 2 * emb_grad, "optimizer": optimizer, "gathered": 0.0}
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
     phase = max(allocated, key=lambda k: allocated[k])
     live = candidates[phase]
@@ -851,7 +861,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         MemoryComponent(key="activations", label="Activations", bytes=live["activations"],
                         formula={"end of backward": "at the end of backward only the first layer's saved tensors are left; "
                                                     "at the start: ",
-                                 "optimizer step": "freed before the optimizer step; during backward: "}.get(phase, "")
+                                 "optimizer step": "freed before the optimizer step; during backward: ",
+                                 "embedding backward": "freed before the embedding's backward; during backward: "}.get(phase, "")
                         + led.formulas["activations"],
                         source="saved tensors of the HF decoder layer; Korthikanti et al. arXiv:2205.05198"),
         MemoryComponent(key="logits", label="Logits & loss", bytes=live["logits"], formula=led.formulas["logits"],
@@ -859,6 +870,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         MemoryComponent(key="temporaries", label="Temporaries", bytes=live["temporaries"] + CUBLAS_WORKSPACE_BYTES,
                         formula=("AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
                                  if phase == "optimizer step" and step_temp else
+                                 "the tied embedding's two gradient contributions while autograd adds them (2 x vocab x "
+                                 "hidden) + cuBLAS workspace" if phase == "embedding backward" else
                                  "gradient buffers between layers, dequantised matrix, cuBLAS workspace"),
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,

@@ -112,6 +112,7 @@ def peak_phase_text(phase: str) -> str:
         "recomputed layer": translate("Explain", "while the last layer is recomputed in the backward pass"),
         "last layer backward": translate("Explain", "while the backward pass runs through the last layer"),
         "optimizer step": translate("Explain", "during the optimizer step"),
+        "embedding backward": translate("Explain", "while the backward pass reaches the tied embedding"),
     }
     return texts.get(phase, phase)
 
