@@ -112,6 +112,18 @@
         <translation>增加 {gib} GiB</translation>
     </message>
     <message>
+        <source> · tight</source>
+        <translation> · 偏紧</translation>
+    </message>
+    <message>
+        <source> · unlikely</source>
+        <translation> · 不太可能</translation>
+    </message>
+    <message>
+        <source> · may fit</source>
+        <translation> · 可能放得下</translation>
+    </message>
+    <message>
         <source>fits</source>
         <translation>放得下</translation>
     </message>
@@ -122,6 +134,10 @@
     <message>
         <source>does not fit</source>
         <translation>放不下</translation>
+    </message>
+    <message>
+        <source>tight: the upper end of the likely range (measured error) does not fit; unlikely: not even its lower end; may fit: the estimate does not fit but the lower end does</source>
+        <translation>偏紧：可能范围（实测误差）的上限放不下；不太可能：连下限也放不下；可能放得下：估算值放不下，但下限放得下</translation>
     </message>
     <message>
         <source>Apply: {title}</source>
@@ -166,6 +182,10 @@
     <message>
         <source>Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.</source>
         <translation>余量很紧：{gpu} 上只剩 {spare} GiB（{share}），估算误差可能就有这么大。</translation>
+    </message>
+    <message>
+        <source>Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB ({cap} GiB on the card).</source>
+        <translation>偏紧：按估算值 {gpu} 上还剩 {spare} GiB，但可能范围最高达 {high} GiB（显卡容量 {cap} GiB）。</translation>
     </message>
     <message>
         <source>Changes that give headroom:</source>
@@ -1387,6 +1407,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>during the optimizer step</source>
         <translation>在优化器步进期间</translation>
+    </message>
+    <message>
+        <source>while the backward pass reaches the tied embedding</source>
+        <translation>反向传播到达共享（绑定）的词嵌入时</translation>
     </message>
     <message>
         <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements of runs with the same sequence handling (10th–90th percentile, docs/accuracy.md).</source>

@@ -128,3 +128,29 @@ def test_controller_without_window_matches_the_core(qtbot):
     for g in state.suggestions:
         if "gpu" not in g.changes:
             assert g.saved_bytes == pytest.approx(base.memory.total_bytes - g.total_bytes)
+
+
+def test_a_plan_whose_likely_range_reaches_past_the_card_gets_advice(window, qtbot):
+    # Packed sequences: the likely range's upper end is total / (1 - 0.32) (MEASURED_ERROR_BY_MODE). On a card
+    # of total / 0.8 the estimate leaves 20% spare (more than TIGHT_SHARE) but the upper end is 1.18 x capacity:
+    # the verdict is amber "tight", so the advice panel shows, says why, and marks each row the same way.
+    store = window.store
+    assert store.scenario.training.sequence_mode == "packed"
+    total_gib = store.result.memory.total_bytes / GIB
+    assert store.set_field("gpu.memory_gib", round(total_gib / 0.8, 3))
+    mem = store.result.memory
+    assert mem.fits and mem.headroom_bytes >= TIGHT_SHARE * mem.capacity_bytes
+    assert mem.band_risk == "tight"
+    state = _current(window, qtbot)
+    assert state.show and state.suggestions
+    assert window.advice_view.isVisible()
+    assert "likely range reaches" in window.advice_view.heading.text()
+    window.advice_view.more.setChecked(True)
+    rows = [r for r in window.advice_view.rows if r.title.isVisible()]
+    for row, g in zip(rows, state.suggestions, strict=True):
+        assert ("tight" in row.fits.text()) == (g.band_risk == "tight")
+        assert ("#8a5a00" in row.fits.styleSheet()) == (g.fits and g.band_risk in {"tight", "unlikely"})
+    # the ones whose whole range fits come first
+    ranks = [(not g.fits, g.band_risk in {"tight", "unlikely"}) for g in state.suggestions]
+    assert ranks == sorted(ranks)
+    assert any(g.fits and g.band_risk == "none" for g in state.suggestions)

@@ -44,6 +44,8 @@ class Suggestion(BaseModel):
         total_bytes: device total after the change (bytes per GPU).
         saved_bytes: device total before minus after (positive saves memory).
         fits: whether the plan fits after the change.
+        band_risk: how the likely range after the change sits against the capacity
+            (:attr:`tuneplan.core.result.MemoryEstimate.band_risk`: ``none``, ``tight``, ``unlikely``, ``possible``).
         hours_delta: wall-clock change in hours (positive is slower).
         usd_delta: change of the expected cost of one run in USD.
     """
@@ -58,6 +60,7 @@ class Suggestion(BaseModel):
     saved_bytes: float
     fits: bool
     hours_delta: float
+    band_risk: str = "none"
     usd_delta: float
 
     @property
@@ -216,8 +219,9 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
             it that suggestion keeps the plan's current price.
 
     Returns:
-        Suggestions that save memory or make the plan fit, best first: the ones that fit, then the
-        smallest increase in expected cost, then the most memory saved.
+        Suggestions that save memory or make the plan fit, best first (:func:`rank_key`): the ones that
+        fit with their whole likely range, then those that fit by the estimate only, then the smallest
+        increase in expected cost, then the most memory saved.
     """
     base = base or estimate(scenario)
     out: list[Suggestion] = []
@@ -233,8 +237,15 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
         out.append(Suggestion(
             key=key, title=title, detail=detail, changes=changes,
             total_bytes=after.memory.total_bytes, saved_bytes=saved, fits=after.memory.fits,
-            hours_delta=after.time.hours - base.time.hours,
+            band_risk=after.memory.band_risk, hours_delta=after.time.hours - base.time.hours,
             usd_delta=after.cost.total_usd - base.cost.total_usd,
         ))
-    out.sort(key=lambda g: (not g.fits, g.usd_delta, -g.saved_bytes))
+    out.sort(key=rank_key)
     return out
+
+
+def rank_key(g: Suggestion) -> tuple[bool, bool, float, float]:
+    """Order of suggestions: the ones that fit with their whole likely range first, then those that fit
+    only by the estimate (``tight``/``unlikely``), then the rest; within each, the smallest increase in
+    expected cost, then the most memory saved."""
+    return (not g.fits, g.band_risk in {"tight", "unlikely"}, g.usd_delta, -g.saved_bytes)

@@ -8,9 +8,11 @@ evaluated by the full estimate; a "use a larger GPU" suggestion is re-priced the
 own), so the cost change shown is the one the click produces. It emits an :class:`AdviceState`.
 
 :class:`AdviceView` (in the Plan tab, under the headline cards) shows it when the plan does not
-fit, or fits with less than :data:`TIGHT_SHARE` of the GPU spare: per suggestion the new device
-total (and what it saves), fits ✓/✗, the change in time and cost, and an Apply button that goes
-through the store (``set_fields`` for dotted paths, ``set_gpu`` for a GPU).
+fit, fits with less than :data:`TIGHT_SHARE` of the GPU spare, or fits while its likely range (the
+measured error, ``MemoryEstimate.band_risk``) reaches past the card: per suggestion the new device
+total (and what it saves), fits ✓/✗ with the range's word when it disagrees (tight, unlikely, may fit),
+the change in time and cost, and an Apply button that goes through the store (``set_fields`` for
+dotted paths, ``set_gpu`` for a GPU). Suggestions whose whole range fits rank first.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan import catalog
-from tuneplan.core.advice import Suggestion, apply_changes, suggest
+from tuneplan.core.advice import Suggestion, apply_changes, rank_key, suggest
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
@@ -58,6 +60,7 @@ TIGHT_SHARE = 0.10
 SHOWN = 4
 
 GOOD = "#2e7d32"
+WARN = "#8a5a00"  # fits by the estimate, the likely range reaches past the card (as the verdict)
 BAD = "#c62828"
 MUTED = "#666666"
 
@@ -86,9 +89,11 @@ class AdviceState:
 
 
 def needs_advice(result: Estimate) -> bool:
-    """Whether a plan with this estimate gets suggestions: it does not fit, or it is tight."""
+    """Whether a plan with this estimate gets suggestions: it does not fit, it is tight (under
+    :data:`TIGHT_SHARE` spare), or its likely range reaches past the card."""
     mem = result.memory
-    return not mem.fits or mem.headroom_bytes < TIGHT_SHARE * mem.capacity_bytes
+    return (not mem.fits or mem.headroom_bytes < TIGHT_SHARE * mem.capacity_bytes
+            or mem.band_risk in {"tight", "unlikely"})
 
 
 class AdviceController(QObject):
@@ -133,7 +138,7 @@ class AdviceController(QObject):
                 suggestions = [self._as_applied(g, s, r) for g in suggest(s, self.gpus, r)]
             except ValueError:  # a plan the estimator cannot time (e.g. GPU without TFLOPS)
                 log.exception("advice failed")
-            suggestions.sort(key=lambda g: (not g.fits, g.usd_delta, -g.saved_bytes))
+            suggestions.sort(key=rank_key)
         elapsed = (time.perf_counter() - started) * 1000
         log.debug("advice: %d suggestions in %.1f ms", len(suggestions), elapsed)
         self.state = AdviceState(s, r, suggestions, show, elapsed)
@@ -165,6 +170,8 @@ class AdviceController(QObject):
                 "detail": f"{g.detail} {price}",
                 "hours_delta": after.time.hours - base.time.hours,
                 "usd_delta": after.cost.total_usd - base.cost.total_usd,
+                "fits": after.memory.fits,
+                "band_risk": after.memory.band_risk,
             }
         )
 
@@ -247,15 +254,22 @@ class _Row:
             self.saved.setText(translate("Advice", "adds {gib} GiB").format(gib=f"{-saved:.1f}"))
         else:
             self.saved.setText("")
+        # the same words and colours as the verdict: the estimate, and where the likely range disagrees
+        risk = {"tight": translate("Advice", " · tight"), "unlikely": translate("Advice", " · unlikely"),
+                "possible": translate("Advice", " · may fit")}.get(g.band_risk, "")
         self.fits.setText(
-            "✓ " + translate("Advice", "fits") if g.fits else "✗ " + translate("Advice", "short")
+            ("✓ " + translate("Advice", "fits") if g.fits else "✗ " + translate("Advice", "short")) + risk
         )
-        sheet = themed(f"color: {GOOD if g.fits else BAD}; font-weight: 600;")
+        color = BAD if not g.fits else WARN if g.band_risk in {"tight", "unlikely"} else GOOD
+        sheet = themed(f"color: {color}; font-weight: 600;")
         if self.fits.styleSheet() != sheet:
             self.fits.setStyleSheet(sheet)
         self.fits.setAccessibleName(
-            translate("Advice", "fits") if g.fits else translate("Advice", "does not fit")
+            (translate("Advice", "fits") if g.fits else translate("Advice", "does not fit")) + risk
         )
+        self.fits.setToolTip(translate(
+            "Advice", "tight: the upper end of the likely range (measured error) does not fit; unlikely: not even "
+            "its lower end; may fit: the estimate does not fit but the lower end does") if risk else "")
         self.time.setText(_signed_hours(g.hours_delta))
         self.cost.setText(_signed_usd(g.usd_delta))
         self.button.setAccessibleName(translate("Advice", "Apply: {title}").format(title=suggestion_title(g)))
@@ -366,12 +380,20 @@ class AdviceView(QFrame):
             color = BAD
         else:
             self._set_tone("#fff8e6", "#e6cf99")
-            lead = translate(
-                "Advice",
-                "Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.",
-            ).format(
-                spare=f"{spare:.1f}", share=f"{spare / (mem.capacity_bytes / GIB):.0%}", gpu=html.escape(gpu)
-            )
+            if spare < TIGHT_SHARE * mem.capacity_bytes / GIB:
+                lead = translate(
+                    "Advice",
+                    "Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.",
+                ).format(
+                    spare=f"{spare:.1f}", share=f"{spare / (mem.capacity_bytes / GIB):.0%}", gpu=html.escape(gpu)
+                )
+            else:  # enough spare by the estimate, but the measured-error range reaches past the card
+                lead = translate(
+                    "Advice",
+                    "Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB "
+                    "({cap} GiB on the card).",
+                ).format(spare=f"{spare:.1f}", gpu=html.escape(gpu), high=f"{mem.high_bytes / GIB:.1f}",
+                         cap=f"{mem.capacity_bytes / GIB:.1f}")
             ask = translate("Advice", "Changes that give headroom:")
             color = "#8a5a00"
         if not state.suggestions:
