@@ -109,3 +109,12 @@ def test_unknown_case_ids_are_refused_in_one_line():
     proc = subprocess.run([sys.executable, "tools/gpu_grid/measure.py", "--out", "/tmp/unused", "--only", "nope"],
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and "unknown case id(s): nope" in proc.stderr
+
+
+def test_each_case_is_estimated_with_the_adapters_it_ran():
+    # PEFT's fp32 adapters in a plain bf16 loop (the grid's default), under autocast, or bf16 adapters
+    by_id = {c.id: asdict(c) for c in measure.GRID}
+    assert gpu_report.setup_for(by_id["llama8b-lora-all-gc-2k"]).adapter_precision == "fp32"
+    assert gpu_report.setup_for(by_id["llama8b-lora-all-gc-2k-autocast"]).adapter_precision == "fp32-autocast"
+    bf16 = gpu_report.setup_for(by_id["llama8b-lora-all-gc-2k-bf16adapters"])
+    assert bf16.adapter_precision == "model-dtype" and bf16.lora_dropout == 0.0

@@ -42,9 +42,14 @@ ROOT = Path(__file__).resolve().parents[2]
 def setup_for(case: dict[str, Any]) -> TrainingSetup:
     """Tuneplan's :class:`TrainingSetup` for a measured case (a ``measure.Case`` as a dict).
 
-    Pure BF16 unless the case ran an fp32 model under autocast (``master_fp32`` -> ``master_weights="fp32"``);
-    ``autocast`` around a BF16 model has no Tuneplan field (the estimate assumes pure BF16).
+    Pure BF16 unless the case ran an fp32 model under autocast (``master_fp32`` -> ``master_weights="fp32"``).
+    LoRA adapters as the case held them (``adapter_precision``): PEFT's fp32 adapters under autocast
+    (``autocast``), without it (a plain loop, the grid's default), or bf16 adapters (``adapter_dtype="bf16"``).
     """
+    if case.get("adapter_dtype", "fp32") == "bf16":
+        adapters = "model-dtype"
+    else:
+        adapters = "fp32-autocast" if case["autocast"] else "fp32"
     return TrainingSetup(
         method=case["method"],
         precision="bf16",
@@ -62,6 +67,7 @@ def setup_for(case: dict[str, Any]) -> TrainingSetup:
         grad_checkpointing=case["grad_checkpointing"],
         attention="sdpa",
         num_gpus=1,
+        adapter_precision=adapters,
     )
 
 

@@ -81,6 +81,7 @@ class Case:
     grad_accumulation: int = 1
     autocast: bool = False  # bf16 autocast around a bf16 model (HF Trainer / accelerate mixed precision)
     master_fp32: bool = False  # fp32 model under bf16 autocast
+    adapter_dtype: str = "fp32"  # fp32 (PEFT's autocast_adapter_dtype) | bf16 (torchtune/LitGPT-style adapters)
     alloc_conf: str = ""  # PYTORCH_CUDA_ALLOC_CONF for this case
     note: str = ""
 
@@ -106,6 +107,8 @@ GRID: list[Case] = [
     Case("llama8b-lora-all-gc-8k", "llama-3.1-8b", seq_len=8192),
     Case("llama8b-lora-qv-gc-b4-2k", "llama-3.1-8b", lora_targets="q_v", micro_batch=4),
     Case("llama8b-lora-all-gc-2k-autocast", "llama-3.1-8b", autocast=True, note="HF Trainer bf16=True"),
+    Case("llama8b-lora-all-gc-2k-bf16adapters", "llama-3.1-8b", adapter_dtype="bf16", lora_dropout=0.0,
+         note="torchtune-style adapters in bf16, no dropout"),
     Case("llama8b-lora-all-gc-2k-fp32base", "llama-3.1-8b", master_fp32=True, note="LoRA on an fp32 base (bf16-mixed)"),
     Case("llama3b-full-master-fp32-gc-2k", "llama-3.2-3b", method="full", master_fp32=True),
     Case("llama8b-full-optinbwd-gc-2k", "llama-3.1-8b", method="full", optimizer_in_backward=True,
@@ -231,7 +234,7 @@ def run_case(case: Case, device: str, tiny: bool) -> dict[str, Any]:
             case.lora_targets, "all-linear")
         model = peft.get_peft_model(model, peft.LoraConfig(
             r=case.lora_rank, lora_alpha=2 * case.lora_rank, lora_dropout=case.lora_dropout,
-            target_modules=targets, task_type="CAUSAL_LM"))
+            target_modules=targets, task_type="CAUSAL_LM"), autocast_adapter_dtype=case.adapter_dtype == "fp32")
     params = [p for p in model.parameters() if p.requires_grad]
     build_s = time.perf_counter() - t0
 
