@@ -2523,6 +2523,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>条 {seq} token 的序列（当前 {now}）</translation>
     </message>
     <message>
+        <source>{n} with the whole likely range</source>
+        <translation>整个可能范围内为 {n}</translation>
+    </message>
+    <message>
         <source>Not even 1 token fits: the weights and states alone exceed the GPU</source>
         <translation>连 1 个 token 都放不下：仅权重和状态就超出了 GPU 显存</translation>
     </message>

@@ -130,3 +130,15 @@ def test_the_likely_range_is_shaded_around_the_curve(window, qtbot):
     totals = [b / GIB for _, b in state.curve]
     assert list(chart.band_low.getData()[1]) == pytest.approx([t / 1.175 for t in totals])
     assert list(chart.band_high.getData()[1]) == pytest.approx([t / 0.68 for t in totals])
+
+
+def test_limits_also_say_how_far_the_whole_likely_range_fits(window, qtbot):
+    sel = _show_limits(window, qtbot).selected
+    assert 0 < sel.seq_len_cautious < sel.seq_len and 0 < sel.micro_batch_cautious <= sel.micro_batch
+    text = window.limits_view.seq_label.text()
+    assert f"{sel.seq_len_cautious:,} with the whole likely range" in text
+    assert "#8a5a00" in text or "#e3b55a" in text  # the verdict's warning colour (light or dark theme)
+    store = window.store
+    assert store.set_field("training.seq_len", sel.seq_len_cautious)
+    mem = store.result.memory
+    assert mem.fits and mem.band_risk == "none"  # the whole range fits there

@@ -90,22 +90,32 @@ def _fits(scenario: Scenario) -> bool:
     return mem.fits
 
 
-def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int = 256) -> int:
-    """Largest micro-batch (sequences per GPU per step) that fits; 0 if not even 1 fits."""
+def _within(mem, cautious: bool) -> bool:  # noqa: ANN001 - MemoryEstimate
+    """Fits by the estimate; with ``cautious`` the upper end of the likely range fits too."""
+    return mem.fits and (not cautious or mem.high_bytes <= mem.capacity_bytes)
+
+
+def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int = 256, cautious: bool = False) -> int:
+    """Largest micro-batch (sequences per GPU per step) that fits; 0 if not even 1 fits.
+
+    ``cautious``: the largest whose whole likely range (``MemoryEstimate.high_bytes``, the estimate plus the
+    measured error for the plan's sequence mode) fits, rather than the estimate alone.
+    """
     gpu = gpu or scenario.gpu
     t = scenario.training
 
     def fits(b: int) -> bool:
         mem, _ = estimate_memory(scenario.model, t.model_copy(update={"micro_batch": b}), gpu)
-        return mem.fits
+        return _within(mem, cautious)
 
     return largest_fitting(fits, upper)
 
 
-def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None) -> int:
+def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None, cautious: bool = False) -> int:
     """Longest sequence length (tokens) that fits at the plan's micro-batch; 0 if not even 1 token.
 
-    Searched up to the model's ``max_position_embeddings`` (or :data:`SEQ_LEN_SEARCH_CAP`).
+    Searched up to the model's ``max_position_embeddings`` (or :data:`SEQ_LEN_SEARCH_CAP`). ``cautious``:
+    the longest whose whole likely range fits (see :func:`max_micro_batch`).
     """
     gpu = gpu or scenario.gpu
     t = scenario.training
@@ -113,7 +123,7 @@ def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None) -> int:
 
     def fits(s: int) -> bool:
         mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), gpu)
-        return mem.fits
+        return _within(mem, cautious)
 
     return largest_fitting(fits, cap)
 

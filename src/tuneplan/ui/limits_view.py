@@ -69,6 +69,7 @@ LOCAL_COLOR = "#1565c0"
 MARKER_COLOR = "#202020"
 GOOD = "#2e7d32"
 BAD = "#c62828"
+WARN = "#8a5a00"  # the theme's warning colour (the amber verdict): limits of the whole likely range
 
 
 def token_label(tokens: float) -> str:
@@ -103,6 +104,8 @@ class GpuLimits:
         batch_capped: ``micro_batch`` reached the search bound (:data:`MICRO_BATCH_SEARCH`).
         total_bytes: the plan's device total on this GPU.
         fits: whether the plan as it is fits this GPU.
+        micro_batch_cautious, seq_len_cautious: the same limits for the whole likely range (the estimate's
+            measured error for the plan's sequence mode), never above the limits by the estimate.
     """
 
     gpu: GpuSpec
@@ -113,6 +116,8 @@ class GpuLimits:
     batch_capped: bool
     total_bytes: float
     fits: bool
+    micro_batch_cautious: int = 0
+    seq_len_cautious: int = 0
 
     @property
     def capacity_gib(self) -> float:
@@ -146,6 +151,8 @@ def gpu_limits(s: Scenario, gpu: GpuSpec, label: str) -> GpuLimits:
         batch_capped=mb >= MICRO_BATCH_SEARCH,
         total_bytes=mem.total_bytes,
         fits=mem.fits,
+        micro_batch_cautious=max_micro_batch(s, gpu, upper=max(mb, 1), cautious=True) if mb > 0 else 0,
+        seq_len_cautious=max_seq_len(s, gpu, cautious=True) if seq > 0 else 0,
     )
 
 
@@ -541,7 +548,15 @@ class LimitsView(QWidget):
             translate("Limits", "sequence of {seq} tokens (now {now})")
             if g.micro_batch == 1
             else translate("Limits", "sequences of {seq} tokens (now {now})")
-        ).format(seq=f"{seq_len:,}", now=current)
+        ).format(seq=f"{seq_len:,}", now=current) + LimitsView._cautious(g.micro_batch_cautious, g.micro_batch)
+
+    @staticmethod
+    def _cautious(cautious: int, limit: int) -> str:
+        """`` · n with the whole likely range`` in the warning colour, when that is below the limit."""
+        if limit <= 0 or cautious >= limit:
+            return ""
+        return f" · <span style='color:{WARN}'>" + translate(
+            "Limits", "{n} with the whole likely range").format(n=f"{cautious:,}") + "</span>"
 
     @staticmethod
     def _seq_plain(g: GpuLimits) -> str:
@@ -575,7 +590,7 @@ class LimitsView(QWidget):
         )
         return f"<span style='color:{color}; font-weight:600'>{g.seq_len:,}</span> " + translate(
             "Limits", "tokens ({note}; now {now})"
-        ).format(note=note, now=f"{current:,}")
+        ).format(note=note, now=f"{current:,}") + LimitsView._cautious(g.seq_len_cautious, g.seq_len)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt naming
         """Redraw the coloured text in the new theme."""
