@@ -652,6 +652,10 @@ Please attach that file when you report the problem.</source>
         <translation>未应用 FP32 上转：分片 QLoRA（FSDP/ZeRO-3）会跳过 prepare_model_for_kbit_training，以便每个分片只有一种数据类型</translation>
     </message>
     <message>
+        <source>the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
+        <translation>LoRA 适配器设置（{mode}）不适用：使用 FP32 主权重时，适配器为 FP32，在 autocast 下运行</translation>
+    </message>
+    <message>
         <source>{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel</source>
         <translation>{n} 块 GPU 但未分片：各层被拆分到不同 GPU 上，一次只有一块 GPU 在计算（朴素模型并行，HF device_map）；要并行训练请选择 DDP、ZeRO 或 FSDP</translation>
     </message>

@@ -230,7 +230,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
         lora += f", NF4{' + double quant' if tr.double_quant else ''}, unquantised weights in " + (
             "fp32" if upcast else tr.precision)
-    shard = f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.num_gpus > 1 else ""
+    shard = (f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.sharding != "none" else
+             f", layers split over {tr.num_gpus} GPUs") if tr.num_gpus > 1 else ""
     amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"
           f"{' (step in backward)' if tr.optimizer_in_backward else ''}{lora}; micro-batch {tr.micro_batch} x "

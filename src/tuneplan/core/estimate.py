@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.memory import estimate_memory, experts_adapted
+from tuneplan.core.memory import adapter_path, estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.throughput import estimate_time
@@ -71,6 +71,10 @@ def estimate(scenario: Scenario) -> Estimate:
             "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
             "set dropout to 0 or target the attention projections only"
         )
+    if t.method != "full" and t.adapter_precision != "fp32-autocast" and adapter_path(t) == "autocast":
+        # an fp32 master model (LoRA on an fp32 base) runs under autocast, so PEFT's adapters are fp32 and cast
+        warnings.append(f"the LoRA adapter setting ({t.adapter_precision}) does not apply: with FP32 master weights "
+                        "the adapters are FP32 under autocast")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:

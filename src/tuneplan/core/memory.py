@@ -567,6 +567,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
 
     # ------------------------------------------------------------ trainable parameters
     embed_params = arch.vocab_size * arch.hidden_size
+
+    def count(n: float) -> str:  # parameter counts in the formulas: 41.9M, 8.030B
+        return f"{n / 1e9:.3f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
+
     if t.method == "full":
         adapter_tensors, lora_params = [], 0
         trainable = total_params
@@ -603,23 +607,23 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         paged_share = big / trainable if trainable else 0.0
     if opt in {"adamw", "adamw-fused"}:
         optimizer = trainable * 2 * state_bytes
-        formula = f"{trainable / 1e9:.3f}B x 2 moments x {state_bytes} B"
+        formula = f"{count(trainable)} x 2 moments x {state_bytes} B"
         if opt == "adamw" and not t.optimizer_in_backward:
             step_temp = trainable * state_bytes  # foreach path: torch._foreach_sqrt(exp_avg_sq) temporary
     elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
         optimizer = trainable * (2 * 1 + 2 * 4 / 256)
-        formula = f"{trainable / 1e9:.3f}B x 2 moments x (1 B + 4 B/256 absmax)"
+        formula = f"{count(trainable)} x 2 moments x (1 B + 4 B/256 absmax)"
         if opt.startswith("paged"):  # the uint8 states of tensors with >= 1e5 elements live in unified
             # memory; their fp32 absmax vectors are ordinary device tensors (torch.zeros)
             paged = trainable * paged_share * 2 * 1
             optimizer -= paged
     elif opt == "paged-adamw-32bit":
         optimizer = trainable * 2 * 4
-        formula = f"{trainable / 1e9:.3f}B x 2 moments x 4 B (fp32)"
+        formula = f"{count(trainable)} x 2 moments x 4 B (fp32)"
         paged, optimizer = optimizer * paged_share, optimizer * (1 - paged_share)
     elif opt == "sgd":
         optimizer = trainable * state_bytes
-        formula = f"{trainable / 1e9:.3f}B x momentum {state_bytes} B"
+        formula = f"{count(trainable)} x momentum {state_bytes} B"
     else:  # adafactor
         factored = 0
         for n_layers, mods in arch.linear_modules():
@@ -637,7 +641,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         gradients = max(largest, embed_params if t.method == "full" else 0) * grad_bytes
         led.formulas["gradients"] = "optimizer step fused into backward: one parameter's gradient at a time"
     else:
-        led.formulas["gradients"] = f"{trainable / 1e9:.3f}B trainable x {grad_bytes} B"
+        led.formulas["gradients"] = f"{count(trainable)} trainable x {grad_bytes} B"
 
     # ------------------------------------------------------------ sharding of model states
     largest_layer_bytes = max(layer_bytes(mods) for _, mods in arch.linear_modules())
@@ -861,6 +865,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         MemoryComponent(key="activations", label="Activations", bytes=live["activations"],
                         formula={"end of backward": "at the end of backward only the first layer's saved tensors are left; "
                                                     "at the start: ",
+                                 "backward": ("at the loss's backward only the checkpoints and the head's inputs are alive "
+                                              "(the recomputed layer comes later); the ledger: " if t.grad_checkpointing else ""),
+                                 "end of forward": ("at the end of the forward only the checkpoints and the head's inputs are "
+                                                    "alive; the ledger: " if t.grad_checkpointing else ""),
                                  "optimizer step": "freed before the optimizer step; during backward: ",
                                  "embedding backward": "freed before the embedding's backward; during backward: "}.get(phase, "")
                         + led.formulas["activations"],

@@ -373,27 +373,27 @@ class AdviceView(QFrame):
             ).format(
                 need=f"{mem.total_bytes / GIB:.1f}",
                 gpu=html.escape(gpu),
-                cap=f"{mem.capacity_bytes / GIB:.1f}",
+                cap=f"{mem.capacity_bytes / GIB:.2f}",
                 short=f"{-spare:.1f}",
             )
             ask = translate("Advice", "What would make it fit, best first:")
             color = BAD
         else:
             self._set_tone("#fff8e6", "#e6cf99")
-            if spare < TIGHT_SHARE * mem.capacity_bytes / GIB:
+            if mem.band_risk not in {"tight", "unlikely"}:
                 lead = translate(
                     "Advice",
                     "Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.",
                 ).format(
                     spare=f"{spare:.1f}", share=f"{spare / (mem.capacity_bytes / GIB):.0%}", gpu=html.escape(gpu)
                 )
-            else:  # enough spare by the estimate, but the measured-error range reaches past the card
+            else:  # the measured-error range reaches past the card (always so when under TIGHT_SHARE spare)
                 lead = translate(
                     "Advice",
                     "Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB "
                     "({cap} GiB on the card).",
                 ).format(spare=f"{spare:.1f}", gpu=html.escape(gpu), high=f"{mem.high_bytes / GIB:.1f}",
-                         cap=f"{mem.capacity_bytes / GIB:.1f}")
+                         cap=f"{mem.capacity_bytes / GIB:.2f}")
             ask = translate("Advice", "Changes that give headroom:")
             color = "#8a5a00"
         if not state.suggestions:

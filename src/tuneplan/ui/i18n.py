@@ -426,6 +426,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                 r"prepare_model_for_kbit_training so that every shard has one dtype"),
      QT_TRANSLATE_NOOP("CoreNotes", "the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
                        "prepare_model_for_kbit_training so that every shard has one dtype")),
+    (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: with FP32 master weights the "
+                r"adapters are FP32 under autocast"),
+     QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the "
+                       "adapters are FP32 under autocast")),
     (re.compile(r"(?P<n>\d+) GPUs without sharding: the layers are split across the GPUs and run one GPU at a time "
                 r"\(naive model parallelism, HF device_map\); choose DDP, ZeRO or FSDP to train in parallel"),
      QT_TRANSLATE_NOOP("CoreNotes", "{n} GPUs without sharding: the layers are split across the GPUs and run one GPU "
