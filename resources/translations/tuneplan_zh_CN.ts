@@ -652,6 +652,10 @@ Please attach that file when you report the problem.</source>
         <translation>未应用 FP32 上转：分片 QLoRA（FSDP/ZeRO-3）会跳过 prepare_model_for_kbit_training，以便每个分片只有一种数据类型</translation>
     </message>
     <message>
+        <source>FP16 training with FP16 trainable parameters: PyTorch&apos;s loss scaler refuses them (&quot;Attempting to unscale FP16 gradients&quot;); keep the trained weights in FP32 (FP32 master weights, or PEFT&apos;s FP32 adapters) or train in BF16</source>
+        <translation>FP16 训练且可训练参数为 FP16：PyTorch 的损失缩放器会拒绝（&quot;Attempting to unscale FP16 gradients&quot;）；请将被训练的权重保持为 FP32（FP32 主权重，或 PEFT 的 FP32 适配器），或改用 BF16 训练</translation>
+    </message>
+    <message>
         <source>the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
         <translation>LoRA 适配器设置（{mode}）不适用：使用 FP32 主权重时，适配器为 FP32，在 autocast 下运行</translation>
     </message>

@@ -213,3 +213,17 @@ def test_compare_gpus_json_says_when_the_likely_range_does_not_fit():
     rows = json.loads(out.stdout)
     assert {r["band_risk"] for r in rows if r["fits"]} <= {"none", "tight", "unlikely"}
     assert {r["band_risk"] for r in rows if not r["fits"]} <= {"none", "possible"}
+
+
+def test_settings_that_training_would_refuse_or_ignore_are_said():
+    # pure FP16 trainable weights: torch's GradScaler raises "Attempting to unscale FP16 gradients"
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "full", "--precision", "fp16", "--gpu", "a100-80gb",
+              "--json")
+    assert any("Attempting to unscale FP16 gradients" in w for w in json.loads(out.stdout)[0]["warnings"])
+    mixed = run("estimate", "--model", "llama-3.1-8b", "--method", "full", "--precision", "fp16", "--master-weights",
+                "fp32", "--gpu", "a100-80gb", "--json")
+    assert not any("unscale" in w for w in json.loads(mixed.stdout)[0]["warnings"])
+    # an fp32 master model runs PEFT's fp32 adapters under autocast whatever the adapter setting says
+    lora = run("estimate", "--model", "llama-3.1-8b", "--method", "lora", "--master-weights", "fp32",
+               "--adapter-precision", "model-dtype", "--json")
+    assert any("adapter setting (model-dtype) does not apply" in w for w in json.loads(lora.stdout)[0]["warnings"])

@@ -702,16 +702,17 @@ MIXTRAL_8X7B = {"model_type": "mixtral", "hidden_size": 4096, "intermediate_size
                 "num_experts_per_tok": 2, "tie_word_embeddings": False}
 
 
-def test_a_trained_router_saves_the_expert_outputs_for_its_gradient():
+def test_trained_experts_save_the_sorted_hidden_states_and_the_routing_multiply_saves_their_outputs():
     # transformers 5 grouped_mm_experts_forward multiplies the down output (k x h per token, bf16) by the routing
-    # weights; when those weights need a gradient (router trains: full fine-tuning) the multiply saves the down
-    # output (2h per routed token). Everything of the expert block scales with k, so compare top-2 with top-1.
+    # weights, which need a gradient whenever the hidden state does (the router is a linear of it), so the
+    # multiply saves the down output (2h per routed token); trained experts also save their input, the hidden
+    # states sorted by expert (2h per routed token). Everything of the expert block scales with k: top-2 - top-1.
     top2 = architecture_from_hf_config(MIXTRAL_8X7B)
     top1 = architecture_from_hf_config({**MIXTRAL_8X7B, "num_experts_per_tok": 1})
     t = TrainingSetup(method="full", grad_checkpointing=False, attention="sdpa", sequence_mode="fixed")
     per_k = (estimate_memory(top2, t, GPU_24)[1].activation_per_layer_token
              - estimate_memory(top1, t, GPU_24)[1].activation_per_layer_token)
-    # per extra routed expert and token: routed input copy 2h + expert output 2h (saved for the routing weights)
+    # per extra routed expert and token: sorted input copy 2h + expert output 2h (saved for the routing weights)
     # + gate, up, SiLU(gate) 3 x 2i + down_proj input 2i = 8,192 + 8,192 + 86,016 + 28,672 = 131,072 B
     assert per_k == 131_072
 
@@ -720,8 +721,8 @@ def test_recomputed_moe_layer_holds_the_expert_block_locals():
     # Traced on fake tensors (docs/validation.md), per token, Mixtral-8x7B (h = 4,096, i = 14,336, k = 2):
     # full fine-tuning: at the routing-weight multiply, its fp32 product 4 B x h x k = 32,768 + the residual 2h
     # = 8,192 -> 40,960 B. LoRA on q, v (experts and router frozen): at the down matmul, its input 2 B x i x k
-    # = 57,344 + its output 2hk = 16,384 + the post-attention norm output 2h = 8,192 + the residual 2h = 8,192
-    # -> 90,112 B (larger than q/v's own LoRA transient).
+    # = 57,344 + the sorted hidden states 2hk = 16,384 + the post-attention norm output 2h = 8,192 + the residual
+    # 2h = 8,192 -> 90,112 B (larger than q/v's own LoRA transient).
     from tuneplan.core.memory import recompute_transient_per_token
 
     arch = architecture_from_hf_config(MIXTRAL_8X7B)
@@ -748,8 +749,26 @@ def test_tied_embedding_backward_holds_both_gradient_contributions_next_to_all_g
     assert mem.peak_phase == "embedding backward"
     assert mem.component("temporaries").bytes == 1_050_673_152 + CUBLAS_WORKSPACE_BYTES
     assert mem.peak_allocated_bytes == led.weights + led.gradients + led.optimizer + 1_050_673_152 + CUBLAS_WORKSPACE_BYTES
-    untied = architecture_from_hf_config({**{"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
-                                             "num_hidden_layers": 16, "num_attention_heads": 32,
-                                             "num_key_value_heads": 8, "vocab_size": 128256},
-                                          "tie_word_embeddings": False})
-    assert estimate_memory(untied, t, GpuSpec(id="big", name="big", memory_gib=80))[0].peak_phase != "embedding backward"
+    # From the second micro-batch of an accumulation the sum is added into the existing .grad: three buffers
+    # beyond it, 3 x 525,336,576 = 1,576,009,728 B
+    acc = estimate_memory(arch, t.model_copy(update={"grad_accumulation": 4}), GpuSpec(id="big", name="big", memory_gib=80))[0]
+    assert acc.peak_phase == "embedding backward"
+    assert acc.component("temporaries").bytes == 1_576_009_728 + CUBLAS_WORKSPACE_BYTES
+    # DDP sums them the same way before its reduction hook takes the gradient
+    ddp = estimate_memory(arch, t.model_copy(update={"num_gpus": 2, "sharding": "ddp"}),
+                          GpuSpec(id="big", name="big", memory_gib=80))[0]
+    assert ddp.peak_phase == "embedding backward"
+    assert ddp.component("temporaries").bytes == 1_050_673_152 + CUBLAS_WORKSPACE_BYTES
+
+
+def test_trainable_embedding_copies_keep_their_own_dtype_for_gradients_and_adamw_states():
+    # PEFT's modules_to_save copies (embed_tokens and lm_head, untied on Llama 3 8B: 2 x 128,256 x 4,096 =
+    # 1,050,673,152 parameters) stay in the model's bf16 (cast_adapter_dtype upcasts only the LoRA layers), so
+    # their gradients and AdamW moments take 2 B, the 41,943,040 fp32 adapter parameters 4 B:
+    # gradients 41,943,040 x 4 + 1,050,673,152 x 2 = 2,269,118,464 B; AdamW moments twice that
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="lora", lora_targets="all-linear", trainable_embeddings=True, optimizer="adamw-fused")
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.trainable_params == 41_943_040 + 1_050_673_152
+    assert led.gradients == 2_269_118_464
+    assert led.optimizer == 2 * 2_269_118_464

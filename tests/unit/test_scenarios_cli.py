@@ -12,7 +12,7 @@ import pytest
 
 from tuneplan.catalog import default_scenario, get_gpu
 from tuneplan.core.estimate import estimate
-from tuneplan.core.scenario import Scenario
+from tuneplan.core.scenario import SCHEMA_VERSION, Scenario
 from tuneplan.storage.files import read_scenario_file
 from tuneplan.storage.library import ScenarioLibrary
 
@@ -70,7 +70,7 @@ def test_list_empty_and_populated(data: Path) -> None:
         ("broken", False),
     ]
     assert rows[0]["path"] == str(b) and rows[1]["path"] == str(a)
-    assert rows[0]["schema_version"] == 2
+    assert rows[0]["schema_version"] == SCHEMA_VERSION == 3
     assert rows[2]["problem"].startswith("not valid JSON (line 1, column 2")
 
     text = tuneplan("scenarios", "list")
@@ -155,8 +155,9 @@ def test_import_hostile_file(data: Path, tmp_path: Path) -> None:
     )
     assert_one_line_error(tuneplan("scenarios", "import", str(hostile)), "invalid value for name")
     newer = tmp_path / "newer.json"
-    newer.write_text('{"format": "tuneplan-scenario", "schema_version": 3, "scenario": {}}')
-    assert_one_line_error(tuneplan("scenarios", "import", str(newer)), "saved by a newer Tuneplan (schema 3)")
+    newer.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": SCHEMA_VERSION + 1, "scenario": {}}))
+    assert_one_line_error(tuneplan("scenarios", "import", str(newer)),
+                          f"saved by a newer Tuneplan (schema {SCHEMA_VERSION + 1})")
     assert_one_line_error(tuneplan("scenarios", "import", str(tmp_path / "missing.json")), "no such file")
     assert ScenarioLibrary().list() == []
 

@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 2
+    assert doc["schema_version"] == SCHEMA_VERSION == 3
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -211,10 +211,10 @@ def test_newer_schema_is_refused_and_file_untouched(tmp_path: Path, scenario: Sc
     target = tmp_path / "future.json"
     doc = {
         "format": FORMAT,
-        "schema_version": 3,
+        "schema_version": SCHEMA_VERSION + 1,
         "app_version": "9.0",
         "saved_at": "2030-01-01T00:00:00+00:00",
-        "scenario": {"whatever": "shape schema 3 has", "gpus": [1, 2]},
+        "scenario": {"whatever": "shape a newer schema has", "gpus": [1, 2]},
         "new_top_level": True,
     }
     target.write_text(json.dumps(doc), "utf-8")
@@ -223,9 +223,10 @@ def test_newer_schema_is_refused_and_file_untouched(tmp_path: Path, scenario: Sc
     with pytest.raises(NewerSchemaError) as info:
         read_scenario_file(target)
     assert str(info.value) == (
-        f"{target}: saved by a newer Tuneplan (schema 3); this version reads up to 2 — the file was left untouched"
+        f"{target}: saved by a newer Tuneplan (schema {SCHEMA_VERSION + 1}); this version reads up to {SCHEMA_VERSION} "
+        "— the file was left untouched"
     )
-    assert info.value.file_version == 3
+    assert info.value.file_version == SCHEMA_VERSION + 1
     assert isinstance(info.value, ScenarioFileError)
     assert target.read_bytes() == before
     assert target.stat().st_mtime_ns == stat_before.st_mtime_ns
@@ -267,6 +268,22 @@ def test_v1_file_is_migrated_to_v2(tmp_path: Path, scenario: Scenario) -> None:
     expected.training.kbit_fp32_upcast = True
     assert doc.scenario == expected
     assert 1 in MIGRATIONS
+
+
+def test_v2_file_is_migrated_to_v3(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 2 had no training.adapter_precision; such plans were estimated with PEFT's FP32 adapters under autocast.
+    scenario = scenario.model_copy(deep=True)
+    scenario.training.method = "lora"
+    data = scenario.model_dump(mode="json")
+    data["schema_version"] = 2
+    del data["training"]["adapter_precision"]
+    target = tmp_path / "v2.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 2, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 2 and doc.migrated
+    assert doc.scenario.training.adapter_precision == "fp32-autocast"
+    assert doc.scenario == scenario
+    assert 2 in MIGRATIONS
 
 
 def test_bare_v1_dump_is_accepted(tmp_path: Path, scenario: Scenario) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from tuneplan.catalog import default_scenario, get_gpu, get_model
 from tuneplan.core.estimate import estimate
-from tuneplan.core.scenario import Scenario
+from tuneplan.core.scenario import SCHEMA_VERSION, Scenario
 from tuneplan.storage.files import (
     FORMAT,
     NewerSchemaError,
@@ -77,7 +77,7 @@ def test_save_list_load_round_trip(lib: ScenarioLibrary, data: Path) -> None:
     assert (info.name, info.path, info.schema_version, info.ok, info.problem) == (
         scenario.name,
         path,
-        2,
+        SCHEMA_VERSION,
         True,
         None,
     )
@@ -318,13 +318,14 @@ def test_invalid_values_are_quarantined_too(lib: ScenarioLibrary, data: Path) ->
 
 def test_newer_file_in_library_stays_put(lib: ScenarioLibrary, data: Path) -> None:
     path = lib.scenarios_dir / "future-abc123.json"
-    path.write_text(json.dumps({"format": FORMAT, "schema_version": 3, "scenario": {}}), "utf-8")
+    path.write_text(json.dumps({"format": FORMAT, "schema_version": SCHEMA_VERSION + 1, "scenario": {}}), "utf-8")
     before = path.read_bytes()
     [info] = lib.list()
-    assert (info.ok, info.schema_version) == (False, 3)
+    assert (info.ok, info.schema_version) == (False, SCHEMA_VERSION + 1)
     assert (
         info.problem
-        == "saved by a newer Tuneplan (schema 3); this version reads up to 2 — the file was left untouched"
+        == f"saved by a newer Tuneplan (schema {SCHEMA_VERSION + 1}); this version reads up to {SCHEMA_VERSION} "
+        "— the file was left untouched"
     )
     with pytest.raises(NewerSchemaError):
         lib.load(path)

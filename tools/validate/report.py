@@ -262,8 +262,9 @@ def _findings(cases: list[dict[str, Any]]) -> list[str]:
         "norms that way (it counted two norms at 4h + 2h before this comparison).",
         f"* **Mixtral (MoE): per layer {med('act_per_layer_tok', lambda c: base(c) and c['model'] == 'mixtral-8x7b' and not c['settings']['grad_checkpointing'] and c['settings']['lora_targets'] != 'all-linear')} (full, LoRA q_v).** "
         "transformers ≥ 5 runs experts with `grouped_mm` on tokens sorted by expert: the ledger counts the "
-        "router logits, the sorted copy of the hidden states, gate/up/SiLU(gate) and the down input k-fold, "
-        "and, when the router trains, the experts' outputs that the routing-weight multiply saves. **LoRA all-linear on Mixtral "
+        "router logits, gate/up/SiLU(gate) k-fold, the experts' outputs that the routing-weight multiply saves "
+        "(the weights need a gradient whenever the hidden state does), and, when the experts train, their "
+        "inputs: the sorted copy of the hidden states and the down input. **LoRA all-linear on Mixtral "
         f"(peak {med('peak', lambda c: base(c) and c['model'] == 'mixtral-8x7b' and c['settings']['lora_targets'] == 'all-linear')})**: "
         "PEFT 0.21 adapts the 3-D expert tensors (`gate_up_proj`, `down_proj`) and the router weight through "
         "`ParamWrapper` (which refuses dropout, so these cases use dropout 0): `lora_A` is "
@@ -276,11 +277,10 @@ def _findings(cases: list[dict[str, Any]]) -> list[str]:
         "next to its saved set (`grouped_mm_experts_forward`). With a trained router (full fine-tuning) "
         "the peak is at the routing-weight multiply, whose product is fp32 (4 × k × h B per token) beside "
         "the decoder layer's residual (2h): 40,960 B per token on Mixtral; with a frozen router and frozen "
-        "experts (LoRA on q, v) it is at the down matmul: its input (2 × k × i B, not saved when the experts "
-        "are frozen), its output and the post-attention norm's output (saved only when the router trains) "
-        "and the residual: 90,112 B per token. A trained router also saves the experts' outputs for its "
-        "gradient (2 × k × h B per token, in the saved set with or without checkpointing). The ledger has all "
-        "of these (`recompute_transient_per_token`).",
+        "experts (LoRA on q, v) it is at the down matmul: its input (2 × k × i B) and the sorted copy of the "
+        "hidden states (2 × k × h B), which frozen experts do not save, the post-attention norm's output, "
+        "which a frozen router does not save, and the residual: 90,112 B per token. The ledger has both "
+        "(`recompute_transient_per_token`).",
         f"* **Logits & loss: {med('loss', base)}.** "
         "The live set of the cross-entropy backward is the fp32 log-softmax (saved), the fp32 gradient "
         "coming from `nll_loss` and the fp32 gradient `_log_softmax_backward_data` writes: 12 B per token "

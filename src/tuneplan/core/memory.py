@@ -254,8 +254,9 @@ def adapter_path(t: TrainingSetup) -> str:
 
 def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, mlp: int | None = None,
                                   resid: int | None = None) -> float:
-    """Bytes per token a checkpointed LoRA layer holds during its recomputed forward beyond the tensors it
-    saves, at its widest adapted linear (0 for full fine-tuning or without checkpointing).
+    """Bytes per token a checkpointed layer holds during its recomputed forward beyond the tensors it saves:
+    for LoRA at its widest adapted linear, for a mixture-of-experts layer in its expert block (the larger of
+    the two; 0 without checkpointing, and for full fine-tuning of a dense model).
 
     ``act``, ``mlp`` and ``resid`` are the dtype sizes of the activations, the MLP intermediates and the
     residual stream (as for the saved set). PEFT's ``Linear.forward`` computes the frozen base output
@@ -313,18 +314,19 @@ def _moe_recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup
     transformers >= 5 runs the experts with ``grouped_mm_experts_forward`` (integrations/moe.py): the routed
     tokens sorted by expert go through the gate/up and down grouped matmuls, the down output (k x h per
     token) is multiplied by the fp32 routing weights (an fp32 k x h product) and summed back per token.
-    Two moments compete: at the down matmul its input (k x i_moe, saved only when the experts train) and its
-    output are alive; at the weighting, the fp32 product. With a frozen router (LoRA on the attention only)
-    the expert outputs and the post-attention norm's output are locals, not saved; the decoder layer's
-    residual is a local either way. Mixtral-8x7B: full fine-tuning 4hk + 2h = 40,960 B per token; LoRA on
-    q, v 2ik + 2hk + 2h + 2h = 90,112 B per token, as traced op by op on fake tensors (docs/validation.md).
+    Two moments compete: at the down matmul its input (k x i_moe, saved only when the experts train) is
+    alive; at the weighting, the fp32 product. With frozen experts and router (LoRA on the attention only)
+    the sorted copy of the hidden states (k x h) and the post-attention norm's output are locals, not saved
+    (a frozen matmul and a frozen router linear need only their weights); the decoder layer's residual is a
+    local either way. Mixtral-8x7B: full fine-tuning 4hk + 2h = 40,960 B per token; LoRA on q, v
+    2ik + 2hk + 2h + 2h = 90,112 B per token, as traced op by op on fake tensors (docs/validation.md).
     """
     group = _layer_group(arch)
     if not arch.is_moe or not any(m.count > 1 for m in group):
         return 0.0
     h, k = arch.hidden_size, arch.experts_per_token
     trains = t.method == "full" or experts_adapted(arch, t.lora_targets)
-    frozen_locals = 0 if trains else act * h * k + act * h  # expert outputs and the norm output
+    frozen_locals = 0 if trains else act * h * k + act * h  # sorted hidden states and the norm output
     down = (0 if trains else mlp * arch.moe_intermediate_size * k) + frozen_locals + resid * h
     weigh = 4 * h * k + frozen_locals + resid * h
     return float(max(down, weigh))
@@ -383,8 +385,8 @@ class MemoryLedger:
     #: with checkpointing, the other layers' adapter copies still in autocast's cache at the end of the
     #: forward (bytes): ``adapter_cast_per_layer`` x (layers - 1)
     forward_cache: float = 0.0
-    #: with checkpointing and LoRA, what a layer's recomputed forward holds beyond its saved tensors
-    #: at its widest adapted linear, in bytes per token (PEFT's fp32 input copies)
+    #: with checkpointing, what a layer's recomputed forward holds beyond its saved tensors, in bytes per
+    #: token: LoRA's input copies at its widest adapted linear, or a MoE layer's expert-block locals
     recompute_transient_per_token: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
@@ -461,8 +463,10 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     shared = arch.shared_expert_intermediate_size if arch.is_moe else 0
     if arch.is_moe:
         routed = arch.moe_intermediate_size * arch.experts_per_token
-        saved += 4 * arch.num_experts + act * h * arch.experts_per_token  # router logits, routed input copies
-        if experts_train:  # the routing weights train: their multiply saves the experts' outputs (k x h)
+        # router logits, and the experts' outputs (k x h) that the routing-weight multiply saves: the weights
+        # need a gradient whenever the hidden state does (the router is a linear of it), trained or frozen
+        saved += 4 * arch.num_experts + act * h * arch.experts_per_token
+        if experts_train:  # the expert matmul saves its input, the hidden states sorted by expert (k x h)
             saved += act * h * arch.experts_per_token
     else:
         routed = i
@@ -571,11 +575,14 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     def count(n: float) -> str:  # parameter counts in the formulas: 41.9M, 8.030B
         return f"{n / 1e9:.3f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
 
+    copies = 0  # PEFT modules_to_save copies of the embedding / LM head (trainable_embeddings)
     if t.method == "full":
         adapter_tensors, lora_params = [], 0
         trainable = total_params
         grad_bytes = w_bytes
         adapters = 0.0
+        trainable_bytes = float(total_params * w_bytes)  # each trainable parameter in its own dtype
+        dtypes = f"{w_bytes} B"
     else:
         adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets)
         lora_params = sum(n * r * c for n, r, c in adapter_tensors)
@@ -584,16 +591,21 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         native = adapter_path(t) == "native"
         grad_bytes = w_bytes if native else 4
         adapters = trainable * float(grad_bytes)
+        trainable_bytes = float(lora_params * grad_bytes)
+        dtypes = f"{grad_bytes} B"
         led.formulas["adapters"] = (f"{trainable / 1e6:.1f}M LoRA params (r={t.lora_rank}, {t.lora_targets}) x {grad_bytes} B"
                                     f" ({'model dtype' if native else 'fp32'})")
         if t.trainable_embeddings:
-            # PEFT modules_to_save: trainable copies of embed_tokens and lm_head next to the frozen originals
+            # PEFT modules_to_save: trainable copies of embed_tokens and lm_head next to the frozen originals, in
+            # the originals' dtype (cast_adapter_dtype upcasts only the BaseTunerLayer adapters, not these copies)
             copies = embed_params * (1 if arch.tie_word_embeddings else 2)
-            adapters += copies * (unq if t.method == "qlora" else w_bytes)
+            copy_bytes = unq if t.method == "qlora" else w_bytes
+            adapters += copies * copy_bytes
             trainable += copies
-            led.formulas["adapters"] += f" + trainable embedding/LM-head copies {copies / 1e9:.2f}B x {w_bytes} B"
+            trainable_bytes += copies * copy_bytes
+            dtypes = f"{grad_bytes} B adapters, {copy_bytes} B embedding copies"
+            led.formulas["adapters"] += f" + trainable embedding/LM-head copies {copies / 1e9:.2f}B x {copy_bytes} B"
     led.trainable_params = trainable
-    state_bytes = grad_bytes
 
     # ------------------------------------------------------------ optimizer states
     opt = t.optimizer
@@ -603,13 +615,13 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         paged_share = 1.0  # every weight matrix and embedding is >= 1e5 elements; norm vectors are negligible
     else:
         big = sum(n * r * c for n, r, c in adapter_tensors if r * c >= PAGED_MIN_NUMEL)
-        big += trainable - lora_params  # embedding copies, if any
+        big += copies  # embedding copies, if any
         paged_share = big / trainable if trainable else 0.0
-    if opt in {"adamw", "adamw-fused"}:
-        optimizer = trainable * 2 * state_bytes
-        formula = f"{count(trainable)} x 2 moments x {state_bytes} B"
+    if opt in {"adamw", "adamw-fused"}:  # moments in each parameter's dtype (torch.optim.AdamW zeros_like)
+        optimizer = 2 * trainable_bytes
+        formula = f"{count(trainable)} x 2 moments x {dtypes}"
         if opt == "adamw" and not t.optimizer_in_backward:
-            step_temp = trainable * state_bytes  # foreach path: torch._foreach_sqrt(exp_avg_sq) temporary
+            step_temp = trainable_bytes  # foreach path: torch._foreach_sqrt(exp_avg_sq) temporary
     elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
         optimizer = trainable * (2 * 1 + 2 * 4 / 256)
         formula = f"{count(trainable)} x 2 moments x (1 B + 4 B/256 absmax)"
@@ -622,26 +634,31 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         formula = f"{count(trainable)} x 2 moments x 4 B (fp32)"
         paged, optimizer = optimizer * paged_share, optimizer * (1 - paged_share)
     elif opt == "sgd":
-        optimizer = trainable * state_bytes
-        formula = f"{count(trainable)} x momentum {state_bytes} B"
+        optimizer = trainable_bytes
+        formula = f"{count(trainable)} x momentum {dtypes}"
     else:  # adafactor
         factored = 0
         for n_layers, mods in arch.linear_modules():
             for m in mods:
                 factored += n_layers * m.count * (m.d_in + m.d_out)
-        if t.method != "full":  # each 2-D adapter matrix: one row and one column vector
+        if t.method != "full":  # each 2-D adapter matrix (and embedding copy): one row and one column vector
             factored = sum(n * (r + c) for n, r, c in adapter_tensors)
+            factored += (copies // embed_params) * (arch.vocab_size + arch.hidden_size) if copies else 0
         optimizer = factored * 4
         formula = "row + column second-moment vectors x 4 B"
     led.formulas["optimizer"] = formula
 
-    gradients = trainable * grad_bytes
+    gradients = trainable_bytes
     if t.optimizer_in_backward:
-        largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods)
-        gradients = max(largest, embed_params if t.method == "full" else 0) * grad_bytes
+        if t.method == "full":
+            largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods)
+            gradients = max(largest, embed_params) * grad_bytes
+        else:  # the largest trainable tensor: an adapter matrix or an embedding copy
+            gradients = max([r * c * grad_bytes for _, r, c in adapter_tensors]
+                            + ([embed_params * copy_bytes] if copies else []), default=0)
         led.formulas["gradients"] = "optimizer step fused into backward: one parameter's gradient at a time"
     else:
-        led.formulas["gradients"] = f"{count(trainable)} trainable x {grad_bytes} B"
+        led.formulas["gradients"] = f"{count(trainable)} trainable x {dtypes}"
 
     # ------------------------------------------------------------ sharding of model states
     largest_layer_bytes = max(layer_bytes(mods) for _, mods in arch.linear_modules())
@@ -792,7 +809,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # (alive together with the inter-layer gradient buffers and QLoRA's dequantised matrix, not with eager
     # attention's score buffers, which belong to the attention backward)
     layer_backward = max(temporaries, base_temps + (3 if arch.mlp == "gated" else 2) * mlp_bytes * inter * tokens)
-    # a checkpointed LoRA layer's recomputed forward: PEFT's fp32 input copies next to its saved set
+    # a checkpointed layer's recomputed forward: LoRA's input copies or a MoE block's locals next to its saved set
     layer_backward = max(layer_backward, base_temps + led.recompute_transient_per_token * tokens)
     forward_casts += led.forward_cache
     if forward_casts:
@@ -817,15 +834,19 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                                              "logits": 0.0,
                                              "temporaries": layer_backward, "optimizer": optimizer,
                                              "gathered": gathered}
-    if t.method == "full" and arch.tie_word_embeddings and not t.optimizer_in_backward and shard == "none" \
+    if t.method == "full" and arch.tie_word_embeddings and shard in {"none", "ddp", "zero1", "zero2"} \
             and not pipeline and not t.cpu_offload:
         # Tied embeddings: the LM head's gradient contribution waits in autograd's input buffer until the
         # embedding's backward has produced its own dense vocab x h gradient; the engine adds the two into a
-        # third buffer before AccumulateGrad takes it: 3 x vocab x h next to every other gradient and the
-        # optimizer states (MemTracker: 3.75 GiB of temporaries on Gemma 3 4B, docs/validation.md)
+        # third buffer before AccumulateGrad (or a step-in-backward hook, or DDP/ZeRO's reduction hook) takes
+        # it: 3 x vocab x h next to every other gradient and the optimizer states (MemTracker: 3.75 GiB of
+        # temporaries on Gemma 3 4B, docs/validation.md). The gradient counts one of the three, except from the
+        # second micro-batch of an accumulation, where the sum is then added into the existing .grad
+        # (aten::add then aten::add_, profiled on CPU tensors)
         emb_grad = embed_params * grad_bytes
+        extra = (3 if accumulating else 2) * emb_grad
         candidates["embedding backward"] = {"gradients": gradients, "activations": 0.0, "logits": 0.0,
-                                            "temporaries": 2 * emb_grad, "optimizer": optimizer, "gathered": 0.0}
+                                            "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
     phase = max(allocated, key=lambda k: allocated[k])
     live = candidates[phase]
@@ -878,8 +899,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         MemoryComponent(key="temporaries", label="Temporaries", bytes=live["temporaries"] + CUBLAS_WORKSPACE_BYTES,
                         formula=("AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
                                  if phase == "optimizer step" and step_temp else
-                                 "the tied embedding's two gradient contributions while autograd adds them (2 x vocab x "
-                                 "hidden) + cuBLAS workspace" if phase == "embedding backward" else
+                                 "the tied embedding's gradient contributions while autograd adds them (vocab x hidden "
+                                 "each) + cuBLAS workspace" if phase == "embedding backward" else
                                  "gradient buffers between layers, dequantised matrix, cuBLAS workspace"),
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,

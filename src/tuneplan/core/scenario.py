@@ -32,7 +32,7 @@ __all__ = [
     "AdapterPrecision",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]

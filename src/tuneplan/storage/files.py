@@ -1,10 +1,10 @@
 """Scenario files: a versioned JSON envelope, atomic saves, and careful loads of untrusted input.
 
-File format (schema 2), UTF-8 JSON::
+File format (schema 3), UTF-8 JSON::
 
     {
       "format": "tuneplan-scenario",
-      "schema_version": 2,
+      "schema_version": 3,
       "app_version": "0.1.0",
       "saved_at": "2026-05-01T12:00:00+00:00",
       "scenario": { ...Scenario.model_dump(mode="json")... }
@@ -22,6 +22,9 @@ Schema history (each step is one function in :data:`MIGRATIONS`):
 * **2**: ``training.kbit_fp32_upcast`` (QLoRA's unquantised weights in fp32, as PEFT's
   ``prepare_model_for_kbit_training`` leaves them); schema-1 plans get ``true``, what they were
   estimated with. Bumped so that an older Tuneplan calls a new file "newer" instead of "broken".
+* **3**: ``training.adapter_precision`` (how LoRA adapters are held: PEFT's FP32 under autocast, FP32
+  without autocast, or the model dtype); schema-2 plans get ``"fp32-autocast"``, what they were
+  estimated with.
 
 Reading is defensive, because a scenario file may come from anyone: at most
 :data:`MAX_FILE_BYTES`, JSON only (no pickle, no YAML tags, no code), no ``NaN``/``Infinity``,
@@ -185,8 +188,17 @@ def _migrate_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 2 -> 3: ``training.adapter_precision`` appears; schema-2 plans were estimated with PEFT's FP32
+    adapters under autocast (``"fp32-autocast"``)."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        training.setdefault("adapter_precision", "fp32-autocast")
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
-MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2}
+MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
