@@ -772,3 +772,17 @@ def test_trainable_embedding_copies_keep_their_own_dtype_for_gradients_and_adamw
     assert led.trainable_params == 41_943_040 + 1_050_673_152
     assert led.gradients == 2_269_118_464
     assert led.optimizer == 2 * 2_269_118_464
+
+
+def test_under_fsdp_the_forward_sees_bf16_adapters_and_casts_nothing():
+    # FSDP MixedPrecision(param_dtype=bf16) (and DeepSpeed ZeRO-3's bf16 module) hand each layer to the forward in
+    # bf16, so PEFT's FP32 adapters save what bf16 adapters save: no own input copies, no autocast casts; the
+    # sharded adapters themselves stay FP32 (4 B / 2 GPUs each)
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    base = dict(method="lora", lora_targets="all-linear", num_gpus=2, sharding="fsdp", grad_checkpointing=False,
+                attention="sdpa", sequence_mode="fixed")
+    _, fp32 = estimate_memory(arch, TrainingSetup(**base), GPU_24)
+    _, native = estimate_memory(arch, TrainingSetup(**base, adapter_precision="model-dtype"), GPU_24)
+    assert fp32.activation_per_layer_token == native.activation_per_layer_token
+    assert fp32.activations == native.activations
+    assert fp32.adapters == _LORA_8B_R16 * 4 / 2 and native.adapters == _LORA_8B_R16 * 2 / 2

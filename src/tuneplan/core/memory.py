@@ -252,6 +252,16 @@ def adapter_path(t: TrainingSetup) -> str:
     return {"fp32-autocast": "autocast", "fp32": "fp32", "model-dtype": "native"}[t.adapter_precision]
 
 
+def _activation_adapter_path(t: TrainingSetup) -> str:
+    """:func:`adapter_path` as the forward sees the adapters. Under FSDP or ZeRO-3 the layers are handed to the
+    forward in bf16 (FSDP ``MixedPrecision(param_dtype=bf16)``, DeepSpeed's bf16 module), so PEFT's
+    ``_cast_input_dtype`` and autocast find nothing to cast, whatever dtype the sharded adapters are kept in."""
+    path = adapter_path(t)
+    if path in {"autocast", "fp32"} and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
+        return "native"
+    return path
+
+
 def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, mlp: int | None = None,
                                   resid: int | None = None) -> float:
     """Bytes per token a checkpointed layer holds during its recomputed forward beyond the tensors it saves:
@@ -283,7 +293,7 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     if t.method == "full":
         return moe
     wanted = _targets(arch, t.lora_targets)
-    path = adapter_path(t)
+    path = _activation_adapter_path(t)
     dropout = t.lora_dropout > 0
     best = 0.0
     for m in _layer_group(arch):
@@ -419,7 +429,7 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     # adapters in the model dtype have nothing to cast, so there lora_A reads (and saves) the layer's input
     # itself when there is no dropout. Without autocast every PEFT layer casts to fp32 and lora_A saves that
     # fp32 copy (4 B per element), lora_B its fp32 r-wide input.
-    path = adapter_path(t)
+    path = _activation_adapter_path(t)
     own_copies = (path == "autocast" and t.method == "lora" and act != 4) or (path == "fp32" and act != 4)
     a_bytes = 4 if path == "fp32" else act
 
@@ -731,7 +741,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
         led.formulas["activations"] += " (offloaded to CPU: two layers stay on the GPU)"
-    if adapter_path(t) == "autocast":
+    if _activation_adapter_path(t) == "autocast":
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
         # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
         activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
