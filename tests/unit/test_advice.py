@@ -110,3 +110,12 @@ def test_qlora_advice_offers_bf16_unquantised_weights_saving_two_bytes_each():
     saved = estimate(s).memory.peak_allocated_bytes - estimate(apply_changes(s, tip.changes)).memory.peak_allocated_bytes
     assert saved == pytest.approx(2_101_878_784 + 536_870_912 + 33_554_432 + 1_050_673_152)
     assert not any(t.key == "kbit_bf16" for t in suggest(apply_changes(s, tip.changes)))
+
+
+def test_shorter_sequence_suggestion_is_a_multiple_of_128_at_or_under_the_limit():
+    s = apply_changes(default_scenario(), {"training.seq_len": 65536})
+    limit = max_seq_len(s)
+    g = next(g for g in suggest(s) if g.key == "seq_len")
+    n = g.changes["training.seq_len"]
+    assert n % 128 == 0 and limit - 128 < n <= limit
+    assert g.fits

@@ -187,6 +187,8 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
     if t.seq_len > 512:
         limit = max_seq_len(s)
         if 0 < limit < t.seq_len:
+            # a tidy length a little under the limit (a multiple of 128 tokens), not the last token that fits
+            limit = limit // 128 * 128 if limit >= 256 else limit
             c.append(("seq_len", f"Shorten sequences to {limit:,} tokens",
                       "Truncates or splits long examples: check your data's length distribution first.",
                       {"training.seq_len": limit}))
