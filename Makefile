@@ -45,6 +45,11 @@ validate:
 		{ $(VALIDATE_VENV)/bin/python -m pip install --quiet -r tools/validate/requirements.txt -e . && touch $(VALIDATE_VENV)/.installed; }
 	nice $(VALIDATE_VENV)/bin/python tools/validate/grid.py
 
+# Issue #3's evidence in one command: the score table against published measurements and the fake-tensor
+# comparison with PyTorch's accounting (about 5 minutes on 2 cores).
+.PHONY: evidence
+evidence: accuracy validate
+
 # Installers for this OS: the PyInstaller bundle, dist/*.tar.gz and dist/*.deb, smoke-tested (packaging/README.md).
 .PHONY: package
 package: $(STAMP)
