@@ -45,6 +45,16 @@ def _non_negative(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
 def _fraction(text: str) -> float:
     value = _non_negative(text)
     if not 0 < value <= 1:
@@ -95,7 +105,7 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--framework", choices=["optimized", "hf"], help="MFU tier: optimized stack or plain HF")
     p.add_argument("--mfu", type=_fraction, help="override model FLOPs utilisation (0-1]")
     p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")
-    p.add_argument("--gpu-memory-gib", type=_non_negative, help="override the GPU's capacity in GiB")
+    p.add_argument("--gpu-memory-gib", type=_positive, help="override the GPU's capacity in GiB")
     p.add_argument("--dataset-examples", type=_non_negative, metavar="N")
     p.add_argument("--tokens-per-example", type=_non_negative, metavar="T")
     p.add_argument("--total-tokens", type=_non_negative, metavar="T", help="dataset size in tokens (replaces examples x tokens)")

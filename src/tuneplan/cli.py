@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
-from tuneplan.core.scenario import Scenario, auto_name
+from tuneplan.core.scenario import METHOD_WORDS, Scenario, auto_name
 
 __all__ = ["estimate_to_json", "run_compare", "run_estimate", "run_scenarios", "scenario_from_args"]
 
@@ -219,7 +219,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
 def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     m, t, c = result.memory, result.time, result.cost
     tr = scenario.training
-    print(f"{scenario.model.name} · {tr.method} · {scenario.gpu.name} x{tr.num_gpus}", file=out)
+    print(f"{scenario.model.name} · {METHOD_WORDS.get(tr.method, tr.method)} · {scenario.gpu.name} x{tr.num_gpus}", file=out)
     trainable = result.trainable_parameters
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)

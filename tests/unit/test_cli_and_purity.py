@@ -75,7 +75,8 @@ def test_full_finetune_of_8b_does_not_fit_a_4090():
         (["--gpu", "A100"], "did you mean one of: "),
         # model validation errors name the flag the user typed, not the scenario field
         (["--lora-dropout", "2"], "--lora-dropout: must be less than 1"),
-        (["--gpu-memory-gib", "0"], "--gpu-memory-gib: must be greater than 0"),
+        (["--gpu-memory-gib", "0"], "--gpu-memory-gib: must be a finite number > 0"),
+        (["--gpu-memory-gib", "-1"], "--gpu-memory-gib: must be a finite number > 0"),
         (["--checkpoint-every-min", "0"], "--checkpoint-every-min: must be greater than 0"),
     ],
 )
