@@ -180,10 +180,6 @@
         <translation>怎样才能放下（最佳方案在前）：</translation>
     </message>
     <message>
-        <source>Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.</source>
-        <translation>余量很紧：{gpu} 上只剩 {spare} GiB（{share}），估算误差可能就有这么大。</translation>
-    </message>
-    <message>
         <source>Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB ({cap} GiB on the card).</source>
         <translation>偏紧：按估算值 {gpu} 上还剩 {spare} GiB，但可能范围最高达 {high} GiB（显卡容量 {cap} GiB）。</translation>
     </message>
@@ -652,8 +648,8 @@ Please attach that file when you report the problem.</source>
         <translation>未应用 FP32 上转：分片 QLoRA（FSDP/ZeRO-3）会跳过 prepare_model_for_kbit_training，以便每个分片只有一种数据类型</translation>
     </message>
     <message>
-        <source>FP16 training with FP16 trainable parameters: PyTorch&apos;s loss scaler refuses them (&quot;Attempting to unscale FP16 gradients&quot;); keep the trained weights in FP32 (FP32 master weights, or PEFT&apos;s FP32 adapters) or train in BF16</source>
-        <translation>FP16 训练且可训练参数为 FP16：PyTorch 的损失缩放器会拒绝（&quot;Attempting to unscale FP16 gradients&quot;）；请将被训练的权重保持为 FP32（FP32 主权重，或 PEFT 的 FP32 适配器），或改用 BF16 训练</translation>
+        <source>FP16 training with FP16 trainable parameters: PyTorch&apos;s loss scaler refuses them (&quot;Attempting to unscale FP16 gradients&quot;); keep the trained weights in FP32 or train in BF16</source>
+        <translation>FP16 训练且可训练参数为 FP16：PyTorch 的损失缩放器会拒绝（&quot;Attempting to unscale FP16 gradients&quot;）；请将被训练的权重保持为 FP32，或改用 BF16 训练</translation>
     </message>
     <message>
         <source>the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
@@ -2529,6 +2525,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>sequences of {seq} tokens (now {now})</source>
         <translation>条 {seq} token 的序列（当前 {now}）</translation>
+    </message>
+    <message>
+        <source>the whole likely range does not fit</source>
+        <translation>整个可能范围都放不下</translation>
     </message>
     <message>
         <source>{n} with the whole likely range</source>

@@ -786,3 +786,43 @@ def test_under_fsdp_the_forward_sees_bf16_adapters_and_casts_nothing():
     assert fp32.activation_per_layer_token == native.activation_per_layer_token
     assert fp32.activations == native.activations
     assert fp32.adapters == _LORA_8B_R16 * 4 / 2 and native.adapters == _LORA_8B_R16 * 2 / 2
+
+
+def test_fsdp_mixed_precision_gathers_bf16_layers_and_makes_no_autocast_copies():
+    # Full fine-tuning with FP32 master weights under FSDP on 8 GPUs (MixedPrecision(param_dtype=bf16)): the fp32
+    # shards are 8,030,261,248 x 4 B / 8 = 4,015,130,624 B, there are no bf16 autocast copies of the weights (the
+    # forward already gets bf16 layers), and the two gathered layers are bf16: Llama-3-8B's layer has q 16,777,216
+    # + k 4,194,304 + v 4,194,304 + o 16,777,216 + gate/up/down 3 x 58,720,256 = 218,103,808 parameters,
+    # 2 x 218,103,808 x 2 B = 872,415,232 B.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", master_weights="fp32", num_gpus=8, sharding="fsdp", seq_len=2048)
+    mem, led = estimate_memory(arch, t, GpuSpec(id="h100", name="H100", memory_gib=80))
+    assert led.weights == 4_015_130_624
+    if mem.peak_phase != "optimizer step":
+        assert mem.component("weights").bytes == 4_015_130_624 + 872_415_232
+
+
+def test_zero2_counts_only_a_shard_of_the_tied_embedding_gradient():
+    # ZeRO-2 on 8 GPUs: the three vocab x h buffers (525,336,576 B each, Llama 3.2 1B shapes) exist in full while
+    # autograd adds them; the gradients already count 1/8 of one: 3 x 525,336,576 - 65,667,072 = 1,510,342,656 B
+    from tuneplan.core.memory import CUBLAS_WORKSPACE_BYTES
+
+    arch = architecture_from_hf_config({"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+                                        "num_hidden_layers": 16, "num_attention_heads": 32, "num_key_value_heads": 8,
+                                        "vocab_size": 128256, "tie_word_embeddings": True})
+    t = TrainingSetup(method="full", optimizer="adamw-fused", grad_checkpointing=False, seq_len=16, num_gpus=8,
+                      sharding="zero2")
+    mem, _ = estimate_memory(arch, t, GpuSpec(id="big", name="big", memory_gib=80))
+    assert mem.peak_phase == "embedding backward"
+    assert mem.component("temporaries").bytes == 1_510_342_656 + CUBLAS_WORKSPACE_BYTES
+
+
+def test_deepspeed_zero_stages_hand_the_forward_bf16_adapters_too():
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    # (at dropout 0, where PEFT under autocast saves its own bf16 input copies and bf16 adapters share the input)
+    base = dict(method="lora", lora_targets="all-linear", num_gpus=2, sharding="zero1", grad_checkpointing=False,
+                attention="sdpa", sequence_mode="fixed", lora_dropout=0.0)
+    a = estimate_memory(arch, TrainingSetup(**base), GPU_24)[1].activation_per_layer_token
+    b = estimate_memory(arch, TrainingSetup(**base, adapter_precision="model-dtype"), GPU_24)[1].activation_per_layer_token
+    single = estimate_memory(arch, TrainingSetup(**{**base, "num_gpus": 1, "sharding": "none"}), GPU_24)[1]
+    assert a == b < single.activation_per_layer_token

@@ -283,7 +283,9 @@ def test_v2_file_is_migrated_to_v3(tmp_path: Path, scenario: Scenario) -> None:
     assert doc.schema_version == 2 and doc.migrated
     assert doc.scenario.training.adapter_precision == "fp32-autocast"
     assert doc.scenario == scenario
-    assert 2 in MIGRATIONS
+    # the step itself writes the value schema-2 plans were estimated with (the field's default could hide a no-op)
+    assert MIGRATIONS[2]({"training": {}}) == {"training": {"adapter_precision": "fp32-autocast"}}
+    assert MIGRATIONS[2]({"training": {"adapter_precision": "fp32"}})["training"]["adapter_precision"] == "fp32"
 
 
 def test_bare_v1_dump_is_accepted(tmp_path: Path, scenario: Scenario) -> None:

@@ -75,14 +75,17 @@ def estimate(scenario: Scenario) -> Estimate:
         # an fp32 master model (LoRA on an fp32 base) runs under autocast, so PEFT's adapters are fp32 and cast
         warnings.append(f"the LoRA adapter setting ({t.adapter_precision}) does not apply: with FP32 master weights "
                         "the adapters are FP32 under autocast")
+    # PEFT's modules_to_save copies (trainable embeddings) keep the model dtype; QLoRA's upcast makes them fp32
+    fp16_copies = t.method != "full" and t.trainable_embeddings and not (
+        t.method == "qlora" and t.kbit_fp32_upcast and not (t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}))
     fp16_params = t.precision == "fp16" and (
-        (t.method == "full" and t.master_weights != "fp32") or (t.method != "full" and adapter_path(t) == "native"))
+        (t.method == "full" and t.master_weights != "fp32")
+        or (t.method != "full" and (adapter_path(t) == "native" or fp16_copies)))
     if fp16_params:
         # torch.amp.GradScaler.unscale_ raises ValueError("Attempting to unscale FP16 gradients.") for fp16
         # parameters (torch/amp/grad_scaler.py, _unscale_grads_ with allow_fp16=False)
         warnings.append("FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
-                        "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 (FP32 master "
-                        "weights, or PEFT's FP32 adapters) or train in BF16")
+                        "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:

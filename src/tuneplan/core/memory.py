@@ -253,11 +253,12 @@ def adapter_path(t: TrainingSetup) -> str:
 
 
 def _activation_adapter_path(t: TrainingSetup) -> str:
-    """:func:`adapter_path` as the forward sees the adapters. Under FSDP or ZeRO-3 the layers are handed to the
-    forward in bf16 (FSDP ``MixedPrecision(param_dtype=bf16)``, DeepSpeed's bf16 module), so PEFT's
-    ``_cast_input_dtype`` and autocast find nothing to cast, whatever dtype the sharded adapters are kept in."""
+    """:func:`adapter_path` as the forward sees the adapters. Under FSDP or DeepSpeed ZeRO the layers are handed
+    to the forward in bf16 (FSDP ``MixedPrecision(param_dtype=bf16)``; DeepSpeed casts the module with
+    ``module.bfloat16()`` for every ZeRO stage and keeps the fp32 master copy in its optimizer), so PEFT's
+    ``_cast_input_dtype`` and autocast find nothing to cast, whatever dtype the adapters are kept in."""
     path = adapter_path(t)
-    if path in {"autocast", "fp32"} and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
+    if path in {"autocast", "fp32"} and t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"}:
         return "native"
     return path
 
@@ -522,6 +523,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     act = 2 if (t.precision != "fp32" or amp) else 4
     n_gpus = t.num_gpus
     shard = t.sharding if n_gpus > 1 else "none"
+    # FSDP MixedPrecision(param_dtype=bf16) and DeepSpeed's bf16 module hand the forward bf16 layers: an fp32
+    # master model under them has no autocast copies to make, and its gathered layers are bf16
+    amp_casts = amp and shard not in {"zero3", "fsdp"}
     pipeline = n_gpus > 1 and shard == "none"  # layers split across GPUs (HF device_map)
 
     total_params = arch.parameter_count()
@@ -541,7 +545,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # fp32 embeddings (upcast QLoRA, fp32 master model under autocast) make the residual stream fp32:
     # fp32 + bf16 block outputs promote to fp32, so checkpointed layer inputs and the gradients flowing
     # between layers take 4 B per element (checked with transformers 5 under autocast)
-    resid = 4 if (upcast or amp or t.precision == "fp32") else 2
+    resid = 4 if (upcast or amp_casts or t.precision == "fp32") else 2
 
     def layer_bytes(mods) -> float:  # noqa: ANN001 - one layer's weights as held on the GPU
         if t.method == "qlora":
@@ -566,7 +570,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["weights"] = f"{total_params / 1e9:.2f}B params x {w_bytes} B ({'fp32 master under autocast' if amp else t.precision})"
     layer_linear_each = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
     forward_casts = 0.0  # bf16 casts the autocast cache holds until the forward ends (checkpointing)
-    if amp:
+    if amp_casts:
         # autocast casts each fp32 matrix to bf16 for its matmul and autograd saves the cast for the
         # input gradient until that layer's backward (trained or frozen alike): every layer without
         # checkpointing, the recomputed layer with it; with checkpointing the autocast cache still holds
@@ -582,8 +586,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # ------------------------------------------------------------ trainable parameters
     embed_params = arch.vocab_size * arch.hidden_size
 
-    def count(n: float) -> str:  # parameter counts in the formulas: 41.9M, 8.030B
-        return f"{n / 1e9:.3f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
+    def count(n: float) -> str:  # parameter counts in the formulas: 41.9M, 8.030B, 24.6k
+        return f"{n / 1e9:.3f}B" if n >= 1e9 else f"{n / 1e6:.1f}M" if n >= 1e6 else f"{n / 1e3:.1f}k"
 
     copies = 0  # PEFT modules_to_save copies of the embedding / LM head (trainable_embeddings)
     if t.method == "full":
@@ -678,7 +682,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             led.formulas["weights"] += f" / {n_gpus} GPUs (layers split across GPUs)"
             weights /= n_gpus
             adapters /= n_gpus
-            gradients /= n_gpus
+            if not t.optimizer_in_backward:  # (stepped in backward: one whole tensor's gradient at a time)
+                gradients /= n_gpus
             optimizer /= n_gpus
             paged /= n_gpus
             step_temp /= n_gpus
@@ -686,14 +691,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             optimizer /= n_gpus
             paged /= n_gpus
             step_temp /= n_gpus
-            if shard in {"zero2", "zero3", "fsdp"}:
-                gradients /= n_gpus
+            if shard in {"zero2", "zero3", "fsdp"} and not t.optimizer_in_backward:
+                gradients /= n_gpus  # (stepped in backward: one whole tensor's gradient at a time)
             if shard in {"zero3", "fsdp"}:
                 weights /= n_gpus
                 adapters /= n_gpus
                 # the all-gathered layer being computed plus the prefetched next one (FSDP
-                # forward/backward prefetch; ZeRO-3 prefetch bucket), freed again after use
-                gathered = 2 * largest_layer_bytes
+                # forward/backward prefetch; ZeRO-3 prefetch bucket), freed again after use; bf16 under
+                # mixed precision even when the shards are an fp32 master copy
+                gathered = 2 * largest_layer_bytes * (2 / w_bytes if amp else 1)
             led.formulas["optimizer"] += f" / {n_gpus} GPUs ({shard})"
             if shard in {"zero2", "zero3", "fsdp"}:
                 led.formulas["gradients"] += f" / {n_gpus} GPUs ({shard})"
@@ -775,7 +781,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
         logits = tokens * per_token
         led.formulas["logits"] = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
-        if (upcast and t.precision != "fp32") or amp:  # only where autocast runs
+        if (upcast and t.precision != "fp32") or amp_casts:  # only where autocast casts an fp32 head
             # an fp32 LM head (PEFT's QLoRA upcast, fp32 master model) is cast to bf16 for its matmul under
             # autocast, and the cast stays saved until the head's backward, right after the loss's
             # (autograd MmBackward0.mat2, bf16; seen on fake tensors with transformers 5)
@@ -828,7 +834,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # buffers (bf16 logits, fp32 copy and log-softmax, 10 B per vocabulary entry and token); it is
         # cleared when autocast exits
         fwd_logits = 0.0 if t.fused_cross_entropy else tokens * arch.vocab_size * 10 + (
-            2 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp else 0.0)
+            2 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp_casts else 0.0)
         candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": fwd_logits,
                                         "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
     if t.grad_checkpointing:
@@ -854,7 +860,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # second micro-batch of an accumulation, where the sum is then added into the existing .grad
         # (aten::add then aten::add_, profiled on CPU tensors)
         emb_grad = embed_params * grad_bytes
-        extra = (3 if accumulating else 2) * emb_grad
+        # (ZeRO-2 counts a shard of it among the gradients and reduces the sum at once, never adding into .grad)
+        counted = emb_grad / n_gpus if shard == "zero2" else emb_grad
+        extra = 3 * emb_grad - (0.0 if accumulating and shard != "zero2" else counted)
         candidates["embedding backward"] = {"gradients": gradients, "activations": 0.0, "logits": 0.0,
                                             "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}

@@ -380,20 +380,14 @@ class AdviceView(QFrame):
             color = BAD
         else:
             self._set_tone("#fff8e6", "#e6cf99")
-            if mem.band_risk not in {"tight", "unlikely"}:
-                lead = translate(
-                    "Advice",
-                    "Tight: only {spare} GiB ({share}) spare on the {gpu}; the estimate can be off by that much.",
-                ).format(
-                    spare=f"{spare:.1f}", share=f"{spare / (mem.capacity_bytes / GIB):.0%}", gpu=html.escape(gpu)
-                )
-            else:  # the measured-error range reaches past the card (always so when under TIGHT_SHARE spare)
-                lead = translate(
-                    "Advice",
-                    "Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB "
-                    "({cap} GiB on the card).",
-                ).format(spare=f"{spare:.1f}", gpu=html.escape(gpu), high=f"{mem.high_bytes / GIB:.1f}",
-                         cap=f"{mem.capacity_bytes / GIB:.2f}")
+            # a fitting plan gets advice only when its likely range reaches past the card (under TIGHT_SHARE
+            # spare the upper end always does: every mode's band reaches at least total / 0.68)
+            lead = translate(
+                "Advice",
+                "Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB "
+                "({cap} GiB on the card).",
+            ).format(spare=f"{spare:.1f}", gpu=html.escape(gpu), high=f"{mem.high_bytes / GIB:.1f}",
+                     cap=f"{mem.capacity_bytes / GIB:.2f}")
             ask = translate("Advice", "Changes that give headroom:")
             color = "#8a5a00"
         if not state.suggestions:

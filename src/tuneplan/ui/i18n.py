@@ -427,11 +427,9 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
                        "prepare_model_for_kbit_training so that every shard has one dtype")),
     (re.compile(r"FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
-                r"\(\"Attempting to unscale FP16 gradients\"\); keep the trained weights in FP32 \(FP32 master "
-                r"weights, or PEFT's FP32 adapters\) or train in BF16"),
+                r"\(\"Attempting to unscale FP16 gradients\"\); keep the trained weights in FP32 or train in BF16"),
      QT_TRANSLATE_NOOP("CoreNotes", "FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
-                       "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 (FP32 master "
-                       "weights, or PEFT's FP32 adapters) or train in BF16")),
+                       "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")),
     (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: with FP32 master weights the "
                 r"adapters are FP32 under autocast"),
      QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the "

@@ -555,6 +555,9 @@ class LimitsView(QWidget):
         """`` · n with the whole likely range`` in the warning colour, when that is below the limit."""
         if limit <= 0 or cautious >= limit:
             return ""
+        if cautious <= 0:
+            return f" · <span style='color:{WARN}'>" + translate(
+                "Limits", "the whole likely range does not fit") + "</span>"
         return f" · <span style='color:{WARN}'>" + translate(
             "Limits", "{n} with the whole likely range").format(n=f"{cautious:,}") + "</span>"
 
