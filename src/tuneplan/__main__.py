@@ -99,6 +99,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attention", choices=["flash", "sdpa", "eager"])
     p.add_argument("--fused-cross-entropy", action="store_true", default=None, help="fused/chunked cross-entropy (Liger, CCE)")
     p.add_argument("--activation-offload", action="store_true", default=None, help="offload saved activations to CPU")
+    p.add_argument("--torch-compile", action="store_true", default=None,
+                   help="torch.compile on the decoder layers (torchtune compile: True, HF torch_compile=True): "
+                        "pointwise results recomputed in backward")
     p.add_argument("--cpu-offload", action="store_true", default=None, help="offload parameters and optimizer states to CPU")
     p.add_argument("--gpus", type=_positive_int, metavar="N", help="number of GPUs")
     p.add_argument("--sharding", choices=["none", "ddp", "zero1", "zero2", "zero3", "fsdp"])

@@ -39,6 +39,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
     "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
+    "torch_compile": "torch_compile",
     "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "framework": "framework", "mfu": "mfu_override",
 }
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
@@ -237,7 +238,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
           f"{' (step in backward)' if tr.optimizer_in_backward else ''}{lora}; micro-batch {tr.micro_batch} x "
           f"{tr.seq_len} tokens ({tr.sequence_mode}), grad accumulation {tr.grad_accumulation}, checkpointing "
           f"{'on' if tr.grad_checkpointing else 'off'}, {tr.attention} attention"
-          f"{', fused CE' if tr.fused_cross_entropy else ''}{shard}", file=out)
+          f"{', fused CE' if tr.fused_cross_entropy else ''}{', torch.compile' if tr.torch_compile else ''}{shard}", file=out)
     print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
     for comp in m.components:
         if comp.bytes > 0:

@@ -59,6 +59,7 @@ ALLOWED = {
     "kv", "token", "pid", "moe", "logits", "eager", "alpha", "dropout", "ctrl", "apple", "amd", "radeon",
     "rx", "xtx", "max", "cublas", "runpod", "kwh", "tok", "peft",
     "autocast", "trainer", "trl", "axolotl", "torchtune", "litgpt",  # framework names and PyTorch's autocast
+    "compile",  # torch.compile, an API name
     "tp", "hf",  # citations: "TP §4" (docs' throughput notes), HF = Hugging Face
     "english",  # View → Language lists each language in its own words
 }  # fmt: skip

@@ -111,6 +111,15 @@ def test_adapter_precision_choice_reaches_the_estimate(window):
     assert not combo.isEnabled()
 
 
+def test_torch_compile_box_lowers_the_saved_activations(window):
+    box = _field(window, "training.torch_compile").widget
+    assert not box.isChecked()
+    before = window.store.result.memory.peak_allocated_bytes
+    box.click()
+    assert window.store.scenario.training.torch_compile is True
+    assert window.store.result.memory.peak_allocated_bytes <= before
+
+
 def test_choosing_a100_80gb_moves_capacity_line(window):
     gpu = catalog.match_gpu("A100 80GB")
     assert gpu is not None

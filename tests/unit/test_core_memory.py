@@ -826,3 +826,56 @@ def test_deepspeed_zero_stages_hand_the_forward_bf16_adapters_too():
     b = estimate_memory(arch, TrainingSetup(**base, adapter_precision="model-dtype"), GPU_24)[1].activation_per_layer_token
     single = estimate_memory(arch, TrainingSetup(**{**base, "num_gpus": 1, "sharding": "none"}), GPU_24)[1]
     assert a == b < single.activation_per_layer_token
+
+
+# ---------------------------------------------------------------- torch.compile (TrainingSetup.torch_compile)
+def _per_layer_token(arch, **kw) -> float:
+    t = TrainingSetup(grad_checkpointing=False, attention="sdpa", sequence_mode="fixed", **kw)
+    return estimate_memory(arch, t, GPU_24)[1].activation_per_layer_token
+
+
+def test_compiled_layers_save_the_normalised_value_instead_of_fp32_copies_and_recompute_silu():
+    # Llama 3 8B (h = 4,096, i = 14,336), per layer and token. Full fine-tuning: eager, each of the two RMSNorms
+    # saves its fp32 input (4h) and the bf16 normalised value for the weight's gradient (2h); compiled, only the
+    # normalised value: 2 x 4h = 32,768 B less; SwiGLU no longer saves SiLU(gate): 2i = 28,672 B less -> 61,440 B.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    assert _per_layer_token(arch, method="full") - _per_layer_token(arch, method="full", torch_compile=True) == 61_440
+    # LoRA (frozen norms, PEFT under autocast, dropout 0.05): eager 4h per norm, compiled 2h: 2 x 2h = 16,384 B
+    # less, and SiLU 28,672 -> 45,056 B
+    lora = dict(method="lora", lora_targets="all-linear")
+    assert _per_layer_token(arch, **lora) - _per_layer_token(arch, **lora, torch_compile=True) == 45_056
+    # without dropout the identical bf16 casts of one input are saved once: q/k/v share one copy and gate/up
+    # another, 3 copies x 2h = 24,576 B less -> 69,632 B
+    nodrop = dict(lora, lora_dropout=0.0)
+    assert _per_layer_token(arch, **nodrop) - _per_layer_token(arch, **nodrop, torch_compile=True) == 69_632
+
+
+def test_compiled_saved_set_matches_what_torch_compile_saved():
+    # tools/validate/compile_saved.py (torch 2.13, transformers 5.18, PEFT 0.21; bf16 Llama h = 256, i = 704,
+    # 4 heads / 2 KV heads, 256 tokens, PEFT r = 8 under autocast) measured one compiled layer's saved tensors per
+    # token; the ledger leaves out the norms' 2 x 4 B rsqrt, and PEFT's bf16 autocast casts of the adapter weights
+    # (2 B x adapter parameters per layer / 256 tokens) are a separate ledger term added here
+    from tuneplan.core.memory import lora_parameter_count
+
+    arch = architecture_from_hf_config({"model_type": "llama", "hidden_size": 256, "intermediate_size": 704,
+                                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                        "vocab_size": 512})
+    base = dict(seq_len=256, torch_compile=True)
+    assert _per_layer_token(arch, method="full", **base) == 7_832 - 8
+    for targets, dropout, measured in (("all-linear", 0.05, 12_524), ("q_v", 0.05, 7_024),
+                                       ("all-linear", 0.0, 8_748), ("q_v", 0.0, 6_000)):
+        casts = 2 * lora_parameter_count(arch, 8, targets) / 2 / 256
+        ledger = _per_layer_token(arch, method="lora", lora_rank=8, lora_targets=targets, lora_dropout=dropout, **base)
+        assert ledger + casts == measured - 8, (targets, dropout)
+
+
+def test_torch_compile_on_a_model_it_was_not_measured_on_says_so():
+    from tuneplan.catalog import default_scenario, get_model
+    from tuneplan.core.estimate import estimate
+
+    s = default_scenario()
+    gemma = s.model_copy(update={"model": get_model("gemma-3-4b").architecture})
+    gemma.training.torch_compile = True
+    assert any("eager figures are used" in w for w in estimate(gemma).warnings)
+    s.training.torch_compile = True
+    assert not any("eager figures" in w for w in estimate(s).warnings)

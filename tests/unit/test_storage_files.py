@@ -284,7 +284,7 @@ def test_v2_file_is_migrated_to_v3(tmp_path: Path, scenario: Scenario) -> None:
     assert doc.scenario.training.adapter_precision == "fp32-autocast"
     assert doc.scenario == scenario
     # the step itself writes the value schema-2 plans were estimated with (the field's default could hide a no-op)
-    assert MIGRATIONS[2]({"training": {}}) == {"training": {"adapter_precision": "fp32-autocast"}}
+    assert MIGRATIONS[2]({"training": {}}) == {"training": {"adapter_precision": "fp32-autocast", "torch_compile": False}}
     assert MIGRATIONS[2]({"training": {"adapter_precision": "fp32"}})["training"]["adapter_precision"] == "fp32"
 
 

@@ -1,7 +1,7 @@
 """What one decoder layer saves for backward, eager against ``torch.compile``, by tensor shape and dtype.
 
-A probe for a later Tuneplan setting (``torch.compile`` is not modelled yet; docs/accuracy.md "Known
-limits"). It builds a small Llama from a config with real bf16 tensors on the CPU (inductor compiles for
+The evidence behind Tuneplan's ``torch_compile`` setting (docs/accuracy.md "Known limits" 5; the ledger
+reproduces these numbers in tests/unit/test_core_memory.py). It builds a small Llama from a config with real bf16 tensors on the CPU (inductor compiles for
 the CPU; the partition into saved and recomputed tensors is made by AOTAutograd before code generation),
 runs the decoder's forward with ``torch.autograd.graph.saved_tensors_hooks`` and reports the storages
 saved by one more decoder layer (two layers minus one), per token.

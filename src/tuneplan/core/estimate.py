@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.memory import adapter_path, estimate_memory, experts_adapted
+from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.throughput import estimate_time
@@ -86,6 +86,9 @@ def estimate(scenario: Scenario) -> Estimate:
         # parameters (torch/amp/grad_scaler.py, _unscale_grads_ with allow_fp16=False)
         warnings.append("FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
                         "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")
+    if t.torch_compile and not compile_modelled(arch, t):
+        warnings.append("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral); "
+                        "for this model the eager figures are used")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:

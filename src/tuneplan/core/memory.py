@@ -58,6 +58,7 @@ __all__ = [
     "CUDA_CONTEXT_BYTES",
     "ALLOCATOR_FRAGMENTATION",
     "adapter_path",
+    "compile_modelled",
     "MemoryLedger",
     "estimate_memory",
     "likely_range",
@@ -250,6 +251,16 @@ def adapter_path(t: TrainingSetup) -> str:
     if t.precision == "fp32":
         return "native"
     return {"fp32-autocast": "autocast", "fp32": "fp32", "model-dtype": "native"}[t.adapter_precision]
+
+
+#: Linear layers that read the same tensor in a decoder layer (the input norm's or post-attention norm's output).
+_INPUT_OF = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "gate_proj": "mlp_in", "up_proj": "mlp_in"}
+
+
+def compile_modelled(arch: ModelArchitecture, t: TrainingSetup) -> bool:
+    """Whether ``torch.compile``'s smaller saved set applies: asked for, on RMSNorm layers other than Gemma's
+    (whose norms were not measured compiled); elsewhere the eager ledger stands and the estimate says so."""
+    return t.torch_compile and arch.norm == "rms" and not arch.model_type.startswith("gemma")
 
 
 def _activation_adapter_path(t: TrainingSetup) -> str:
@@ -447,10 +458,16 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     # weight trains, ``weight * x`` also saves the normalised x: in the input dtype for Llama-style
     # norms, in fp32 for Gemma's ``x.float() * (1 + weight.float())`` (MemTracker, docs/validation.md).
     gemma_norm = arch.model_type.startswith("gemma")
+    compiled = compile_modelled(arch, t)
     norm_input = 4 if arch.norm == "rms" else act
     norm_weight_input = (4 if gemma_norm or resid == 4 else act) if full else 0
     n_norms = (1 if arch.parallel_block else 2) + arch.extra_norms_per_layer
-    saved = n_norms * (norm_input + norm_weight_input) * h
+    if compiled:
+        # torch.compile: each RMSNorm keeps only its normalised value in the activation dtype (its backward, and
+        # the weight's gradient, are computed from it and the per-token rsqrt), not the fp32 input copy
+        saved = n_norms * act * h
+    else:
+        saved = n_norms * (norm_input + norm_weight_input) * h
     if arch.qk_norm:  # per-head RMSNorm on q and k
         saved += (4 + norm_weight_input) * (arch.q_dim + arch.kv_dim)
 
@@ -485,7 +502,8 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if not arch.parallel_block and any(saves_input(n) for n in mlp_inputs):
         saved += act * h
     if arch.mlp == "gated":
-        saved += 3 * mlp * (routed + shared)  # gate, up, act(gate)
+        # gate, up, act(gate); compiled, act(gate) is recomputed from gate in backward
+        saved += (2 if compiled and not arch.is_moe else 3) * mlp * (routed + shared)
     else:
         saved += mlp * (routed + shared)  # pre-activation
     if saves_input("down_proj"):
@@ -494,8 +512,15 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
         saved += mlp * shared  # input of the shared expert's down_proj
 
     if dropout or own_copies:  # PEFT: lora_A saves its own copy of the input (dropped out: + a 1-byte mask)
+        copied: set[str] = set()
         for m in group:
             if m.name in adapted and m.count == 1:
+                # compiled without dropout, identical casts of one input are computed and saved once (q/k/v share
+                # the input norm's output, gate/up the post-attention norm's)
+                source = _INPUT_OF.get(m.name, m.name) if compiled and not dropout else m.name
+                if source in copied:
+                    continue
+                copied.add(source)
                 saved += (a_bytes + (1 if dropout else 0)) * m.d_in
     if lora:
         adapted_mods = [m for m in group if m.name in adapted and m.count == 1]

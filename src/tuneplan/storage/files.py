@@ -23,8 +23,8 @@ Schema history (each step is one function in :data:`MIGRATIONS`):
   ``prepare_model_for_kbit_training`` leaves them); schema-1 plans get ``true``, what they were
   estimated with. Bumped so that an older Tuneplan calls a new file "newer" instead of "broken".
 * **3**: ``training.adapter_precision`` (how LoRA adapters are held: PEFT's FP32 under autocast, FP32
-  without autocast, or the model dtype); schema-2 plans get ``"fp32-autocast"``, what they were
-  estimated with.
+  without autocast, or the model dtype) and ``training.torch_compile``; schema-2 plans get
+  ``"fp32-autocast"`` and ``false``, what they were estimated with.
 
 Reading is defensive, because a scenario file may come from anyone: at most
 :data:`MAX_FILE_BYTES`, JSON only (no pickle, no YAML tags, no code), no ``NaN``/``Infinity``,
@@ -194,6 +194,7 @@ def _migrate_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     training = data.get("training")
     if isinstance(training, dict):
         training.setdefault("adapter_precision", "fp32-autocast")
+        training.setdefault("torch_compile", False)
     return data
 
 
