@@ -437,8 +437,8 @@ Please attach that file when you report the problem.</source>
         <translation>torch.compile</translation>
     </message>
     <message>
-        <source>Compiled decoder layers (torchtune compile: True, HF torch_compile=True) recompute cheap pointwise results in backward: no FP32 norm input copies, no saved SiLU(gate). Modelled for RMSNorm models (Llama, Qwen, Mistral)</source>
-        <translation>编译后的解码器层（torchtune compile: True、HF torch_compile=True）在反向传播中重算廉价的逐元素结果：不保存 FP32 的归一化输入副本，也不保存 SiLU(gate)。已为 RMSNorm 模型（Llama、Qwen、Mistral）建模</translation>
+        <source>Compiled decoder layers (torchtune compile: True, HF torch_compile=True) recompute cheap pointwise results in backward: no FP32 norm input copies, no saved SiLU(gate). Modelled for RMSNorm models (Llama, Qwen, Mistral, Gemma)</source>
+        <translation>编译后的解码器层（torchtune compile: True、HF torch_compile=True）在反向传播中重算廉价的逐元素结果：不保存 FP32 的归一化输入副本，也不保存 SiLU(gate)。已为 RMSNorm 模型（Llama、Qwen、Mistral、Gemma）建模</translation>
     </message>
     <message>
         <source>CPU offload (params + optimizer)</source>
@@ -660,8 +660,8 @@ Please attach that file when you report the problem.</source>
         <translation>FP16 训练且可训练参数为 FP16：PyTorch 的损失缩放器会拒绝（&quot;Attempting to unscale FP16 gradients&quot;）；请将被训练的权重保持为 FP32，或改用 BF16 训练</translation>
     </message>
     <message>
-        <source>torch.compile&apos;s smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral); for this model the eager figures are used</source>
-        <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral）建模；此模型使用未编译时的数值</translation>
+        <source>torch.compile&apos;s smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used</source>
+        <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral、Gemma）建模；此模型使用未编译时的数值</translation>
     </message>
     <message>
         <source>the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>

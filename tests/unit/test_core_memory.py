@@ -869,13 +869,35 @@ def test_compiled_saved_set_matches_what_torch_compile_saved():
         assert ledger + casts == measured - 8, (targets, dropout)
 
 
-def test_torch_compile_on_a_model_it_was_not_measured_on_says_so():
-    from tuneplan.catalog import default_scenario, get_model
+def test_torch_compile_on_a_layernorm_model_says_the_eager_figures_are_used():
+    from tuneplan.catalog import default_scenario
     from tuneplan.core.estimate import estimate
 
     s = default_scenario()
-    gemma = s.model_copy(update={"model": get_model("gemma-3-4b").architecture})
-    gemma.training.torch_compile = True
-    assert any("eager figures are used" in w for w in estimate(gemma).warnings)
+    stablelm = architecture_from_hf_config({"model_type": "stablelm", "hidden_size": 2560, "intermediate_size": 6912,
+                                            "num_hidden_layers": 32, "num_attention_heads": 32, "vocab_size": 50304})
+    layer_norm = s.model_copy(update={"model": stablelm})
+    layer_norm.training.torch_compile = True
+    assert any("eager figures are used" in w for w in estimate(layer_norm).warnings)
     s.training.torch_compile = True
     assert not any("eager figures" in w for w in estimate(s).warnings)
+
+
+def test_compiled_qk_norms_mixture_of_experts_and_an_fp32_residual_stream():
+    # q/k norms (Qwen3-8B: q_dim 4,096, kv_dim 1,024) keep their bf16 normalised values: full fine-tuning eager
+    # (4 + 2) B x 5,120 -> compiled 2 B x 5,120, 20,480 B per token less on top of the plain-Llama terms
+    qwen3 = architecture_from_hf_config({"model_type": "qwen3", "hidden_size": 4096, "intermediate_size": 12288,
+                                         "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8,
+                                         "head_dim": 128, "vocab_size": 151936})
+    plain = 8 * 4096 + 2 * 12288  # two norms' fp32 copies, SiLU(gate)
+    assert (_per_layer_token(qwen3, method="full") - _per_layer_token(qwen3, method="full", torch_compile=True)
+            == plain + 20_480)
+    # expert blocks recompute SiLU(gate) too: Mixtral-8x7B, 2 B x k x i = 2 x 2 x 14,336 = 57,344 B, plus the
+    # two norms' fp32 copies 8h = 32,768 B
+    mixtral = architecture_from_hf_config(MIXTRAL_8X7B)
+    assert (_per_layer_token(mixtral, method="full") - _per_layer_token(mixtral, method="full", torch_compile=True)
+            == 57_344 + 32_768)
+    # an fp32 residual stream (fp32 master weights under autocast) leaves one norm with an fp32 tensor: 2h more
+    llama = architecture_from_hf_config(LLAMA_3_8B)
+    assert (_per_layer_token(llama, method="full", master_weights="fp32", torch_compile=True)
+            - _per_layer_token(llama, method="full", torch_compile=True) == 2 * 4096)

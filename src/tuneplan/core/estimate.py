@@ -87,8 +87,8 @@ def estimate(scenario: Scenario) -> Estimate:
         warnings.append("FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
                         "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")
     if t.torch_compile and not compile_modelled(arch, t):
-        warnings.append("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral); "
-                        "for this model the eager figures are used")
+        warnings.append("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, "
+                        "Gemma); for this model the eager figures are used")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:

@@ -258,9 +258,10 @@ _INPUT_OF = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "gat
 
 
 def compile_modelled(arch: ModelArchitecture, t: TrainingSetup) -> bool:
-    """Whether ``torch.compile``'s smaller saved set applies: asked for, on RMSNorm layers other than Gemma's
-    (whose norms were not measured compiled); elsewhere the eager ledger stands and the estimate says so."""
-    return t.torch_compile and arch.norm == "rms" and not arch.model_type.startswith("gemma")
+    """Whether ``torch.compile``'s smaller saved set applies: asked for, on RMSNorm layers (measured on Llama,
+    Gemma, Qwen3 with its q/k norms, Mixtral and Qwen3-MoE); LayerNorm models keep the eager ledger and the
+    estimate says so."""
+    return t.torch_compile and arch.norm == "rms"
 
 
 def _activation_adapter_path(t: TrainingSetup) -> str:
@@ -464,12 +465,13 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     n_norms = (1 if arch.parallel_block else 2) + arch.extra_norms_per_layer
     if compiled:
         # torch.compile: each RMSNorm keeps only its normalised value in the activation dtype (its backward, and
-        # the weight's gradient, are computed from it and the per-token rsqrt), not the fp32 input copy
-        saved = n_norms * act * h
+        # the weight's gradient, are computed from it and the per-token rsqrt), not the fp32 input copy; with an
+        # fp32 residual stream one of them keeps an fp32 tensor
+        saved = n_norms * act * h + (resid - act) * h
     else:
         saved = n_norms * (norm_input + norm_weight_input) * h
-    if arch.qk_norm:  # per-head RMSNorm on q and k
-        saved += (4 + norm_weight_input) * (arch.q_dim + arch.kv_dim)
+    if arch.qk_norm:  # per-head RMSNorm on q and k (compiled: their normalised values only)
+        saved += (act if compiled else 4 + norm_weight_input) * (arch.q_dim + arch.kv_dim)
 
     # attention block inputs (q/k/v share the norm output; o reads the attention output)
     if any(saves_input(n) for n in ("q_proj", "k_proj", "v_proj")):
@@ -502,8 +504,8 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if not arch.parallel_block and any(saves_input(n) for n in mlp_inputs):
         saved += act * h
     if arch.mlp == "gated":
-        # gate, up, act(gate); compiled, act(gate) is recomputed from gate in backward
-        saved += (2 if compiled and not arch.is_moe else 3) * mlp * (routed + shared)
+        # gate, up, act(gate); compiled, act(gate) is recomputed from gate in backward (expert blocks too)
+        saved += (2 if compiled else 3) * mlp * (routed + shared)
     else:
         saved += mlp * (routed + shared)  # pre-activation
     if saves_input("down_proj"):

@@ -98,9 +98,9 @@ class TrainingSetup(_Model):
     adapter_precision: AdapterPrecision = "fp32-autocast"
     #: ``torch.compile`` on the decoder layers (torchtune ``compile: True``, HF ``torch_compile=True``, axolotl
     #: ``torch_compile: true``): AOTAutograd's partitioner recomputes cheap pointwise results in backward.
-    #: Modelled for RMSNorm layers (not Gemma's): each norm keeps its bf16 normalised value instead of an fp32
-    #: input copy, a dense SwiGLU recomputes SiLU(gate), and identical casts of one input are saved once
-    #: (measured with ``tools/validate/compile_saved.py``). Speed is the framework tier's business.
+    #: Modelled for RMSNorm layers: each norm (q/k norms included) keeps its bf16 normalised value instead of an
+    #: fp32 input copy, SwiGLU (experts too) recomputes SiLU(gate), and identical casts of one input are saved
+    #: once (measured with ``tools/validate/compile_saved.py``). Speed is the framework tier's business.
     torch_compile: bool = False
     micro_batch: int = Field(default=1, ge=1, le=4096)
     seq_len: int = Field(default=2048, ge=1, le=10_000_000)

@@ -430,10 +430,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                 r"\(\"Attempting to unscale FP16 gradients\"\); keep the trained weights in FP32 or train in BF16"),
      QT_TRANSLATE_NOOP("CoreNotes", "FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
                        "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")),
-    (re.compile(r"torch\.compile's smaller saved set is modelled for RMSNorm layers \(Llama, Qwen, Mistral\); "
-                r"for this model the eager figures are used"),
+    (re.compile(r"torch\.compile's smaller saved set is modelled for RMSNorm layers \(Llama, Qwen, Mistral, "
+                r"Gemma\); for this model the eager figures are used"),
      QT_TRANSLATE_NOOP("CoreNotes", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, "
-                       "Mistral); for this model the eager figures are used")),
+                       "Mistral, Gemma); for this model the eager figures are used")),
     (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: with FP32 master weights the "
                 r"adapters are FP32 under autocast"),
      QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the "

@@ -265,7 +265,7 @@ class BatchPanel(FieldPanel):
         self.add_check("training.torch_compile", self.tr("torch.compile"),
                        tip=self.tr("Compiled decoder layers (torchtune compile: True, HF torch_compile=True) recompute "
                                    "cheap pointwise results in backward: no FP32 norm input copies, no saved "
-                                   "SiLU(gate). Modelled for RMSNorm models (Llama, Qwen, Mistral)"))
+                                   "SiLU(gate). Modelled for RMSNorm models (Llama, Qwen, Mistral, Gemma)"))
         self.add_check("training.cpu_offload", self.tr("CPU offload (params + optimizer)"),
                        tip=self.tr("DeepSpeed/FSDP CPU offload: less GPU memory, slower steps"))
         self.add_int("training.num_gpus", self.tr("Number of GPUs"), 1, 4096)
