@@ -118,3 +118,9 @@ def test_each_case_is_estimated_with_the_adapters_it_ran():
     assert gpu_report.setup_for(by_id["llama8b-lora-all-gc-2k-autocast"]).adapter_precision == "fp32-autocast"
     bf16 = gpu_report.setup_for(by_id["llama8b-lora-all-gc-2k-bf16adapters"])
     assert bf16.adapter_precision == "model-dtype" and bf16.lora_dropout == 0.0
+
+
+def test_compiled_cases_are_estimated_compiled():
+    by_id = {c.id: asdict(c) for c in measure.GRID}
+    assert gpu_report.setup_for(by_id["llama8b-lora-all-nogc-2k-compile"]).torch_compile
+    assert not gpu_report.setup_for(by_id["llama8b-lora-all-gc-2k"]).torch_compile

@@ -68,6 +68,7 @@ def setup_for(case: dict[str, Any]) -> TrainingSetup:
         attention="sdpa",
         num_gpus=1,
         adapter_precision=adapters,
+        torch_compile=case.get("compile", False),
     )
 
 

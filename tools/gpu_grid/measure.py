@@ -82,6 +82,7 @@ class Case:
     autocast: bool = False  # bf16 autocast around a bf16 model (HF Trainer / accelerate mixed precision)
     master_fp32: bool = False  # fp32 model under bf16 autocast
     adapter_dtype: str = "fp32"  # fp32 (PEFT's autocast_adapter_dtype) | bf16 (torchtune/LitGPT-style adapters)
+    compile: bool = False  # torch.compile each decoder layer (torchtune compile: True)
     alloc_conf: str = ""  # PYTORCH_CUDA_ALLOC_CONF for this case
     note: str = ""
 
@@ -109,6 +110,10 @@ GRID: list[Case] = [
     Case("llama8b-lora-all-gc-2k-autocast", "llama-3.1-8b", autocast=True, note="HF Trainer bf16=True"),
     Case("llama8b-lora-all-gc-2k-bf16adapters", "llama-3.1-8b", adapter_dtype="bf16", lora_dropout=0.0,
          note="torchtune-style adapters in bf16, no dropout"),
+    Case("llama8b-full-fused-nogc-2k-compile", "llama-3.1-8b", method="full", optimizer="adamw-fused",
+         grad_checkpointing=False, compile=True, note="torch.compile per decoder layer"),
+    Case("llama8b-lora-all-nogc-2k-compile", "llama-3.1-8b", grad_checkpointing=False, compile=True,
+         note="torch.compile per decoder layer"),
     Case("llama8b-lora-all-gc-2k-fp32base", "llama-3.1-8b", master_fp32=True, note="LoRA on an fp32 base (bf16-mixed)"),
     Case("llama3b-full-master-fp32-gc-2k", "llama-3.2-3b", method="full", master_fp32=True),
     Case("llama8b-full-optinbwd-gc-2k", "llama-3.1-8b", method="full", optimizer_in_backward=True,
@@ -235,6 +240,11 @@ def run_case(case: Case, device: str, tiny: bool) -> dict[str, Any]:
         model = peft.get_peft_model(model, peft.LoraConfig(
             r=case.lora_rank, lora_alpha=2 * case.lora_rank, lora_dropout=case.lora_dropout,
             target_modules=targets, task_type="CAUSAL_LM"), autocast_adapter_dtype=case.adapter_dtype == "fp32")
+    if case.compile:  # each decoder layer compiled on its own, as torchtune's compile_model does
+        inner_model = model.base_model.model if case.method == "lora" else model
+        layers = inner_model.model.layers
+        for j, layer in enumerate(layers):
+            layers[j] = torch.compile(layer)
     params = [p for p in model.parameters() if p.requires_grad]
     build_s = time.perf_counter() - t0
 
