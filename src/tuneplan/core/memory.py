@@ -770,6 +770,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         if merged_all:
             led.formulas["activations"] += (f" + the experts' W + delta-W {merged_all * layers_here / arch.num_layers / GIB:.2f}"
                                             " GiB (PEFT ParamWrapper)")
+    if compile_modelled(arch, t):
+        led.formulas["activations"] += " (torch.compile: norms keep bf16 normalised values, SiLU recomputed)"
     if t.activation_offload:
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         activations = min(activations, kept + (one_layer if t.grad_checkpointing else 0))
