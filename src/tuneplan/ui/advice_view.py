@@ -389,7 +389,7 @@ class AdviceView(QFrame):
             ).format(spare=f"{spare:.1f}", gpu=html.escape(gpu), high=f"{mem.high_bytes / GIB:.1f}",
                      cap=f"{mem.capacity_bytes / GIB:.2f}")
             ask = translate("Advice", "Changes that give headroom:")
-            color = "#8a5a00"
+            color = WARN
         if not state.suggestions:
             ask = translate("Advice", "No single change helps: try a smaller model or several GPUs.")
         self.heading.setText(themed(f"<span style='color:{color}; font-weight:600'>{lead}</span> {ask}"))
