@@ -782,8 +782,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
         # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
         led.adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets) / arch.num_layers
-        # (not under ZeRO-3/FSDP: their mixed precision hands the layers bf16 parameters, nothing to cast)
-        if t.grad_checkpointing and shard not in {"zero3", "fsdp"}:
+        # (never under ZeRO/FSDP: _activation_adapter_path is "native" there, nothing is cast)
+        if t.grad_checkpointing:
             led.forward_cache = led.adapter_cast_per_layer * max(layers_here - 1, 0)
     led.recompute_transient_per_token = recompute_transient_per_token(arch, t, act, mlp_bytes, resid)
     # final norm (+ its output saved by a trainable LM head) and the embedding output
