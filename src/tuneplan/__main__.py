@@ -105,6 +105,14 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cpu-offload", action="store_true", default=None, help="offload parameters and optimizer states to CPU")
     p.add_argument("--gpus", type=_positive_int, metavar="N", help="number of GPUs")
     p.add_argument("--sharding", choices=["none", "ddp", "zero1", "zero2", "zero3", "fsdp"])
+    p.add_argument("--grad-sync", choices=["step", "micro-batch"],
+                   help="FSDP with gradient accumulation: step = reduce-scatter only at the optimizer step, keeping "
+                        "unsharded gradients in between (no_sync: HF Trainer/accelerate default, Lightning Fabric; "
+                        "default); micro-batch = after every micro-batch (torchtune, torchtitan, accelerate "
+                        "sync_each_batch=True)")
+    p.add_argument("--fsdp-mixed-units", action="store_true", default=None,
+                   help="LoRA under FSDP: adapters share FSDP units with their frozen layer (LitGPT), so every "
+                        "frozen layer weight gets a gradient")
     p.add_argument("--framework", choices=["optimized", "hf"], help="MFU tier: optimized stack or plain HF")
     p.add_argument("--mfu", type=_fraction, help="override model FLOPs utilisation (0-1]")
     p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")

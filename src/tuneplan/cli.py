@@ -40,7 +40,8 @@ _TRAINING_ARGS: dict[str, str] = {
     "grad_accumulation": "grad_accumulation", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
     "torch_compile": "torch_compile",
-    "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "framework": "framework", "mfu": "mfu_override",
+    "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "grad_sync": "grad_sync",
+    "fsdp_mixed_units": "fsdp_mixed_units", "framework": "framework", "mfu": "mfu_override",
 }
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",
@@ -233,6 +234,12 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             "fp32" if upcast else tr.precision)
     shard = (f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.sharding != "none" else
              f", layers split over {tr.num_gpus} GPUs") if tr.num_gpus > 1 else ""
+    if tr.frozen_weight_grads:
+        shard += " (adapters in their layer's FSDP unit: frozen weights get gradients)"
+    if tr.unsharded_accumulation:
+        shard += ", gradients synced at the optimizer step (no_sync)"
+    elif tr.sharding == "fsdp" and tr.num_gpus > 1 and tr.grad_accumulation > 1:
+        shard += ", gradients synced every micro-batch"
     amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"
           f"{' (step in backward)' if tr.optimizer_in_backward else ''}{lora}; micro-batch {tr.micro_batch} x "

@@ -245,3 +245,23 @@ def test_torch_compile_flag_reaches_the_estimate():
     assert eager["components"]["activations"] - compiled["components"]["activations"] == 2_952_790_016
     text = run(*base[:-1], "--torch-compile").stdout
     assert "torch.compile" in text.splitlines()[2]
+
+
+def test_fsdp_gradient_sync_and_mixed_units_flags():
+    # Llama 3.1 8B full fine-tuning on 8 GPUs with FSDP, 4 micro-batches per step: under no_sync (--grad-sync step,
+    # the default) the gradients at the backward are unsharded, 8,030,261,248 x 2 B = 16,060,522,496 B; synced every
+    # micro-batch they are the 1/8 shard, 2,007,565,312 B
+    base = ("estimate", "--model", "llama-3.1-8b", "--method", "full", "--gpus", "8", "--sharding", "fsdp",
+            "--grad-accumulation", "4", "--gpu", "h100_sxm")
+    grads = {}
+    for sync in ("step", "micro-batch"):
+        out = run(*base, "--grad-sync", sync, "--json")
+        assert out.returncode == 0, out.stderr
+        grads[sync] = json.loads(out.stdout)[0]["memory"]["components"]["gradients"]
+    assert grads == {"step": 16_060_522_496, "micro-batch": 2_007_565_312}
+    assert "synced at the optimizer step (no_sync)" in run(*base).stdout
+    line = next(ln for ln in run(*base[:4], "lora", *base[5:], "--fsdp-mixed-units").stdout.splitlines()
+                if ln.startswith("assumed:"))
+    assert "frozen weights get gradients" in line
+    bad = run(*base, "--grad-sync", "never")
+    assert bad.returncode == 2 and "--grad-sync" in bad.stderr and "Traceback" not in bad.stderr

@@ -901,3 +901,71 @@ def test_compiled_qk_norms_mixture_of_experts_and_an_fp32_residual_stream():
     llama = architecture_from_hf_config(LLAMA_3_8B)
     assert (_per_layer_token(llama, method="full", master_weights="fp32", torch_compile=True)
             - _per_layer_token(llama, method="full", torch_compile=True) == 2 * 4096)
+
+
+# --- FSDP gradient accumulation and units that mix frozen and trainable weights --------------------------------
+
+LLAMA_2_13B = {"model_type": "llama", "hidden_size": 5120, "intermediate_size": 13824, "num_hidden_layers": 40,
+               "num_attention_heads": 40, "num_key_value_heads": 40, "vocab_size": 32000, "tie_word_embeddings": False}
+A100_40 = GpuSpec(id="a100-40", name="A100 40GB", memory_gib=40.0, bf16_tflops=312)
+
+
+def test_fsdp_no_sync_accumulation_keeps_the_whole_unsharded_gradient():
+    # Llama-3-8B full fine-tuning in bf16 on 8 GPUs with FSDP and 4 micro-batches per step. Under no_sync (HF
+    # Trainer/accelerate's default) every unit keeps its unsharded gradient until the optimizer step: at the next
+    # micro-batch's backward 8,030,261,248 x 2 B = 16,060,522,496 B are alive. Reduce-scattering every micro-batch
+    # keeps only the shard: 16,060,522,496 / 8 = 2,007,565,312 B. The other states are the same, so the peaks differ
+    # by 16,060,522,496 - 2,007,565,312 = 14,052,957,184 B.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
+    base = dict(method="full", num_gpus=8, sharding="fsdp", grad_accumulation=4)
+    at_step, _ = estimate_memory(arch, TrainingSetup(**base, grad_sync="step"), h100)
+    each, _ = estimate_memory(arch, TrainingSetup(**base, grad_sync="micro-batch"), h100)
+    assert at_step.peak_phase == each.peak_phase == "backward"
+    assert at_step.component("gradients").bytes == 16_060_522_496
+    assert each.component("gradients").bytes == 2_007_565_312
+    assert at_step.peak_allocated_bytes - each.peak_allocated_bytes == 14_052_957_184
+    assert "no_sync" in at_step.component("gradients").formula
+
+
+def test_gradient_sync_only_matters_for_fsdp_with_accumulation():
+    # One micro-batch per step, DeepSpeed ZeRO (which always reduces into its partitions), or one GPU: the setting
+    # changes nothing
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
+    for base in (dict(num_gpus=8, sharding="fsdp", grad_accumulation=1), dict(num_gpus=8, sharding="zero3", grad_accumulation=4),
+                 dict(num_gpus=8, sharding="zero2", grad_accumulation=4), dict(num_gpus=1, sharding="none", grad_accumulation=4),
+                 dict(num_gpus=8, sharding="fsdp", grad_accumulation=4, optimizer_in_backward=True)):
+        a, _ = estimate_memory(arch, TrainingSetup(method="full", **base, grad_sync="step"), h100)
+        b, _ = estimate_memory(arch, TrainingSetup(method="full", **base, grad_sync="micro-batch"), h100)
+        assert a.total_bytes == b.total_bytes, base
+
+
+def test_fsdp_units_that_mix_frozen_and_trainable_weights_give_every_layer_weight_a_gradient():
+    # LitGPT's LoRA recipe wraps each Block (frozen weights + adapters) in one FSDP unit. Llama-2-13B's layers hold
+    # 40 x (4 x 5120^2 + 3 x 5120 x 13824) = 40 x 317,194,240 = 12,687,769,600 weights and LoRA r=8 on q,v adds
+    # 40 x 2 x 8 x (5120 + 5120) = 6,553,600. On 4 GPUs with bf16 weights, reduce-scattering every micro-batch:
+    # the frozen weights' gradient shards are 12,687,769,600 x 2 B / 4 = 6,343,884,800 B. Under no_sync (Lightning
+    # Fabric's no_backward_sync) the unsharded gradients are (12,687,769,600 + 6,553,600) x 2 B = 25,388,646,400 B.
+    arch = architecture_from_hf_config(LLAMA_2_13B)
+    base = dict(method="lora", lora_rank=8, lora_targets="q_v", adapter_precision="model-dtype", num_gpus=4,
+                sharding="fsdp", micro_batch=1, seq_len=1304, attention="sdpa", sequence_mode="dynamic")
+    _, apart = estimate_memory(arch, TrainingSetup(**base), A100_40)
+    _, mixed = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True), A100_40)
+    assert mixed.gradients - apart.gradients == 6_343_884_800
+    at_step, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True, grad_accumulation=32), A100_40)
+    assert at_step.component("gradients").bytes >= 25_388_646_400
+    # LitGPT's resource table (lit-gpt 8641822; reference measurements row 73): 33.13 GiB max_memory_allocated per
+    # GPU for this run (micro-batch 1, batch 128: 32 micro-batches per step on each of 4 GPUs)
+    assert at_step.peak_allocated_bytes / GIB == pytest.approx(33.13, rel=0.05)
+
+
+def test_mixed_fsdp_units_apply_only_to_lora_sharded_by_fsdp():
+    # QLoRA's 4-bit weights cannot require grad; DeepSpeed and one GPU have no FSDP units
+    arch = architecture_from_hf_config(LLAMA_2_13B)
+    for base in (dict(method="qlora", num_gpus=4, sharding="fsdp"), dict(method="lora", num_gpus=4, sharding="zero3"),
+                 dict(method="lora", num_gpus=1, sharding="none"), dict(method="full", num_gpus=4, sharding="fsdp")):
+        a, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True), A100_40)
+        b, _ = estimate_memory(arch, TrainingSetup(**base), A100_40)
+        assert a.total_bytes == b.total_bytes, base
+    assert TrainingSetup(method="lora", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True).frozen_weight_grads

@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 3
+    assert doc["schema_version"] == SCHEMA_VERSION == 4
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -286,6 +286,25 @@ def test_v2_file_is_migrated_to_v3(tmp_path: Path, scenario: Scenario) -> None:
     # the step itself writes the value schema-2 plans were estimated with (the field's default could hide a no-op)
     assert MIGRATIONS[2]({"training": {}}) == {"training": {"adapter_precision": "fp32-autocast", "torch_compile": False}}
     assert MIGRATIONS[2]({"training": {"adapter_precision": "fp32"}})["training"]["adapter_precision"] == "fp32"
+
+
+def test_v3_file_is_migrated_to_v4(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 3 had no training.grad_sync / fsdp_mixed_units; FSDP plans were estimated with sharded accumulation.
+    scenario = scenario.model_copy(deep=True)
+    scenario.training.method = "lora"
+    scenario.training.num_gpus = 4
+    scenario.training.sharding = "fsdp"
+    scenario.training.grad_accumulation = 8
+    data = scenario.model_dump(mode="json")
+    del data["training"]["grad_sync"], data["training"]["fsdp_mixed_units"]
+    target = tmp_path / "v3.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 3, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 3 and doc.migrated
+    assert doc.scenario.training.grad_sync == "micro-batch"  # not the current default ("step")
+    assert doc.scenario.training.fsdp_mixed_units is False
+    assert MIGRATIONS[3]({"training": {}}) == {"training": {"grad_sync": "micro-batch", "fsdp_mixed_units": False}}
+    assert MIGRATIONS[3]({"training": {"grad_sync": "step"}})["training"]["grad_sync"] == "step"
 
 
 def test_bare_v1_dump_is_accepted(tmp_path: Path, scenario: Scenario) -> None:

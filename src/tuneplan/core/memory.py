@@ -13,6 +13,11 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   model under autocast) the residual stream between layers is fp32 too.
 * **Gradients** exist only for trainable parameters, in their dtype; with the optimizer step
   fused into backward they are freed one parameter at a time (torchtune ``optimizer_in_bwd``).
+  Under FSDP each unit's gradient is unsharded until its reduce-scatter; with gradient accumulation
+  under ``no_sync()`` (Hugging Face Trainer/accelerate's default, Lightning Fabric) the whole unsharded
+  gradient stays until the optimizer step (``FullyShardedDataParallel.no_sync`` docstring), and FSDP
+  units that mix frozen and trainable weights (LitGPT's per-``Block`` wrapping) give every frozen
+  weight a gradient ("equivalent to not freezing those parameters", FSDP docstring).
 * **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
   (``torch.optim.AdamW`` ``zeros_like(p)``); bitsandbytes 8-bit AdamW keeps two uint8 moments plus
   one fp32 absmax per 256-element block (Dettmers et al. 2022, arXiv:2110.02861); paged variants
@@ -734,6 +739,17 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                 led.formulas["weights"] += f" / {n_gpus} GPUs ({shard}) + two gathered layers while computing"
         elif shard == "ddp":
             gradients *= 2  # DDP buckets hold a flat copy of the gradients (gradient_as_bucket_view=False)
+    if t.frozen_weight_grads:
+        # One FlatParameter per decoder layer holds the frozen weights next to the adapters and requires grad as a
+        # whole, so autograd computes every layer weight's gradient and FSDP keeps its reduce-scattered shard:
+        # "equivalent to not freezing those parameters" (FSDP docstring; the warning quoted in litgpt PR #1538 reads
+        # 1,451,376,640 numel instead of 106,496). A FlatParameter has one dtype: the weights'.
+        gradients += layer_linear * w_bytes / n_gpus
+        led.formulas["gradients"] += (f" + {count(layer_linear)} frozen layer weights x {w_bytes} B / {n_gpus} GPUs "
+                                      "(FSDP units mix frozen and trainable weights)")
+    # One FSDP unit's unsharded gradient exists while autograd computes it, until its reduce-scatter
+    # (FSDP _post_backward_hook: ".grad contains the unsharded gradient"), in the forward's dtype.
+    unit_grad = layer_linear_each * act if shard == "fsdp" and (t.method == "full" or t.frozen_weight_grads) else 0.0
     if t.cpu_offload:
         gathered = 0.0
         # Parameters, gradients and optimizer states live on the CPU (FSDP CPUOffload(offload_params=True),
@@ -830,6 +846,16 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # Moments that compete for the step's peak; each is a full set of live components.
     accumulating = t.grad_accumulation > 1 and not t.optimizer_in_backward
     grads_kept = gradients if accumulating else 0.0
+    end_grads = gradients
+    if t.unsharded_accumulation:
+        # FSDP under no_sync() (FSDP2: set_requires_gradient_sync(False)) until the last micro-batch: each unit's
+        # .grad stays the unsharded gradient of the whole unit, in the forward's dtype, and later micro-batches add
+        # into it ("FSDP will accumulate the full model gradients (instead of gradient shards) until the eventual
+        # sync", FullyShardedDataParallel.no_sync; with CPU offload they stay on the GPU until that sync)
+        unsharded = (trainable + (layer_linear if t.frozen_weight_grads else 0)) * act
+        grads_kept = end_grads = unsharded
+        led.formulas["gradients"] += (f"; between optimizer steps FSDP no_sync keeps them unsharded: "
+                                      f"{count(trainable + (layer_linear if t.frozen_weight_grads else 0))} x {act} B")
     checkpoints = layers_here * checkpoint_token * tokens if t.grad_checkpointing else 0.0
     # With checkpointing the recomputation starts after the loss's buffers are freed.
     acts_at_loss = activations - (one_layer if t.grad_checkpointing else 0.0)
@@ -839,7 +865,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         "backward": {"gradients": grads_kept, "activations": acts_at_loss, "logits": logits,
                      "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
         # end of backward: all gradients, only the first layer's activations left
-        "end of backward": {"gradients": gradients, "activations": one_layer + checkpoints / max(layers_here, 1),
+        "end of backward": {"gradients": end_grads, "activations": one_layer + checkpoints / max(layers_here, 1),
                             "logits": 0.0, "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
         # optimizer step: gradients, states and the step's temporaries (layers are resharded)
         "optimizer step": {"gradients": gradients, "activations": 0.0, "logits": 0.0, "temporaries": step_temp,
@@ -856,6 +882,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     layer_backward = max(temporaries, base_temps + (3 if arch.mlp == "gated" else 2) * mlp_bytes * inter * tokens)
     # a checkpointed layer's recomputed forward: LoRA's input copies or a MoE block's locals next to its saved set
     layer_backward = max(layer_backward, base_temps + led.recompute_transient_per_token * tokens)
+    # An FSDP unit's unsharded gradient builds up while its layer's saved tensors and MLP-gradient transients are
+    # freed by the same backward: the moment holds whichever is larger (a lower bound; they overlap in between)
+    unit_extra = max(0.0, unit_grad - (one_layer + layer_backward - base_temps))
     forward_casts += led.forward_cache
     if forward_casts:
         # end of the forward under checkpointing with an fp32 master model or fp32 LoRA adapters: the
@@ -869,13 +898,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     if t.grad_checkpointing:
         # backward through the last layer: its recomputed activations next to all checkpoints
         # (the final norm's and LM head's saved inputs were freed by their backward, which ran first)
-        candidates["recomputed layer"] = {"gradients": grads_kept, "activations": activations - head_saved * tokens,
+        candidates["recomputed layer"] = {"gradients": grads_kept + unit_extra,
+                                          "activations": activations - head_saved * tokens,
                                           "logits": 0.0,
                                           "temporaries": layer_backward, "optimizer": optimizer,
                                           "gathered": gathered}
     else:
         # backward through the last layer: every layer's saved tensors, the loss buffers already freed
-        candidates["last layer backward"] = {"gradients": grads_kept, "activations": acts_at_loss - head_saved * tokens,
+        candidates["last layer backward"] = {"gradients": grads_kept + unit_extra,
+                                             "activations": acts_at_loss - head_saved * tokens,
                                              "logits": 0.0,
                                              "temporaries": layer_backward, "optimizer": optimizer,
                                              "gathered": gathered}

@@ -30,9 +30,10 @@ __all__ = [
     "Optimizer",
     "Sharding",
     "AdapterPrecision",
+    "GradSync",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -47,6 +48,7 @@ Billing = Literal["second", "minute", "hour"]
 StorageKind = Literal["container", "volume", "network"]
 FrameworkTier = Literal["optimized", "hf"]
 AdapterPrecision = Literal["fp32-autocast", "fp32", "model-dtype"]
+GradSync = Literal["step", "micro-batch"]
 
 OPTIMIZER_LABELS: dict[str, str] = {
     "adamw": "AdamW (torch, foreach)",
@@ -113,6 +115,21 @@ class TrainingSetup(_Model):
     cpu_offload: bool = False
     num_gpus: int = Field(default=1, ge=1, le=4096)
     sharding: Sharding = "none"
+    #: FSDP with gradient accumulation: when the gradients are reduce-scattered. ``step``: only at the optimizer
+    #: step; the micro-batches before it run under ``no_sync()`` (FSDP2: ``set_requires_gradient_sync(False)``)
+    #: and keep *unsharded* gradients ("FSDP will accumulate the full model gradients (instead of gradient
+    #: shards) until the eventual sync", ``FullyShardedDataParallel.no_sync`` docstring). That is what Hugging
+    #: Face Trainer and accelerate do by default (``sync_each_batch=False``) and Lightning Fabric's
+    #: ``no_backward_sync`` (LitGPT). ``micro-batch``: reduce-scatter after every micro-batch, accumulating
+    #: sharded gradients (torchtune, torchtitan, accelerate ``sync_each_batch=True``). DeepSpeed ZeRO always
+    #: reduces each micro-batch into its partitions, so the setting only applies to ``fsdp``.
+    grad_sync: GradSync = "step"
+    #: LoRA under FSDP: the adapters share FSDP units with the frozen weights of their layer (LitGPT wraps each
+    #: ``Block``; ``use_orig_params=True``). The unit's ``FlatParameter`` then requires grad as a whole, so every
+    #: frozen weight of the decoder layers gets a gradient too: "the gradient memory usage will be higher than
+    #: expected (namely, equivalent to not freezing those parameters)" (FSDP docstring; litgpt PR #1538). Off:
+    #: adapters wrapped apart (PEFT's ``fsdp_auto_wrap_policy``, torchtune, FSDP2's per-parameter sharding).
+    fsdp_mixed_units: bool = False
     framework: FrameworkTier = "hf"
     mfu_override: float | None = Field(default=None, gt=0, le=1)
 
@@ -120,6 +137,19 @@ class TrainingSetup(_Model):
     def trains_base_weights(self) -> bool:
         """True for full fine-tuning (all weights get gradients and optimizer states)."""
         return self.method == "full"
+
+    @property
+    def frozen_weight_grads(self) -> bool:
+        """True when FSDP computes gradients for frozen LoRA base weights (``fsdp_mixed_units`` in effect:
+        LoRA, not QLoRA, whose 4-bit weights cannot require grad; FSDP over more than one GPU)."""
+        return self.fsdp_mixed_units and self.method == "lora" and self.sharding == "fsdp" and self.num_gpus > 1
+
+    @property
+    def unsharded_accumulation(self) -> bool:
+        """True when FSDP accumulates unsharded gradients between optimizer steps (``grad_sync == "step"``,
+        FSDP over more than one GPU, more than one micro-batch per step, optimizer not stepped in backward)."""
+        return (self.grad_sync == "step" and self.sharding == "fsdp" and self.num_gpus > 1
+                and self.grad_accumulation > 1 and not self.optimizer_in_backward)
 
 
 class Dataset(_Model):

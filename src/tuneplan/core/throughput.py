@@ -184,13 +184,18 @@ def flops_per_token(arch: ModelArchitecture, t: TrainingSetup, seq: float | None
     Returns:
         ``(model_flops, hardware_flops)``: model FLOPs (what MFU counts) are ``6N + 12 L d s`` for
         full fine-tuning and ``4N + 12 L d s`` for LoRA/QLoRA; hardware FLOPs add the recomputed
-        forward of gradient checkpointing, ``2N + 4 L d s``.
+        forward of gradient checkpointing, ``2N + 4 L d s``. When FSDP units mix frozen and trainable
+        weights (``TrainingSetup.frozen_weight_grads``) autograd also computes the frozen layer weights'
+        gradients, ``2 N_layers`` more hardware FLOPs (the LM head, in the root unit, stays frozen); they are
+        wasted work, not model FLOPs.
     """
     n = float(arch.matmul_params_per_token())
     s = float(t.seq_len if seq is None else seq)
     attn = 12.0 * arch.num_attention_layers * arch.q_dim * s
     model = (6.0 if t.method == "full" else 4.0) * n + attn
     hardware = model + ((2.0 * n + attn / 3.0) if t.grad_checkpointing else 0.0)
+    if t.frozen_weight_grads:
+        hardware += 2.0 * max(n - float(arch.vocab_size) * arch.hidden_size, 0.0)
     return model, hardware
 
 
@@ -358,7 +363,13 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     if t.mfu_override is None:
         # The defaults are model-FLOPs MFU of runs with checkpointing on (module docstring): the
         # GPU keeps the same hardware utilisation and skips the recomputed forward without it.
-        _, hw_with_ac = flops_per_token(arch, t.model_copy(update={"grad_checkpointing": True}), seq)
+        # (the defaults were measured without wasted frozen-weight gradients: those cost time at the same rate)
+        _, hw_with_ac = flops_per_token(arch, t.model_copy(update={"grad_checkpointing": True,
+                                                                   "fsdp_mixed_units": False}), seq)
+        if t.frozen_weight_grads:
+            _, hw_plain = flops_per_token(arch, t.model_copy(update={"fsdp_mixed_units": False}), seq)
+            notes.append(f"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed "
+                         f"too, time x {hardware_flops / hw_plain:.2f}")
         u = u * hw_with_ac / model_flops
         if not t.grad_checkpointing:
             notes.append(f"no activation checkpointing: no recomputed forward, time x {hardware_flops / hw_with_ac:.2f}")

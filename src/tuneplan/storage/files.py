@@ -198,8 +198,19 @@ def _migrate_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 3 -> 4: ``training.grad_sync`` and ``training.fsdp_mixed_units`` appear; schema-3 plans were
+    estimated with sharded gradient accumulation under FSDP (``"micro-batch"``) and adapters wrapped apart."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        training.setdefault("grad_sync", "micro-batch")
+        training.setdefault("fsdp_mixed_units", False)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
-MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3}
+MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
+                                    3: _migrate_v3_to_v4}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
