@@ -240,6 +240,14 @@
         <translation>把检查点保存的激活值卸载到 CPU</translation>
     </message>
     <message>
+        <source>Sync gradients every micro-batch</source>
+        <translation>每个微批次都同步梯度</translation>
+    </message>
+    <message>
+        <source>Wrap the adapters in their own FSDP units</source>
+        <translation>把适配器单独包装成 FSDP 单元</translation>
+    </message>
+    <message>
         <source>Micro-batch {mb} with gradient accumulation {ga}</source>
         <translation>微批次 {mb}，梯度累积 {ga}</translation>
     </message>
@@ -373,8 +381,8 @@ Please attach that file when you report the problem.</source>
         <translation>梯度累积（步数）</translation>
     </message>
     <message>
-        <source>Micro-batches per optimizer step; no memory cost</source>
-        <translation>每个优化器步包含的微批次数；不占额外显存</translation>
+        <source>Micro-batches per optimizer step: the gradients are kept between them (under FSDP unsharded unless synced every micro-batch)</source>
+        <translation>每个优化器步的微批次数：微批次之间保留梯度（在 FSDP 下，除非每个微批次都同步，否则为未分片的完整梯度）</translation>
     </message>
     <message>
         <source>Sequence length</source>
@@ -485,8 +493,40 @@ Please attach that file when you report the problem.</source>
         <translation>多张 GPU 且选择“无”时，模型按层切分到各 GPU（HF device_map）：同一时间只有一张 GPU 在计算。DDP、ZeRO 和 FSDP 会让所有 GPU 同时训练。</translation>
     </message>
     <message>
+        <source>FSDP gradient sync</source>
+        <translation>FSDP 梯度同步</translation>
+    </message>
+    <message>
+        <source>At the optimizer step (no_sync)</source>
+        <translation>在优化器步同步（no_sync）</translation>
+    </message>
+    <message>
+        <source>Every micro-batch</source>
+        <translation>每个微批次</translation>
+    </message>
+    <message>
+        <source>With gradient accumulation under FSDP: syncing only at the optimizer step (no_sync: HF Trainer, accelerate, LitGPT) keeps the whole unsharded gradient on every GPU between steps; syncing every micro-batch (torchtune; accelerate sync_each_batch=True) keeps only a shard (more communication)</source>
+        <translation>FSDP 下使用梯度累积时：只在优化器步同步（no_sync：HF Trainer、accelerate、LitGPT）会让每张 GPU 在两步之间保留完整的未分片梯度；每个微批次都同步（torchtune；accelerate sync_each_batch=True）则只保留一个分片（通信更多）</translation>
+    </message>
+    <message>
+        <source>Adapters share FSDP units with frozen weights</source>
+        <translation>适配器与冻结权重共用 FSDP 单元</translation>
+    </message>
+    <message>
+        <source>LitGPT wraps each block, adapters included, in one FSDP unit: every frozen weight then gets a gradient, as in full fine-tuning. PEFT&apos;s FSDP wrap policy, torchtune and FSDP2 keep the adapters apart</source>
+        <translation>LitGPT 把每个块（连同适配器）包装成一个 FSDP 单元：于是每个冻结权重都会得到梯度，和全参数微调一样。PEFT 的 FSDP 包装策略、torchtune 和 FSDP2 会把适配器单独分开</translation>
+    </message>
+    <message>
         <source>Set GPUs above 1 to shard</source>
         <translation>GPU 数量大于 1 时才能分片</translation>
+    </message>
+    <message>
+        <source>Only for FSDP over several GPUs with gradient accumulation</source>
+        <translation>仅适用于多 GPU 的 FSDP 且使用梯度累积</translation>
+    </message>
+    <message>
+        <source>Only for LoRA under FSDP over several GPUs</source>
+        <translation>仅适用于多 GPU FSDP 下的 LoRA</translation>
     </message>
 </context>
 <context>
@@ -700,6 +740,10 @@ Please attach that file when you report the problem.</source>
         <translation>CPU 卸载：吞吐量 × {f}（TP §5）</translation>
     </message>
     <message>
+        <source>FSDP units mix frozen and trainable weights: the frozen weights&apos; gradients are computed too, time x {f}</source>
+        <translation>FSDP 单元混合了冻结权重与可训练权重：冻结权重的梯度也会被计算，时间 × {f}</translation>
+    </message>
+    <message>
         <source>no activation checkpointing: no recomputed forward, time x {f}</source>
         <translation>未开启梯度检查点：没有重算的前向传播，时间 × {f}</translation>
     </message>
@@ -762,6 +806,14 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT&apos;s prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.</source>
         <translation>像 axolotl、TRL、torchtune 和 Unsloth 那样把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持为训练精度，而不是 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
+    </message>
+    <message>
+        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication.</source>
+        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多。</translation>
+    </message>
+    <message>
+        <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>
+        <translation>这样冻结权重就不会得到梯度（PEFT 的 fsdp_auto_wrap_policy、torchtune；litgpt PR #1538）。</translation>
     </message>
     <message>
         <source>No gradients or optimizer states for the base weights.</source>
@@ -1107,6 +1159,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>forward, backward and weight gradients</source>
         <translation>前向、反向和权重梯度</translation>
+    </message>
+    <message>
+        <source>forward and activation gradients; the frozen weights&apos; gradients that mixed FSDP units compute are wasted work, in the time below</source>
+        <translation>前向和激活梯度；混合 FSDP 单元计算的冻结权重梯度是额外的无效计算，已计入下方的时间</translation>
     </message>
     <message>
         <source>forward and activation gradients; frozen weights get none</source>

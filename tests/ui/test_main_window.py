@@ -120,6 +120,32 @@ def test_torch_compile_box_lowers_the_saved_activations(window):
     assert window.store.result.memory.peak_allocated_bytes <= before
 
 
+def test_fsdp_gradient_sync_and_unit_fields_follow_the_plan_and_reach_the_estimate(window):
+    sync = _field(window, "training.grad_sync").widget
+    mixed = _field(window, "training.fsdp_mixed_units").widget
+    assert not sync.isEnabled() and not mixed.isEnabled()  # one GPU
+    _choose(_field(window, "training.method").widget, "full")
+    _field(window, "training.num_gpus").widget.setValue(8)
+    _choose(_field(window, "training.sharding").widget, "fsdp")
+    assert not sync.isEnabled()  # no accumulation yet
+    assert not mixed.isEnabled()  # full fine-tuning has no adapters
+    _field(window, "training.grad_accumulation").widget.setValue(4)
+    assert sync.isEnabled() and sync.currentData() == "step"
+    # Llama 3.1 8B full fine-tuning in bf16 under no_sync: 8,030,261,248 x 2 B unsharded gradients at the backward;
+    # synced every micro-batch, the 1/8 shard
+    assert window.store.result.memory.component("gradients").bytes == 8_030_261_248 * 2
+    _choose(sync, "micro-batch")
+    assert window.store.scenario.training.grad_sync == "micro-batch"
+    assert window.store.result.memory.component("gradients").bytes == 8_030_261_248 * 2 / 8
+    _choose(_field(window, "training.method").widget, "lora")
+    assert mixed.isEnabled()
+    before = window.store.result.memory.total_bytes
+    mixed.click()
+    assert window.store.scenario.training.fsdp_mixed_units is True
+    # every frozen layer weight gets a gradient shard: at least 32 x 218,103,808 x 2 B / 8 more
+    assert window.store.result.memory.total_bytes - before >= 32 * 218_103_808 * 2 / 8
+
+
 def test_choosing_a100_80gb_moves_capacity_line(window):
     gpu = catalog.match_gpu("A100 80GB")
     assert gpu is not None

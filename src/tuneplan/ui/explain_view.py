@@ -235,6 +235,9 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
                 s=f"{seq:,.0f}",
                 why=translate("Explain", "forward, backward and weight gradients")
                 if k == 6
+                else translate("Explain", "forward and activation gradients; the frozen weights' gradients that "
+                                          "mixed FSDP units compute are wasted work, in the time below")
+                if t.frozen_weight_grads
                 else translate("Explain", "forward and activation gradients; frozen weights get none"),
             ),
             tip=translate(

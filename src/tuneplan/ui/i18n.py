@@ -459,6 +459,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "QLoRA dequantisation: time x {f} (TP §4)")),
     (re.compile(r"CPU offload: throughput x (?P<f>[\d.]+) \(TP §5\)"),
      QT_TRANSLATE_NOOP("CoreNotes", "CPU offload: throughput x {f} (TP §5)")),
+    (re.compile(r"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed too, "
+                r"time x (?P<f>[\d.]+)"),
+     QT_TRANSLATE_NOOP("CoreNotes", "FSDP units mix frozen and trainable weights: the frozen weights' gradients are "
+                       "computed too, time x {f}")),
     (re.compile(r"no activation checkpointing: no recomputed forward, time x (?P<f>[\d.]+)"),
      QT_TRANSLATE_NOOP("CoreNotes", "no activation checkpointing: no recomputed forward, time x {f}")),
     (re.compile(r"memory-bound: streaming the weights \((?P<a>[\d,]+) ms\) outlasts the math \((?P<b>[\d,]+) ms\) "
@@ -508,6 +512,13 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT's "
                        "prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual "
                        "stream between layers.")),
+    (re.compile(r"Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
+                r"unsharded gradient \(accelerate sync_each_batch=True\); more communication\."),
+     QT_TRANSLATE_NOOP("CoreNotes", "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead "
+                       "of the whole unsharded gradient (accelerate sync_each_batch=True); more communication.")),
+    (re.compile(r"Frozen weights then get no gradients \(PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538\)\."),
+     QT_TRANSLATE_NOOP("CoreNotes", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; "
+                       "litgpt PR #1538).")),
     (re.compile(r"No gradients or optimizer states for the base weights\."),
      QT_TRANSLATE_NOOP("CoreNotes", "No gradients or optimizer states for the base weights.")),
     (re.compile(r"Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower\."),
@@ -610,6 +621,8 @@ def suggestion_title(suggestion: Any) -> str:
         "optimizer_in_backward": QT_TRANSLATE_NOOP("Advice", "Fuse the optimizer step into backward"),
         "fused_ce": QT_TRANSLATE_NOOP("Advice", "Use a fused cross-entropy (Liger, Cut Cross-Entropy)"),
         "activation_offload": QT_TRANSLATE_NOOP("Advice", "Offload checkpointed activations to CPU"),
+        "grad_sync": QT_TRANSLATE_NOOP("Advice", "Sync gradients every micro-batch"),
+        "fsdp_units": QT_TRANSLATE_NOOP("Advice", "Wrap the adapters in their own FSDP units"),
     }
     if key in fixed:
         return translate("Advice", fixed[key])

@@ -249,7 +249,8 @@ class BatchPanel(FieldPanel):
         self.add_int("training.micro_batch", self.tr("Micro-batch (sequences)"), 1, 4096,
                      tip=self.tr("Sequences per GPU per forward pass"))
         self.add_int("training.grad_accumulation", self.tr("Gradient accumulation (steps)"), 1, 100_000,
-                     tip=self.tr("Micro-batches per optimizer step; no memory cost"))
+                     tip=self.tr("Micro-batches per optimizer step: the gradients are kept between them (under FSDP "
+                                 "unsharded unless synced every micro-batch)"))
         self.add_int("training.seq_len", self.tr("Sequence length"), 1, 10_000_000, suffix=self.tr("tokens"), step=256,
                      tip=self.tr("Tokens per sequence (the longest batch for dynamic padding)"))
         self.add_choice("training.sequence_mode", self.tr("Sequence mode"), [
@@ -275,11 +276,28 @@ class BatchPanel(FieldPanel):
             ("fsdp", self.tr("FSDP (full shard)"))],
             tip=self.tr("None with several GPUs splits the layers across them (HF device_map): one GPU works at a "
                         "time. DDP, ZeRO and FSDP train on all GPUs at once."))
+        self.add_choice("training.grad_sync", self.tr("FSDP gradient sync"), [
+            ("step", self.tr("At the optimizer step (no_sync)")),
+            ("micro-batch", self.tr("Every micro-batch"))],
+            tip=self.tr("With gradient accumulation under FSDP: syncing only at the optimizer step (no_sync: HF "
+                        "Trainer, accelerate, LitGPT) keeps the whole unsharded gradient on every GPU between steps; "
+                        "syncing every micro-batch (torchtune; accelerate sync_each_batch=True) keeps only a shard "
+                        "(more communication)"))
+        self.add_check("training.fsdp_mixed_units", self.tr("Adapters share FSDP units with frozen weights"),
+                       tip=self.tr("LitGPT wraps each block, adapters included, in one FSDP unit: every frozen "
+                                   "weight then gets a gradient, as in full fine-tuning. PEFT's FSDP wrap policy, "
+                                   "torchtune and FSDP2 keep the adapters apart"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Sharding only matters with more than one GPU (kept enabled to fix a stale setting)."""
         t = scenario.training
         self.set_enabled("training.sharding", t.num_gpus > 1 or t.sharding != "none", self.tr("Set GPUs above 1 to shard"))
+        fsdp = t.sharding == "fsdp" and t.num_gpus > 1
+        self.set_enabled("training.grad_sync", fsdp and t.grad_accumulation > 1,
+                         self.tr("Only for FSDP over several GPUs with gradient accumulation"))
+        # (kept enabled while ticked, so a stale setting can be unticked)
+        self.set_enabled("training.fsdp_mixed_units", (fsdp and t.method == "lora") or t.fsdp_mixed_units,
+                         self.tr("Only for LoRA under FSDP over several GPUs"))
 
 
 class DatasetPanel(FieldPanel):
