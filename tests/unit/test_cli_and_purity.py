@@ -134,6 +134,32 @@ def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
     assert ("--sequence-mode", "unknown") not in module.row_flags_with_seq_kind({**row, "seq_kind": "unknown"}, Path("/tmp"))
 
 
+def test_as_run_wrapper_adds_only_the_settings_the_sources_state():
+    # tools/score_as_run.py: torchtune holds adapters in the model dtype (and compiled where the notes say so);
+    # LitGPT on several GPUs: bf16-true adapters, Block-wrapped FSDP units, 128 samples per step under no_sync
+    reference = Path(__file__).resolve().parents[3] / "shared" / "reference" / "score_accuracy.py"
+    if not reference.exists():
+        pytest.skip("needs ../shared/reference beside the checkout")
+    import importlib.util
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "score_as_run.py"
+    spec = importlib.util.spec_from_file_location("score_as_run", tool)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    row = {"id": "73", "framework": "litgpt", "method": "lora", "sharding": "fsdp", "num_gpus": "4", "micro_batch": "4",
+           "seq_kind": "dynamic", "notes": ""}
+    assert module.as_run_flags(row) == [("--sequence-mode", "dynamic"), ("--adapter-precision", "model-dtype"),
+                                        ("--fsdp-mixed-units",), ("--grad-accumulation", "32")]
+    assert module.as_run_flags({**row, "num_gpus": "1", "sharding": "none"}) == [("--sequence-mode", "dynamic")]
+    tt = {"id": "3", "framework": "torchtune", "method": "lora", "seq_kind": "packed", "notes": "bs2, torch.compile on"}
+    assert module.as_run_flags(tt) == [("--sequence-mode", "packed"), ("--adapter-precision", "model-dtype"),
+                                       ("--torch-compile",)]
+    assert module.as_run_flags({**tt, "method": "full", "notes": ""}) == [("--sequence-mode", "packed")]
+    assert ("--torch-compile",) in module.as_run_flags({**tt, "id": "11", "method": "full", "notes": ""})
+    assert module.as_run_flags({"framework": "ms-swift", "method": "lora", "seq_kind": "dynamic"}) == [
+        ("--sequence-mode", "dynamic")]
+
+
 @pytest.mark.parametrize("literal", ["1e400", "Infinity", "NaN"])
 def test_non_finite_config_numbers_give_one_line_naming_the_field(tmp_path, literal):
     # Python's json module reads 1e400 as inf and accepts the Infinity/NaN extensions
