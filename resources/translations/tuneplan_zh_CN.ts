@@ -740,6 +740,10 @@ Please attach that file when you report the problem.</source>
         <translation>CPU 卸载：吞吐量 × {f}（TP §5）</translation>
     </message>
     <message>
+        <source>the shared FSDP units setting does not apply: it is for LoRA (not QLoRA, whose 4-bit weights cannot take gradients) under FSDP over several GPUs</source>
+        <translation>共用 FSDP 单元的设置不适用：它只适用于多 GPU FSDP 下的 LoRA（不适用于 QLoRA，其 4 位权重无法计算梯度）</translation>
+    </message>
+    <message>
         <source>FSDP units mix frozen and trainable weights: the frozen weights&apos; gradients are computed too, time x {f}</source>
         <translation>FSDP 单元混合了冻结权重与可训练权重：冻结权重的梯度也会被计算，时间 × {f}</translation>
     </message>
@@ -3614,8 +3618,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>8×H100 上用 FSDP 全量微调</translation>
     </message>
     <message>
-        <source>All weights train in BF16 with AdamW; weights, gradients and optimizer states sharded across 8 GPUs (FSDP full shard), micro-batch 2 × 4k tokens, gradient checkpointing.</source>
-        <translation>所有权重以 BF16 用 AdamW 训练；权重、梯度和优化器状态分片到 8 块 GPU 上（FSDP 完全分片），微批次 2 × 4k token，梯度检查点。</translation>
+        <source>All weights train in BF16 with AdamW; weights, gradients and optimizer states sharded across 8 GPUs (FSDP full shard, gradients reduce-scattered every micro-batch), micro-batch 2 × 4k tokens, gradient checkpointing.</source>
+        <translation>所有权重以 BF16 用 AdamW 训练；权重、梯度和优化器状态分片到 8 块 GPU 上（FSDP 完全分片，每个微批次都对梯度做 reduce-scatter），微批次 2 × 4k token，梯度检查点。</translation>
     </message>
     <message>
         <source>Long context 32k with checkpointing</source>

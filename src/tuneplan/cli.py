@@ -238,7 +238,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         shard += " (adapters in their layer's FSDP unit: frozen weights get gradients)"
     if tr.unsharded_accumulation:
         shard += ", gradients synced at the optimizer step (no_sync)"
-    elif tr.sharding == "fsdp" and tr.num_gpus > 1 and tr.grad_accumulation > 1:
+    elif tr.sharding == "fsdp" and tr.num_gpus > 1 and tr.grad_accumulation > 1 and not tr.optimizer_in_backward:
         shard += ", gradients synced every micro-batch"
     amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"

@@ -289,5 +289,8 @@ def test_fsdp_gradient_sync_and_mixed_units_flags():
     line = next(ln for ln in run(*base[:4], "lora", *base[5:], "--fsdp-mixed-units").stdout.splitlines()
                 if ln.startswith("assumed:"))
     assert "frozen weights get gradients" in line
+    # with the optimizer stepped in backward there is no accumulation to sync
+    stepped = run(*base, "--optimizer-in-backward").stdout
+    assert "synced" not in next(ln for ln in stepped.splitlines() if ln.startswith("assumed:"))
     bad = run(*base, "--grad-sync", "never")
     assert bad.returncode == 2 and "--grad-sync" in bad.stderr and "Traceback" not in bad.stderr

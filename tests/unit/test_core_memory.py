@@ -956,7 +956,7 @@ def test_fsdp_units_that_mix_frozen_and_trainable_weights_give_every_layer_weigh
     at_step, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True, grad_accumulation=32), A100_40)
     assert at_step.component("gradients").bytes >= 25_388_646_400
     # LitGPT's resource table (lit-gpt 8641822; reference measurements row 73): 33.13 GiB max_memory_allocated per
-    # GPU for this run (micro-batch 1, batch 128: 32 micro-batches per step on each of 4 GPUs)
+    # GPU for this run (micro-batch 1, batch 128: many micro-batches per optimizer step under no_backward_sync)
     assert at_step.peak_allocated_bytes / GIB == pytest.approx(33.13, rel=0.05)
 
 
@@ -969,3 +969,35 @@ def test_mixed_fsdp_units_apply_only_to_lora_sharded_by_fsdp():
         b, _ = estimate_memory(arch, TrainingSetup(**base), A100_40)
         assert a.total_bytes == b.total_bytes, base
     assert TrainingSetup(method="lora", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True).frozen_weight_grads
+
+
+def test_an_fsdp_units_gradient_is_held_twice_as_its_layers_backward_ends():
+    # Llama-2-13B full fine-tuning in bf16 on 4 GPUs with FSDP, fused AdamW, 2 micro-batches per step synced every
+    # micro-batch, one token per micro-batch (so the layer's saved tensors are negligible). While the last layer's
+    # backward ends, the sharded gradients of the first micro-batch (13,015,864,320 x 2 B / 4 = 6,507,932,160 B)
+    # sit next to that layer's unsharded gradient twice, per weight and flattened for the reduce-scatter:
+    # 2 x 317,194,240 x 2 B = 1,268,776,960 B, less the few hundred KB of saved tensors it replaces
+    arch = architecture_from_hf_config(LLAMA_2_13B)
+    assert arch.parameter_count() == 13_015_864_320
+    t = TrainingSetup(method="full", optimizer="adamw-fused", num_gpus=4, sharding="fsdp", grad_accumulation=2,
+                      grad_sync="micro-batch", micro_batch=1, seq_len=1)
+    mem, _ = estimate_memory(arch, t, GpuSpec(id="h100", name="H100", memory_gib=80))
+    assert mem.peak_phase == "recomputed layer"
+    assert mem.component("gradients").bytes == pytest.approx(6_507_932_160 + 1_268_776_960, abs=1e6)
+    assert "twice" in mem.component("gradients").formula
+
+
+def test_adapters_sharing_a_flat_parameter_take_the_weights_dtype_and_misplaced_settings_are_warned_about():
+    # an FSDP1 FlatParameter has one dtype, so adapters in a frozen layer's unit are bf16: LoRA r=8 on q,v of
+    # Llama-2-13B is 6,553,600 parameters, x 2 B / 4 GPUs = 3,276,800 B of adapters per GPU (PEFT's FP32 default
+    # does not apply)
+    arch = architecture_from_hf_config(LLAMA_2_13B)
+    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True)
+    _, led = estimate_memory(arch, t, A100_40)
+    assert led.adapters == 3_276_800
+    from tuneplan.core.estimate import estimate
+
+    s = _scenario(method="qlora", fsdp_mixed_units=True)
+    assert any("shared FSDP units setting does not apply" in w for w in estimate(s).warnings)
+    s = _scenario(method="lora", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True)
+    assert not any("shared FSDP units" in w for w in estimate(s).warnings)

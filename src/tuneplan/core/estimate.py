@@ -91,6 +91,9 @@ def estimate(scenario: Scenario) -> Estimate:
                         "Gemma); for this model the eager figures are used")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
+    if t.fsdp_mixed_units and not t.frozen_weight_grads:
+        warnings.append("the shared FSDP units setting does not apply: it is for LoRA (not QLoRA, whose 4-bit "
+                        "weights cannot take gradients) under FSDP over several GPUs")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
         # TRL (is_sharded_qlora) and axolotl (skip_prepare_model_for_kbit_training) skip the upcast there
         warnings.append("the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "

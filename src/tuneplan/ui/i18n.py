@@ -459,6 +459,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "QLoRA dequantisation: time x {f} (TP §4)")),
     (re.compile(r"CPU offload: throughput x (?P<f>[\d.]+) \(TP §5\)"),
      QT_TRANSLATE_NOOP("CoreNotes", "CPU offload: throughput x {f} (TP §5)")),
+    (re.compile(r"the shared FSDP units setting does not apply: it is for LoRA \(not QLoRA, whose 4-bit weights "
+                r"cannot take gradients\) under FSDP over several GPUs"),
+     QT_TRANSLATE_NOOP("CoreNotes", "the shared FSDP units setting does not apply: it is for LoRA (not QLoRA, whose "
+                       "4-bit weights cannot take gradients) under FSDP over several GPUs")),
     (re.compile(r"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed too, "
                 r"time x (?P<f>[\d.]+)"),
      QT_TRANSLATE_NOOP("CoreNotes", "FSDP units mix frozen and trainable weights: the frozen weights' gradients are "

@@ -128,7 +128,8 @@ PRESETS: list[Preset] = [
         QT_TRANSLATE_NOOP(
             "Presets",
             "All weights train in BF16 with AdamW; weights, gradients and optimizer states sharded "
-            "across 8 GPUs (FSDP full shard), micro-batch 2 × 4k tokens, gradient checkpointing.",
+            "across 8 GPUs (FSDP full shard, gradients reduce-scattered every micro-batch), micro-batch 2 × 4k "
+            "tokens, gradient checkpointing.",
         ),
         "h100_sxm",
         {
@@ -139,6 +140,8 @@ PRESETS: list[Preset] = [
             "training.optimizer_in_backward": False,
             "training.num_gpus": 8,
             "training.sharding": "fsdp",
+            "training.grad_sync": "micro-batch",
+            "training.fsdp_mixed_units": False,
             "training.micro_batch": 2,
             "training.grad_accumulation": 4,
             "training.seq_len": 4096,
