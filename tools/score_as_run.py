@@ -16,7 +16,7 @@ Added on top of each row's sequence kind (``--sequence-mode``, as ``tools/score_
   AdamW, then LoRA and QLoRA; those are rows 11-18, the "+ Packed" row 10 ran without compile).
 * **LitGPT on several GPUs** (lit-gpt 8641822 ``finetune/lora.py``): the FSDP strategy forces
   ``precision="bf16-true"`` (``--adapter-precision model-dtype``), wraps each ``Block`` with its adapters in
-  one FSDP unit (``--fsdp-mixed-units``) and accumulates ``batch_size = 128`` samples per optimizer step
+  one FSDP unit (``--fsdp-wrap blocks-with-adapters``) and accumulates ``batch_size = 128`` samples per optimizer step
   under ``fabric.no_backward_sync`` (``--grad-accumulation 128 // micro_batch``; ``--grad-sync step``, the
   default).
 
@@ -57,7 +57,7 @@ def as_run_flags(row: dict[str, str]) -> list[tuple[str, ...]]:
     if framework == "litgpt" and row.get("sharding") == "fsdp" and int(row.get("num_gpus") or 1) > 1 \
             and method == "lora":
         micro = max(1, int(row.get("micro_batch") or 1))
-        extra += [("--adapter-precision", "model-dtype"), ("--fsdp-mixed-units",),
+        extra += [("--adapter-precision", "model-dtype"), ("--fsdp-wrap", "blocks-with-adapters"),
                   ("--grad-accumulation", str(max(1, LITGPT_BATCH_SIZE // micro)))]
     return extra
 

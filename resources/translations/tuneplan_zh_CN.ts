@@ -509,12 +509,28 @@ Please attach that file when you report the problem.</source>
         <translation>FSDP 下使用梯度累积时：只在优化器步同步（no_sync：HF Trainer、accelerate、LitGPT）会让每张 GPU 在两步之间保留完整的未分片梯度；每个微批次都同步（torchtune；accelerate sync_each_batch=True）则只保留一个分片（通信更多）</translation>
     </message>
     <message>
-        <source>Adapters share FSDP units with frozen weights</source>
-        <translation>适配器与冻结权重共用 FSDP 单元</translation>
+        <source>FSDP units</source>
+        <translation>FSDP 单元</translation>
     </message>
     <message>
-        <source>LitGPT wraps each block, adapters included, in one FSDP unit: every frozen weight then gets a gradient, as in full fine-tuning. PEFT&apos;s FSDP wrap policy, torchtune and FSDP2 keep the adapters apart</source>
-        <translation>LitGPT 把每个块（连同适配器）包装成一个 FSDP 单元：于是每个冻结权重都会得到梯度，和全参数微调一样。PEFT 的 FSDP 包装策略、torchtune 和 FSDP2 会把适配器单独分开</translation>
+        <source>Layers; embeddings in the root unit</source>
+        <translation>按层；嵌入层在根单元中</translation>
+    </message>
+    <message>
+        <source>Layers, embeddings and LM head apart</source>
+        <translation>按层；嵌入层和 LM head 单独分片</translation>
+    </message>
+    <message>
+        <source>Blocks with their LoRA adapters</source>
+        <translation>按块（含其 LoRA 适配器）</translation>
+    </message>
+    <message>
+        <source>How FSDP groups the model. Hugging Face accelerate wraps each decoder layer and leaves the embeddings and LM head in the root unit, which FSDP keeps unsharded from forward to backward. torchtune can shard them as units of their own (custom_sharded_layers). LitGPT wraps each block with its LoRA adapters, so every frozen weight gets a gradient, as in full fine-tuning</source>
+        <translation>FSDP 如何划分模型。Hugging Face accelerate 把每个解码层包装成一个单元，嵌入层和 LM head 留在根单元中，FSDP 从前向到反向都让根单元保持未分片。torchtune 可以把它们单独分片（custom_sharded_layers）。LitGPT 把每个块连同其 LoRA 适配器包装在一起，于是每个冻结权重都会得到梯度，和全参数微调一样</translation>
+    </message>
+    <message>
+        <source>Only for FSDP over several GPUs</source>
+        <translation>仅适用于多 GPU 的 FSDP</translation>
     </message>
     <message>
         <source>Set GPUs above 1 to shard</source>
@@ -523,10 +539,6 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Only for FSDP over several GPUs with gradient accumulation</source>
         <translation>仅适用于多 GPU 的 FSDP 且使用梯度累积</translation>
-    </message>
-    <message>
-        <source>Only for LoRA under FSDP over several GPUs</source>
-        <translation>仅适用于多 GPU FSDP 下的 LoRA</translation>
     </message>
 </context>
 <context>
@@ -704,6 +716,10 @@ Please attach that file when you report the problem.</source>
         <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral、Gemma）建模；此模型使用未编译时的数值</translation>
     </message>
     <message>
+        <source>the LoRA adapter setting ({mode}) does not apply: adapters inside their layer&apos;s FSDP unit take the weights&apos; dtype</source>
+        <translation>LoRA 适配器设置（{mode}）不适用：与所在层共用 FSDP 单元的适配器采用权重的数据类型</translation>
+    </message>
+    <message>
         <source>the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
         <translation>LoRA 适配器设置（{mode}）不适用：使用 FP32 主权重时，适配器为 FP32，在 autocast 下运行</translation>
     </message>
@@ -740,8 +756,8 @@ Please attach that file when you report the problem.</source>
         <translation>CPU 卸载：吞吐量 × {f}（TP §5）</translation>
     </message>
     <message>
-        <source>the shared FSDP units setting does not apply: it is for LoRA (not QLoRA, whose 4-bit weights cannot take gradients) under FSDP over several GPUs</source>
-        <translation>共用 FSDP 单元的设置不适用：它只适用于多 GPU FSDP 下的 LoRA（不适用于 QLoRA，其 4 位权重无法计算梯度）</translation>
+        <source>adapters inside their layer&apos;s FSDP unit only matter for LoRA (QLoRA&apos;s 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)</source>
+        <translation>适配器与所在层共用 FSDP 单元只对 LoRA 有影响（QLoRA 的 4 位权重无法计算梯度；全参数微调本来就训练所有权重）</translation>
     </message>
     <message>
         <source>FSDP units mix frozen and trainable weights: the frozen weights&apos; gradients are computed too, time x {f}</source>
@@ -812,8 +828,8 @@ Please attach that file when you report the problem.</source>
         <translation>像 axolotl、TRL、torchtune 和 Unsloth 那样把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持为训练精度，而不是 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
     </message>
     <message>
-        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication.</source>
-        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多。</translation>
+        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which the time estimate does not include.</source>
+        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多，时间估算未计入这部分。</translation>
     </message>
     <message>
         <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>
@@ -3442,8 +3458,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>仅适用于 LoRA 和 QLoRA</translation>
     </message>
     <message>
-        <source>Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under autocast)</source>
-        <translation>仅适用于 16 位训练的 LoRA 和 QLoRA（FP32 权重时：适配器为 FP32，在 autocast 下运行）</translation>
+        <source>Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under autocast; adapters inside their layer&apos;s FSDP unit take the weights&apos; dtype)</source>
+        <translation>仅适用于 16 位训练中的 LoRA 和 QLoRA（FP32 权重：autocast 下的 FP32 适配器；与所在层共用 FSDP 单元的适配器采用权重的数据类型）</translation>
     </message>
     <message>
         <source>Only for QLoRA</source>

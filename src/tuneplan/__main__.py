@@ -110,9 +110,12 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                         "unsharded gradients in between (no_sync: HF Trainer/accelerate default, Lightning Fabric; "
                         "default); micro-batch = after every micro-batch (torchtune, torchtitan, accelerate "
                         "sync_each_batch=True)")
-    p.add_argument("--fsdp-mixed-units", action="store_true", default=None,
-                   help="LoRA under FSDP: adapters share FSDP units with their frozen layer (LitGPT), so every "
-                        "frozen layer weight gets a gradient")
+    p.add_argument("--fsdp-wrap", choices=["layers", "separate-embeddings", "blocks-with-adapters"],
+                   help="FSDP units: layers = decoder layers, embeddings and LM head in the root unit, which stays "
+                        "unsharded from forward to backward (HF accelerate; default); separate-embeddings = "
+                        "embeddings and LM head sharded as units of their own (torchtune custom_sharded_layers); "
+                        "blocks-with-adapters = LoRA adapters inside their layer's unit, so every frozen weight "
+                        "gets a gradient (LitGPT)")
     p.add_argument("--framework", choices=["optimized", "hf"], help="MFU tier: optimized stack or plain HF")
     p.add_argument("--mfu", type=_fraction, help="override model FLOPs utilisation (0-1]")
     p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")

@@ -41,7 +41,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
     "torch_compile": "torch_compile",
     "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "grad_sync": "grad_sync",
-    "fsdp_mixed_units": "fsdp_mixed_units", "framework": "framework", "mfu": "mfu_override",
+    "fsdp_wrap": "fsdp_wrap", "framework": "framework", "mfu": "mfu_override",
 }
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",
@@ -226,21 +226,25 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
     lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
+    amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     lora += {"autocast": " (FP32 adapters, autocast)", "fp32": " (FP32 adapters, no autocast)",
-             "native": f" ({tr.precision} adapters)"}.get(adapter_path(tr), "")
+             "native": f" ({'fp32' if amp else tr.precision} adapters)"}.get(adapter_path(tr), "")
     if tr.method == "qlora":  # sharded QLoRA never upcasts (as core.memory decides)
         upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
         lora += f", NF4{' + double quant' if tr.double_quant else ''}, unquantised weights in " + (
             "fp32" if upcast else tr.precision)
     shard = (f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.sharding != "none" else
              f", layers split over {tr.num_gpus} GPUs") if tr.num_gpus > 1 else ""
+    if tr.sharding == "fsdp" and tr.num_gpus > 1:
+        shard += {"layers": ", embeddings and LM head in the FSDP root unit",
+                  "separate-embeddings": ", embeddings and LM head sharded as FSDP units of their own",
+                  "blocks-with-adapters": ", embeddings and LM head in the FSDP root unit"}[tr.fsdp_wrap]
     if tr.frozen_weight_grads:
         shard += " (adapters in their layer's FSDP unit: frozen weights get gradients)"
     if tr.unsharded_accumulation:
         shard += ", gradients synced at the optimizer step (no_sync)"
     elif tr.sharding == "fsdp" and tr.num_gpus > 1 and tr.grad_accumulation > 1 and not tr.optimizer_in_backward:
         shard += ", gradients synced every micro-batch"
-    amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     print(f"assumed: {tr.precision}{' + fp32 master' if amp else ''}, {tr.optimizer}"
           f"{' (step in backward)' if tr.optimizer_in_backward else ''}{lora}; micro-batch {tr.micro_batch} x "
           f"{tr.seq_len} tokens ({tr.sequence_mode}), grad accumulation {tr.grad_accumulation}, checkpointing "

@@ -122,13 +122,14 @@ def test_torch_compile_box_lowers_the_saved_activations(window):
 
 def test_fsdp_gradient_sync_and_unit_fields_follow_the_plan_and_reach_the_estimate(window):
     sync = _field(window, "training.grad_sync").widget
-    mixed = _field(window, "training.fsdp_mixed_units").widget
-    assert not sync.isEnabled() and not mixed.isEnabled()  # one GPU
+    wrap = _field(window, "training.fsdp_wrap").widget
+    assert not sync.isEnabled() and not wrap.isEnabled()  # one GPU
     _choose(_field(window, "training.method").widget, "full")
     _field(window, "training.num_gpus").widget.setValue(8)
     _choose(_field(window, "training.sharding").widget, "fsdp")
     assert not sync.isEnabled()  # no accumulation yet
-    assert not mixed.isEnabled()  # full fine-tuning has no adapters
+    assert wrap.isEnabled() and wrap.currentData() == "layers"
+    _choose(wrap, "separate-embeddings")  # (no root-unit gradients at the end of the backward)
     _field(window, "training.grad_accumulation").widget.setValue(4)
     assert sync.isEnabled() and sync.currentData() == "step"
     # Llama 3.1 8B full fine-tuning in bf16 under no_sync: 8,030,261,248 x 2 B unsharded gradients at the backward;
@@ -138,9 +139,8 @@ def test_fsdp_gradient_sync_and_unit_fields_follow_the_plan_and_reach_the_estima
     assert window.store.scenario.training.grad_sync == "micro-batch"
     assert window.store.result.memory.component("gradients").bytes == 8_030_261_248 * 2 / 8
     _choose(_field(window, "training.method").widget, "lora")
-    assert mixed.isEnabled()
-    mixed.click()
-    assert window.store.scenario.training.fsdp_mixed_units is True
+    _choose(wrap, "blocks-with-adapters")
+    assert window.store.scenario.training.fsdp_wrap == "blocks-with-adapters"
     # every frozen layer weight gets a gradient shard, 32 x 218,103,808 x 2 B / 8 = 1,744,830,464 B, next to the
     # adapters' (41,943,040 x 2 B / 8 = 10,485,760 B: in the unit's FlatParameter they take the weights' dtype),
     # kept from the earlier micro-batches at the loss's backward

@@ -149,7 +149,7 @@ def test_as_run_wrapper_adds_only_the_settings_the_sources_state():
     row = {"id": "73", "framework": "litgpt", "method": "lora", "sharding": "fsdp", "num_gpus": "4", "micro_batch": "4",
            "seq_kind": "dynamic", "notes": ""}
     assert module.as_run_flags(row) == [("--sequence-mode", "dynamic"), ("--adapter-precision", "model-dtype"),
-                                        ("--fsdp-mixed-units",), ("--grad-accumulation", "32")]
+                                        ("--fsdp-wrap", "blocks-with-adapters"), ("--grad-accumulation", "32")]
     assert module.as_run_flags({**row, "num_gpus": "1", "sharding": "none"}) == [("--sequence-mode", "dynamic")]
     tt = {"id": "3", "framework": "torchtune", "method": "lora", "seq_kind": "packed", "notes": "bs2, torch.compile on"}
     assert module.as_run_flags(tt) == [("--sequence-mode", "packed"), ("--adapter-precision", "model-dtype"),
@@ -278,7 +278,7 @@ def test_fsdp_gradient_sync_and_mixed_units_flags():
     # the default) the gradients at the backward are unsharded, 8,030,261,248 x 2 B = 16,060,522,496 B; synced every
     # micro-batch they are the 1/8 shard, 2,007,565,312 B
     base = ("estimate", "--model", "llama-3.1-8b", "--method", "full", "--gpus", "8", "--sharding", "fsdp",
-            "--grad-accumulation", "4", "--gpu", "h100_sxm")
+            "--grad-accumulation", "4", "--gpu", "h100_sxm", "--fsdp-wrap", "separate-embeddings")
     grads = {}
     for sync in ("step", "micro-batch"):
         out = run(*base, "--grad-sync", sync, "--json")
@@ -286,7 +286,7 @@ def test_fsdp_gradient_sync_and_mixed_units_flags():
         grads[sync] = json.loads(out.stdout)[0]["memory"]["components"]["gradients"]
     assert grads == {"step": 16_060_522_496, "micro-batch": 2_007_565_312}
     assert "synced at the optimizer step (no_sync)" in run(*base).stdout
-    line = next(ln for ln in run(*base[:4], "lora", *base[5:], "--fsdp-mixed-units").stdout.splitlines()
+    line = next(ln for ln in run(*base[:4], "lora", *base[5:], "--fsdp-wrap", "blocks-with-adapters").stdout.splitlines()
                 if ln.startswith("assumed:"))
     assert "frozen weights get gradients" in line
     # with the optimizer stepped in backward there is no accumulation to sync

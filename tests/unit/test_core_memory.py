@@ -243,7 +243,9 @@ def test_master_weights_do_not_apply_to_nf4_and_lora_casts_follow_checkpointing(
 
 def test_fsdp_gathers_the_largest_layer_and_not_during_the_optimizer_step():
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    t = TrainingSetup(method="full", optimizer="adamw", num_gpus=8, sharding="fsdp", grad_checkpointing=True)
+    # (embeddings and LM head sharded as units of their own: the root unit's terms are tested below)
+    t = TrainingSetup(method="full", optimizer="adamw", num_gpus=8, sharding="fsdp", grad_checkpointing=True,
+                      fsdp_wrap="separate-embeddings")
     mem, led = estimate_memory(arch, t, GPU_24.model_copy(update={"memory_gib": 80.0}))
     n = 8_030_261_248
     assert led.weights == pytest.approx(2 * n / 8)  # shards only; gathered layers are transient
@@ -795,7 +797,8 @@ def test_fsdp_mixed_precision_gathers_bf16_layers_and_makes_no_autocast_copies()
     # + k 4,194,304 + v 4,194,304 + o 16,777,216 + gate/up/down 3 x 58,720,256 = 218,103,808 parameters,
     # 2 x 218,103,808 x 2 B = 872,415,232 B.
     arch = architecture_from_hf_config(LLAMA_3_8B)
-    t = TrainingSetup(method="full", master_weights="fp32", num_gpus=8, sharding="fsdp", seq_len=2048)
+    t = TrainingSetup(method="full", master_weights="fp32", num_gpus=8, sharding="fsdp", seq_len=2048,
+                      fsdp_wrap="separate-embeddings")
     mem, led = estimate_memory(arch, t, GpuSpec(id="h100", name="H100", memory_gib=80))
     assert led.weights == 4_015_130_624
     if mem.peak_phase != "optimizer step":
@@ -918,7 +921,8 @@ def test_fsdp_no_sync_accumulation_keeps_the_whole_unsharded_gradient():
     # by 16,060,522,496 - 2,007,565,312 = 14,052,957,184 B.
     arch = architecture_from_hf_config(LLAMA_3_8B)
     h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
-    base = dict(method="full", num_gpus=8, sharding="fsdp", grad_accumulation=4)
+    # (embeddings and LM head sharded as units of their own: no root-unit gradients at the end of the backward)
+    base = dict(method="full", num_gpus=8, sharding="fsdp", grad_accumulation=4, fsdp_wrap="separate-embeddings")
     at_step, _ = estimate_memory(arch, TrainingSetup(**base, grad_sync="step"), h100)
     each, _ = estimate_memory(arch, TrainingSetup(**base, grad_sync="micro-batch"), h100)
     assert at_step.peak_phase == each.peak_phase == "backward"
@@ -951,9 +955,9 @@ def test_fsdp_units_that_mix_frozen_and_trainable_weights_give_every_layer_weigh
     base = dict(method="lora", lora_rank=8, lora_targets="q_v", adapter_precision="model-dtype", num_gpus=4,
                 sharding="fsdp", micro_batch=1, seq_len=1304, attention="sdpa", sequence_mode="dynamic")
     _, apart = estimate_memory(arch, TrainingSetup(**base), A100_40)
-    _, mixed = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True), A100_40)
+    _, mixed = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="blocks-with-adapters"), A100_40)
     assert mixed.gradients - apart.gradients == 6_343_884_800
-    at_step, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True, grad_accumulation=32), A100_40)
+    at_step, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="blocks-with-adapters", grad_accumulation=32), A100_40)
     assert at_step.component("gradients").bytes >= 25_388_646_400
     # LitGPT's resource table (lit-gpt 8641822; reference measurements row 73): 33.13 GiB max_memory_allocated per
     # GPU for this run (micro-batch 1, batch 128: many micro-batches per optimizer step under no_backward_sync)
@@ -965,10 +969,10 @@ def test_mixed_fsdp_units_apply_only_to_lora_sharded_by_fsdp():
     arch = architecture_from_hf_config(LLAMA_2_13B)
     for base in (dict(method="qlora", num_gpus=4, sharding="fsdp"), dict(method="lora", num_gpus=4, sharding="zero3"),
                  dict(method="lora", num_gpus=1, sharding="none"), dict(method="full", num_gpus=4, sharding="fsdp")):
-        a, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_mixed_units=True), A100_40)
+        a, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="blocks-with-adapters"), A100_40)
         b, _ = estimate_memory(arch, TrainingSetup(**base), A100_40)
         assert a.total_bytes == b.total_bytes, base
-    assert TrainingSetup(method="lora", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True).frozen_weight_grads
+    assert TrainingSetup(method="lora", num_gpus=4, sharding="fsdp", fsdp_wrap="blocks-with-adapters").frozen_weight_grads
 
 
 def test_an_fsdp_units_gradient_is_held_twice_as_its_layers_backward_ends():
@@ -980,7 +984,7 @@ def test_an_fsdp_units_gradient_is_held_twice_as_its_layers_backward_ends():
     arch = architecture_from_hf_config(LLAMA_2_13B)
     assert arch.parameter_count() == 13_015_864_320
     t = TrainingSetup(method="full", optimizer="adamw-fused", num_gpus=4, sharding="fsdp", grad_accumulation=2,
-                      grad_sync="micro-batch", micro_batch=1, seq_len=1)
+                      grad_sync="micro-batch", micro_batch=1, seq_len=1, fsdp_wrap="separate-embeddings")
     mem, _ = estimate_memory(arch, t, GpuSpec(id="h100", name="H100", memory_gib=80))
     assert mem.peak_phase == "recomputed layer"
     assert mem.component("gradients").bytes == pytest.approx(6_507_932_160 + 1_268_776_960, abs=1e6)
@@ -992,12 +996,42 @@ def test_adapters_sharing_a_flat_parameter_take_the_weights_dtype_and_misplaced_
     # Llama-2-13B is 6,553,600 parameters, x 2 B / 4 GPUs = 3,276,800 B of adapters per GPU (PEFT's FP32 default
     # does not apply)
     arch = architecture_from_hf_config(LLAMA_2_13B)
-    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True)
+    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", num_gpus=4, sharding="fsdp", fsdp_wrap="blocks-with-adapters")
     _, led = estimate_memory(arch, t, A100_40)
     assert led.adapters == 3_276_800
     from tuneplan.core.estimate import estimate
 
-    s = _scenario(method="qlora", fsdp_mixed_units=True)
-    assert any("shared FSDP units setting does not apply" in w for w in estimate(s).warnings)
-    s = _scenario(method="lora", num_gpus=4, sharding="fsdp", fsdp_mixed_units=True)
-    assert not any("shared FSDP units" in w for w in estimate(s).warnings)
+    s = _scenario(method="qlora", num_gpus=4, sharding="fsdp", fsdp_wrap="blocks-with-adapters")
+    assert any("only matter for LoRA" in w for w in estimate(s).warnings)
+    s = _scenario(method="lora", num_gpus=4, sharding="fsdp", fsdp_wrap="blocks-with-adapters")
+    assert not any("only matter for LoRA" in w for w in estimate(s).warnings)
+
+
+def test_fsdp_keeps_the_root_unit_unsharded_unless_embeddings_are_sharded_apart():
+    # Llama-3-8B's parameters outside the decoder layers' matrices: 8,030,261,248 - 32 x 218,103,808 = 1,050,939,392
+    # (embeddings, LM head, norms). With layer-wise wrapping they form the root unit, which FSDP keeps unsharded
+    # from its forward to its backward next to its 1/8 shard: 1,050,939,392 x 2 B x 7/8 = 1,839,143,936 B more
+    # weights while the step runs than when torchtune shards the embeddings and LM head as units of their own
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
+    base = dict(method="lora", num_gpus=8, sharding="fsdp", seq_len=2048)
+    root, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="layers"), h100)
+    apart, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="separate-embeddings"), h100)
+    assert root.peak_phase == apart.peak_phase != "optimizer step"
+    assert root.component("weights").bytes - apart.component("weights").bytes == 1_839_143_936
+    assert "root unit" in root.component("weights").formula
+
+
+def test_a_trained_root_unit_holds_both_embedding_gradients_and_their_flat_copy_at_the_end_of_backward():
+    # Llama-3-8B full fine-tuning on 8 GPUs with the embeddings and LM head in the root unit, 256 tokens (so the end
+    # of the backward is the peak): the sharded gradients 8,030,261,248 x 2 B / 8 = 2,007,565,312 B, plus, before
+    # the root's reduce-scatter, the embedding's and the LM head's unsharded gradients and the root's flat gradient
+    # they are concatenated into: 4 x 128,256 x 4,096 x 2 B = 4,202,692,608 B
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
+    t = TrainingSetup(method="full", optimizer="adamw-fused", num_gpus=8, sharding="fsdp", seq_len=256)
+    mem, _ = estimate_memory(arch, t, h100)
+    assert mem.peak_phase == "end of backward"
+    assert mem.component("gradients").bytes == 2_007_565_312 + 4_202_692_608
+    apart, _ = estimate_memory(arch, t.model_copy(update={"fsdp_wrap": "separate-embeddings"}), h100)
+    assert apart.component("gradients").bytes == 2_007_565_312

@@ -289,21 +289,23 @@ def test_v2_file_is_migrated_to_v3(tmp_path: Path, scenario: Scenario) -> None:
 
 
 def test_v3_file_is_migrated_to_v4(tmp_path: Path, scenario: Scenario) -> None:
-    # Schema 3 had no training.grad_sync / fsdp_mixed_units; FSDP plans were estimated with sharded accumulation.
+    # Schema 3 had no training.grad_sync / fsdp_wrap; FSDP plans were estimated with sharded accumulation and every
+    # unit resharded after use (as "separate-embeddings" wrapping gives).
     scenario = scenario.model_copy(deep=True)
     scenario.training.method = "lora"
     scenario.training.num_gpus = 4
     scenario.training.sharding = "fsdp"
     scenario.training.grad_accumulation = 8
     data = scenario.model_dump(mode="json")
-    del data["training"]["grad_sync"], data["training"]["fsdp_mixed_units"]
+    del data["training"]["grad_sync"], data["training"]["fsdp_wrap"]
     target = tmp_path / "v3.json"
     target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 3, "scenario": data}), "utf-8")
     doc = read_scenario_document(target)
     assert doc.schema_version == 3 and doc.migrated
     assert doc.scenario.training.grad_sync == "micro-batch"  # not the current default ("step")
-    assert doc.scenario.training.fsdp_mixed_units is False
-    assert MIGRATIONS[3]({"training": {}}) == {"training": {"grad_sync": "micro-batch", "fsdp_mixed_units": False}}
+    assert doc.scenario.training.fsdp_wrap == "separate-embeddings"  # not the current default ("layers")
+    assert MIGRATIONS[3]({"training": {}}) == {"training": {"grad_sync": "micro-batch",
+                                                            "fsdp_wrap": "separate-embeddings"}}
     assert MIGRATIONS[3]({"training": {"grad_sync": "step"}})["training"]["grad_sync"] == "step"
 
 

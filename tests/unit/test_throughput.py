@@ -284,11 +284,11 @@ def test_mixed_fsdp_units_compute_the_frozen_weights_gradients(llama8b):
     # frozen); model FLOPs (what MFU counts) are unchanged
     base = dict(method="lora", seq_len=4096, num_gpus=8, sharding="fsdp")
     model, hw = flops_per_token(llama8b, TrainingSetup(**base))
-    model_m, hw_m = flops_per_token(llama8b, TrainingSetup(**base, fsdp_mixed_units=True))
+    model_m, hw_m = flops_per_token(llama8b, TrainingSetup(**base, fsdp_wrap="blocks-with-adapters"))
     assert model_m == model and hw_m - hw == pytest.approx(2 * 32 * LAYER) == 13_958_643_712
     # and that waste takes time at the same hardware rate: time x hw_m / hw
     a = _time(llama8b, method="lora", num_gpus=8, sharding="fsdp")
-    b = _time(llama8b, method="lora", num_gpus=8, sharding="fsdp", fsdp_mixed_units=True)
+    b = _time(llama8b, method="lora", num_gpus=8, sharding="fsdp", fsdp_wrap="blocks-with-adapters")
     f_hw = 4 * N_8B + attn(4096) + 2 * N_8B + attn(4096) / 3  # checkpointing on (the default)
     assert b.phases["training"] / a.phases["training"] == pytest.approx((f_hw + 2 * 32 * LAYER) / f_hw)
     assert any("frozen weights' gradients" in n for n in b.notes)

@@ -178,12 +178,13 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
     if t.unsharded_accumulation:
         c.append(("grad_sync", "Sync gradients every micro-batch",
                   "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
-                  "unsharded gradient (accelerate sync_each_batch=True); more communication.",
+                  "unsharded gradient (accelerate sync_each_batch=True); more communication, which the time "
+                  "estimate does not include.",
                   {"training.grad_sync": "micro-batch"}))
     if t.frozen_weight_grads:
         c.append(("fsdp_units", "Wrap the adapters in their own FSDP units",
                   "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).",
-                  {"training.fsdp_mixed_units": False}))
+                  {"training.fsdp_wrap": "layers"}))
     if t.micro_batch > 1:
         new_b = max(1, t.micro_batch // 2)
         ga = t.grad_accumulation * t.micro_batch // new_b

@@ -91,9 +91,13 @@ def estimate(scenario: Scenario) -> Estimate:
                         "Gemma); for this model the eager figures are used")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warnings.append("sharding across one GPU saves no memory")
-    if t.fsdp_mixed_units and not t.frozen_weight_grads:
-        warnings.append("the shared FSDP units setting does not apply: it is for LoRA (not QLoRA, whose 4-bit "
-                        "weights cannot take gradients) under FSDP over several GPUs")
+    if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":
+        # one FlatParameter per unit has one dtype (FSDP1 refuses to flatten mixed dtypes)
+        warnings.append(f"the LoRA adapter setting ({t.adapter_precision}) does not apply: adapters inside their "
+                        "layer's FSDP unit take the weights' dtype")
+    if t.fsdp_wrap == "blocks-with-adapters" and t.sharding == "fsdp" and t.num_gpus > 1 and t.method != "lora":
+        warnings.append("adapters inside their layer's FSDP unit only matter for LoRA (QLoRA's 4-bit weights cannot "
+                        "take gradients; full fine-tuning trains every weight anyway)")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
         # TRL (is_sharded_qlora) and axolotl (skip_prepare_model_for_kbit_training) skip the upcast there
         warnings.append("the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "

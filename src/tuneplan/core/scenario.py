@@ -31,6 +31,7 @@ __all__ = [
     "Sharding",
     "AdapterPrecision",
     "GradSync",
+    "FsdpWrap",
 ]
 
 SCHEMA_VERSION = 4
@@ -49,6 +50,7 @@ StorageKind = Literal["container", "volume", "network"]
 FrameworkTier = Literal["optimized", "hf"]
 AdapterPrecision = Literal["fp32-autocast", "fp32", "model-dtype"]
 GradSync = Literal["step", "micro-batch"]
+FsdpWrap = Literal["layers", "separate-embeddings", "blocks-with-adapters"]
 
 OPTIMIZER_LABELS: dict[str, str] = {
     "adamw": "AdamW (torch, foreach)",
@@ -124,12 +126,18 @@ class TrainingSetup(_Model):
     #: sharded gradients (torchtune, torchtitan, accelerate ``sync_each_batch=True``). DeepSpeed ZeRO always
     #: reduces each micro-batch into its partitions, so the setting only applies to ``fsdp``.
     grad_sync: GradSync = "step"
-    #: LoRA under FSDP: the adapters share FSDP units with the frozen weights of their layer (LitGPT wraps each
-    #: ``Block``; ``use_orig_params=True``). The unit's ``FlatParameter`` then requires grad as a whole, so every
-    #: frozen weight of the decoder layers gets a gradient too: "the gradient memory usage will be higher than
-    #: expected (namely, equivalent to not freezing those parameters)" (FSDP docstring; litgpt PR #1538). Off:
-    #: adapters wrapped apart (PEFT's ``fsdp_auto_wrap_policy``, torchtune, FSDP2's per-parameter sharding).
-    fsdp_mixed_units: bool = False
+    #: How FSDP groups the model into units. ``layers``: each decoder layer is a unit and the embeddings, final
+    #: norm and LM head stay in the root unit (Hugging Face accelerate's transformer-layer wrap policy, FSDP1
+    #: and FSDP2; LoRA adapters wrapped apart by PEFT's ``fsdp_auto_wrap_policy``). The root's parameters stay
+    #: unsharded from its forward to its backward (FSDP1 ``_post_forward_reshard``: "Do not free the root's
+    #: parameters in the post-forward"; FSDP2: the root's ``reshard_after_forward`` is set to False), and a
+    #: trained LM head's gradient waits in it for the embedding's. ``separate-embeddings``: the embeddings and
+    #: the LM head are units of their own (torchtune's ``custom_sharded_layers``), resharded after use.
+    #: ``blocks-with-adapters``: LoRA adapters share their layer's unit with its frozen weights (LitGPT wraps each
+    #: ``Block``, FSDP1 ``use_orig_params=True``): the unit's ``FlatParameter`` requires grad as a whole, so
+    #: every frozen layer weight gets a gradient ("equivalent to not freezing those parameters", FSDP
+    #: docstring; litgpt PR #1538); the root is kept as with ``layers``.
+    fsdp_wrap: FsdpWrap = "layers"
     framework: FrameworkTier = "hf"
     mfu_override: float | None = Field(default=None, gt=0, le=1)
 
@@ -140,9 +148,16 @@ class TrainingSetup(_Model):
 
     @property
     def frozen_weight_grads(self) -> bool:
-        """True when FSDP computes gradients for frozen LoRA base weights (``fsdp_mixed_units`` in effect:
-        LoRA, not QLoRA, whose 4-bit weights cannot require grad; FSDP over more than one GPU)."""
-        return self.fsdp_mixed_units and self.method == "lora" and self.sharding == "fsdp" and self.num_gpus > 1
+        """True when FSDP computes gradients for frozen LoRA base weights (``fsdp_wrap="blocks-with-adapters"``
+        in effect: LoRA, not QLoRA, whose 4-bit weights cannot require grad; FSDP over more than one GPU)."""
+        return (self.fsdp_wrap == "blocks-with-adapters" and self.method == "lora" and self.sharding == "fsdp"
+                and self.num_gpus > 1)
+
+    @property
+    def fsdp_root_unsharded(self) -> bool:
+        """True when FSDP keeps the root unit (embeddings, final norm, LM head) unsharded from its forward to its
+        backward: FSDP over more than one GPU with ``fsdp_wrap`` other than ``separate-embeddings``."""
+        return self.sharding == "fsdp" and self.num_gpus > 1 and self.fsdp_wrap != "separate-embeddings"
 
     @property
     def unsharded_accumulation(self) -> bool:

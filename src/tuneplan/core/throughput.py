@@ -365,9 +365,9 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         # GPU keeps the same hardware utilisation and skips the recomputed forward without it.
         # (the defaults were measured without wasted frozen-weight gradients: those cost time at the same rate)
         _, hw_with_ac = flops_per_token(arch, t.model_copy(update={"grad_checkpointing": True,
-                                                                   "fsdp_mixed_units": False}), seq)
+                                                                   "fsdp_wrap": "layers"}), seq)
         if t.frozen_weight_grads:
-            _, hw_plain = flops_per_token(arch, t.model_copy(update={"fsdp_mixed_units": False}), seq)
+            _, hw_plain = flops_per_token(arch, t.model_copy(update={"fsdp_wrap": "layers"}), seq)
             notes.append(f"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed "
                          f"too, time x {hardware_flops / hw_plain:.2f}")
         u = u * hw_with_ac / model_flops

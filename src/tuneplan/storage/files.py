@@ -199,12 +199,13 @@ def _migrate_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _migrate_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
-    """Schema 3 -> 4: ``training.grad_sync`` and ``training.fsdp_mixed_units`` appear; schema-3 plans were
-    estimated with sharded gradient accumulation under FSDP (``"micro-batch"``) and adapters wrapped apart."""
+    """Schema 3 -> 4: ``training.grad_sync`` and ``training.fsdp_wrap`` appear; schema-3 plans were estimated
+    with sharded gradient accumulation under FSDP (``"micro-batch"``) and every unit resharded after use, as
+    ``"separate-embeddings"`` wrapping gives."""
     training = data.get("training")
     if isinstance(training, dict):
         training.setdefault("grad_sync", "micro-batch")
-        training.setdefault("fsdp_mixed_units", False)
+        training.setdefault("fsdp_wrap", "separate-embeddings")
     return data
 
 

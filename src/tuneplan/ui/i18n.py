@@ -434,6 +434,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                 r"Gemma\); for this model the eager figures are used"),
      QT_TRANSLATE_NOOP("CoreNotes", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, "
                        "Mistral, Gemma); for this model the eager figures are used")),
+    (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: adapters inside their layer's FSDP "
+                r"unit take the weights' dtype"),
+     QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: adapters inside their layer's "
+                       "FSDP unit take the weights' dtype")),
     (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: with FP32 master weights the "
                 r"adapters are FP32 under autocast"),
      QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the "
@@ -459,10 +463,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "QLoRA dequantisation: time x {f} (TP §4)")),
     (re.compile(r"CPU offload: throughput x (?P<f>[\d.]+) \(TP §5\)"),
      QT_TRANSLATE_NOOP("CoreNotes", "CPU offload: throughput x {f} (TP §5)")),
-    (re.compile(r"the shared FSDP units setting does not apply: it is for LoRA \(not QLoRA, whose 4-bit weights "
-                r"cannot take gradients\) under FSDP over several GPUs"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the shared FSDP units setting does not apply: it is for LoRA (not QLoRA, whose "
-                       "4-bit weights cannot take gradients) under FSDP over several GPUs")),
+    (re.compile(r"adapters inside their layer's FSDP unit only matter for LoRA \(QLoRA's 4-bit weights cannot take "
+                r"gradients; full fine-tuning trains every weight anyway\)"),
+     QT_TRANSLATE_NOOP("CoreNotes", "adapters inside their layer's FSDP unit only matter for LoRA (QLoRA's 4-bit weights "
+                       "cannot take gradients; full fine-tuning trains every weight anyway)")),
     (re.compile(r"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed too, "
                 r"time x (?P<f>[\d.]+)"),
      QT_TRANSLATE_NOOP("CoreNotes", "FSDP units mix frozen and trainable weights: the frozen weights' gradients are "
@@ -517,9 +521,11 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual "
                        "stream between layers.")),
     (re.compile(r"Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
-                r"unsharded gradient \(accelerate sync_each_batch=True\); more communication\."),
+                r"unsharded gradient \(accelerate sync_each_batch=True\); more communication, which the time "
+                r"estimate does not include\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead "
-                       "of the whole unsharded gradient (accelerate sync_each_batch=True); more communication.")),
+                       "of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which "
+                       "the time estimate does not include.")),
     (re.compile(r"Frozen weights then get no gradients \(PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538\)\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; "
                        "litgpt PR #1538).")),

@@ -231,8 +231,10 @@ class MethodPanel(FieldPanel):
                      "training.lora_targets", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
         amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
-        self.set_enabled("training.adapter_precision", lora and t.precision != "fp32" and not amp,
-                         self.tr("Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under autocast)"))
+        self.set_enabled("training.adapter_precision", lora and t.precision != "fp32" and not amp
+                         and not t.frozen_weight_grads,
+                         self.tr("Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under "
+                                 "autocast; adapters inside their layer's FSDP unit take the weights' dtype)"))
         self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
         # (left enabled under FSDP/ZeRO-3, so a ticked box can be unticked; the tooltip and a warning say that
         # sharded QLoRA skips the upcast)
@@ -283,10 +285,15 @@ class BatchPanel(FieldPanel):
                         "Trainer, accelerate, LitGPT) keeps the whole unsharded gradient on every GPU between steps; "
                         "syncing every micro-batch (torchtune; accelerate sync_each_batch=True) keeps only a shard "
                         "(more communication)"))
-        self.add_check("training.fsdp_mixed_units", self.tr("Adapters share FSDP units with frozen weights"),
-                       tip=self.tr("LitGPT wraps each block, adapters included, in one FSDP unit: every frozen "
-                                   "weight then gets a gradient, as in full fine-tuning. PEFT's FSDP wrap policy, "
-                                   "torchtune and FSDP2 keep the adapters apart"))
+        self.add_choice("training.fsdp_wrap", self.tr("FSDP units"), [
+            ("layers", self.tr("Layers; embeddings in the root unit")),
+            ("separate-embeddings", self.tr("Layers, embeddings and LM head apart")),
+            ("blocks-with-adapters", self.tr("Blocks with their LoRA adapters"))],
+            tip=self.tr("How FSDP groups the model. Hugging Face accelerate wraps each decoder layer and leaves the "
+                        "embeddings and LM head in the root unit, which FSDP keeps unsharded from forward to "
+                        "backward. torchtune can shard them as units of their own (custom_sharded_layers). LitGPT "
+                        "wraps each block with its LoRA adapters, so every frozen weight gets a gradient, as in full "
+                        "fine-tuning"))
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Sharding only matters with more than one GPU (kept enabled to fix a stale setting)."""
@@ -295,9 +302,7 @@ class BatchPanel(FieldPanel):
         fsdp = t.sharding == "fsdp" and t.num_gpus > 1
         self.set_enabled("training.grad_sync", fsdp and t.grad_accumulation > 1,
                          self.tr("Only for FSDP over several GPUs with gradient accumulation"))
-        # (kept enabled while ticked, so a stale setting can be unticked)
-        self.set_enabled("training.fsdp_mixed_units", (fsdp and t.method == "lora") or t.fsdp_mixed_units,
-                         self.tr("Only for LoRA under FSDP over several GPUs"))
+        self.set_enabled("training.fsdp_wrap", fsdp, self.tr("Only for FSDP over several GPUs"))
 
 
 class DatasetPanel(FieldPanel):

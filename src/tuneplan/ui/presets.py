@@ -141,7 +141,7 @@ PRESETS: list[Preset] = [
             "training.num_gpus": 8,
             "training.sharding": "fsdp",
             "training.grad_sync": "micro-batch",
-            "training.fsdp_mixed_units": False,
+            "training.fsdp_wrap": "layers",
             "training.micro_batch": 2,
             "training.grad_accumulation": 4,
             "training.seq_len": 4096,
