@@ -73,9 +73,23 @@ def test_larger_gpu_is_the_smallest_that_fits():
     tips = [t for t in suggest(s, list_gpus()) if t.key.startswith("gpu_")]
     assert tips
     chosen = tips[0].changes["gpu"]["memory_gib"]
-    fitting = [g.memory_gib for g in list_gpus()
+    # the smallest fitting card of the plan's vendor (NVIDIA here): a ROCm card is no drop-in for a CUDA stack
+    fitting = [g.memory_gib for g in list_gpus() if g.vendor == s.gpu.vendor
                if g.memory_gib > s.gpu.memory_gib and _total(s.model_copy(update={"gpu": g})).fits]
-    assert chosen == min(fitting)
+    assert chosen == min(fitting) and tips[0].changes["gpu"]["vendor"] == "NVIDIA"
+
+
+def test_cutting_sequences_to_under_half_ranks_after_other_changes_that_fit_as_well():
+    # The default plan (Llama 3.1 8B QLoRA on an RTX 4090) at 20,480 tokens does not fit. Both a fused
+    # cross-entropy and shorter sequences make it fit by the estimate; the longest length that fits is well under
+    # half of 20,480, which gives up much of the plan, so it ranks after the fused loss although it is cheaper
+    s = apply_changes(default_scenario(), {"training.seq_len": 20480})
+    tips = suggest(s)
+    seq = next(t for t in tips if t.key == "seq_len")
+    fused = next(t for t in tips if t.key == "fused_ce")
+    assert seq.changes["training.seq_len"] * 2 < 20480 and seq.drastic and not fused.drastic
+    assert (seq.fits, seq.band_risk) == (fused.fits, fused.band_risk) and seq.usd_delta < fused.usd_delta
+    assert tips.index(fused) < tips.index(seq)
 
 
 def test_memory_curve_rises_with_sequence_length():

@@ -48,6 +48,8 @@ class Suggestion(BaseModel):
             (:attr:`tuneplan.core.result.MemoryEstimate.band_risk`: ``none``, ``tight``, ``unlikely``, ``possible``).
         hours_delta: wall-clock change in hours (positive is slower).
         usd_delta: change of the expected cost of one run in USD.
+        drastic: the change gives up much of what the plan asked for (sequences cut to under half their
+            length), so it ranks after the others that fit as well.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -62,6 +64,7 @@ class Suggestion(BaseModel):
     hours_delta: float
     band_risk: str = "none"
     usd_delta: float
+    drastic: bool = False
 
     @property
     def saved_gib(self) -> float:
@@ -212,7 +215,8 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
                       "Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.",
                       {"training.num_gpus": n, "training.sharding": "fsdp"}))
             break
-    for gpu in sorted(larger_gpus, key=lambda g: g.memory_gib):
+    # the smallest card with enough memory, from the plan's GPU vendor first (a ROCm card is no drop-in for CUDA)
+    for gpu in sorted(larger_gpus, key=lambda g: (g.vendor != s.gpu.vendor, g.memory_gib)):
         if gpu.memory_gib > s.gpu.memory_gib:
             probe = s.model_copy(update={"gpu": gpu})
             if _fits(probe):
@@ -261,13 +265,14 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
             total_bytes=after.memory.total_bytes, saved_bytes=saved, fits=after.memory.fits,
             band_risk=after.memory.band_risk, hours_delta=after.time.hours - base.time.hours,
             usd_delta=after.cost.total_usd - base.cost.total_usd,
+            drastic=changed.training.seq_len * 2 < scenario.training.seq_len,
         ))
     out.sort(key=rank_key)
     return out
 
 
-def rank_key(g: Suggestion) -> tuple[bool, bool, float, float]:
+def rank_key(g: Suggestion) -> tuple[bool, bool, bool, float, float]:
     """Order of suggestions: the ones that fit with their whole likely range first, then those that fit
-    only by the estimate (``tight``/``unlikely``), then the rest; within each, the smallest increase in
-    expected cost, then the most memory saved."""
-    return (not g.fits, g.band_risk in {"tight", "unlikely"}, g.usd_delta, -g.saved_bytes)
+    only by the estimate (``tight``/``unlikely``), then the rest; within each, drastic changes (sequences
+    cut to under half) last, then the smallest increase in expected cost, then the most memory saved."""
+    return (not g.fits, g.band_risk in {"tight", "unlikely"}, g.drastic, g.usd_delta, -g.saved_bytes)
