@@ -14,6 +14,9 @@ Added on top of each row's sequence kind (``--sequence-mode``, as ``tools/score_
   the optimisation-flags table from its "+ Compile" row onward (the table is cumulative: packed, + compile,
   + chunked CE, + activation checkpointing, + optimizer in backward, + activation offloading, + 8-bit
   AdamW, then LoRA and QLoRA; those are rows 11-18, the "+ Packed" row 10 ran without compile).
+  ``--fsdp-wrap separate-embeddings`` for the runs of ``llama3_1/70B_full``, whose config sets
+  ``custom_sharded_layers: ['tok_embeddings', 'output']`` (torchtune's LoRA configs leave it commented out, so
+  their rows keep the default, the embeddings in the root unit).
 * **LitGPT on several GPUs** (lit-gpt 8641822 ``finetune/lora.py``): the FSDP strategy forces
   ``precision="bf16-true"`` (``--adapter-precision model-dtype``), wraps each ``Block`` with its adapters in
   one FSDP unit (``--fsdp-wrap blocks-with-adapters``) and accumulates ``batch_size = 128`` samples per optimizer step
@@ -54,6 +57,8 @@ def as_run_flags(row: dict[str, str]) -> list[tuple[str, ...]]:
             extra.append(("--adapter-precision", "model-dtype"))
         if "torch.compile on" in notes or row.get("id") in TORCHTUNE_FLAGS_TABLE_COMPILED:
             extra.append(("--torch-compile",))
+        if "70B_full" in notes:
+            extra.append(("--fsdp-wrap", "separate-embeddings"))
     if framework == "litgpt" and row.get("sharding") == "fsdp" and int(row.get("num_gpus") or 1) > 1 \
             and method == "lora":
         micro = max(1, int(row.get("micro_batch") or 1))

@@ -756,8 +756,8 @@ Please attach that file when you report the problem.</source>
         <translation>CPU 卸载：吞吐量 × {f}（TP §5）</translation>
     </message>
     <message>
-        <source>adapters inside their layer&apos;s FSDP unit only matter for LoRA (QLoRA&apos;s 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)</source>
-        <translation>适配器与所在层共用 FSDP 单元只对 LoRA 有影响（QLoRA 的 4 位权重无法计算梯度；全参数微调本来就训练所有权重）</translation>
+        <source>adapters inside their layer&apos;s FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA&apos;s 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)</source>
+        <translation>适配器与所在层共用 FSDP 单元只对多 GPU FSDP 下的 LoRA 有影响（QLoRA 的 4 位权重无法计算梯度；全参数微调本来就训练所有权重）</translation>
     </message>
     <message>
         <source>FSDP units mix frozen and trainable weights: the frozen weights&apos; gradients are computed too, time x {f}</source>

@@ -124,11 +124,11 @@ def test_not_even_one_token_fits_says_so(window, qtbot):
 
 
 def test_the_likely_range_is_shaded_around_the_curve(window, qtbot):
-    # packed plan: total / (1 + 0.194) .. total / (1 - 0.295) at every point of the curve (docs/accuracy.md)
+    # packed plan: total / (1 + 0.216) .. total / (1 - 0.295) at every point of the curve (docs/accuracy.md)
     state = _show_limits(window, qtbot)
     chart = window.limits_view.chart
     totals = [b / GIB for _, b in state.curve]
-    assert list(chart.band_low.getData()[1]) == pytest.approx([t / 1.194 for t in totals])
+    assert list(chart.band_low.getData()[1]) == pytest.approx([t / 1.216 for t in totals])
     assert list(chart.band_high.getData()[1]) == pytest.approx([t / 0.705 for t in totals])
 
 

@@ -156,6 +156,8 @@ def test_as_run_wrapper_adds_only_the_settings_the_sources_state():
                                        ("--torch-compile",)]
     assert module.as_run_flags({**tt, "method": "full", "notes": ""}) == [("--sequence-mode", "packed")]
     assert ("--torch-compile",) in module.as_run_flags({**tt, "id": "11", "method": "full", "notes": ""})
+    assert ("--fsdp-wrap", "separate-embeddings") in module.as_run_flags(
+        {**tt, "method": "full", "notes": "config llama3_1/70B_full at 30b8519"})
     assert module.as_run_flags({"framework": "ms-swift", "method": "lora", "seq_kind": "dynamic"}) == [
         ("--sequence-mode", "dynamic")]
 

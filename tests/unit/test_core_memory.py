@@ -1010,15 +1010,16 @@ def test_adapters_sharing_a_flat_parameter_take_the_weights_dtype_and_misplaced_
 def test_fsdp_keeps_the_root_unit_unsharded_unless_embeddings_are_sharded_apart():
     # Llama-3-8B's parameters outside the decoder layers' matrices: 8,030,261,248 - 32 x 218,103,808 = 1,050,939,392
     # (embeddings, LM head, norms). With layer-wise wrapping they form the root unit, which FSDP keeps unsharded
-    # from its forward to its backward next to its 1/8 shard: 1,050,939,392 x 2 B x 7/8 = 1,839,143,936 B more
-    # weights while the step runs than when torchtune shards the embeddings and LM head as units of their own
+    # from its forward to its backward in an all-gather buffer next to its 1/8 shard: 1,050,939,392 x 2 B =
+    # 2,101,878,784 B more weights while the step runs than when torchtune shards the embeddings and LM head as
+    # units of their own
     arch = architecture_from_hf_config(LLAMA_3_8B)
     h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
     base = dict(method="lora", num_gpus=8, sharding="fsdp", seq_len=2048)
     root, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="layers"), h100)
     apart, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="separate-embeddings"), h100)
     assert root.peak_phase == apart.peak_phase != "optimizer step"
-    assert root.component("weights").bytes - apart.component("weights").bytes == 1_839_143_936
+    assert root.component("weights").bytes - apart.component("weights").bytes == 2_101_878_784
     assert "root unit" in root.component("weights").formula
 
 
@@ -1035,3 +1036,32 @@ def test_a_trained_root_unit_holds_both_embedding_gradients_and_their_flat_copy_
     assert mem.component("gradients").bytes == 2_007_565_312 + 4_202_692_608
     apart, _ = estimate_memory(arch, t.model_copy(update={"fsdp_wrap": "separate-embeddings"}), h100)
     assert apart.component("gradients").bytes == 2_007_565_312
+    # while the layers' backward runs, the LM head's gradient (128,256 x 4,096 x 2 B = 1,050,673,152 B) waits; with
+    # 8 x 4,096 tokens, a fused loss and one more micro-batch per step (synced every micro-batch) the recomputed
+    # layer is the peak, next to the earlier micro-batch's shards
+    acc = t.model_copy(update={"grad_accumulation": 2, "grad_sync": "micro-batch", "seq_len": 4096, "micro_batch": 8,
+                               "fused_cross_entropy": True})
+    with_root, _ = estimate_memory(arch, acc, h100)
+    without, _ = estimate_memory(arch, acc.model_copy(update={"fsdp_wrap": "separate-embeddings"}), h100)
+    assert with_root.peak_phase == without.peak_phase == "recomputed layer"
+    assert with_root.component("gradients").bytes - without.component("gradients").bytes == 1_050_673_152
+    # a tied embedding: its two contributions and their sum, 3 x vocab x hidden, at the end of the backward
+    tied = architecture_from_hf_config({**LLAMA_3_8B, "tie_word_embeddings": True})
+    mem_tied, _ = estimate_memory(tied, t, h100)
+    shards = tied.parameter_count() * 2 / 8
+    assert mem_tied.peak_phase == "end of backward"
+    assert mem_tied.component("gradients").bytes == pytest.approx(shards + 3 * 525_336_576 * 2)
+
+
+def test_with_cpu_offload_embeddings_sharded_apart_are_gathered_like_a_layer():
+    # Llama-3-8B full fine-tuning on 8 GPUs with FSDP CPU offload: the GPU holds two gathered units at a time. With
+    # the embeddings and LM head as units of their own the largest unit is the embedding, 128,256 x 4,096 x 2 B =
+    # 1,050,673,152 B (a layer is 218,103,808 x 2 B), so 2,101,346,304 B; with them in the root unit the root
+    # stays whole next to two layers: 2 x 436,207,616 + 1,050,939,392 x 2 B = 2,974,294,016 B
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
+    t = TrainingSetup(method="full", num_gpus=8, sharding="fsdp", cpu_offload=True)
+    _, apart = estimate_memory(arch, t.model_copy(update={"fsdp_wrap": "separate-embeddings"}), h100)
+    _, root = estimate_memory(arch, t, h100)
+    assert apart.weights == 2_101_346_304
+    assert root.weights == 2_974_294_016

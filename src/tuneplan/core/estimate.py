@@ -95,9 +95,9 @@ def estimate(scenario: Scenario) -> Estimate:
         # one FlatParameter per unit has one dtype (FSDP1 refuses to flatten mixed dtypes)
         warnings.append(f"the LoRA adapter setting ({t.adapter_precision}) does not apply: adapters inside their "
                         "layer's FSDP unit take the weights' dtype")
-    if t.fsdp_wrap == "blocks-with-adapters" and t.sharding == "fsdp" and t.num_gpus > 1 and t.method != "lora":
-        warnings.append("adapters inside their layer's FSDP unit only matter for LoRA (QLoRA's 4-bit weights cannot "
-                        "take gradients; full fine-tuning trains every weight anyway)")
+    if t.fsdp_wrap == "blocks-with-adapters" and not t.frozen_weight_grads:
+        warnings.append("adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs "
+                        "(QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
         # TRL (is_sharded_qlora) and axolotl (skip_prepare_model_for_kbit_training) skip the upcast there
         warnings.append("the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "

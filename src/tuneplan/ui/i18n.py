@@ -463,10 +463,11 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "QLoRA dequantisation: time x {f} (TP §4)")),
     (re.compile(r"CPU offload: throughput x (?P<f>[\d.]+) \(TP §5\)"),
      QT_TRANSLATE_NOOP("CoreNotes", "CPU offload: throughput x {f} (TP §5)")),
-    (re.compile(r"adapters inside their layer's FSDP unit only matter for LoRA \(QLoRA's 4-bit weights cannot take "
-                r"gradients; full fine-tuning trains every weight anyway\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "adapters inside their layer's FSDP unit only matter for LoRA (QLoRA's 4-bit weights "
-                       "cannot take gradients; full fine-tuning trains every weight anyway)")),
+    (re.compile(r"adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs "
+                r"\(QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway\)"),
+     QT_TRANSLATE_NOOP("CoreNotes", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several "
+                       "GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight "
+                       "anyway)")),
     (re.compile(r"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed too, "
                 r"time x (?P<f>[\d.]+)"),
      QT_TRANSLATE_NOOP("CoreNotes", "FSDP units mix frozen and trainable weights: the frozen weights' gradients are "
