@@ -513,18 +513,6 @@ Please attach that file when you report the problem.</source>
         <translation>FSDP 单元</translation>
     </message>
     <message>
-        <source>Layers; embeddings in the root unit</source>
-        <translation>按层；嵌入层在根单元中</translation>
-    </message>
-    <message>
-        <source>Layers, embeddings and LM head apart</source>
-        <translation>按层；嵌入层和 LM head 单独分片</translation>
-    </message>
-    <message>
-        <source>Blocks with their LoRA adapters</source>
-        <translation>按块（含其 LoRA 适配器）</translation>
-    </message>
-    <message>
         <source>How FSDP groups the model. Hugging Face accelerate wraps each decoder layer and leaves the embeddings and LM head in the root unit, which FSDP keeps unsharded from forward to backward. torchtune can shard them as units of their own (custom_sharded_layers). LitGPT wraps each block with its LoRA adapters, so every frozen weight gets a gradient, as in full fine-tuning</source>
         <translation>FSDP 如何划分模型。Hugging Face accelerate 把每个解码层包装成一个单元，嵌入层和 LM head 留在根单元中，FSDP 从前向到反向都让根单元保持未分片。torchtune 可以把它们单独分片（custom_sharded_layers）。LitGPT 把每个块连同其 LoRA 适配器包装在一起，于是每个冻结权重都会得到梯度，和全参数微调一样</translation>
     </message>
@@ -535,6 +523,18 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Set GPUs above 1 to shard</source>
         <translation>GPU 数量大于 1 时才能分片</translation>
+    </message>
+    <message>
+        <source>Layers; embeddings in the root</source>
+        <translation>按层；嵌入层在根单元</translation>
+    </message>
+    <message>
+        <source>Layers; embeddings apart</source>
+        <translation>按层；嵌入层单独分片</translation>
+    </message>
+    <message>
+        <source>Blocks with LoRA adapters</source>
+        <translation>按块（含 LoRA 适配器）</translation>
     </message>
     <message>
         <source>Only for FSDP over several GPUs with gradient accumulation</source>

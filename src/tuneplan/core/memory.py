@@ -743,6 +743,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                     # whole backward, from the LM head's to the embedding's), in an all-gather buffer of its own next
                     # to the shard (FSDP1 _full_param_padded beside _local_shard)
                     gathered += non_layer * (2 if amp else w_bytes)
+                elif shard == "fsdp" and t.fsdp_wrap == "separate-embeddings":
+                    # the LM head (or embedding) unit gathered next to the prefetched layer when it is larger
+                    # than a layer (at the loss's backward, and at the embedding's)
+                    gathered = max(gathered, embed_params * (2 if amp else w_bytes)
+                                   + largest_layer_bytes * (2 / w_bytes if amp else 1))
             led.formulas["optimizer"] += f" / {n_gpus} GPUs ({shard})"
             if shard in {"zero2", "zero3", "fsdp"}:
                 led.formulas["gradients"] += f" / {n_gpus} GPUs ({shard})"
@@ -785,7 +790,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         root_b = unq if t.method == "qlora" else w_bytes
         if shard == "fsdp" and t.fsdp_wrap == "separate-embeddings":
             # embeddings and LM head are units of their own, gathered only while used, like a layer
-            weights = 2 * max(largest_layer_bytes, embed_params * root_b)
+            weights = max(2 * largest_layer_bytes, embed_params * root_b + largest_layer_bytes)
         else:
             weights = 2 * largest_layer_bytes + non_layer * root_b
         optimizer = 0.0
@@ -998,7 +1003,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                             if root_wait and phase in {"recomputed layer", "last layer backward"} else
                             f" + the root unit's embedding and LM-head gradients with their flat copy before the "
                             f"reduce-scatter ({root_end / GIB:.2f} GiB)" if root_end and phase == "end of backward" else ""),
-                        source="one gradient per trainable parameter in its dtype"),
+                        source="one gradient per trainable parameter in its dtype"
+                        + ("; FSDP: no_sync, root-unit and frozen-parameter notes in the FullyShardedDataParallel "
+                           "and fully_shard docstrings" if shard == "fsdp" else "")),
         MemoryComponent(key="optimizer", label="Optimizer states", bytes=live["optimizer"],
                         formula=led.formulas["optimizer"]
                         + (f" in unified memory ({paged / GIB:.2f} GiB, paged to CPU RAM when the GPU is full)" if paged else ""),

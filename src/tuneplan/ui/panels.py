@@ -286,9 +286,9 @@ class BatchPanel(FieldPanel):
                         "syncing every micro-batch (torchtune; accelerate sync_each_batch=True) keeps only a shard "
                         "(more communication)"))
         self.add_choice("training.fsdp_wrap", self.tr("FSDP units"), [
-            ("layers", self.tr("Layers; embeddings in the root unit")),
-            ("separate-embeddings", self.tr("Layers, embeddings and LM head apart")),
-            ("blocks-with-adapters", self.tr("Blocks with their LoRA adapters"))],
+            ("layers", self.tr("Layers; embeddings in the root")),
+            ("separate-embeddings", self.tr("Layers; embeddings apart")),
+            ("blocks-with-adapters", self.tr("Blocks with LoRA adapters"))],
             tip=self.tr("How FSDP groups the model. Hugging Face accelerate wraps each decoder layer and leaves the "
                         "embeddings and LM head in the root unit, which FSDP keeps unsharded from forward to "
                         "backward. torchtune can shard them as units of their own (custom_sharded_layers). LitGPT "
