@@ -280,6 +280,19 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(f"warning: {w}", file=out)
 
 
+def _ignored_flags(args: argparse.Namespace, scenario: Scenario) -> list[str]:
+    """Warnings for FSDP flags given on the command line that the plan cannot use (their defaults stay silent)."""
+    t = scenario.training
+    fsdp = t.sharding == "fsdp" and t.num_gpus > 1
+    out = []
+    if getattr(args, "grad_sync", None) is not None and not (fsdp and t.grad_accumulation > 1
+                                                            and not t.optimizer_in_backward):
+        out.append("--grad-sync is ignored: it applies to FSDP over several GPUs with gradient accumulation")
+    if getattr(args, "fsdp_wrap", None) is not None and not fsdp:
+        out.append("--fsdp-wrap is ignored: it applies to FSDP over several GPUs")
+    return out
+
+
 def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``tuneplan estimate``: print the estimate (text or ``--json``); 2 on bad input."""
     from tuneplan import catalog
@@ -299,6 +312,9 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         return _fail(str(exc))
     except ValueError as exc:
         return _fail(str(exc).splitlines()[0])
+    ignored = _ignored_flags(args, scenario)
+    if ignored:
+        result = result.model_copy(update={"warnings": [*result.warnings, *ignored]})
     if args.json:
         json.dump(estimate_to_json(scenario, result), out, indent=2)
         out.write("\n")

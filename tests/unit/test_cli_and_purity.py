@@ -294,5 +294,9 @@ def test_fsdp_gradient_sync_and_mixed_units_flags():
     # with the optimizer stepped in backward there is no accumulation to sync
     stepped = run(*base, "--optimizer-in-backward").stdout
     assert "synced" not in next(ln for ln in stepped.splitlines() if ln.startswith("assumed:"))
+    # flags given where they cannot apply are named, not silently dropped (their defaults stay quiet)
+    single = run("estimate", "--model", "llama-3.1-8b", "--grad-sync", "micro-batch", "--fsdp-wrap", "layers").stdout
+    assert "--grad-sync is ignored" in single and "--fsdp-wrap is ignored" in single
+    assert "ignored" not in run("estimate", "--model", "llama-3.1-8b").stdout
     bad = run(*base, "--grad-sync", "never")
     assert bad.returncode == 2 and "--grad-sync" in bad.stderr and "Traceback" not in bad.stderr
