@@ -3960,6 +3960,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>（秩 {rank}，{targets}）</translation>
     </message>
     <message>
+        <source>embeddings in the root unit</source>
+        <translation>嵌入层在根单元</translation>
+    </message>
+    <message>
+        <source>embeddings sharded apart</source>
+        <translation>嵌入层单独分片</translation>
+    </message>
+    <message>
+        <source>LoRA adapters in their layer&apos;s unit</source>
+        <translation>LoRA 适配器与所在层同一单元</translation>
+    </message>
+    <message>
+        <source>gradients synced at the optimizer step (no_sync)</source>
+        <translation>在优化器步同步梯度（no_sync）</translation>
+    </message>
+    <message>
+        <source>gradients synced every micro-batch</source>
+        <translation>每个微批次同步梯度</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>

@@ -79,6 +79,24 @@ def test_report_has_verdicts_numbers_images_date_version_and_accuracy():
     assert 'class="good"' in doc or 'class="bad"' in doc
 
 
+def test_report_says_how_fsdp_syncs_and_groups_the_model():
+    s = catalog.default_scenario()
+    s.training.method = "full"
+    s.training.num_gpus = 8
+    s.training.sharding = "fsdp"
+    s.training.grad_accumulation = 4
+    parser = _Collect()
+    parser.feed(build_report_html([s], [estimate(s)], {}))
+    text = " ".join(parser.text)
+    assert "embeddings in the root unit" in text and "gradients synced at the optimizer step (no_sync)" in text
+    s.training.grad_sync = "micro-batch"
+    s.training.fsdp_wrap = "separate-embeddings"
+    parser = _Collect()
+    parser.feed(build_report_html([s], [estimate(s)], {}))
+    text = " ".join(parser.text)
+    assert "embeddings sharded apart" in text and "gradients synced every micro-batch" in text
+
+
 def test_report_refuses_mismatched_inputs():
     scenarios, estimates = _two()
     with pytest.raises(ValueError):

@@ -142,6 +142,14 @@ def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     if t.method != "full":
         method += translate("Report", " (rank {rank}, {targets})").format(rank=t.lora_rank, targets=t.lora_targets)
     gpus = f"{t.num_gpus} × {s.gpu.name}" + (f", {t.sharding}" if t.num_gpus > 1 else "")
+    if t.sharding == "fsdp" and t.num_gpus > 1:
+        gpus += ", " + {"layers": translate("Report", "embeddings in the root unit"),
+                        "separate-embeddings": translate("Report", "embeddings sharded apart"),
+                        "blocks-with-adapters": translate("Report", "LoRA adapters in their layer's unit")}[t.fsdp_wrap]
+        if t.unsharded_accumulation:
+            gpus += ", " + translate("Report", "gradients synced at the optimizer step (no_sync)")
+        elif t.grad_accumulation > 1 and not t.optimizer_in_backward:
+            gpus += ", " + translate("Report", "gradients synced every micro-batch")
     optimizer = _i18n().OPTIMIZER_LABELS.get(t.optimizer, OPTIMIZER_LABELS.get(t.optimizer, t.optimizer))
     return [
         (translate("Report", "Model"), _e(translate("Report", "{model} · {n} B parameters").format(model=s.model.name, n=f"{r.parameters / 1e9:.2f}"))),
