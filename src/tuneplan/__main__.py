@@ -67,7 +67,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--model", metavar="ID", help="catalog model id (see --list-models)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json or a model folder")
-    src.add_argument("--scenario", metavar="FILE", help="a saved scenario file (.json)")
+    src.add_argument("--scenario", metavar="FILE", help="a saved scenario file (.json), or the name of a scenario "
+                     "saved in the library (see 'tuneplan scenarios list')")
     p.add_argument("--method", choices=["full", "lora", "qlora"])
     p.add_argument("--precision", choices=["bf16", "fp16", "fp32"])
     p.add_argument("--master-weights", choices=["none", "fp32"], help="fp32: mixed precision with fp32 master weights")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -103,9 +104,22 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if getattr(args, "scenario", None):
         from tuneplan.storage.files import ScenarioFileError, read_scenario_file
 
+        source = args.scenario
+        if not Path(source).expanduser().exists():
+            # not a file: a plan saved in the library under that name ('tuneplan scenarios list')
+            from tuneplan.storage import ScenarioLibrary
+
+            matches = ScenarioLibrary().find(source)
+            if len(matches) == 1:
+                source = str(matches[0].path)
+            elif len(matches) > 1:
+                raise CliError(f"{len(matches)} saved scenarios are named {args.scenario!r}; give the file path "
+                               f"({', '.join(str(m.path) for m in matches)})")
         try:
-            base = read_scenario_file(args.scenario)
+            base = read_scenario_file(source)
         except ScenarioFileError as exc:
+            if source == args.scenario and exc.reason == "missing":
+                raise CliError(f"{exc} (nor a saved scenario of that name: see 'tuneplan scenarios list')") from None
             raise CliError(str(exc)) from None
     else:
         base = catalog.default_scenario()

@@ -166,3 +166,20 @@ def test_estimate_with_a_bad_scenario_file(data: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{\n  oops\n}")
     assert_one_line_error(tuneplan("estimate", "--scenario", str(bad)), "not valid JSON (line 2, column 3")
+
+
+def test_estimate_takes_a_saved_scenario_by_its_library_name(data: Path) -> None:
+    lib = ScenarioLibrary()
+    s = named("Team 70B plan")
+    s.training.num_gpus = 8
+    s.training.sharding = "fsdp"
+    s.training.grad_accumulation = 4
+    lib.save(s)
+    proc = tuneplan("estimate", "--scenario", "team 70b plan", "--json")  # names match case-insensitively
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["memory"]["total_bytes"] == estimate(s).memory.total_bytes
+    missing = tuneplan("estimate", "--scenario", "No such plan")
+    assert_one_line_error(missing, "nor a saved scenario of that name")
+    lib.save(named("Team 70B plan"))  # a second plan of the same name: the path must be given
+    twice = tuneplan("estimate", "--scenario", "Team 70B plan")
+    assert_one_line_error(twice, "2 saved scenarios are named")
