@@ -153,3 +153,16 @@ def test_fsdp_advice_offers_syncing_every_micro_batch_and_wrapping_adapters_apar
     keys = {g.key for g in suggest(lora)}
     assert "fsdp_units" in keys
     assert "fsdp_units" not in {g.key for g in suggest(apply_changes(lora, {"training.fsdp_wrap": "layers"}))}
+
+
+def test_ending_gradient_accumulation_counts_as_drastic():
+    # Fusing the optimizer step into backward ends gradient accumulation: 2 x 8 = 16 sequences per step become 2,
+    # which changes the training recipe, so the suggestion ranks after the others that fit as well
+    s = apply_changes(default_scenario(), {"training.method": "full", "training.micro_batch": 2,
+                                           "training.grad_accumulation": 8, "gpu": get_gpu("h100_sxm").model_dump()})
+    ranked = suggest(s)
+    fused = next(t for t in ranked if t.key == "optimizer_in_backward")
+    assert fused.changes["training.grad_accumulation"] == 1 and fused.drastic
+    same_group = [t for t in ranked if (t.fits, t.band_risk) == (fused.fits, fused.band_risk)]
+    assert len(same_group) > 1 and same_group[-1] is fused
+    assert not any(t.drastic for t in same_group[:-1])  # (QLoRA, 8-bit AdamW, ... keep the 16 sequences)

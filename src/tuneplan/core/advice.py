@@ -49,7 +49,8 @@ class Suggestion(BaseModel):
         hours_delta: wall-clock change in hours (positive is slower).
         usd_delta: change of the expected cost of one run in USD.
         drastic: the change gives up much of what the plan asked for (sequences cut to under half their
-            length), so it ranks after the others that fit as well.
+            length, or a smaller effective batch: the optimizer step fused into backward ends gradient
+            accumulation), so it ranks after the others that fit as well.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -265,7 +266,9 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
             total_bytes=after.memory.total_bytes, saved_bytes=saved, fits=after.memory.fits,
             band_risk=after.memory.band_risk, hours_delta=after.time.hours - base.time.hours,
             usd_delta=after.cost.total_usd - base.cost.total_usd,
-            drastic=changed.training.seq_len * 2 < scenario.training.seq_len,
+            drastic=(changed.training.seq_len * 2 < scenario.training.seq_len
+                     or changed.training.micro_batch * changed.training.grad_accumulation
+                     < scenario.training.micro_batch * scenario.training.grad_accumulation),
         ))
     out.sort(key=rank_key)
     return out
