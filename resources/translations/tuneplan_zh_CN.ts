@@ -2183,6 +2183,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>已将“{name}”保存到方案库</translation>
     </message>
     <message>
+        <source>Saved “{name}” to {path}</source>
+        <translation>已将“{name}”保存到 {path}</translation>
+    </message>
+    <message>
         <source>Rename scenario</source>
         <translation>重命名方案</translation>
     </message>

@@ -336,6 +336,18 @@ def test_a_running_windows_autosave_is_not_offered(window, answers, qtbot):
     assert not [k for k, _ in answers.asked if k == "restore"]
 
 
+def test_saving_to_a_chosen_file_says_where_not_the_library(window, answers, tmp_path):
+    target = tmp_path / "elsewhere" / "plan.json"
+    target.parent.mkdir()
+    assert window.documents.save_plan_as(target)
+    assert read_scenario_file(target) == window.store.scenario
+    message = window.statusBar().currentMessage()
+    assert str(target) in message and "library" not in message
+    assert window.library_panel.names() == []  # the library does not list it
+    _save_new(window, answers, "In the library")
+    assert "in the library" in window.statusBar().currentMessage()
+
+
 def test_export_and_import_json(window, answers, tmp_path):
     a = _save_new(window, answers, "Team plan A")
     b = _save_new(window, answers, "Team plan B", training__seq_len=4096)

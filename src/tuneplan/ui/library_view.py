@@ -349,7 +349,14 @@ class LibraryController(QObject):
             self.store.mark_saved()
         self.clear_autosave()
         log.info("saved %s", target)
-        self._status(self.tr("Saved “{name}” in the library").format(name=scenario.name))
+        try:
+            in_library = target.resolve().parent == self.library.scenarios_dir.resolve()
+        except OSError:
+            in_library = True
+        if in_library:
+            self._status(self.tr("Saved “{name}” in the library").format(name=scenario.name))
+        else:  # Save As… to a folder of the user's choosing: the library does not list it
+            self._status(self.tr("Saved “{name}” to {path}").format(name=scenario.name, path=str(target)))
         self.library_changed.emit()
 
     # ------------------------------------------------------------------ library operations
