@@ -17,7 +17,10 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   under ``no_sync()`` (Hugging Face Trainer/accelerate's default, Lightning Fabric) the whole unsharded
   gradient stays until the optimizer step (``FullyShardedDataParallel.no_sync`` docstring), and FSDP
   units that mix frozen and trainable weights (LitGPT's per-``Block`` wrapping) give every frozen
-  weight a gradient ("equivalent to not freezing those parameters", FSDP docstring).
+  weight a gradient ("equivalent to not freezing those parameters", FSDP docstring). FSDP's root unit
+  (embeddings, final norm and LM head unless they are wrapped apart) stays unsharded through the step
+  (FSDP1 ``_post_forward_reshard``; FSDP2 ``fully_shard`` docstring), and a trained root's gradients wait
+  for the embedding's before its reduce-scatter.
 * **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
   (``torch.optim.AdamW`` ``zeros_like(p)``); bitsandbytes 8-bit AdamW keeps two uint8 moments plus
   one fp32 absmax per 256-element block (Dettmers et al. 2022, arXiv:2110.02861); paged variants
