@@ -114,17 +114,22 @@ def test_closed_pipe_ends_quietly():
     assert b"Traceback" not in err
 
 
-def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
-    # tools/score_with_seq_kind.py: the reference scorer's flags, plus --sequence-mode from seq_kind
+def _scoring_tool(name: str):  # noqa: ANN202 - a module
+    """tools/<name>.py, which imports the reference scorer from ../shared/reference (skips without it)."""
     reference = Path(__file__).resolve().parents[3] / "shared" / "reference" / "score_accuracy.py"
     if not reference.exists():
         pytest.skip("needs ../shared/reference beside the checkout")
     import importlib.util
 
-    tool = Path(__file__).resolve().parents[2] / "tools" / "score_with_seq_kind.py"
-    spec = importlib.util.spec_from_file_location("score_with_seq_kind", tool)
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[2] / "tools" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
+    # tools/score_with_seq_kind.py: the reference scorer's flags, plus --sequence-mode from seq_kind
+    module = _scoring_tool("score_with_seq_kind")
     row = {"model_config": "configs/x.json", "method": "full", "precision": "bf16", "optimizer": "adamw",
            "micro_batch": "1", "seq_len": "512", "grad_checkpointing": "true", "attention": "sdpa",
            "num_gpus": "1", "sharding": "none", "lora_rank": "", "lora_targets": "", "seq_kind": "dynamic"}
@@ -137,15 +142,7 @@ def test_seq_kind_wrapper_passes_the_rows_sequence_kind():
 def test_as_run_wrapper_adds_only_the_settings_the_sources_state():
     # tools/score_as_run.py: torchtune holds adapters in the model dtype (and compiled where the notes say so);
     # LitGPT on several GPUs: bf16-true adapters, Block-wrapped FSDP units, 128 samples per step under no_sync
-    reference = Path(__file__).resolve().parents[3] / "shared" / "reference" / "score_accuracy.py"
-    if not reference.exists():
-        pytest.skip("needs ../shared/reference beside the checkout")
-    import importlib.util
-
-    tool = Path(__file__).resolve().parents[2] / "tools" / "score_as_run.py"
-    spec = importlib.util.spec_from_file_location("score_as_run", tool)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _scoring_tool("score_as_run")
     row = {"id": "73", "framework": "litgpt", "method": "lora", "sharding": "fsdp", "num_gpus": "4", "micro_batch": "4",
            "seq_kind": "dynamic", "notes": ""}
     assert module.as_run_flags(row) == [("--sequence-mode", "dynamic"), ("--adapter-precision", "model-dtype"),
