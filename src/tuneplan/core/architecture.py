@@ -244,6 +244,14 @@ class ModelArchitecture(BaseModel):
             return self.vocab_size if self.lm_head_bias else 0
         return self.vocab_size * self.hidden_size + (self.vocab_size if self.lm_head_bias else 0)
 
+    def outer_params(self) -> int:
+        """Parameters outside the decoder layers: embeddings, LM head, final norm (and an embedding norm).
+
+        What FSDP's root unit holds when only the decoder layers are wrapped.
+        """
+        per_norm = self.hidden_size * (2 if self.norm == "layer" else 1)
+        return self.embedding_params() + self.lm_head_params() + per_norm * (1 + int(bool(self.embedding_norm)))
+
     def layer_linear_params(self) -> int:
         """Parameters in all transformer-layer weight matrices (what LoRA/QLoRA act on)."""
         return sum(n * sum(m.params for m in mods) for n, mods in self.linear_modules())

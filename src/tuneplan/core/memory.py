@@ -423,6 +423,11 @@ class MemoryLedger:
     #: with checkpointing, what a layer's recomputed forward holds beyond its saved tensors, in bytes per
     #: token: LoRA's input copies at its widest adapted linear, or a MoE layer's expert-block locals
     recompute_transient_per_token: float = 0.0
+    #: gradients kept from earlier micro-batches while a later one runs its backward (0 without
+    #: accumulation; unsharded under FSDP ``no_sync``)
+    gradients_kept: float = 0.0
+    #: FSDP's root unit (embeddings, final norm, LM head) held unsharded through the step, beside its shard
+    fsdp_root_bytes: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
 
@@ -745,7 +750,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                     # FSDP2: the root's reshard_after_forward is set to False; either way it is gathered for the
                     # whole backward, from the LM head's to the embedding's), in an all-gather buffer of its own next
                     # to the shard (FSDP1 _full_param_padded beside _local_shard)
-                    gathered += non_layer * (2 if amp else w_bytes)
+                    led.fsdp_root_bytes = arch.outer_params() * (2 if amp else w_bytes)
+                    gathered += led.fsdp_root_bytes
                 elif shard == "fsdp" and t.fsdp_wrap == "separate-embeddings":
                     # the LM head (or embedding) unit gathered next to the prefetched layer when it is larger
                     # than a layer (at the loss's backward, and at the embedding's)
@@ -795,7 +801,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             # embeddings and LM head are units of their own, gathered only while used, like a layer
             weights = max(2 * largest_layer_bytes, embed_params * root_b + largest_layer_bytes)
         else:
-            weights = 2 * largest_layer_bytes + non_layer * root_b
+            weights = 2 * largest_layer_bytes + arch.outer_params() * root_b
         optimizer = 0.0
         paged = 0.0
         step_temp = 0.0
@@ -896,6 +902,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["gradients"] += (f"; but between optimizer steps FSDP no_sync keeps them unsharded, which is what "
                                       f"is counted: {count(trainable + (layer_linear if t.frozen_weight_grads else 0))}"
                                       f" x {act} B")
+    led.gradients_kept = grads_kept
     checkpoints = layers_here * checkpoint_token * tokens if t.grad_checkpointing else 0.0
     # With checkpointing the recomputation starts after the loss's buffers are freed.
     acts_at_loss = activations - (one_layer if t.grad_checkpointing else 0.0)
