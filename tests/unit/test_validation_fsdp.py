@@ -64,3 +64,21 @@ def test_synced_every_micro_batch_the_lm_heads_gradient_waits_beside_the_shards_
     measured = stored["measured"]["root, sync every micro-batch"]["GRAD"]
     arch, (_, led) = _ledger(stored, grad_sync="micro-batch", fsdp_wrap="layers")
     assert led.gradients_kept + arch.vocab_size * arch.hidden_size * 2 == measured
+
+
+def test_a_layer_unit_with_one_trainable_matrix_gets_its_whole_gradient_as_counted(stored: dict) -> None:
+    # FSDP1 (use_orig_params=True), only q_proj (256 x 256 = 65,536 weights) trains in each decoder layer's unit:
+    # the unit's flat gradient is its whole shard on rank 0, 655,872 / 2 = 327,936 elements. The ledger's term
+    # for it: every frozen layer weight's gradient shard, (2 x 655,360 matrix weights) x 2 B / 2 GPUs, which
+    # with the layers' norms (2 x 512) is the measured 2 units x 327,936 x 2 B
+    units = stored["measured"]["fsdp1 mixed units"]
+    assert [u["grad_numel"] for u in units] == [u["flat_param_numel"] for u in units] == [327_936, 327_936]
+    assert {u["trainable_numel"] for u in units} == {65_536}
+    arch = architecture_from_hf_config(stored["config"])
+    # (BF16 adapters on both sides: in a shared FlatParameter they take the weights' dtype)
+    base = dict(method="lora", lora_rank=8, lora_targets="q_v", num_gpus=2, sharding="fsdp", seq_len=stored["tokens"],
+                adapter_precision="model-dtype")
+    _, apart = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="layers"), GPU)
+    _, mixed = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="blocks-with-adapters"), GPU)
+    norms = arch.num_layers * 2 * arch.hidden_size * 2 // 2
+    assert mixed.gradients - apart.gradients + norms == sum(u["grad_numel"] for u in units) * 2

@@ -81,6 +81,42 @@ def _rank(rank: int, world: int, case: dict, port: int, out: str) -> None:
     dist.destroy_process_group()
 
 
+def _rank_fsdp1_mixed(rank: int, world: int, port: int, out: str) -> None:
+    """FSDP1 with ``use_orig_params=True``, one unit per decoder layer, only ``q_proj`` trainable (a stand-in
+    for LoRA adapters inside the layer's unit, as LitGPT wraps them): the size of each unit's gradient."""
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp.wrap import ModuleWrapPolicy
+    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer
+
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    cfg = {k: v for k, v in CONFIG.items() if k != "model_type"}
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(LlamaConfig(**cfg, attn_implementation="sdpa")).to(torch.bfloat16)
+    for name, param in model.named_parameters():
+        param.requires_grad = "q_proj" in name
+    import warnings
+
+    with warnings.catch_warnings():  # (FSDP warns about exactly this: "higher than expected" gradient memory)
+        warnings.simplefilter("ignore")
+        model = FSDP(model, auto_wrap_policy=ModuleWrapPolicy({LlamaDecoderLayer}), device_id=torch.device("cpu"),
+                     use_orig_params=True)
+    ids = torch.randint(0, CONFIG["vocab_size"], (1, TOKENS))
+    model(input_ids=ids, labels=ids).loss.backward()
+    units = []
+    for module in model.modules():
+        if isinstance(module, FSDP) and module._handle is not None and isinstance(module.module, LlamaDecoderLayer):
+            flat = module._handle.flat_param
+            units.append({"flat_param_numel": flat.numel(), "grad_numel": 0 if flat.grad is None else flat.grad.numel(),
+                          "trainable_numel": sum(p.numel() for p in module.module.parameters() if p.requires_grad)})
+    if rank == 0:
+        Path(out).write_text(json.dumps(units), "utf-8")
+    dist.destroy_process_group()
+
+
 def measure() -> dict[str, dict[str, int]]:
     """Peak bytes by MemTracker category, rank 0, for every case in :data:`CASES`."""
     import torch
@@ -93,6 +129,9 @@ def measure() -> dict[str, dict[str, int]]:
             out = os.path.join(tmp, f"{i}.json")
             mp.spawn(_rank, args=(2, case, 29700 + i, out), nprocs=2)
             results[name] = json.loads(Path(out).read_text("utf-8"))
+        out = os.path.join(tmp, "fsdp1.json")
+        mp.spawn(_rank_fsdp1_mixed, args=(2, 29790, out), nprocs=2)
+        results["fsdp1 mixed units"] = json.loads(Path(out).read_text("utf-8"))
     return results
 
 
@@ -148,8 +187,9 @@ def main() -> int:
     lines += [
         "",
         f"Synced every micro-batch, the peak's gradients are {each['GRAD']:,} B instead of "
-        f"{at_step['GRAD']:,} B: the kept gradients are the rank's shard ({exp['shard']:,} B), and the rest at that "
-        "moment is the root unit's gradients before its reduce-scatter. With the embeddings and LM head sharded "
+        f"{at_step['GRAD']:,} B: the kept gradients are the rank's shard ({exp['shard']:,} B), and the rest, "
+        f"{each['GRAD'] - exp['shard']:,} B, is one vocabulary x hidden matrix in BF16: the LM head's gradient, "
+        "waiting in the root unit for the embedding's. With the embeddings and LM head sharded "
         f"apart the peak's parameters are {apart['PARAM']:,} B, the rank's shard alone at that moment (the root "
         "holds only the final norm).",
         "",
@@ -158,6 +198,16 @@ def main() -> int:
         "kernels' temporaries (CPU's embedding backward has its own), so those are not compared. "
         "`tests/unit/test_validation_fsdp.py` checks the ledger's terms against these stored numbers on every "
         "test run.",
+        "",
+    ]
+    units = measured["fsdp1 mixed units"]
+    at = next(i for i, line in enumerate(lines) if line.startswith("CPU runs show"))
+    lines[at:at] = [
+        f"FSDP1 with `use_orig_params=True` and one unit per decoder layer in which only `q_proj` trains (a "
+        "stand-in for LoRA adapters inside the layer's unit, as LitGPT wraps them): each layer unit's gradient has "
+        f"{units[0]['grad_numel']:,} elements on rank 0, its whole shard of {units[0]['flat_param_numel']:,}, not the "
+        f"{units[0]['trainable_numel'] // 2:,} of the trainable `q_proj`: every frozen weight of the layer gets a "
+        "gradient, as `--fsdp-wrap blocks-with-adapters` counts.",
         "",
     ]
     OUT_MD.write_text("\n".join(lines), "utf-8")
