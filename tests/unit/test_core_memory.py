@@ -252,9 +252,10 @@ def test_fsdp_gathers_the_largest_layer_and_not_during_the_optimizer_step():
     if mem.peak_phase == "optimizer step":
         assert mem.component("weights").bytes == pytest.approx(2 * n / 8)
     else:
-        # the larger of two gathered layers (2 x 218,103,808 x 2 B) and the LM head unit (128,256 x 4,096 x 2 B =
-        # 1,050,673,152 B) next to one prefetched layer (436,207,616 B): 1,486,880,768 B
-        assert mem.component("weights").bytes == pytest.approx(2 * n / 8 + 1_486_880_768)
+        # the larger of two gathered layers (each 218,103,808 weights + two norms of 4,096, x 2 B = 436,224,000 B)
+        # and the LM head unit (128,256 x 4,096 x 2 B = 1,050,673,152 B) next to one prefetched layer:
+        # 1,486,897,152 B
+        assert mem.component("weights").bytes == pytest.approx(2 * n / 8 + 1_486_897_152)
 
 
 def test_paged_optimizer_states_are_reported_but_not_counted_against_capacity():
@@ -1013,17 +1014,17 @@ def test_fsdp_keeps_the_root_unit_unsharded_unless_embeddings_are_sharded_apart(
     # Llama-3-8B's parameters outside the decoder layers: embeddings and LM head 2 x 128,256 x 4,096 plus the final
     # norm 4,096 = 1,050,677,248. With layer-wise wrapping they form the root unit, which FSDP keeps unsharded from
     # its forward to its backward in an all-gather buffer next to its 1/8 shard (1,050,677,248 x 2 B =
-    # 2,101,354,496 B) beside two gathered layers (2 x 218,103,808 x 2 B = 872,415,232 B). When torchtune shards
-    # the embeddings and LM head as units of their own, the most gathered at once is the LM head unit
-    # (1,050,673,152 B) and one prefetched layer (436,207,616 B): 1,486,880,768 B. The difference is
-    # 2,101,354,496 + 872,415,232 - 1,486,880,768 = 1,486,888,960 B
+    # 2,101,354,496 B) beside two gathered layers (each 218,103,808 weights and two norms of 4,096, x 2 B:
+    # 2 x 436,224,000 = 872,448,000 B). When torchtune shards the embeddings and LM head as units of their own, the
+    # most gathered at once is the LM head unit (1,050,673,152 B) and one prefetched layer: 1,486,897,152 B. The
+    # difference is 2,101,354,496 + 872,448,000 - 1,486,897,152 = 1,486,905,344 B
     arch = architecture_from_hf_config(LLAMA_3_8B)
     h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
     base = dict(method="lora", num_gpus=8, sharding="fsdp", seq_len=2048)
     root, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="layers"), h100)
     apart, _ = estimate_memory(arch, TrainingSetup(**base, fsdp_wrap="separate-embeddings"), h100)
     assert root.peak_phase == apart.peak_phase != "optimizer step"
-    assert root.component("weights").bytes - apart.component("weights").bytes == 1_486_888_960
+    assert root.component("weights").bytes - apart.component("weights").bytes == 1_486_905_344
     assert "root unit" in root.component("weights").formula
 
 
@@ -1060,13 +1061,13 @@ def test_a_trained_root_unit_holds_both_embedding_gradients_and_their_flat_copy_
 def test_with_cpu_offload_embeddings_sharded_apart_are_gathered_like_a_layer():
     # Llama-3-8B full fine-tuning on 8 GPUs with FSDP CPU offload: the GPU holds two gathered units at a time. With
     # the embeddings and LM head as units of their own, the LM head (128,256 x 4,096 x 2 B = 1,050,673,152 B) next
-    # to the prefetched layer (218,103,808 x 2 B = 436,207,616 B) is the most: 1,486,880,768 B; with them in the
-    # root unit the root (1,050,677,248 parameters, as above) stays whole next to two layers:
-    # 2 x 436,207,616 + 1,050,677,248 x 2 B = 2,973,769,728 B
+    # to the prefetched layer ((218,103,808 + 2 x 4,096) x 2 B = 436,224,000 B) is the most: 1,486,897,152 B; with
+    # them in the root unit the root (1,050,677,248 parameters, as above) stays whole next to two layers:
+    # 2 x 436,224,000 + 1,050,677,248 x 2 B = 2,973,802,496 B
     arch = architecture_from_hf_config(LLAMA_3_8B)
     h100 = GpuSpec(id="h100", name="H100", memory_gib=80)
     t = TrainingSetup(method="full", num_gpus=8, sharding="fsdp", cpu_offload=True)
     _, apart = estimate_memory(arch, t.model_copy(update={"fsdp_wrap": "separate-embeddings"}), h100)
     _, root = estimate_memory(arch, t, h100)
-    assert apart.weights == 1_486_880_768
-    assert root.weights == 2_973_769_728
+    assert apart.weights == 1_486_897_152
+    assert root.weights == 2_973_802_496

@@ -428,6 +428,10 @@ class MemoryLedger:
     gradients_kept: float = 0.0
     #: FSDP's root unit (embeddings, final norm, LM head) held unsharded through the step, beside its shard
     fsdp_root_bytes: float = 0.0
+    #: a trained FSDP root unit's gradients: the LM head's while the layers run backward, and the embedding's and
+    #: LM head's with their flat copy before the root's reduce-scatter at the end of the backward
+    fsdp_root_grad_wait: float = 0.0
+    fsdp_root_grad_end: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
 
@@ -719,7 +723,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["gradients"] = f"{count(trainable)} trainable x {dtypes}"
 
     # ------------------------------------------------------------ sharding of model states
-    largest_layer_bytes = max(layer_bytes(mods) for _, mods in arch.linear_modules())
+    # a decoder layer as FSDP gathers it: its largest weight matrices plus its norms (qk norms included)
+    layer_norms = (arch.norm_params() - arch.outer_params() + arch.embedding_params() + arch.lm_head_params()) \
+        / max(arch.num_layers, 1)
+    largest_layer_bytes = max(layer_bytes(mods) for _, mods in arch.linear_modules()) + layer_norms * unq
     gathered = 0.0  # unsharded layers alive only while a layer computes (ZeRO-3/FSDP)
     if n_gpus > 1:
         if pipeline:
@@ -790,6 +797,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     if t.method == "full" and t.fsdp_root_unsharded:
         root_wait = embed_params * act
         root_end = (3 if arch.tie_word_embeddings else 4) * embed_params * act
+    led.fsdp_root_grad_wait, led.fsdp_root_grad_end = root_wait, root_end
     if t.cpu_offload:
         gathered = 0.0
         # Parameters, gradients and optimizer states live on the CPU (FSDP CPUOffload(offload_params=True),
