@@ -68,6 +68,9 @@ APP_TITLE = "Tuneplan"
 
 _STYLE = """
 QWidget[invalid="true"] { border: 2px solid #c62828; border-radius: 3px; }
+QAbstractSpinBox[invalid="true"] { padding-right: 18px; }
+QAbstractSpinBox[invalid="true"]::up-button { subcontrol-origin: border; subcontrol-position: top right; width: 16px; }
+QAbstractSpinBox[invalid="true"]::down-button { subcontrol-origin: border; subcontrol-position: bottom right; width: 16px; }
 QFrame#card { background: #ffffff; border: 1px solid #dcdcdc; border-radius: 6px; }
 QLabel#cardTitle { color: #666666; font-size: 9pt; }
 QLabel#cardValue { font-size: 17pt; font-weight: 600; }
