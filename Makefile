@@ -47,6 +47,7 @@ validate:
 		{ $(VALIDATE_VENV)/bin/python -m pip install --quiet -r tools/validate/requirements.txt -e . && touch $(VALIDATE_VENV)/.installed; }
 	nice $(VALIDATE_VENV)/bin/python tools/validate/grid.py
 	nice $(VALIDATE_VENV)/bin/python tools/validate/fsdp_cpu.py
+	nice $(VALIDATE_VENV)/bin/python tools/validate/allocator.py
 
 # Issue #3's evidence in one command: the score table against published measurements and the fake-tensor
 # comparison with PyTorch's accounting (about 5 minutes on 2 cores).

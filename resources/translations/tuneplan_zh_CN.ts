@@ -1109,16 +1109,8 @@ Please attach that file when you report the problem.</source>
         <translation>峰值已保留</translation>
     </message>
     <message>
-        <source>Allocated plus the caching allocator&apos;s cached and fragmented blocks: torch.cuda.max_memory_reserved().</source>
-        <translation>已分配量加上缓存分配器缓存和碎片化的块：torch.cuda.max_memory_reserved()。</translation>
-    </message>
-    <message>
         <source>Device total ← the verdict uses this</source>
         <translation>设备总量 ← 结论依据此值</translation>
-    </message>
-    <message>
-        <source>Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.</source>
-        <translation>已保留量加上 CUDA 上下文和 NCCL 缓冲区：即 nvidia-smi 显示的、真正会被耗尽的量。</translation>
     </message>
     <message>
         <source>Paged optimizer states (not counted)</source>
@@ -1503,6 +1495,18 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>while the backward pass reaches the tied embedding</source>
         <translation>反向传播到达共享（绑定）的词嵌入时</translation>
+    </message>
+    <message>
+        <source>Allocated plus the caching allocator&apos;s cached and fragmented blocks: torch.cuda.max_memory_reserved() on this GPU.</source>
+        <translation>已分配内存加上缓存分配器缓存的和碎片化的块：本 GPU 上的 torch.cuda.max_memory_reserved()。</translation>
+    </message>
+    <message>
+        <source>With dynamic padding it includes {cache} of cached blocks of earlier, shorter batches that longer batches cannot reuse; the allocator gives them back before it runs out of memory, so they are not in the device total.</source>
+        <translation>使用动态填充时，其中包含 {cache} 来自先前较短批次的缓存块，较长的批次无法复用它们；分配器在内存耗尽之前会释放它们，因此不计入设备总量。</translation>
+    </message>
+    <message>
+        <source>Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what nvidia-smi shows without that cache, and what runs out.</source>
+        <translation>分配器无法释放的已保留内存，加上 CUDA 上下文和 NCCL 缓冲区：不含该缓存时 nvidia-smi 显示的数值，也是会被耗尽的部分。</translation>
     </message>
     <message>
         <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements of runs with the same sequence handling (10th–90th percentile, docs/accuracy.md).</source>
@@ -4100,12 +4104,16 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>峰值已保留</translation>
     </message>
     <message>
+        <source>; includes {cache} GiB of cached blocks of earlier, shorter batches (dynamic padding), released before out of memory</source>
+        <translation>；包含 {cache} GiB 来自先前较短批次的缓存块（动态填充），在内存耗尽前会被释放</translation>
+    </message>
+    <message>
         <source>Device total</source>
         <translation>设备总量</translation>
     </message>
     <message>
-        <source>what nvidia-smi shows; the verdict uses this</source>
-        <translation>nvidia-smi 显示的值；结论依据此值</translation>
+        <source>what must fit: nvidia-smi without that cache; the verdict uses this</source>
+        <translation>必须容纳的内存：不含该缓存的 nvidia-smi 数值；结论使用此值</translation>
     </message>
     <message>
         <source>Paged optimizer states (not counted)</source>
@@ -4641,6 +4649,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{gpu}: {capacity} usable (what nvidia-smi reports as total)</source>
         <translation>{gpu}：可用 {capacity}（nvidia-smi 报告的总量）</translation>
+    </message>
+    <message>
+        <source>It includes {cache} of cached blocks of earlier, shorter batches (dynamic padding), given back before out of memory: not part of what must fit.</source>
+        <translation>其中包含 {cache} 来自先前较短批次的缓存块（动态填充），在内存耗尽前会被释放：不属于必须容纳的部分。</translation>
     </message>
     <message>
         <source>Likely range of the total: {low}–{high} (measured error of the estimator)</source>

@@ -194,6 +194,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "peak_reserved_bytes": m.peak_reserved_bytes,
             "total_bytes": m.total_bytes,
             "paged_bytes": m.paged_bytes,
+            "cache_bytes": m.cache_bytes,
             "capacity_bytes": m.capacity_bytes,
             "low_bytes": m.low_bytes,
             "high_bytes": m.high_bytes,
@@ -269,8 +270,11 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         if comp.bytes > 0:
             print(f"  {comp.label:<20} {comp.bytes / GIB:8.2f} GiB", file=out)
     print(f"  {'peak allocated':<20} {m.peak_allocated_bytes / GIB:8.2f} GiB  (torch max_memory_allocated)", file=out)
-    print(f"  {'peak reserved':<20} {m.peak_reserved_bytes / GIB:8.2f} GiB  (torch max_memory_reserved)", file=out)
-    print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (nvidia-smi; the verdict uses this)", file=out)
+    print(f"  {'peak reserved':<20} {m.peak_reserved_bytes / GIB:8.2f} GiB  (torch max_memory_reserved on this GPU"
+          + (f"; {m.cache_bytes / GIB:.2f} GiB of it cached blocks of earlier, shorter batches, released before out of "
+             "memory" if m.cache_bytes else "") + ")", file=out)
+    print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (what must fit: nvidia-smi without the cache; "
+          "the verdict uses this)", file=out)
     if m.paged_bytes:
         print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)

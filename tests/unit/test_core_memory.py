@@ -205,6 +205,33 @@ def test_totals_order_and_components_sum():
     assert mem.capacity_bytes == 24 * GIB
 
 
+def test_dynamic_padding_adds_a_cache_to_reserved_but_not_to_what_must_fit():
+    # docs/validation-allocator.md: replayed through the caching allocator, random-order dynamic padding leaves
+    # about one transient set (activations + loss buffers + temporaries) of earlier, shorter batches cached on a
+    # roomy card under LoRA (DYNAMIC_SHAPE_CACHE["lora"] = 1.0), which the allocator releases before failing; the
+    # memory that must fit keeps the same 15% fragmentation as fixed shapes. Full fine-tuning keeps none.
+    from tuneplan.core.memory import CUDA_CONTEXT_BYTES, DYNAMIC_SHAPE_CACHE
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    roomy = GPU_24.model_copy(update={"memory_gib": 80.0})
+    plan = TrainingSetup(method="lora", lora_targets="q_v", seq_len=2048, micro_batch=2)
+    packed, _ = estimate_memory(arch, plan, roomy)
+    dynamic, led = estimate_memory(arch, plan.model_copy(update={"sequence_mode": "dynamic"}), roomy)
+    transient = led.activations + led.logits + led.temporaries
+    assert DYNAMIC_SHAPE_CACHE["lora"] == 1.0 and packed.cache_bytes == 0
+    assert dynamic.cache_bytes == pytest.approx(transient)
+    assert dynamic.peak_reserved_bytes == pytest.approx(packed.peak_reserved_bytes + transient)
+    assert (dynamic.total_bytes, dynamic.peak_allocated_bytes) == (packed.total_bytes, packed.peak_allocated_bytes)
+    assert sum(c.bytes for c in dynamic.components) == pytest.approx(dynamic.total_bytes)  # the cache is not a segment
+    # on a card with less room, max_memory_reserved can only grow until the card is full
+    tight = GPU_24.model_copy(update={"memory_gib": (dynamic.total_bytes + transient / 2) / GIB})
+    capped, _ = estimate_memory(arch, plan.model_copy(update={"sequence_mode": "dynamic"}), tight)
+    assert capped.peak_reserved_bytes == pytest.approx(tight.memory_gib * GIB - CUDA_CONTEXT_BYTES)
+    assert capped.cache_bytes == pytest.approx(transient / 2) and capped.fits
+    full, _ = estimate_memory(arch, plan.model_copy(update={"method": "full", "sequence_mode": "dynamic"}), roomy)
+    assert full.cache_bytes == 0 and full.peak_reserved_bytes <= full.total_bytes
+
+
 def test_verdict_wording():
     arch = architecture_from_hf_config(LLAMA_3_8B)
     small = GPU_24.model_copy(update={"memory_gib": 8.0})

@@ -75,8 +75,9 @@ class TraceTracker(PhaseMemTracker):
             self.events.append(("f", key, 0, self.step))
 
 
-def trace_steps(spec: CaseSpec, lengths: list[int]) -> dict[str, Any]:
-    """Run one training step per entry of ``lengths`` (tokens per sequence, micro-batch ``spec.micro_batch``).
+def trace_steps(spec: CaseSpec, lengths: list[int], grad_accumulation: int = 1) -> dict[str, Any]:
+    """Run one micro-batch per entry of ``lengths`` (tokens per sequence, ``spec.micro_batch`` sequences each),
+    with an optimizer step and ``zero_grad(set_to_none=True)`` after every ``grad_accumulation`` micro-batches.
 
     The first step creates the AdamW states lazily inside ``optimizer.step()``, as a real first step does.
     Returns ``{"events": [...], "lengths": lengths, "seconds": s}`` (see :class:`TraceTracker`).
@@ -116,8 +117,9 @@ def trace_steps(spec: CaseSpec, lengths: list[int]) -> dict[str, Any]:
                     loss = model(input_ids=ids, labels=ids).loss
                 loss.backward()
                 del loss, ids
-                optimizer.step()
-                optimizer.zero_grad(set_to_none=True)
+                if (i + 1) % grad_accumulation == 0:
+                    optimizer.step()
+                    optimizer.zero_grad(set_to_none=True)
                 gc.collect()
         events = list(mt.events)
         del model, optimizer, mt, params

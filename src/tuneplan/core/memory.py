@@ -65,6 +65,7 @@ from tuneplan.core.scenario import GpuSpec, TrainingSetup
 __all__ = [
     "CUDA_CONTEXT_BYTES",
     "ALLOCATOR_FRAGMENTATION",
+    "DYNAMIC_SHAPE_CACHE",
     "adapter_path",
     "compile_modelled",
     "MemoryLedger",
@@ -88,13 +89,25 @@ MIB = 2**20
 CUDA_CONTEXT_BYTES = 500 * MIB
 
 #: Share of the step's transient memory (activations, loss buffers, temporaries) that the caching
-#: allocator holds as reserved-but-unallocated blocks at the peak. With the same tensor shapes
-#: every step (fixed length, packing) freed blocks are reused exactly and little is stranded;
-#: with dynamic padding every batch has new shapes, cached blocks are split for smaller requests
-#: and cannot serve the next longer batch. GMLake (Guo et al., ASPLOS 2024, Fig. 2/Table 3)
-#: measures 10-30% fragmentation in LLM fine-tuning; PyTorch's CUDA memory-management notes
-#: describe the mechanism and ``expandable_segments`` as its remedy.
-ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.30}
+#: allocator holds as reserved-but-unallocated blocks the run cannot give back: blocks split for smaller
+#: requests inside segments that are still partly in use. Replaying allocation traces of real training
+#: steps (fake tensors, Qwen-7B dimensions, LoRA and full, with and without checkpointing) through a model of
+#: ``CUDACachingAllocator`` (``tools/validate/alloc_sim.py``, docs/validation-allocator.md), the smallest card
+#: the steps complete on needs 0.04-0.21x with the same shapes every step and a median 0.17x with dynamic
+#: padding (the allocator frees its cached segments and retries before failing); 0.12x over all cases.
+#: GMLake (Guo et al., ASPLOS 2024) measures 10-30% fragmentation in LLM fine-tuning.
+ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.15}
+
+#: Cache of earlier batch shapes, as a share of the transient memory, that ``max_memory_reserved`` shows with
+#: dynamic padding on a card with room to spare beyond what must fit, by method. A batch longer than those
+#: before it cannot reuse their cached blocks (best fit, split blocks) and gets new segments, while the old
+#: ones stay cached until memory runs short. In the allocator replays (docs/validation-allocator.md) LoRA
+#: runs keep 0.74-1.81x (median 1.34x), growing with the run; 1.0 (one stale set of the longest batch's
+#: tensors) is about what a dozen steps leave. Full fine-tuning keeps 0.00-0.31x (median 0.03x): the
+#: gradients freed at every optimizer step hand the next batches large blocks to split, so none is counted.
+#: The cache is released before an out-of-memory error, so it is reported but not part of what must fit.
+#: Runs that put the longest batch first (LitGPT) reuse its blocks and show none either.
+DYNAMIC_SHAPE_CACHE = {"full": 0.0, "lora": 1.0, "qlora": 1.0}
 
 #: cuBLAS workspace PyTorch allocates through its caching allocator per handle/stream
 #: (``CUBLAS_WORKSPACE_CONFIG`` default ``:4096:8`` = 8 x 4 MiB, Hopper 32 MiB; torch ``CublasHandlePool``).
@@ -110,7 +123,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 MEASURED_ERROR_BY_MODE: dict[str, tuple[float, float]] = {
     "packed": (-0.295, 0.216),
     "fixed": (-0.295, 0.216),
-    "dynamic": (-0.48, -0.022),
+    "dynamic": (-0.433, -0.019),
 }
 
 
@@ -995,6 +1008,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     backward_alloc = max(v for k, v in allocated.items() if k != "optimizer step")
     reserved = max(backward_alloc + fragmentation, allocated["optimizer step"], peak_allocated)
     nccl = 256 * MIB if n_gpus > 1 and not pipeline else 0.0  # NCCL communicator buffers
+    # With dynamic padding, max_memory_reserved also shows the cached blocks of earlier batch shapes, as far as
+    # the card has room for them; they are given back before an out-of-memory error, so not in the total.
+    cache = 0.0
+    if t.sequence_mode == "dynamic":
+        room = gpu.memory_gib * GIB - CUDA_CONTEXT_BYTES - nccl - reserved
+        cache = max(0.0, min(DYNAMIC_SHAPE_CACHE[t.method] * transient, room))
     # Paged optimizer states live in CUDA unified memory (cudaMallocManaged): the driver migrates their
     # pages to host RAM when device allocations need the room, so they never cause an out-of-memory
     # error and are not part of what the GPU must hold (QLoRA arXiv:2305.14314 §3 "Paged Optimizers";
@@ -1049,8 +1068,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                                  "gradient buffers between layers, dequantised matrix, cuBLAS workspace"),
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,
-                        formula=f"{frag_share:.0%} of transient memory ({t.sequence_mode} shapes) ({transient / GIB:.2f} GiB)",
-                        source="PyTorch caching allocator; GMLake (ASPLOS 2024) fragmentation measurements"),
+                        formula=f"{frag_share:.0%} of transient memory ({transient / GIB:.2f} GiB): blocks split inside "
+                                "segments still in use",
+                        source="PyTorch CUDACachingAllocator replayed on training-step traces (docs/validation-allocator.md); "
+                               "GMLake (ASPLOS 2024)"),
         MemoryComponent(key="cuda_context", label="CUDA context", bytes=CUDA_CONTEXT_BYTES + nccl,
                         formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),
                         source="CUDA context + kernels: ~0.5 GiB (gpu_poor README: 0.5-1 GB; Smirnov's calculator: 0.3-2 GiB)"),
@@ -1059,7 +1080,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     est = MemoryEstimate(
         components=comps,
         peak_allocated_bytes=peak_allocated,
-        peak_reserved_bytes=reserved,
+        peak_reserved_bytes=reserved + cache,
+        cache_bytes=cache,
         total_bytes=total,
         capacity_bytes=capacity,
         low_bytes=low,

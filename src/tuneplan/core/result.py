@@ -55,11 +55,16 @@ class MemoryEstimate(_Frozen):
     Three numbers, as a user meets them:
 
     * ``peak_allocated_bytes``: ``torch.cuda.max_memory_allocated()`` (live tensors).
-    * ``peak_reserved_bytes``: ``torch.cuda.max_memory_reserved()`` (the caching allocator's
-      segments: allocated plus fragmentation and cached free blocks).
-    * ``total_bytes``: what nvidia-smi shows: reserved plus the CUDA context and NCCL buffers
-      (the cuBLAS workspace is already inside reserved). The verdict uses this one, because it is
-      what runs out.
+    * ``peak_reserved_bytes``: ``torch.cuda.max_memory_reserved()`` on the plan's GPU (the caching
+      allocator's segments: allocated plus fragmentation, plus ``cache_bytes``).
+    * ``total_bytes``: what the GPU must hold: the reserved memory the allocator cannot give back, plus
+      the CUDA context and NCCL buffers (the cuBLAS workspace is already inside reserved). It is what
+      nvidia-smi shows when no cache is kept. The verdict uses this one, because it is what runs out.
+
+    ``cache_bytes``: with dynamic padding, the cached blocks of earlier, shorter batches that a card with
+    room keeps next to the live ones (later, longer batches cannot reuse them); ``max_memory_reserved`` and
+    nvidia-smi show them, up to the card's size, but the allocator releases them and retries before it
+    reports out of memory, so they are not in ``total_bytes`` (docs/validation-allocator.md).
 
     ``paged_bytes`` are paged optimizer states (bitsandbytes paged AdamW) in CUDA unified memory:
     nvidia-smi shows them while the GPU has room, but on Linux the driver moves them to host RAM when it
@@ -81,6 +86,7 @@ class MemoryEstimate(_Frozen):
     high_bytes: float
     peak_phase: str = "backward"
     paged_bytes: float = 0.0
+    cache_bytes: float = 0.0
 
     @property
     def fits(self) -> bool:

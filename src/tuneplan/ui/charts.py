@@ -327,6 +327,10 @@ class VramChart(pg.PlotWidget):
             gpu=gpu_name, capacity=i18n.fmt_gib(cap, 2)))
         self.allocated_line.setPos(mem.peak_allocated_bytes / GIB)
         self.reserved_line.setPos(mem.peak_reserved_bytes / GIB)
+        self.reserved_line.setToolTip(self.tr("Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)") + (
+            " " + self.tr("It includes {cache} of cached blocks of earlier, shorter batches (dynamic padding), given "
+                          "back before out of memory: not part of what must fit.").format(cache=i18n.fmt_gib(mem.cache_bytes / GIB))
+            if mem.cache_bytes else ""))
         self.band.setRegion((mem.low_bytes / GIB, mem.high_bytes / GIB))
         self.band.setToolTip(self.tr("Likely range of the total: {low}–{high} (measured error of the estimator)").format(
             low=i18n.fmt_number(mem.low_bytes / GIB, 1, group=False), high=i18n.fmt_gib(mem.high_bytes / GIB)))

@@ -136,15 +136,21 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             translate(
                 "Explain",
                 "Allocated plus the caching allocator's cached and fragmented blocks: "
-                "torch.cuda.max_memory_reserved().",
-            ),
+                "torch.cuda.max_memory_reserved() on this GPU.",
+            ) + (" " + translate(
+                "Explain",
+                "With dynamic padding it includes {cache} of cached blocks of earlier, shorter batches that longer "
+                "batches cannot reuse; the allocator gives them back before it runs out of memory, so they are not "
+                "in the device total.",
+            ).format(cache=gib(mem.cache_bytes)) if mem.cache_bytes else ""),
         ),
         Line(
             translate("Explain", "Device total ← the verdict uses this"),
             gib(mem.total_bytes),
             translate(
                 "Explain",
-                "Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.",
+                "Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what "
+                "nvidia-smi shows without that cache, and what runs out.",
             ),
             emphasis=True,
         ),

@@ -201,8 +201,12 @@ def _memory_table(r: Estimate) -> str:
                    f'<td class="formula">{_e(comp.formula)}</td><td class="source">{_e(comp.source)}</td></tr>')
     for label, value, note in (
         (translate("Report", "Peak allocated"), m.peak_allocated_bytes, "torch.cuda.max_memory_allocated()"),
-        (translate("Report", "Peak reserved"), m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()"),
-        (translate("Report", "Device total"), m.total_bytes, translate("Report", "what nvidia-smi shows; the verdict uses this")),
+        (translate("Report", "Peak reserved"), m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()" + (
+            translate("Report", "; includes {cache} GiB of cached blocks of earlier, shorter batches (dynamic padding), "
+                                "released before out of memory").format(cache=f"{m.cache_bytes / GIB:.2f}")
+            if m.cache_bytes else "")),
+        (translate("Report", "Device total"), m.total_bytes,
+         translate("Report", "what must fit: nvidia-smi without that cache; the verdict uses this")),
         *([(translate("Report", "Paged optimizer states (not counted)"), m.paged_bytes,
             translate("Report", "CUDA unified memory: paged out to CPU RAM on Linux when the GPU is full"))]
           if m.paged_bytes else []),
