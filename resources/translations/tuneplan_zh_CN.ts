@@ -4647,6 +4647,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>分页优化器状态（不计入总量）</translation>
     </message>
     <message>
+        <source>Cached blocks of earlier, shorter batches: {size}. With dynamic padding a longer batch cannot reuse the blocks of shorter ones, so on a card with room PyTorch keeps them and max_memory_reserved and nvidia-smi show them; it gives them back before running out of memory, so they are not part of what must fit (docs/validation-allocator.md).</source>
+        <translation>先前较短批次的缓存块：{size}。使用动态填充时，较长的批次无法复用较短批次的块，因此在显存充裕的卡上 PyTorch 会保留它们，max_memory_reserved 和 nvidia-smi 会显示它们；在内存耗尽之前 PyTorch 会释放它们，因此它们不属于必须容纳的部分（docs/validation-allocator.md）。</translation>
+    </message>
+    <message>
+        <source>Cached blocks (not in total)</source>
+        <translation>缓存块（不计入总量）</translation>
+    </message>
+    <message>
         <source>{gpu}: {capacity} usable (what nvidia-smi reports as total)</source>
         <translation>{gpu}：可用 {capacity}（nvidia-smi 报告的总量）</translation>
     </message>

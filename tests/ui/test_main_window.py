@@ -361,6 +361,23 @@ def test_non_finite_value_is_reported_as_not_a_number(window, bad):
     assert "at most" not in msg.text()
 
 
+def test_cached_earlier_batches_drawn_after_the_device_total(window):
+    # dynamic padding under LoRA: the allocator's cache of earlier batch shapes (docs/validation-allocator.md)
+    store = window.store
+    assert store.set_fields({"training.sequence_mode": "dynamic", "training.micro_batch": 2})
+    mem = store.result.memory
+    assert mem.cache_bytes > 0
+    start, size = window.vram_chart.current_series()["cache"]
+    assert start == pytest.approx(mem.total_bytes / 2**30)  # after the stacked total: not part of what must fit
+    assert size == pytest.approx(mem.cache_bytes / 2**30)
+    assert "shorter batches" in window.vram_chart.cache.toolTip()
+    labels = lambda: [label.text for _sample, label in window.vram_chart.legend.items]  # noqa: E731
+    assert any("Cached blocks" in t for t in labels())
+    assert store.set_field("training.sequence_mode", "packed")
+    assert "cache" not in window.vram_chart.current_series()
+    assert not any("Cached blocks" in t for t in labels())
+
+
 def test_paged_optimizer_states_drawn_after_the_device_total(window):
     store = window.store
     assert store.set_fields({"training.method": "full", "training.optimizer": "paged-adamw-8bit",

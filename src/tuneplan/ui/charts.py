@@ -238,6 +238,15 @@ class VramChart(pg.PlotWidget):
                                      pen=pg.mkPen(COMPONENT_COLORS["optimizer"], width=1.5, style=Qt.PenStyle.DashLine))
         plot.addItem(self.paged)
         self._paged_in_legend = False
+        # With dynamic padding, the blocks the allocator keeps cached from earlier, shorter batches: peak reserved
+        # shows them on a card with room, but they are given back before an out-of-memory error (not in the total).
+        cache_color = QColor(COMPONENT_COLORS["allocator"])
+        cache_color.setAlpha(60)
+        self.cache = pg.BarGraphItem(x0=[0.0], width=[0.0], y=[BAR_Y + BAR_H / 2], height=[BAR_H],
+                                     brush=pg.mkBrush(cache_color),
+                                     pen=pg.mkPen(COMPONENT_COLORS["allocator"], width=1.5, style=Qt.PenStyle.DotLine))
+        plot.addItem(self.cache)
+        self._cache_in_legend = False
         marker_pen = pg.mkPen("#202020", width=1.5, style=Qt.PenStyle.DashLine)
         label_opts = {"color": TEXT_COLOR, "movable": False, "fill": pg.mkBrush(255, 255, 255, 200)}
         self.allocated_line = pg.InfiniteLine(angle=90, pen=marker_pen, span=(0.06, 0.80), label=self.tr("allocated"),
@@ -317,6 +326,21 @@ class VramChart(pg.PlotWidget):
             else:
                 self.legend.removeItem(self.paged)
             self._paged_in_legend = bool(paged)
+        cache = mem.cache_bytes / GIB
+        self.cache.setOpts(x0=[left + paged], width=[cache])
+        self.cache.setToolTip(self.tr(
+            "Cached blocks of earlier, shorter batches: {size}. With dynamic padding a longer batch cannot reuse the "
+            "blocks of shorter ones, so on a card with room PyTorch keeps them and max_memory_reserved and nvidia-smi "
+            "show them; it gives them back before running out of memory, so they are not part of what must fit "
+            "(docs/validation-allocator.md).").format(size=i18n.fmt_gib(cache)) if cache else "")
+        if cache:
+            series["cache"] = (left + paged, cache)
+        if bool(cache) != self._cache_in_legend:
+            if cache:
+                self.legend.addItem(self.cache, self.tr("Cached blocks (not in total)"))
+            else:
+                self.legend.removeItem(self.cache)
+            self._cache_in_legend = bool(cache)
         self._series = series
         cap = mem.capacity_bytes / GIB
         self._capacity_gib = cap
@@ -334,7 +358,7 @@ class VramChart(pg.PlotWidget):
         self.band.setRegion((mem.low_bytes / GIB, mem.high_bytes / GIB))
         self.band.setToolTip(self.tr("Likely range of the total: {low}–{high} (measured error of the estimator)").format(
             low=i18n.fmt_number(mem.low_bytes / GIB, 1, group=False), high=i18n.fmt_gib(mem.high_bytes / GIB)))
-        self._extent_gib = max(cap, mem.high_bytes / GIB, left + paged)
+        self._extent_gib = max(cap, mem.high_bytes / GIB, left + paged + cache)
         self._fit_x()
 
     def _set_range(self, x=None, y=None) -> None:
