@@ -273,8 +273,13 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     print(f"  {'peak reserved':<20} {m.peak_reserved_bytes / GIB:8.2f} GiB  (torch max_memory_reserved on this GPU"
           + (f"; {m.cache_bytes / GIB:.2f} GiB of it cached blocks of earlier, shorter batches, released before out of "
              "memory" if m.cache_bytes else "") + ")", file=out)
-    print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (what must fit: nvidia-smi without the cache; "
-          "the verdict uses this)", file=out)
+    if m.cache_bytes:
+        print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (what must fit; the verdict uses this. "
+              f"nvidia-smi on this GPU will show about {(m.total_bytes + m.cache_bytes) / GIB:.2f} GiB with the cache)",
+              file=out)
+    else:
+        print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (nvidia-smi; what must fit; the verdict uses this)",
+              file=out)
     if m.paged_bytes:
         print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)

@@ -75,3 +75,23 @@ def test_a_segment_still_in_use_cannot_be_released() -> None:
     assert replay(events).peak_reserved == 38 * MIB
     with pytest.raises(OutOfMemory):
         replay(events, capacity=37 * MIB)
+
+
+def test_small_requests_split_their_2_mib_segment_and_never_use_the_large_pool() -> None:
+    a = Allocator()
+    x = a.malloc(600 * 1024)  # small pool (<= 1 MiB): a 2 MiB segment, split (remainder >= 512 B)
+    a.malloc(600 * 1024)  # the 1,448 KiB remainder serves it: still one segment
+    assert (a.allocated, a.reserved) == (1200 * 1024, 2 * MIB)
+    a.free(x)
+    a.malloc(3 * MIB)  # a large request never takes small-pool blocks: its own 20 MiB segment
+    assert a.reserved == 22 * MIB
+
+
+def test_a_block_freed_between_two_free_neighbours_merges_with_both() -> None:
+    a = Allocator()
+    x, y, z = a.malloc(4 * MIB), a.malloc(4 * MIB), a.malloc(4 * MIB)  # one 20 MiB segment, 8 MiB left behind z
+    a.free(x)
+    a.free(z)  # z merges with the 8 MiB remainder
+    a.free(y)  # y merges with x before it and with z + remainder after it: one 20 MiB block again
+    a.malloc(20 * MIB)
+    assert (a.allocated, a.reserved) == (20 * MIB, 20 * MIB)

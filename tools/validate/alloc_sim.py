@@ -49,7 +49,8 @@ class OutOfMemory(Exception):
 
 
 def round_size(size: int) -> int:
-    """``round_size``: bytes rounded up to a multiple of 512 (at least 512)."""
+    """``round_size``: bytes rounded up to a multiple of 512 (at least 512). Zero-byte requests never reach
+    the allocator (``malloc`` returns at once); traces leave them out."""
     return max(K_MIN_BLOCK, -(-size // K_MIN_BLOCK) * K_MIN_BLOCK)
 
 
@@ -183,14 +184,15 @@ def replay(events: Iterable[tuple], capacity: int | None = None) -> Allocator:
 
 
 def min_capacity(events: list[tuple], low: int, high: int, step: int = 2 * MIB) -> int:
-    """Smallest capacity (bytes, a multiple of ``step`` in ``[low, high]``) under which ``events`` replay.
+    """A small capacity (bytes, a multiple of ``step``, from ``low`` to ``high`` rounded up) under which ``events`` replay.
 
-    Bisection: assumes a capacity that suffices is not followed by a larger one that fails (true in
-    practice; the replay at the returned value is re-checked). Raises :class:`OutOfMemory` when even
-    ``high`` is too small.
+    Bisection between ``low`` and ``high``; the returned capacity always suffices. Whether a trace fits is
+    not strictly monotone in the capacity (releasing cached segments at a different moment changes the
+    layout), so now and then a smaller capacity would fit too: a reviewer's synthetic traces found the
+    bisection above the true minimum in 6 of 400. Raises :class:`OutOfMemory` when even ``high`` is too small.
     """
-    replay(events, high)
     lo, hi = low // step, -(-high // step)
+    replay(events, hi * step)  # raises when even the upper end is too small; from here on hi always suffices
     while lo < hi:
         mid = (lo + hi) // 2
         try:

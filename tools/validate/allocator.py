@@ -1,10 +1,10 @@
 """The caching allocator's overhead, from real training steps replayed through a model of it.
 
 ``make validate`` runs this (in ``.venv-validate``) after the fake-tensor grid; it writes
-``docs/validation/allocator.json`` and ``docs/validation-allocator.md``. About three minutes on 2 cores.
+``docs/validation/allocator.json`` and ``docs/validation-allocator.md``. About six minutes on 2 cores.
 
 For each case a few consecutive training steps of a model with Qwen-7B's dimensions (hidden 4,096, MLP
-11,008, 32 heads, vocabulary 151,936; four decoder layers, Llama layout) run on fake tensors
+11,008, 32 heads, vocabulary 151,936; four decoder layers, sixteen for a depth check, Llama layout) run on fake tensors
 (:mod:`alloc_trace`), each step with its own sequence length, and the order in which storages appear and die
 is replayed through :mod:`alloc_sim`, a model of ``CUDACachingAllocator``:
 
@@ -20,7 +20,9 @@ the same plan at the longest length (activations + loss buffers + temporaries), 
 * ``dynamic, 12 steps`` / ``dynamic, 31 steps``: dynamic padding in random order, lengths uniform between
   1/16 of the longest and the longest, which comes at the 10th (31st) step;
 * ``longest first``: dynamic padding with the longest batch first (LitGPT sorts its first batch so);
-* ``dynamic, 12 micro-batches, GA 4``: dynamic padding with an optimizer step every 4 micro-batches.
+* ``dynamic, 12 micro-batches, GA 4``: dynamic padding with an optimizer step every 4 micro-batches;
+* ``ms-swift lengths, 31 steps``: lengths drawn from the dataset statistics ms-swift's benchmark states
+  (3,234 +- 2,548 tokens per sample) and cut at the longest length, LoRA with checkpointing as it ran.
 """
 
 from __future__ import annotations
@@ -65,34 +67,39 @@ def sequences(length: int, rng: random.Random, long: bool) -> dict[str, list[int
 ACCUMULATION = {"dynamic, 12 micro-batches, GA 4": 4}
 
 
-def ledger_transient(method: str, gc: bool, length: int) -> dict[str, float]:
+def ledger_transient(method: str, gc: bool, length: int, layers: int = CONFIG["num_hidden_layers"],
+                     grad_accumulation: int = 1) -> dict[str, float]:
     """The ledger's allocated peak and transient memory (bytes) for the plan, fixed shapes."""
     from tuneplan.core.architecture import architecture_from_hf_config
     from tuneplan.core.memory import estimate_memory
     from tuneplan.core.scenario import GpuSpec, TrainingSetup
 
-    arch = architecture_from_hf_config(CONFIG, name="qwen-7b-dims-4-layers")
+    arch = architecture_from_hf_config({**CONFIG, "num_hidden_layers": layers}, name=f"qwen-7b-dims-{layers}-layers")
     setup = TrainingSetup(method=method, precision="bf16", lora_targets="q_v", lora_rank=16, lora_alpha=32,
                           lora_dropout=0.05, micro_batch=1, seq_len=length, sequence_mode="fixed",
+                          grad_accumulation=grad_accumulation,
                           grad_checkpointing=gc, attention="sdpa", num_gpus=1, adapter_precision="fp32-autocast")
     mem, led = estimate_memory(arch, setup, GpuSpec(id="validate", name="validation GPU", memory_gib=1024))
     return {"allocated": mem.peak_allocated_bytes, "transient": led.activations + led.logits + led.temporaries}
 
 
-def run_case(method: str, gc: bool, length: int, name: str, lengths: list[int]) -> dict:
+def run_case(method: str, gc: bool, length: int, name: str, lengths: list[int],
+             layers: int = CONFIG["num_hidden_layers"]) -> dict:
     from alloc_sim import min_capacity, replay
     from alloc_trace import trace_steps
     from fake_step import CaseSpec
 
     t0 = time.perf_counter()
-    spec = CaseSpec(config=CONFIG, layers=CONFIG["num_hidden_layers"], method=method, lora_targets="q_v",
+    spec = CaseSpec(config={**CONFIG, "num_hidden_layers": layers}, layers=layers, method=method, lora_targets="q_v",
                     grad_checkpointing=gc)
-    events = trace_steps(spec, lengths, ACCUMULATION.get(name, 1))["events"]
+    ga = ACCUMULATION.get(name, 1)
+    events = trace_steps(spec, lengths, ga)["events"]
     roomy = replay(events)
     needed = min_capacity(events, roomy.peak_allocated, roomy.peak_reserved)
-    led = ledger_transient(method, gc, length)
+    led = ledger_transient(method, gc, length, layers, ga)
     return {
         "method": method, "grad_checkpointing": gc, "seq_len": length, "sequence": name, "lengths": lengths,
+        "layers": layers,
         "peak_allocated": roomy.peak_allocated, "peak_reserved": roomy.peak_reserved, "needed": needed,
         "ledger_allocated": led["allocated"], "ledger_transient": led["transient"],
         "reserved_share": (roomy.peak_reserved - roomy.peak_allocated) / led["transient"],
@@ -101,22 +108,63 @@ def run_case(method: str, gc: bool, length: int, name: str, lengths: list[int]) 
     }
 
 
+#: ms-swift's benchmark dataset (its LLM benchmark doc: 3,234 +- 2,548 tokens per sample), truncated at the
+#: longest length, one sample per batch, 31 steps, LoRA with checkpointing as its rows ran.
+SWIFT_MEAN, SWIFT_SD = 3234, 2548
+
+
+def swift_lengths(length: int, rng: random.Random, steps: int = 31) -> list[int]:
+    """Step lengths drawn from ms-swift's dataset statistics (normal, at least 16 tokens), cut at ``length``."""
+    return [min(length, max(16, int(rng.gauss(SWIFT_MEAN, SWIFT_SD)))) for _ in range(steps)]
+
+
 def main() -> int:
     rng = random.Random(1)
     cases = []
+
+    def add(method: str, gc: bool, length: int, name: str, lengths: list[int], layers: int = 4) -> None:
+        case = run_case(method, gc, length, name, lengths, layers)
+        cases.append(case)
+        print(f"{method:4} gc={gc!s:5} L={length:5} {name:18} reserved +{case['reserved_share']:.2f} needed "
+              f"+{case['needed_share']:.2f} x transient ({case['seconds']} s)", flush=True)
+
     for method, gc, length in PLANS:
         long = not gc and length == 2048
         for name, lengths in sequences(length, rng, long).items():
-            case = run_case(method, gc, length, name, lengths)
-            cases.append(case)
-            print(f"{method:4} gc={gc!s:5} L={length:5} {name:18} reserved +{case['reserved_share']:.2f} needed "
-                  f"+{case['needed_share']:.2f} x transient ({case['seconds']} s)", flush=True)
+            add(method, gc, length, name, lengths)
+    deep = random.Random(1)  # full fine-tuning at 16 layers: do the short-length outliers hold at depth?
+    for length in (512, 2048):
+        for name, lengths in sequences(length, deep, False).items():
+            if name != "longest first":
+                add("full", False, length, name, lengths, layers=16)
+    swift = random.Random(7)
+    for length in (2048, 8192):
+        add("lora", True, length, "ms-swift lengths, 31 steps", swift_lengths(length, swift))
     doc = {"config": CONFIG, "cases": cases,
            "note": "shares are (bytes above the replay's peak allocated) / the ledger's transient memory"}
     OUT_JSON.parent.mkdir(parents=True, exist_ok=True)
     OUT_JSON.write_text(json.dumps(doc, indent=1) + "\n", "utf-8")
     OUT_MD.write_text(report(doc), "utf-8")
     return 0
+
+
+def swift_lines(doc: dict) -> list[str]:
+    """The report's bullet on ms-swift's length distribution (empty when those cases are missing)."""
+    cases = {c["seq_len"]: c for c in doc["cases"] if c["sequence"].startswith("ms-swift")}
+    if set(cases) != {2048, 8192}:
+        return []
+    short, long = cases[2048], cases[8192]
+    at_cap = sum(n == 2048 for n in short["lengths"])
+    return [
+        "* **A published run's lengths**: with ms-swift's dataset (3,234 ± 2,548 tokens per sample), a cut at",
+        f"  2,048 tokens leaves {at_cap} of {len(short['lengths'])} batches at the cut, nearly fixed shapes, and the"
+        f" cache stays at {short['reserved_share'] - short['needed_share']:.2f} ×;",
+        f"  at 8,192 none reach it and the cache is {long['reserved_share'] - long['needed_share']:.2f} ×. So the"
+        " cache explains",
+        "  ms-swift's excess over the ledger at long cuts, not at cuts below its typical sample (limit 2 of",
+        "  [accuracy.md](accuracy.md)). Tuneplan does not know the length distribution of a plan's data, so it",
+        "  counts the cache whenever the plan says dynamic padding.",
+    ]
 
 
 def report(doc: dict) -> str:
@@ -139,55 +187,68 @@ def report(doc: dict) -> str:
         "split and merge rules, release of free segments before an out-of-memory error), each rule tested by hand",
         "in `tests/unit/test_alloc_sim.py`.",
         "",
-        "Model: Qwen-7B's dimensions (hidden 4,096, vocabulary 151,936), four decoder layers; one sequence per",
+        "Model: Qwen-7B's dimensions (hidden 4,096, vocabulary 151,936), four decoder layers (sixteen for full",
+        "fine-tuning's depth check); one sequence per",
         "micro-batch; LoRA r = 16 on q, v (PEFT, FP32 adapters under autocast) or full fine-tuning in BF16; AdamW.",
         "**Reserved**: `max_memory_reserved` on a card with room; **needed**: the smallest card the same steps",
         "complete on. Both above the peak allocated memory, as a multiple of the ledger's transient memory",
         "(activations + loss buffers + temporaries at the longest length).",
         "",
-        "| method | checkpointing | longest | sequence | reserved − allocated | needed − allocated | peak allocated: replay / ledger |",
-        "|---|---|---|---|---|---|---|",
+        "| method | layers | checkpointing | longest | sequence | reserved − allocated | needed − allocated | peak allocated: replay / ledger |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for c in doc["cases"]:
-        lines.append(f"| {c['method']} | {'yes' if c['grad_checkpointing'] else 'no'} | {c['seq_len']} | {c['sequence']} "
+        lines.append(f"| {c['method']} | {c.get('layers', 4)} | {'yes' if c['grad_checkpointing'] else 'no'} | {c['seq_len']} "
+                     f"| {c['sequence']} "
                      f"| {c['reserved_share']:.2f} × | {c['needed_share']:.2f} × "
                      f"| {c['peak_allocated'] / GIB:.2f} / {c['ledger_allocated'] / GIB:.2f} GiB |")
-    def vals(key: str, method: str | None, names: tuple[str, ...]) -> list[float]:
+    def vals(key: str, method: str | None, names: tuple[str, ...], layers: int | None = 4) -> list[float]:
         return [c[key] if key != "cache_share" else c["reserved_share"] - c["needed_share"]
-                for c in doc["cases"] if method in (None, c["method"]) and c["sequence"].startswith(names)]
+                for c in doc["cases"] if method in (None, c["method"]) and c["sequence"].startswith(names)
+                and layers in (None, c.get("layers", 4))]
 
-    def share(key: str, method: str | None, names: tuple[str, ...]) -> str:
-        v = vals(key, method, names)
+    def share(key: str, method: str | None, names: tuple[str, ...], layers: int | None = 4) -> str:
+        v = vals(key, method, names, layers)
         return f"{min(v):.2f}–{max(v):.2f} × (median {statistics.median(v):.2f})"
 
     dyn = ("dynamic",)
+    four = [c for c in doc["cases"] if c.get("layers", 4) == 4]
+    over = sum(c["needed_share"] > ALLOCATOR_FRAGMENTATION["fixed"] for c in four)
+    outliers = [(c["needed"] - c["peak_allocated"]) / GIB for c in four
+                if c["method"] == "full" and c["seq_len"] == 512 and c["sequence"].startswith("dynamic")]
     lines += [
         "",
         "## What Tuneplan takes from it",
         "",
-        "* **Fragmentation that must fit** (the smallest sufficient card, above peak allocated): with the same",
-        f"  shapes every step {share('needed_share', None, ('fixed',))}; with dynamic padding"
-        f" {share('needed_share', None, dyn)};",
-        f"  over all cases {share('needed_share', None, ('',))}. The ledger adds"
-        f" {ALLOCATOR_FRAGMENTATION['fixed']:.0%} in every sequence mode (`ALLOCATOR_FRAGMENTATION`). The outliers",
-        "  are full fine-tuning with dynamic padding at 512 tokens, where the transient memory is small next to",
-        "  the gradients' blocks it gets split among.",
+        "* **Fragmentation that must fit** (the smallest sufficient card, above peak allocated), four layers: with",
+        f"  the same shapes every step {share('needed_share', None, ('fixed',))}; with dynamic padding, LoRA"
+        f" {share('needed_share', 'lora', dyn)},",
+        f"  full fine-tuning {share('needed_share', 'full', dyn)}. The full fine-tuning outliers"
+        f" ({min(outliers):.2f}–{max(outliers):.2f} GiB at",
+        "  512 tokens, near the size of one vocabulary × hidden gradient block) do not grow with depth: at sixteen",
+        f"  layers full fine-tuning needs {share('needed_share', 'full', ('',), 16)}. The ledger adds"
+        f" {ALLOCATOR_FRAGMENTATION['fixed']:.0%} in every",
+        f"  sequence mode (`ALLOCATOR_FRAGMENTATION`): about the median, not a bound — {over} of {len(four)}"
+        " four-layer cases",
+        "  need more.",
         "* **Cache a roomy card keeps with dynamic padding** (reserved on a roomy card minus what must fit): LoRA",
         f"  {share('cache_share', 'lora', dyn)}, growing with the run (the 31-step row): a longer batch cannot reuse",
         "  blocks split for shorter ones, and a frozen base frees no large blocks between steps. `max_memory_reserved`",
         f"  and nvidia-smi show it; Tuneplan reports {DYNAMIC_SHAPE_CACHE['lora']:.1f} × for LoRA and QLoRA"
-        " (`DYNAMIC_SHAPE_CACHE`, about what a",
-        "  dozen steps leave) as `cache_bytes`, inside peak reserved, up to what the card leaves free, and not in",
-        f"  the device total. Full fine-tuning: {share('cache_share', 'full', dyn)}: the gradients freed at every",
-        f"  optimizer step hand the next batches large blocks to split; Tuneplan counts"
+        " (`DYNAMIC_SHAPE_CACHE`, the low end",
+        "  of what a dozen steps leave; QLoRA by the same mechanism, not replayed: bitsandbytes layers do not run",
+        "  on fake tensors) as `cache_bytes`, inside peak reserved, up to what the card leaves free, and not in",
+        f"  the device total. Full fine-tuning: {share('cache_share', 'full', dyn, None)}: the gradients freed at",
+        "  every optimizer step hand the next batches large blocks to split; Tuneplan counts"
         f" {DYNAMIC_SHAPE_CACHE['full']:.1f} ×.",
+        *swift_lines(doc),
         "* **Longest batch first** (LitGPT): later, shorter batches reuse the first batch's blocks; reserved stays",
         f"  at {share('reserved_share', None, ('longest',))}, as with fixed shapes"
         f" ({share('reserved_share', None, ('fixed',))}).",
         "",
         "Limits: one stream, default allocator settings (no `expandable_segments`, which maps pages instead of",
         "splitting blocks), kernels' internal workspaces unseen, a few dozen steps where real runs have thousands",
-        "(the cache can keep growing until the card is full), and uniform random lengths. A GPU run of the grid in",
+        "(the cache can keep growing until the card is full), and mostly uniform random lengths. A GPU run of the grid in",
         "[measurements/](measurements/README.md) would check it.",
         "",
     ]

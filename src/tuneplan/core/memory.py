@@ -93,9 +93,12 @@ CUDA_CONTEXT_BYTES = 500 * MIB
 #: requests inside segments that are still partly in use. Replaying allocation traces of real training
 #: steps (fake tensors, Qwen-7B dimensions, LoRA and full, with and without checkpointing) through a model of
 #: ``CUDACachingAllocator`` (``tools/validate/alloc_sim.py``, docs/validation-allocator.md), the smallest card
-#: the steps complete on needs 0.04-0.21x with the same shapes every step and a median 0.17x with dynamic
-#: padding (the allocator frees its cached segments and retries before failing); 0.12x over all cases.
-#: GMLake (Guo et al., ASPLOS 2024) measures 10-30% fragmentation in LLM fine-tuning.
+#: the steps complete on needs 0.04-0.21x with the same shapes every step; with dynamic padding LoRA needs
+#: 0.03-0.24x (median 0.11) and four-layer full fine-tuning 0.01-1.21x (median 0.21; the outliers, ~1.2 GiB
+#: at 512 tokens, do not grow with depth: 0.03-0.16x at sixteen layers), because the allocator frees its
+#: cached segments and retries before failing. 0.15 is about the median in every mode, not a bound (14 of 30
+#: four-layer cases need more). GMLake (Guo et al., ASPLOS 2024) measures 10-30% fragmentation in LLM
+#: fine-tuning.
 ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.15}
 
 #: Cache of earlier batch shapes, as a share of the transient memory, that ``max_memory_reserved`` shows with
@@ -103,10 +106,12 @@ ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.15}
 #: before it cannot reuse their cached blocks (best fit, split blocks) and gets new segments, while the old
 #: ones stay cached until memory runs short. In the allocator replays (docs/validation-allocator.md) LoRA
 #: runs keep 0.74-1.81x (median 1.34x), growing with the run; 1.0 (one stale set of the longest batch's
-#: tensors) is about what a dozen steps leave. Full fine-tuning keeps 0.00-0.31x (median 0.03x): the
-#: gradients freed at every optimizer step hand the next batches large blocks to split, so none is counted.
-#: The cache is released before an out-of-memory error, so it is reported but not part of what must fit.
-#: Runs that put the longest batch first (LitGPT) reuse its blocks and show none either.
+#: tensors) is the low end of what a dozen steps leave. QLoRA is taken to behave as LoRA (same frozen-base
+#: mechanism; bitsandbytes layers cannot be replayed on fake tensors). Full fine-tuning keeps 0.00-0.31x
+#: (median 0.05x): the gradients freed at every optimizer step hand the next batches large blocks to split,
+#: so none is counted. Lengths that mostly reach the cut (ms-swift's dataset cut at 2,048 tokens) keep none
+#: either, nor do runs that put the longest batch first (LitGPT); Tuneplan cannot see either. The cache is
+#: released before an out-of-memory error, so it is reported but not part of what must fit.
 DYNAMIC_SHAPE_CACHE = {"full": 0.0, "lora": 1.0, "qlora": 1.0}
 
 #: cuBLAS workspace PyTorch allocates through its caching allocator per handle/stream

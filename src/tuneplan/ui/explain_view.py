@@ -149,8 +149,11 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             gib(mem.total_bytes),
             translate(
                 "Explain",
-                "Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what "
-                "nvidia-smi shows without that cache, and what runs out.",
+                "Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what must "
+                "fit, and what runs out. nvidia-smi on this GPU will show about {smi} with the cache.",
+            ).format(smi=gib(mem.total_bytes + mem.cache_bytes)) if mem.cache_bytes else translate(
+                "Explain",
+                "Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.",
             ),
             emphasis=True,
         ),
