@@ -1141,6 +1141,10 @@ Please attach that file when you report the problem.</source>
         <translation>可能范围</translation>
     </message>
     <message>
+        <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements of real runs (10th–90th percentile, docs/accuracy.md).</source>
+        <translation>根据本估算器在已发表的真实运行测量上的误差，真实设备总量可能落在的范围（第 10–90 百分位，docs/accuracy.md）。</translation>
+    </message>
+    <message>
         <source>{n} tokens per epoch</source>
         <translation>每轮 {n} 个 token</translation>
     </message>
@@ -1511,10 +1515,6 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>With dynamic padding it includes {cache} of cached blocks of earlier, shorter batches that longer batches cannot reuse; the allocator gives them back before it runs out of memory, so they are not in the device total.</source>
         <translation>使用动态填充时，其中包含 {cache} 来自先前较短批次的缓存块，较长的批次无法复用它们；分配器在内存耗尽之前会释放它们，因此不计入设备总量。</translation>
-    </message>
-    <message>
-        <source>Where the real device total is likely to fall, given how this estimator has erred on published measurements of runs with the same sequence handling (10th–90th percentile, docs/accuracy.md).</source>
-        <translation>根据本估算器在序列处理方式相同的公开实测数据上的误差，真实设备总量可能落在的区间（第 10–90 百分位，见 docs/accuracy.md）。</translation>
     </message>
     <message>
         <source>&lt;b&gt;{total} GiB&lt;/b&gt; per GPU of {cap} GiB on the {gpu}: &lt;span style=&apos;color:{color}; font-weight:600&apos;&gt;{verdict}&lt;/span&gt;. The peak is {phase}.</source>
@@ -3119,6 +3119,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>文件</translation>
     </message>
     <message>
+        <source>of {capacity} on {gpu} · device total (what must fit; nvidia-smi adds the cache)</source>
+        <translation>{gpu} 共 {capacity} · 设备总量（必须容纳的部分；nvidia-smi 还会显示缓存）</translation>
+    </message>
+    <message>
         <source>of {capacity} on {gpu} · device total (nvidia-smi)</source>
         <translation>{gpu} 共 {capacity} · 设备总量（nvidia-smi）</translation>
     </message>
@@ -4220,8 +4224,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>准确度</translation>
     </message>
     <message>
-        <source>Memory is estimated from the model architecture and the training settings, not measured. Against published measurements of real fine-tuning runs the estimate&apos;s signed error ranged from {p10}% to {p90}% on packed or fixed-length runs and from {d10}% to {d90}% with dynamic padding (10th to 90th percentile): the “likely” range above is the estimate widened by the error of its sequence mode, and a plan whose upper bound exceeds the GPU&apos;s memory may not fit. Time and cost follow from an assumed hardware utilisation and the listed price. Details, per method and per source: {link}.</source>
-        <translation>显存是根据模型架构和训练设置估算的，而非实测。与公开的真实微调实测数据相比，估算的带符号误差在打包或固定长度的运行上为 {p10}% 到 {p90}%，在动态填充的运行上为 {d10}% 到 {d90}%（第 10 到第 90 百分位）：上文的“可能”范围就是按其序列模式的误差放宽后的估算值；上限超过 GPU 显存的方案可能放不下。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细说明：{link}。</translation>
+        <source>Memory is estimated from the model architecture and the training settings, not measured. Against published measurements of real fine-tuning runs the estimate&apos;s signed error ranged from {p10}% to {p90}% (10th to 90th percentile): the “likely” range above is the estimate widened by that error, and a plan whose upper bound exceeds the GPU&apos;s memory may not fit. Time and cost follow from an assumed hardware utilisation and the listed price. Details, per method and per source: {link}.</source>
+        <translation>内存是根据模型架构和训练设置估算的，而非实测。与已发表的真实微调运行测量相比，估算的有符号误差介于 {p10}% 到 {p90}% 之间（第 10 至第 90 百分位）：上面的“可能”范围是按该误差放宽后的估算值，上界超过 GPU 显存的计划可能无法容纳。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细信息：{link}。</translation>
     </message>
     <message>
         <source>Memory per GPU at the step&apos;s peak, {gpu} (red line: its memory)</source>

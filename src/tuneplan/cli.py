@@ -287,8 +287,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             "unlikely": "; unlikely to fit: even the lower bound does not",
             "possible": "; may fit: the lower bound does"}[m.band_risk]
     print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
-          f"{'dynamic-padding' if tr.sequence_mode == 'dynamic' else 'packed/fixed-length'} runs, docs/accuracy.md{risk})",
-          file=out)
+          f"published runs, docs/accuracy.md{risk})", file=out)
     print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)

@@ -213,11 +213,11 @@ def test_adapter_precision_flag_sets_how_the_adapters_are_held():
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
 
 
-def test_text_output_gives_the_likely_range_of_the_plans_sequence_mode():
+def test_text_output_gives_the_likely_range_and_says_where_it_comes_from():
     out = run("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--gpu", "rtx4090", "--sequence-mode", "dynamic")
     assert out.returncode == 0, out.stderr
     line = next(ln for ln in out.stdout.splitlines() if ln.strip().startswith("likely"))
-    assert "dynamic-padding runs" in line
+    assert "published runs, docs/accuracy.md" in line
 
 
 def test_a_plan_from_flags_is_named_by_what_it_is():

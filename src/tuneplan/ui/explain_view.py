@@ -186,8 +186,7 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             translate(
                 "Explain",
                 "Where the real device total is likely to fall, given how this estimator has erred on "
-                "published measurements of runs with the same sequence handling (10th–90th percentile, "
-                "docs/accuracy.md).",
+                "published measurements of real runs (10th–90th percentile, docs/accuracy.md).",
             ),
         ),
     ]

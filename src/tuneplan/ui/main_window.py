@@ -397,7 +397,8 @@ class MainWindow(QMainWindow):
         total, cap = mem.total_bytes / GIB, mem.capacity_bytes / GIB
         self.memory_card.value.setText(fmt_gib(total))
         self.memory_card.detail.setText(
-            self.tr("of {capacity} on {gpu} · device total (nvidia-smi)").format(
+            (self.tr("of {capacity} on {gpu} · device total (what must fit; nvidia-smi adds the cache)")
+             if mem.cache_bytes else self.tr("of {capacity} on {gpu} · device total (nvidia-smi)")).format(
                 capacity=fmt_gib(cap, 2), gpu=short_gpu_name(s.gpu.name))
         )
         verdict = verdict_text(mem)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tuneplan import __version__
-from tuneplan.core.memory import MEASURED_ERROR_BY_MODE
+from tuneplan.core.memory import MEASURED_ERROR
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
 
@@ -330,13 +330,11 @@ def build_report_html(
         "<h2>" + translate("Report", "Accuracy") + '</h2><p class="note">'
         + translate("Report", "Memory is estimated from the model architecture and the "
               "training settings, not measured. Against published measurements of real fine-tuning runs the "
-              "estimate's signed error ranged from {p10}% to {p90}% on packed or fixed-length runs and from "
-              "{d10}% to {d90}% with dynamic padding (10th to 90th percentile): the “likely” range above is the "
-              "estimate widened by the error of its sequence mode, and "
+              "estimate's signed error ranged from {p10}% to {p90}% (10th to 90th percentile): the “likely” range "
+              "above is the estimate widened by that error, and "
               "a plan whose upper bound exceeds the GPU's memory may not fit. Time and cost follow from an "
               "assumed hardware utilisation and the listed price. Details, per method and per source: {link}.").format(
-            p10=f"{MEASURED_ERROR_BY_MODE['packed'][0] * 100:+.1f}", p90=f"{MEASURED_ERROR_BY_MODE['packed'][1] * 100:+.1f}",
-            d10=f"{MEASURED_ERROR_BY_MODE['dynamic'][0] * 100:+.1f}", d90=f"{MEASURED_ERROR_BY_MODE['dynamic'][1] * 100:+.1f}",
+            p10=f"{MEASURED_ERROR[0] * 100:+.1f}", p90=f"{MEASURED_ERROR[1] * 100:+.1f}",
             link=f'<a href="{_e(ACCURACY_URL)}">{_e(ACCURACY_URL)}</a>')
         + "</p>"
     )
