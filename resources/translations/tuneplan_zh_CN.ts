@@ -1113,10 +1113,6 @@ Please attach that file when you report the problem.</source>
         <translation>设备总量 ← 结论依据此值</translation>
     </message>
     <message>
-        <source>Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what must fit, and what runs out. nvidia-smi on this GPU will show about {smi} with the cache.</source>
-        <translation>分配器无法释放的已保留内存，加上 CUDA 上下文和 NCCL 缓冲区：必须容纳的部分，也是会被耗尽的部分。包含缓存时，本 GPU 上的 nvidia-smi 约显示 {smi}。</translation>
-    </message>
-    <message>
         <source>Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.</source>
         <translation>已保留内存加上 CUDA 上下文和 NCCL 缓冲区：nvidia-smi 显示的数值，也是会被耗尽的部分。</translation>
     </message>
@@ -1515,6 +1511,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>With dynamic padding it includes {cache} of cached blocks of earlier, shorter batches that longer batches cannot reuse; the allocator gives them back before it runs out of memory, so they are not in the device total.</source>
         <translation>使用动态填充时，其中包含 {cache} 来自先前较短批次的缓存块，较长的批次无法复用它们；分配器在内存耗尽之前会释放它们，因此不计入设备总量。</translation>
+    </message>
+    <message>
+        <source>Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what must fit, and what runs out. nvidia-smi on this GPU will show about {smi} once the cache has built up (it can grow until the card is full).</source>
+        <translation>分配器无法释放的已保留内存，加上 CUDA 上下文和 NCCL 缓冲区：必须容纳的部分，也是会被耗尽的部分。缓存积累起来后，本 GPU 上的 nvidia-smi 约显示 {smi}（缓存可一直增长到显存占满）。</translation>
     </message>
     <message>
         <source>&lt;b&gt;{total} GiB&lt;/b&gt; per GPU of {cap} GiB on the {gpu}: &lt;span style=&apos;color:{color}; font-weight:600&apos;&gt;{verdict}&lt;/span&gt;. The peak is {phase}.</source>
@@ -4120,8 +4120,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>设备总量</translation>
     </message>
     <message>
-        <source>what must fit; nvidia-smi will show about {smi} GiB with the cache; the verdict uses this</source>
-        <translation>必须容纳的内存；包含缓存时 nvidia-smi 约显示 {smi} GiB；结论使用此值</translation>
+        <source>what must fit; nvidia-smi will show about {smi} GiB once the cache has built up (it can grow until the card is full); the verdict uses this</source>
+        <translation>必须容纳的内存；缓存积累起来后 nvidia-smi 约显示 {smi} GiB（缓存可一直增长到显存占满）；结论使用此值</translation>
     </message>
     <message>
         <source>what nvidia-smi shows; the verdict uses this</source>

@@ -275,7 +275,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
              "memory" if m.cache_bytes else "") + ")", file=out)
     if m.cache_bytes:
         print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (what must fit; the verdict uses this. "
-              f"nvidia-smi on this GPU will show about {(m.total_bytes + m.cache_bytes) / GIB:.2f} GiB with the cache)",
+              f"nvidia-smi on this GPU will show about {(m.total_bytes + m.cache_bytes) / GIB:.2f} GiB once the cache has "
+              "built up; it can grow until the card is full)",
               file=out)
     else:
         print(f"  {'device total':<20} {m.total_bytes / GIB:8.2f} GiB  (nvidia-smi; what must fit; the verdict uses this)",

@@ -6,6 +6,7 @@ import pytest
 
 from tuneplan.catalog import default_scenario, get_gpu, get_model, list_gpus
 from tuneplan.core.advice import apply_changes, max_micro_batch, max_seq_len, memory_curve, suggest
+from tuneplan.core.compare import missing_support
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import estimate_memory
 
@@ -73,8 +74,9 @@ def test_larger_gpu_is_the_smallest_that_fits():
     tips = [t for t in suggest(s, list_gpus()) if t.key.startswith("gpu_")]
     assert tips
     chosen = tips[0].changes["gpu"]["memory_gib"]
-    # the smallest fitting card of the plan's vendor (NVIDIA here): a ROCm card is no drop-in for a CUDA stack
-    fitting = [g.memory_gib for g in list_gpus() if g.vendor == s.gpu.vendor
+    # the smallest fitting card of the plan's vendor (NVIDIA here): a ROCm card is no drop-in for a CUDA stack; and
+    # one that runs the plan as it is (the T4 has no BF16 tensor cores for this BF16/FlashAttention plan)
+    fitting = [g.memory_gib for g in list_gpus() if g.vendor == s.gpu.vendor and not missing_support(g, s.training)
                if g.memory_gib > s.gpu.memory_gib and _total(s.model_copy(update={"gpu": g})).fits]
     assert chosen == min(fitting) and tips[0].changes["gpu"]["vendor"] == "NVIDIA"
 
@@ -107,6 +109,28 @@ def test_larger_gpu_suggestion_is_priced_at_that_gpus_price():
     # cost delta shown = cost after applying the change (GPU price included) - cost before
     assert tips[0].usd_delta == pytest.approx(after.cost.total_usd - estimate(s).cost.total_usd)
     assert after.cost.gpu_usd == pytest.approx(2.0 * after.cost.billed_hours * s.training.num_gpus)
+
+
+def test_larger_gpu_suggestion_skips_cards_that_cannot_run_the_plan_as_it_is():
+    # The default plan at 10,240 tokens (BF16, FlashAttention 2) does not fit its 24 GiB card; the V100 32GB (31.75 GiB)
+    # is the next size up but has no BF16 tensor cores (Volta; FlashAttention 2 needs Ampere or newer), so the suggestion
+    # skips it; with FP16 and SDPA the plan runs there and the V100 is offered.
+    base = apply_changes(default_scenario(), {"training.seq_len": 10240})  # about 27 GiB
+    v100 = get_gpu("v100_32gb")
+    assert v100 is not None and not v100.bf16_supported
+    bf16 = [t for t in suggest(base, [v100, get_gpu("a100_80gb_sxm")]) if t.key.startswith("gpu_")]
+    assert [t.key for t in bf16] == ["gpu_a100_80gb_sxm"]
+    fp16 = apply_changes(base, {"training.precision": "fp16", "training.attention": "sdpa"})
+    assert not estimate(fp16).memory.fits and estimate(apply_changes(fp16, {"gpu": v100.model_dump()})).memory.fits
+    assert [t.key for t in suggest(fp16, [v100, get_gpu("a100_80gb_sxm")]) if t.key.startswith("gpu_")] == ["gpu_v100_32gb"]
+
+
+def test_larger_gpu_suggestion_says_nothing_about_price_when_the_caller_prices_it():
+    s = apply_changes(default_scenario(), {"training.method": "full"})
+    unpriced = [t for t in suggest(s, list_gpus()) if t.key.startswith("gpu_")]
+    assert unpriced and "price" not in unpriced[0].detail.lower()
+    known_none = [t for t in suggest(s, list_gpus(), gpu_prices={}) if t.key.startswith("gpu_")]
+    assert "no price known" in known_none[0].detail
 
 
 def test_qlora_advice_offers_bf16_unquantised_weights_saving_two_bytes_each():

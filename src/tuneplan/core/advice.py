@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tuneplan.core.compare import largest_fitting
+from tuneplan.core.compare import largest_fitting, missing_support
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB, Estimate
@@ -218,15 +218,17 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
             break
     # the smallest card with enough memory, from the plan's GPU vendor first (a ROCm card is no drop-in for CUDA)
     for gpu in sorted(larger_gpus, key=lambda g: (g.vendor != s.gpu.vendor, g.memory_gib)):
-        if gpu.memory_gib > s.gpu.memory_gib:
+        if gpu.memory_gib > s.gpu.memory_gib and not missing_support(gpu, t):  # a drop-in card for the plan as it is
             probe = s.model_copy(update={"gpu": gpu})
             if _fits(probe):
                 changes: dict[str, Any] = {"gpu": gpu.model_dump()}
                 if gpu_prices and gpu.id in gpu_prices:
                     changes["pricing.price_per_gpu_hour"] = gpu_prices[gpu.id]
                     priced = f" Priced at ${gpu_prices[gpu.id]:,.2f}/GPU-hour."
-                else:
+                elif gpu_prices is not None:
                     priced = " Keeps the current price per GPU-hour (no price known for it)."
+                else:  # the caller prices it (the GUI, from its price book)
+                    priced = ""
                 c.append((f"gpu_{gpu.id}", f"Use a larger GPU: {gpu.name} ({gpu.memory_gib:.0f} GiB)",
                           "The smallest catalog GPU with enough memory for the plan as it is." + priced,
                           changes))
@@ -240,10 +242,13 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
 
     Args:
         scenario: the plan.
-        larger_gpus: GPUs to consider for the "larger GPU" suggestion (e.g. the catalog).
+        larger_gpus: GPUs to consider for the "larger GPU" suggestion (e.g. the catalog); only cards that run
+            the plan as it is (:func:`tuneplan.core.compare.missing_support`: no BF16 or FlashAttention 2 plan on
+            a card without BF16 tensor cores).
         base: the plan's estimate if already computed.
-        gpu_prices: USD per GPU-hour by GPU id, used to price the "larger GPU" suggestion; without
-            it that suggestion keeps the plan's current price.
+        gpu_prices: USD per GPU-hour by GPU id, used to price the "larger GPU" suggestion (its detail says the
+            price, or that none is known); ``None``: the suggestion keeps the plan's current price and its detail
+            says nothing about price, for a caller that prices it itself (the GUI, from its price book).
 
     Returns:
         Suggestions that save memory or make the plan fit, best first (:func:`rank_key`): the ones that

@@ -30,9 +30,10 @@ from tuneplan.core.cost import estimate_cost
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB
-from tuneplan.core.scenario import GpuSpec, Scenario
+from tuneplan.core.scenario import GpuSpec, Scenario, TrainingSetup
 
 __all__ = [
+    "missing_support",
     "DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR",
     "MAX_MICRO_BATCH",
     "GpuComparisonRow",
@@ -103,6 +104,16 @@ class GpuComparisonRow(BaseModel):
         known = [v for v in (self.on_demand_usd, self.spot_usd) if v is not None]
         return min(known) if known else None
 
+
+
+def missing_support(gpu: GpuSpec, training: TrainingSetup) -> list[str]:
+    """What the plan needs that ``gpu`` lacks: ``["BF16", "FlashAttention 2"]`` or a part of it, ``[]`` when it
+    runs as planned. Both need BF16 tensor cores (Ampere or newer; ``GpuSpec.bf16_supported``): BF16 weights and
+    activations, and FlashAttention 2 (its README: Ampere, Ada or Hopper GPUs)."""
+    if gpu.bf16_supported:
+        return []
+    return [w for w, on in (("BF16", training.precision == "bf16"), ("FlashAttention 2", training.attention == "flash"))
+            if on]
 
 def largest_fitting(fits: Callable[[int], bool], upper: int = MAX_MICRO_BATCH) -> int:
     """Largest ``m`` in ``1..upper`` with ``fits(m)``, assuming ``fits`` is monotone (True then False).
@@ -234,8 +245,8 @@ def compare_gpus(
                                                       "billing": spot_billing or scenario.pricing.billing})
             spot_usd = estimate_cost(result.time, spot_pricing, training.num_gpus, curve_points=2).total_usd
         note = ""
-        if not gpu.bf16_supported and (t0.precision == "bf16" or t0.attention == "flash"):
-            needs = [w for w, on in (("BF16", t0.precision == "bf16"), ("FlashAttention 2", t0.attention == "flash")) if on]
+        needs = missing_support(gpu, t0)
+        if needs:
             note = f"{gpu.name} has no {' or '.join(needs)} support (needs an Ampere or newer GPU): use FP16 and SDPA"
         rows.append(
             GpuComparisonRow(

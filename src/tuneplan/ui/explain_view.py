@@ -150,7 +150,8 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             translate(
                 "Explain",
                 "Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what must "
-                "fit, and what runs out. nvidia-smi on this GPU will show about {smi} with the cache.",
+                "fit, and what runs out. nvidia-smi on this GPU will show about {smi} once the cache has built up (it can "
+                "grow until the card is full).",
             ).format(smi=gib(mem.total_bytes + mem.cache_bytes)) if mem.cache_bytes else translate(
                 "Explain",
                 "Reserved plus the CUDA context and NCCL buffers: what nvidia-smi shows, and what runs out.",

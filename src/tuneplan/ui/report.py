@@ -206,8 +206,8 @@ def _memory_table(r: Estimate) -> str:
                                 "released before out of memory").format(cache=f"{m.cache_bytes / GIB:.2f}")
             if m.cache_bytes else "")),
         (translate("Report", "Device total"), m.total_bytes,
-         translate("Report", "what must fit; nvidia-smi will show about {smi} GiB with the cache; the verdict uses "
-                             "this").format(smi=f"{(m.total_bytes + m.cache_bytes) / GIB:.2f}") if m.cache_bytes
+         translate("Report", "what must fit; nvidia-smi will show about {smi} GiB once the cache has built up (it "
+                             "can grow until the card is full); the verdict uses this").format(smi=f"{(m.total_bytes + m.cache_bytes) / GIB:.2f}") if m.cache_bytes
          else translate("Report", "what nvidia-smi shows; the verdict uses this")),
         *([(translate("Report", "Paged optimizer states (not counted)"), m.paged_bytes,
             translate("Report", "CUDA unified memory: paged out to CPU RAM on Linux when the GPU is full"))]
