@@ -868,8 +868,8 @@ Please attach that file when you report the problem.</source>
         <translation>会截断或拆分长样本：请先检查数据的长度分布。</translation>
     </message>
     <message>
-        <source>Moves saved hidden states to host memory; costs PCIe bandwidth.</source>
-        <translation>把保存的隐藏状态移到主机内存；会占用 PCIe 带宽。</translation>
+        <source>Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).</source>
+        <translation>通过 PCIe 将保存的隐藏状态移到主机内存；显示的时间未计入传输开销（链路跟得上时与计算重叠）。</translation>
     </message>
     <message>
         <source>Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.</source>

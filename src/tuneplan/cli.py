@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -86,8 +87,10 @@ def resolve_gpu(text: str):  # noqa: ANN201 - GpuSpec
         from tuneplan.catalog.gpus import list_gpus
 
         key = "".join(ch for ch in text.lower() if ch.isalnum())
+        words = re.findall(r"[a-z0-9]+", text.lower())  # "H100 80GB": every word in the name or id
         close = [g.id for g in list_gpus()
-                 if key and (key in g.id.replace("_", "") or key in "".join(c for c in g.name.lower() if c.isalnum()))]
+                 if key and (key in g.id.replace("_", "") or key in "".join(c for c in g.name.lower() if c.isalnum())
+                             or all(w in f"{g.name.lower()} {g.id}" for w in words))]
         hint = f"; did you mean one of: {', '.join(close[:6])}" if close else ""
         raise CliError(f"unknown or ambiguous GPU {text!r}{hint} (see 'tuneplan estimate --list-gpus')")
     return gpu

@@ -75,6 +75,7 @@ def test_full_finetune_of_8b_does_not_fit_a_4090():
         (["--model", ""], "unknown model"),
         (["--gpu", ""], "unknown or ambiguous GPU"),
         (["--gpu", "A100"], "did you mean one of: "),
+        (["--gpu", "H100 80GB"], "did you mean one of: h100_pcie, h100_sxm "),  # every word of the name matched
         # model validation errors name the flag the user typed, not the scenario field
         (["--lora-dropout", "2"], "--lora-dropout: must be less than 1"),
         (["--gpu-memory-gib", "0"], "--gpu-memory-gib: must be a finite number > 0"),

@@ -208,7 +208,8 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
                       {"training.seq_len": limit}))
     if not t.activation_offload and t.grad_checkpointing:
         c.append(("activation_offload", "Offload checkpointed activations to CPU",
-                  "Moves saved hidden states to host memory; costs PCIe bandwidth.",
+                  "Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers "
+                  "(overlapped with compute when the link keeps up).",
                   {"training.activation_offload": True}))
     for n in (2, 4, 8):
         if n > t.num_gpus:

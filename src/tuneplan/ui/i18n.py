@@ -549,8 +549,9 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
      QT_TRANSLATE_NOOP("CoreNotes", "The loss never materialises the full fp32 logits.")),
     (re.compile(r"Truncates or splits long examples: check your data's length distribution first\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Truncates or splits long examples: check your data's length distribution first.")),
-    (re.compile(r"Moves saved hidden states to host memory; costs PCIe bandwidth\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Moves saved hidden states to host memory; costs PCIe bandwidth.")),
+    (re.compile(r"Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers "
+                r"\(overlapped with compute when the link keeps up\)\."),
+     QT_TRANSLATE_NOOP("CoreNotes", "Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).")),
     (re.compile(r"Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Weights, gradients and optimizer states split across GPUs; each GPU pays for its "
                        "own time.")),
