@@ -50,7 +50,7 @@ validate:
 	nice $(VALIDATE_VENV)/bin/python tools/validate/allocator.py
 
 # Issue #3's evidence in one command: the score table against published measurements and the fake-tensor
-# comparison with PyTorch's accounting (about 10 minutes on 2 cores).
+# comparison with PyTorch's accounting (about 12 minutes on 2 cores).
 .PHONY: evidence
 evidence: accuracy validate
 

@@ -1,7 +1,7 @@
 """The caching allocator's overhead, from real training steps replayed through a model of it.
 
 ``make validate`` runs this (in ``.venv-validate``) after the fake-tensor grid; it writes
-``docs/validation/allocator.json`` and ``docs/validation-allocator.md``. About six minutes on 2 cores.
+``docs/validation/allocator.json`` and ``docs/validation-allocator.md``. About six minutes on 2 cores (`make validate` in all: about eleven).
 
 For each case a few consecutive training steps of a model with Qwen-7B's dimensions (hidden 4,096, MLP
 11,008, 32 heads, vocabulary 151,936; four decoder layers, sixteen for a depth check, Llama layout) run on fake tensors
