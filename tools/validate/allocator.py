@@ -246,6 +246,9 @@ def report(doc: dict) -> str:
         f"  at {share('reserved_share', None, ('longest',))}, as with fixed shapes"
         f" ({share('reserved_share', None, ('fixed',))}).",
         "",
+        "In the app: the cache is drawn hatched after the device total, outside it"
+        " ([screenshot](screenshots/dynamic-padding-cache.png)).",
+        "",
         "Limits: one stream, default allocator settings (no `expandable_segments`, which maps pages instead of",
         "splitting blocks), kernels' internal workspaces unseen, a few dozen steps where real runs have thousands",
         "(the cache can keep growing until the card is full), and mostly uniform random lengths. A GPU run of the grid in",

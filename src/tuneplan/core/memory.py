@@ -1082,7 +1082,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                                  "gradient buffers between layers, dequantised matrix, cuBLAS workspace"),
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,
-                        formula=f"{frag_share:.0%} of transient memory ({transient / GIB:.2f} GiB): blocks split inside "
+                        formula=f"{frag_share:.0%} of the step's transient memory, activations, loss buffers and "
+                                f"temporaries each at its largest ({transient / GIB:.2f} GiB): blocks split inside "
                                 "segments still in use",
                         source="PyTorch CUDACachingAllocator replayed on training-step traces (docs/validation-allocator.md); "
                                "GMLake (ASPLOS 2024)"),

@@ -16,7 +16,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QSize, Qt  # noqa: E402
-from PySide6.QtGui import QColor, QFont  # noqa: E402
+from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
 
 from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent  # noqa: E402
 from tuneplan.ui import i18n  # noqa: E402
@@ -240,11 +240,11 @@ class VramChart(pg.PlotWidget):
         self._paged_in_legend = False
         # With dynamic padding, the blocks the allocator keeps cached from earlier, shorter batches: peak reserved
         # shows them on a card with room, but they are given back before an out-of-memory error (not in the total).
-        cache_color = QColor(COMPONENT_COLORS["allocator"])
-        cache_color.setAlpha(60)
+        # hatched, so it does not read as the likely range's plain grey behind it
+        cache_brush = QBrush(QColor(COMPONENT_COLORS["cuda_context"]), Qt.BrushStyle.BDiagPattern)
         self.cache = pg.BarGraphItem(x0=[0.0], width=[0.0], y=[BAR_Y + BAR_H / 2], height=[BAR_H],
-                                     brush=pg.mkBrush(cache_color),
-                                     pen=pg.mkPen(COMPONENT_COLORS["allocator"], width=1.5, style=Qt.PenStyle.DotLine))
+                                     brush=cache_brush,
+                                     pen=pg.mkPen(COMPONENT_COLORS["cuda_context"], width=1.5, style=Qt.PenStyle.DotLine))
         plot.addItem(self.cache)
         self._cache_in_legend = False
         marker_pen = pg.mkPen("#202020", width=1.5, style=Qt.PenStyle.DashLine)
