@@ -22,12 +22,10 @@ import torch
 from fake_step import (
     CaseSpec,
     PhaseMemTracker,
-    _adapter_dtype,
-    _check_adapter_dtype,
     _cuda_dropout,
     _cuda_rounding,
-    _peft_no_device_moves,
     _unpacked_batch,
+    build_model,
     hf_config,
 )
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -82,26 +80,12 @@ def trace_steps(spec: CaseSpec, lengths: list[int], grad_accumulation: int = 1) 
     The first step creates the AdamW states lazily inside ``optimizer.step()``, as a real first step does.
     Returns ``{"events": [...], "lengths": lengths, "seconds": s}`` (see :class:`TraceTracker`).
     """
-    import transformers
-
     t0 = time.perf_counter()
     hf = hf_config(spec.config, spec.layers, spec.layer_types, spec.attention)
     vocab = hf.vocab_size
     torch.manual_seed(0)
     with FakeTensorMode(allow_non_fake_inputs=True), _cuda_rounding(), _unpacked_batch(), _cuda_dropout():
-        model = transformers.AutoModelForCausalLM.from_config(hf, dtype=torch.bfloat16, attn_implementation=spec.attention)
-        model.train()
-        if spec.grad_checkpointing:
-            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-        if spec.method == "lora":
-            import peft
-
-            targets = ["q_proj", "v_proj"] if spec.lora_targets == "q_v" else "all-linear"
-            lcfg = peft.LoraConfig(r=spec.lora_rank, lora_alpha=spec.lora_alpha, lora_dropout=spec.lora_dropout,
-                                   target_modules=targets, task_type="CAUSAL_LM")
-            with _peft_no_device_moves(), _adapter_dtype(spec.adapter_dtype):
-                model = peft.get_peft_model(model, lcfg, autocast_adapter_dtype=spec.adapter_dtype == "fp32")
-            _check_adapter_dtype(model, spec.adapter_dtype)
+        model = build_model(spec, hf)
         params = [p for p in model.parameters() if p.requires_grad]
         opt_kwargs = {"fused": True} if spec.optimizer == "adamw-fused" else {"foreach": True}
         optimizer = torch.optim.AdamW(params, lr=1e-5, **opt_kwargs)

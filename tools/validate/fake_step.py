@@ -64,6 +64,7 @@ __all__ = [
     "CATEGORIES",
     "CaseSpec",
     "PhaseMemTracker",
+    "build_model",
     "hf_config",
     "measure",
 ]
@@ -415,6 +416,33 @@ def _lm_head(model: nn.Module) -> nn.Module:
     return head
 
 
+def build_model(spec: CaseSpec, hf: Any) -> nn.Module:
+    """The model of ``spec`` from its transformers config ``hf`` (:func:`hf_config`), in training mode: BF16 weights,
+    gradient checkpointing (non-reentrant) if asked, PEFT LoRA on ``spec.lora_targets`` with the adapter dtype of
+    ``spec.adapter_dtype``. Call it inside ``FakeTensorMode`` (and :func:`_cuda_rounding` etc.), as
+    :func:`measure` does. Raises ``ValueError`` for a method other than ``full`` or ``lora``."""
+    import transformers
+
+    model = transformers.AutoModelForCausalLM.from_config(hf, dtype=torch.bfloat16, attn_implementation=spec.attention)
+    model.train()
+    if spec.grad_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if spec.method == "lora":
+        import peft
+
+        targets = ["q_proj", "v_proj"] if spec.lora_targets == "q_v" else "all-linear"
+        lcfg = peft.LoraConfig(
+            r=spec.lora_rank, lora_alpha=spec.lora_alpha, lora_dropout=spec.lora_dropout,
+            target_modules=targets, task_type="CAUSAL_LM",
+        )
+        with _peft_no_device_moves(), _adapter_dtype(spec.adapter_dtype):
+            model = peft.get_peft_model(model, lcfg, autocast_adapter_dtype=spec.adapter_dtype == "fp32")
+        _check_adapter_dtype(model, spec.adapter_dtype)
+    elif spec.method != "full":
+        raise ValueError(f"method {spec.method!r} is not measured (full, lora)")
+    return model
+
+
 def measure(spec: CaseSpec) -> dict[str, Any]:
     """Build the model of ``spec`` under FakeTensorMode, run one training step, return MemTracker's accounting.
 
@@ -425,30 +453,12 @@ def measure(spec: CaseSpec) -> dict[str, Any]:
         ``pre_head``, ``end_fw``, ``end_bw``, ``end_opt``, ``after_zero_grad``); parameter counts;
         ``seconds``.
     """
-    import transformers
-
     t0 = time.perf_counter()
     hf = hf_config(spec.config, spec.layers, spec.layer_types, spec.attention)
     vocab = hf.vocab_size
     torch.manual_seed(0)
     with FakeTensorMode(allow_non_fake_inputs=True), _cuda_rounding(), _unpacked_batch(), _cuda_dropout():
-        model = transformers.AutoModelForCausalLM.from_config(hf, dtype=torch.bfloat16, attn_implementation=spec.attention)
-        model.train()
-        if spec.grad_checkpointing:
-            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
-        if spec.method == "lora":
-            import peft
-
-            targets = ["q_proj", "v_proj"] if spec.lora_targets == "q_v" else "all-linear"
-            lcfg = peft.LoraConfig(
-                r=spec.lora_rank, lora_alpha=spec.lora_alpha, lora_dropout=spec.lora_dropout,
-                target_modules=targets, task_type="CAUSAL_LM",
-            )
-            with _peft_no_device_moves(), _adapter_dtype(spec.adapter_dtype):
-                model = peft.get_peft_model(model, lcfg, autocast_adapter_dtype=spec.adapter_dtype == "fp32")
-            _check_adapter_dtype(model, spec.adapter_dtype)
-        elif spec.method != "full":
-            raise ValueError(f"method {spec.method!r} is not measured (full, lora)")
+        model = build_model(spec, hf)
         params = [p for p in model.parameters() if p.requires_grad]
         n_trainable = sum(p.numel() for p in params)
         n_total = sum(p.numel() for p in model.parameters())
