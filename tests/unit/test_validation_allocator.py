@@ -69,6 +69,9 @@ def test_lora_keeps_about_one_transient_set_of_cache_and_full_fine_tuning_little
     long = [c["reserved_share"] - c["needed_share"] for c in cases if c["sequence"] == "dynamic, 31 steps"
             and c["method"] == "lora"]
     assert long and min(long) > DYNAMIC_SHAPE_CACHE["lora"]  # it keeps growing: 1.0 is not an upper bound
+    deep = [c["reserved_share"] - c["needed_share"] for c in cases if c["method"] == "lora" and c.get("layers") == 16
+            and c["sequence"].startswith("dynamic")]
+    assert deep and min(deep) >= DYNAMIC_SHAPE_CACHE["lora"]  # sixteen layers, every linear layer adapted: as much
     full = _cache(cases, "full")  # four and sixteen layers
     assert DYNAMIC_SHAPE_CACHE["full"] == 0.0 and statistics.median(full) < 0.1 and max(full) < 0.5
 

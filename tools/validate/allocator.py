@@ -68,14 +68,14 @@ ACCUMULATION = {"dynamic, 12 micro-batches, GA 4": 4}
 
 
 def ledger_transient(method: str, gc: bool, length: int, layers: int = CONFIG["num_hidden_layers"],
-                     grad_accumulation: int = 1) -> dict[str, float]:
+                     grad_accumulation: int = 1, targets: str = "q_v") -> dict[str, float]:
     """The ledger's allocated peak and transient memory (bytes) for the plan, fixed shapes."""
     from tuneplan.core.architecture import architecture_from_hf_config
     from tuneplan.core.memory import estimate_memory
     from tuneplan.core.scenario import GpuSpec, TrainingSetup
 
     arch = architecture_from_hf_config({**CONFIG, "num_hidden_layers": layers}, name=f"qwen-7b-dims-{layers}-layers")
-    setup = TrainingSetup(method=method, precision="bf16", lora_targets="q_v", lora_rank=16, lora_alpha=32,
+    setup = TrainingSetup(method=method, precision="bf16", lora_targets=targets, lora_rank=16, lora_alpha=32,
                           lora_dropout=0.05, micro_batch=1, seq_len=length, sequence_mode="fixed",
                           grad_accumulation=grad_accumulation,
                           grad_checkpointing=gc, attention="sdpa", num_gpus=1, adapter_precision="fp32-autocast")
@@ -84,22 +84,22 @@ def ledger_transient(method: str, gc: bool, length: int, layers: int = CONFIG["n
 
 
 def run_case(method: str, gc: bool, length: int, name: str, lengths: list[int],
-             layers: int = CONFIG["num_hidden_layers"]) -> dict:
+             layers: int = CONFIG["num_hidden_layers"], targets: str = "q_v") -> dict:
     from alloc_sim import min_capacity, replay
     from alloc_trace import trace_steps
     from fake_step import CaseSpec
 
     t0 = time.perf_counter()
-    spec = CaseSpec(config={**CONFIG, "num_hidden_layers": layers}, layers=layers, method=method, lora_targets="q_v",
+    spec = CaseSpec(config={**CONFIG, "num_hidden_layers": layers}, layers=layers, method=method, lora_targets=targets,
                     grad_checkpointing=gc)
     ga = ACCUMULATION.get(name, 1)
     events = trace_steps(spec, lengths, ga)["events"]
     roomy = replay(events)
     needed = min_capacity(events, roomy.peak_allocated, roomy.peak_reserved)
-    led = ledger_transient(method, gc, length, layers, ga)
+    led = ledger_transient(method, gc, length, layers, ga, targets)
     return {
         "method": method, "grad_checkpointing": gc, "seq_len": length, "sequence": name, "lengths": lengths,
-        "layers": layers,
+        "layers": layers, "lora_targets": targets if method == "lora" else None,
         "peak_allocated": roomy.peak_allocated, "peak_reserved": roomy.peak_reserved, "needed": needed,
         "ledger_allocated": led["allocated"], "ledger_transient": led["transient"],
         "reserved_share": (roomy.peak_reserved - roomy.peak_allocated) / led["transient"],
@@ -122,8 +122,9 @@ def main() -> int:
     rng = random.Random(1)
     cases = []
 
-    def add(method: str, gc: bool, length: int, name: str, lengths: list[int], layers: int = 4) -> None:
-        case = run_case(method, gc, length, name, lengths, layers)
+    def add(method: str, gc: bool, length: int, name: str, lengths: list[int], layers: int = 4,
+            targets: str = "q_v") -> None:
+        case = run_case(method, gc, length, name, lengths, layers, targets)
         cases.append(case)
         print(f"{method:4} gc={gc!s:5} L={length:5} {name:18} reserved +{case['reserved_share']:.2f} needed "
               f"+{case['needed_share']:.2f} x transient ({case['seconds']} s)", flush=True)
@@ -137,6 +138,10 @@ def main() -> int:
         for name, lengths in sequences(length, deep, False).items():
             if name != "longest first":
                 add("full", False, length, name, lengths, layers=16)
+    wide = random.Random(1)  # LoRA on every linear layer at 16 layers: does the cache share hold at depth?
+    for name, lengths in sequences(2048, wide, False).items():
+        if name != "longest first":
+            add("lora", True, 2048, name, lengths, layers=16, targets="all-linear")
     swift = random.Random(7)
     for length in (2048, 8192):
         add("lora", True, length, "ms-swift lengths, 31 steps", swift_lengths(length, swift))
@@ -187,9 +192,9 @@ def report(doc: dict) -> str:
         "split and merge rules, release of free segments before an out-of-memory error), each rule tested by hand",
         "in `tests/unit/test_alloc_sim.py`.",
         "",
-        "Model: Qwen-7B's dimensions (hidden 4,096, vocabulary 151,936), four decoder layers (sixteen for full",
-        "fine-tuning's depth check); one sequence per",
-        "micro-batch; LoRA r = 16 on q, v (PEFT, FP32 adapters under autocast) or full fine-tuning in BF16; AdamW.",
+        "Model: Qwen-7B's dimensions (hidden 4,096, vocabulary 151,936), four decoder layers (sixteen for the depth",
+        "checks); one sequence per micro-batch; LoRA r = 16 on q, v (on every linear layer in the sixteen-layer check;",
+        "PEFT, FP32 adapters under autocast) or full fine-tuning in BF16; AdamW.",
         "**Reserved**: `max_memory_reserved` on a card with room; **needed**: the smallest card the same steps",
         "complete on. Both above the peak allocated memory, as a multiple of the ledger's transient memory",
         "(activations + loss buffers + temporaries at the longest length).",
@@ -198,7 +203,8 @@ def report(doc: dict) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for c in doc["cases"]:
-        lines.append(f"| {c['method']} | {c.get('layers', 4)} | {'yes' if c['grad_checkpointing'] else 'no'} | {c['seq_len']} "
+        method = f"{c['method']} ({c['lora_targets']})" if c.get("lora_targets") else c["method"]
+        lines.append(f"| {method} | {c.get('layers', 4)} | {'yes' if c['grad_checkpointing'] else 'no'} | {c['seq_len']} "
                      f"| {c['sequence']} "
                      f"| {c['reserved_share']:.2f} × | {c['needed_share']:.2f} × "
                      f"| {c['peak_allocated'] / GIB:.2f} / {c['ledger_allocated'] / GIB:.2f} GiB |")
@@ -209,6 +215,8 @@ def report(doc: dict) -> str:
 
     def share(key: str, method: str | None, names: tuple[str, ...], layers: int | None = 4) -> str:
         v = vals(key, method, names, layers)
+        if len(v) == 1:
+            return f"{v[0]:.2f} ×"
         return f"{min(v):.2f}–{max(v):.2f} × (median {statistics.median(v):.2f})"
 
     dyn = ("dynamic",)
@@ -232,7 +240,9 @@ def report(doc: dict) -> str:
         " four-layer cases",
         "  need more.",
         "* **Cache a roomy card keeps with dynamic padding** (reserved on a roomy card minus what must fit): LoRA",
-        f"  {share('cache_share', 'lora', dyn)}, growing with the run (the 31-step row): a longer batch cannot reuse",
+        f"  {share('cache_share', 'lora', dyn)} at four layers and {share('cache_share', 'lora', dyn, 16)} at sixteen"
+        " with every linear layer adapted,",
+        "  growing with the run (the 31-step row): a longer batch cannot reuse",
         "  blocks split for shorter ones, and a frozen base frees no large blocks between steps. `max_memory_reserved`",
         f"  and nvidia-smi show it; Tuneplan reports {DYNAMIC_SHAPE_CACHE['lora']:.1f} × for LoRA and QLoRA"
         " (`DYNAMIC_SHAPE_CACHE`, the low end",
