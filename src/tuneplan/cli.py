@@ -292,6 +292,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             "possible": "; may fit: the lower bound does"}[m.band_risk]
     print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
           f"published runs, docs/accuracy.md{risk})", file=out)
+    if not m.fits or m.band_risk in {"tight", "unlikely"}:
+        _print_advice(scenario, result, out)
     print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
@@ -304,6 +306,26 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(f"  note: {note}", file=out)
     for w in result.warnings:
         print(f"warning: {w}", file=out)
+
+
+def _print_advice(scenario: Scenario, result: Estimate, out: TextIO, most: int = 4) -> None:
+    """The GUI's advice in text: the best single changes (:func:`tuneplan.core.advice.suggest`), a larger GPU
+    priced at its catalog on-demand price."""
+    from tuneplan.catalog import list_gpus
+    from tuneplan.catalog.prices import default_price
+    from tuneplan.core.advice import suggest
+
+    gpus = list_gpus()
+    prices = {g.id: e.usd_per_gpu_hour for g in gpus if (e := default_price(g.id)) is not None}
+    tips = suggest(scenario, gpus, result, gpu_prices=prices)[:most]
+    if not tips:
+        print("\nNo single change saves memory here.", file=out)
+        return
+    print("\nWhat would make it fit, best first:", file=out)
+    for i, g in enumerate(tips, 1):
+        fits = ("fits" + {"tight": ", tight", "unlikely": ", unlikely"}.get(g.band_risk, "")) if g.fits else "does not fit"
+        print(f"  {i}. {g.title}: {g.total_bytes / GIB:.1f} GiB, {fits}; time {g.hours_delta * 60:+.0f} min, "
+              f"cost {'+' if g.usd_delta >= 0 else '-'}${abs(g.usd_delta):,.2f}", file=out)
 
 
 def _ignored_flags(args: argparse.Namespace, scenario: Scenario) -> list[str]:

@@ -300,3 +300,16 @@ def test_fsdp_gradient_sync_and_mixed_units_flags():
     assert "ignored" not in run("estimate", "--model", "llama-3.1-8b").stdout
     bad = run(*base, "--grad-sync", "never")
     assert bad.returncode == 2 and "--grad-sync" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_text_output_lists_what_would_make_a_plan_fit():
+    # full fine-tuning of an 8B model on a 24 GiB card: weights + gradients + AdamW alone are 8.03e9 x 6 B = 45 GiB
+    out = run("estimate", "--model", "llama-3.1-8b", "--method", "full", "--gpu", "rtx4090")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    start = lines.index("What would make it fit, best first:")
+    tips = [ln for ln in lines[start + 1:start + 5] if ln.startswith("  ")]
+    assert len(tips) == 4 and tips[0].startswith("  1. ")
+    assert any("QLoRA" in ln and ", fits" in ln for ln in tips)  # the same suggestions the GUI ranks
+    assert "What would make it fit" not in run("estimate", "--model", "llama-3.1-8b", "--method", "qlora",
+                                               "--gpu", "h100_sxm").stdout  # plenty of room: no advice
