@@ -198,6 +198,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "total_bytes": m.total_bytes,
             "paged_bytes": m.paged_bytes,
             "cache_bytes": m.cache_bytes,
+            "nvidia_smi_bytes": m.total_bytes + m.cache_bytes,
             "capacity_bytes": m.capacity_bytes,
             "low_bytes": m.low_bytes,
             "high_bytes": m.high_bytes,
