@@ -80,8 +80,8 @@
         <translation>成本不变</translation>
     </message>
     <message>
-        <source>Device total per GPU after this change (nvidia-smi)</source>
-        <translation>此项改动后每块 GPU 的设备显存总量（nvidia-smi）</translation>
+        <source>Device total per GPU after this change (what must fit)</source>
+        <translation>此更改后每个 GPU 的设备总量（必须容纳的部分）</translation>
     </message>
     <message>
         <source>Change of the run&apos;s wall-clock time</source>
@@ -1510,7 +1510,7 @@ Please attach that file when you report the problem.</source>
     </message>
     <message>
         <source>With dynamic padding it includes {cache} of cached blocks of earlier, shorter batches that longer batches cannot reuse; the allocator gives them back before it runs out of memory, so they are not in the device total.</source>
-        <translation>使用动态填充时，其中包含 {cache} 来自先前较短批次的缓存块，较长的批次无法复用它们；分配器在内存耗尽之前会释放它们，因此不计入设备总量。</translation>
+        <translation>使用动态填充时，其中包含 {cache} 来自先前较短批次的缓存块，较长的批次无法复用它们；分配器在显存耗尽之前会释放它们，因此不计入设备总量。</translation>
     </message>
     <message>
         <source>Reserved memory the allocator cannot give back, plus the CUDA context and NCCL buffers: what must fit, and what runs out. nvidia-smi on this GPU will show about {smi} once the cache has built up (it can grow until the card is full).</source>
@@ -1740,8 +1740,8 @@ seen</source>
         <translation>目录中的 GPU；双击即可用它做方案</translation>
     </message>
     <message>
-        <source>Memory per GPU (GiB, as nvidia-smi reports it)</source>
-        <translation>每块 GPU 的显存（GiB，按 nvidia-smi 报告）</translation>
+        <source>Memory per GPU (GiB): the device total that must fit</source>
+        <translation>每个 GPU 的显存（GiB）：必须容纳的设备总量</translation>
     </message>
     <message>
         <source>Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same); &apos;tight&apos;: the upper end of the likely range (measured error) does not fit, &apos;unlikely&apos;: not even its lower end, &apos;may fit&apos;: the estimate does not fit but the lower end does</source>
@@ -3055,8 +3055,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>成本</translation>
     </message>
     <message>
-        <source>Device total per GPU, as nvidia-smi shows it: PyTorch&apos;s reserved memory plus the CUDA context, cuBLAS workspace and memory outside PyTorch&apos;s allocator. This is what runs out.</source>
-        <translation>每块 GPU 的设备显存总量，即 nvidia-smi 显示的值：PyTorch 已保留的显存，加上 CUDA 上下文、cuBLAS 工作区和 PyTorch 分配器之外的显存。真正会被耗尽的就是它。</translation>
+        <source>Device total per GPU: what must fit, PyTorch&apos;s reserved memory that cannot be given back plus the CUDA context, cuBLAS workspace and memory outside PyTorch&apos;s allocator. This is what runs out, and what nvidia-smi shows unless a cache of earlier, shorter batches (dynamic padding) sits beside it.</source>
+        <translation>每个 GPU 的设备总量：必须容纳的部分，即 PyTorch 无法释放的已保留显存，加上 CUDA 上下文、cuBLAS 工作区和 PyTorch 分配器之外的显存。这是会被耗尽的部分；除非旁边还有先前较短批次的缓存（动态填充），否则这也是 nvidia-smi 显示的数值。</translation>
     </message>
     <message>
         <source>Summary</source>
@@ -4113,7 +4113,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>; includes {cache} GiB of cached blocks of earlier, shorter batches (dynamic padding), released before out of memory</source>
-        <translation>；包含 {cache} GiB 来自先前较短批次的缓存块（动态填充），在内存耗尽前会被释放</translation>
+        <translation>；包含 {cache} GiB 来自先前较短批次的缓存块（动态填充），在显存耗尽前会被释放</translation>
     </message>
     <message>
         <source>Device total</source>
@@ -4121,7 +4121,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>what must fit; nvidia-smi will show about {smi} GiB once the cache has built up (it can grow until the card is full); the verdict uses this</source>
-        <translation>必须容纳的内存；缓存积累起来后 nvidia-smi 约显示 {smi} GiB（缓存可一直增长到显存占满）；结论使用此值</translation>
+        <translation>必须容纳的显存；缓存积累起来后 nvidia-smi 约显示 {smi} GiB（缓存可一直增长到显存占满）；结论使用此值</translation>
     </message>
     <message>
         <source>what nvidia-smi shows; the verdict uses this</source>
@@ -4225,7 +4225,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>Memory is estimated from the model architecture and the training settings, not measured. Against published measurements of real fine-tuning runs the estimate&apos;s signed error ranged from {p10}% to {p90}% (10th to 90th percentile): the “likely” range above is the estimate widened by that error, and a plan whose upper bound exceeds the GPU&apos;s memory may not fit. Time and cost follow from an assumed hardware utilisation and the listed price. Details, per method and per source: {link}.</source>
-        <translation>内存是根据模型架构和训练设置估算的，而非实测。与已发表的真实微调运行测量相比，估算的有符号误差介于 {p10}% 到 {p90}% 之间（第 10 至第 90 百分位）：上面的“可能”范围是按该误差放宽后的估算值，上界超过 GPU 显存的计划可能无法容纳。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细信息：{link}。</translation>
+        <translation>显存是根据模型架构和训练设置估算的，而非实测。与已发表的真实微调运行测量相比，估算的有符号误差介于 {p10}% 到 {p90}% 之间（第 10 至第 90 百分位）：上面的“可能”范围是按该误差放宽后的估算值，上界超过 GPU 显存的计划可能无法容纳。时间和成本基于假定的硬件利用率和所列价格。按方法和来源的详细信息：{link}。</translation>
     </message>
     <message>
         <source>Memory per GPU at the step&apos;s peak, {gpu} (red line: its memory)</source>
@@ -4660,7 +4660,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>Cached blocks of earlier, shorter batches: {size}. With dynamic padding a longer batch cannot reuse the blocks of shorter ones, so on a card with room PyTorch keeps them and max_memory_reserved and nvidia-smi show them; it gives them back before running out of memory, so they are not part of what must fit (docs/validation-allocator.md).</source>
-        <translation>先前较短批次的缓存块：{size}。使用动态填充时，较长的批次无法复用较短批次的块，因此在显存充裕的卡上 PyTorch 会保留它们，max_memory_reserved 和 nvidia-smi 会显示它们；在内存耗尽之前 PyTorch 会释放它们，因此它们不属于必须容纳的部分（docs/validation-allocator.md）。</translation>
+        <translation>先前较短批次的缓存块：{size}。使用动态填充时，较长的批次无法复用较短批次的块，因此在显存充裕的卡上 PyTorch 会保留它们，max_memory_reserved 和 nvidia-smi 会显示它们；在显存耗尽之前 PyTorch 会释放它们，因此它们不属于必须容纳的部分（docs/validation-allocator.md）。</translation>
     </message>
     <message>
         <source>Cached blocks (not in total)</source>
@@ -4672,7 +4672,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>It includes {cache} of cached blocks of earlier, shorter batches (dynamic padding), given back before out of memory: not part of what must fit.</source>
-        <translation>其中包含 {cache} 来自先前较短批次的缓存块（动态填充），在内存耗尽前会被释放：不属于必须容纳的部分。</translation>
+        <translation>其中包含 {cache} 来自先前较短批次的缓存块（动态填充），在显存耗尽前会被释放：不属于必须容纳的部分。</translation>
     </message>
     <message>
         <source>Likely range of the total: {low}–{high} (measured error of the estimator)</source>

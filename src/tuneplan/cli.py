@@ -322,7 +322,8 @@ def _print_advice(scenario: Scenario, result: Estimate, out: TextIO, most: int =
     if not tips:
         print("\nNo single change saves memory here.", file=out)
         return
-    print("\nWhat would make it fit, best first:", file=out)
+    print("\nWhat would make it fit, best first:" if not result.memory.fits
+          else "\nChanges that give headroom (the likely range does not fit), best first:", file=out)
     for i, g in enumerate(tips, 1):
         fits = ("fits" + {"tight": ", tight", "unlikely": ", unlikely"}.get(g.band_risk, "")) if g.fits else "does not fit"
         print(f"  {i}. {g.title}: {g.total_bytes / GIB:.1f} GiB, {fits}; time {g.hours_delta * 60:+.0f} min, "

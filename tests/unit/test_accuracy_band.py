@@ -3,7 +3,7 @@
 ``MEASURED_ERROR`` (every mode's ``MEASURED_ERROR_BY_MODE``) must hold the 10th/90th percentiles of
 predicted/measured - 1 over the usable published measurements whose figure the device total models: packed or
 fixed-length runs (any metric) and dynamic-padding runs that report live tensors (allocated/active); not the
-dynamic-padding runs that report reserved memory or nvidia-smi, whose figure includes the releasable cache of
+dynamic-padding runs that report reserved memory or an unnamed metric, whose figure includes the releasable cache of
 earlier batch shapes (docs/validation-allocator.md). Rows are scored the way ``tools/score_with_seq_kind.py``
 scores them: ``../shared/reference/score_accuracy.py``'s rows, flags and metric mapping, plus each row's
 sequence kind. Runs in-process (no subprocess per row) and needs ../shared beside the checkout, like CI has.
@@ -28,7 +28,7 @@ REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 
 def _signed_errors() -> dict[str, list[float]]:
     """Signed errors grouped as "total-like" (packed or fixed rows; dynamic rows of live tensors) and "cached"
-    (dynamic rows of reserved memory, nvidia-smi or an unnamed metric)."""
+    (dynamic rows of reserved memory or an unnamed metric; nvidia-smi would count here too)."""
     sys.path.insert(0, str(REFERENCE))
     try:
         import score_accuracy as sa  # the reference scorer's row -> flags mapping
@@ -60,7 +60,7 @@ def _signed_errors() -> dict[str, list[float]]:
 def test_band_constants_are_the_measured_error_percentiles_of_the_total_like_rows():
     errors = _signed_errors()
     # the 156 usable measured rows of docs/accuracy-table-seq-kind.md: 40 packed/fixed + 26 dynamic-padding rows of
-    # live tensors (LitGPT) model what the device total models; 90 dynamic rows of reserved/nvidia-smi/unnamed do not
+    # live tensors (LitGPT) model what the device total models; 90 dynamic rows of reserved or unnamed metrics do not
     assert (len(errors["total-like"]), len(errors["cached"])) == (66, 90)
     deciles = statistics.quantiles(errors["total-like"], n=10, method="inclusive")
     assert MEASURED_ERROR[0] == pytest.approx(deciles[0], abs=0.005)

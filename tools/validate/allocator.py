@@ -245,7 +245,7 @@ def report(doc: dict) -> str:
         "  growing with the run (the 31-step row): a longer batch cannot reuse",
         "  blocks split for shorter ones, and a frozen base frees no large blocks between steps. `max_memory_reserved`",
         f"  and nvidia-smi show it; Tuneplan reports {DYNAMIC_SHAPE_CACHE['lora']:.1f} × for LoRA and QLoRA"
-        " (`DYNAMIC_SHAPE_CACHE`, the low end",
+        " (`DYNAMIC_SHAPE_CACHE`, below the median",
         "  of what a dozen steps leave; QLoRA by the same mechanism, not replayed: bitsandbytes layers do not run",
         "  on fake tensors) as `cache_bytes`, inside peak reserved, up to what the card leaves free, and not in",
         f"  the device total. Full fine-tuning: {share('cache_share', 'full', dyn, None)}: the gradients freed at",

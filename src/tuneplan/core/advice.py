@@ -103,7 +103,7 @@ def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int =
     """Largest micro-batch (sequences per GPU per step) that fits; 0 if not even 1 fits.
 
     ``cautious``: the largest whose whole likely range (``MemoryEstimate.high_bytes``, the estimate plus the
-    measured error for the plan's sequence mode) fits, rather than the estimate alone.
+    measured error on published runs) fits, rather than the estimate alone.
     """
     gpu = gpu or scenario.gpu
     t = scenario.training

@@ -108,11 +108,12 @@ ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.15}
 #: before it cannot reuse their cached blocks (best fit, split blocks) and gets new segments, while the old
 #: ones stay cached until memory runs short. In the allocator replays (docs/validation-allocator.md) LoRA
 #: runs keep 0.74-1.81x (median 1.34x; 1.32x at sixteen layers on every linear layer), growing with the run;
-#: 1.0 (one stale set of the longest batch's tensors) is the low end of what a dozen steps leave. QLoRA is taken to behave as LoRA (same frozen-base
-#: mechanism; bitsandbytes layers cannot be replayed on fake tensors). Full fine-tuning keeps 0.00-0.31x
+#: 1.0 (one stale set of the longest batch's tensors) is below the median of what a dozen steps leave. QLoRA is
+#: taken to behave as LoRA (same frozen-base mechanism; bitsandbytes layers cannot be replayed on fake tensors). Full fine-tuning keeps 0.00-0.31x
 #: (median 0.05x): the gradients freed at every optimizer step hand the next batches large blocks to split,
 #: so none is counted. Lengths that mostly reach the cut (ms-swift's dataset cut at 2,048 tokens) keep none
-#: either, nor do runs that put the longest batch first (LitGPT); Tuneplan cannot see either. The cache is
+#: either, and runs that put the longest batch first (LitGPT) keep little (0.00-0.36x); Tuneplan cannot see
+#: either. The cache is
 #: released before an out-of-memory error, so it is reported but not part of what must fit.
 DYNAMIC_SHAPE_CACHE = {"full": 0.0, "lora": 1.0, "qlora": 1.0}
 
@@ -124,7 +125,7 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: 90th percentile over the usable rows of the reference measurements (docs/accuracy.md) whose figure is one
 #: the device total models: every packed or fixed-length run (40 rows, any metric) and the dynamic-padding runs
 #: that report live tensors (``max_memory_allocated``/active, 26 rows), each row estimated with its own
-#: sequence handling. Dynamic-padding runs that report ``max_memory_reserved`` or nvidia-smi (90 rows) are left
+#: sequence handling. Dynamic-padding runs that report ``max_memory_reserved`` or an unnamed metric (90 rows) are left
 #: out: on a roomy card their figure includes the cache of earlier batch shapes, which the allocator gives
 #: back before it fails (docs/validation-allocator.md) and the device total leaves out, in an amount that
 #: depends on how long the run went. The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``:

@@ -72,9 +72,9 @@ class MemoryEstimate(_Frozen):
     §3). Windows and WSL2 cannot oversubscribe managed memory (CUDA programming guide, unified memory on
     Windows): there they must fit as well, which a warning says when they do not.
 
-    ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator on runs
-    with the plan's sequence mode (docs/accuracy.md). With dynamic padding the published runs all measured
-    more than the estimate, so the range can start above ``total_bytes``.
+    ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator on published
+    runs whose figure the device total models (``tuneplan.core.memory.MEASURED_ERROR``, the same for every
+    sequence mode; docs/accuracy.md): ``total/1.163 .. total/0.615``.
     """
 
     components: list[MemoryComponent]

@@ -222,7 +222,7 @@ class _Row:
         self.title.setFont(bold)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.total = QLabel()
-        self.total.setToolTip(translate("Advice", "Device total per GPU after this change (nvidia-smi)"))
+        self.total.setToolTip(translate("Advice", "Device total per GPU after this change (what must fit)"))
         self.saved = QLabel()
         self.saved.setStyleSheet(f"color: {MUTED};")
         self.fits = QLabel()

@@ -94,7 +94,7 @@ _HEADER_TIPS = [
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Tick to draw this GPU's cost over the run on the Plan tab's cost chart"),
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Rank: GPUs that fit first, cheapest per run (lower of on-demand and spot) first"),
     QT_TRANSLATE_NOOP("GpuComparisonModel", "Catalog GPU; double-click to plan on it"),
-    QT_TRANSLATE_NOOP("GpuComparisonModel", "Memory per GPU (GiB, as nvidia-smi reports it)"),
+    QT_TRANSLATE_NOOP("GpuComparisonModel", "Memory per GPU (GiB): the device total that must fit"),
     QT_TRANSLATE_NOOP("GpuComparisonModel",
                       "Whether the plan fits, and the micro-batch it runs at (the effective batch stays the same); "
                       "'tight': the upper end of the likely range (measured error) does not fit, 'unlikely': not "

@@ -105,7 +105,7 @@ class GpuLimits:
         total_bytes: the plan's device total on this GPU.
         fits: whether the plan as it is fits this GPU.
         micro_batch_cautious, seq_len_cautious: the same limits for the whole likely range (the estimate's
-            measured error for the plan's sequence mode), never above the limits by the estimate.
+            measured error on published runs), never above the limits by the estimate.
     """
 
     gpu: GpuSpec

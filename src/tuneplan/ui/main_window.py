@@ -253,8 +253,9 @@ class MainWindow(QMainWindow):
         self.verdict_label = self.verdict_card.value
         self.card_strip = _CardStrip([self.memory_card, self.verdict_card, self.time_card, self.cost_card])
         self.memory_card.setToolTip(self.tr(
-            "Device total per GPU, as nvidia-smi shows it: PyTorch's reserved memory plus the CUDA "
-            "context, cuBLAS workspace and memory outside PyTorch's allocator. This is what runs out."
+            "Device total per GPU: what must fit, PyTorch's reserved memory that cannot be given back plus the "
+            "CUDA context, cuBLAS workspace and memory outside PyTorch's allocator. This is what runs out, and what "
+            "nvidia-smi shows unless a cache of earlier, shorter batches (dynamic padding) sits beside it."
         ))
         self.vram_chart = VramChart()
         self.cost_chart = CostChart()
