@@ -6,7 +6,10 @@ those rows with Tuneplan's defaults (Hugging Face Trainer's way of running). Thi
 the settings that the row's ``notes`` or its framework's recipe state, and nothing else: no factor, no
 per-row number. It keeps the reference script's rows, metrics and output format.
 
-Added on top of each row's sequence kind (``--sequence-mode``, as ``tools/score_with_seq_kind.py``):
+Added on top of each row's sequence kind (``--sequence-mode``, as ``tools/score_with_seq_kind.py``) and the
+memory of the card it ran on (``--gpu-memory-gib``; the reference scorer estimates every row on the default
+RTX 4090, which caps the cache of earlier batch shapes that dynamic padding leaves in ``max_memory_reserved``
+at what a 24 GiB card has room for):
 
 * **torchtune** LoRA/QLoRA: ``--adapter-precision model-dtype`` (torchtune's ``LoRALinear`` holds the
   adapters in the model dtype and runs no autocast).
@@ -51,6 +54,9 @@ def as_run_flags(row: dict[str, str]) -> list[tuple[str, ...]]:
     kind = row.get("seq_kind", "").strip()
     if kind in {"fixed", "packed", "dynamic"}:
         extra.append(("--sequence-mode", kind))
+    capacity = row.get("gpu_mem_gib", "").strip()
+    if capacity:  # the card it ran on: how far a cache of earlier batch shapes could grow (max_memory_reserved)
+        extra.append(("--gpu-memory-gib", capacity))
     framework, method, notes = row.get("framework", ""), row.get("method", ""), row.get("notes", "")
     if framework == "torchtune":
         if method in {"lora", "qlora"}:

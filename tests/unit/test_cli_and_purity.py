@@ -160,6 +160,9 @@ def test_as_run_wrapper_adds_only_the_settings_the_sources_state():
         {**tt, "method": "full", "notes": "config llama3_1/70B_full at 30b8519"})
     assert module.as_run_flags({"framework": "ms-swift", "method": "lora", "seq_kind": "dynamic"}) == [
         ("--sequence-mode", "dynamic")]
+    # and the card it ran on, which bounds the cache of earlier batch shapes in max_memory_reserved
+    assert module.as_run_flags({"framework": "ms-swift", "method": "lora", "seq_kind": "dynamic",
+                                "gpu_mem_gib": "80.0"}) == [("--sequence-mode", "dynamic"), ("--gpu-memory-gib", "80.0")]
 
 
 @pytest.mark.parametrize("literal", ["1e400", "Infinity", "NaN"])
