@@ -233,8 +233,28 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "billing": scenario.pricing.billing,
         },
         "warnings": result.warnings,
+        # what would make it fit (or give the likely range room), best first: the GUI's advice; [] when it fits
+        "advice": [{"key": g.key, "title": g.title, "detail": g.detail, "changes": g.changes,
+                    "total_bytes": g.total_bytes, "saved_bytes": g.saved_bytes, "fits": g.fits,
+                    "band_risk": g.band_risk, "hours_delta": g.hours_delta, "usd_delta": g.usd_delta}
+                   for g in _advice(scenario, result)],
     }
     return [{"gpu_index": i, **per_gpu} for i in range(scenario.training.num_gpus)]
+
+
+def _advice(scenario: Scenario, result: Estimate, most: int = 4) -> list[Any]:
+    """Up to ``most`` of :func:`tuneplan.core.advice.suggest`'s best single changes when the plan does not fit or
+    its likely range does not (a larger GPU priced at its catalog on-demand price); ``[]`` otherwise."""
+    m = result.memory
+    if m.fits and m.band_risk not in {"tight", "unlikely"}:
+        return []
+    from tuneplan.catalog import list_gpus
+    from tuneplan.catalog.prices import default_price
+    from tuneplan.core.advice import suggest
+
+    gpus = list_gpus()
+    prices = {g.id: e.usd_per_gpu_hour for g in gpus if (e := default_price(g.id)) is not None}
+    return suggest(scenario, gpus, result, gpu_prices=prices)[:most]
 
 
 def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
@@ -294,7 +314,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
           f"published runs, docs/accuracy.md{risk})", file=out)
     if not m.fits or m.band_risk in {"tight", "unlikely"}:
-        _print_advice(scenario, result, out)
+        _print_advice(_advice(scenario, result), m.fits, out)
     print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
@@ -309,24 +329,16 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(f"warning: {w}", file=out)
 
 
-def _print_advice(scenario: Scenario, result: Estimate, out: TextIO, most: int = 4) -> None:
-    """The GUI's advice in text: the best single changes (:func:`tuneplan.core.advice.suggest`), a larger GPU
-    priced at its catalog on-demand price."""
-    from tuneplan.catalog import list_gpus
-    from tuneplan.catalog.prices import default_price
-    from tuneplan.core.advice import suggest
-
-    gpus = list_gpus()
-    prices = {g.id: e.usd_per_gpu_hour for g in gpus if (e := default_price(g.id)) is not None}
-    tips = suggest(scenario, gpus, result, gpu_prices=prices)[:most]
+def _print_advice(tips: list[Any], fits: bool, out: TextIO) -> None:
+    """The GUI's advice in text (:func:`_advice`): each change with its memory, time and cost."""
     if not tips:
         print("\nNo single change saves memory here.", file=out)
         return
-    print("\nWhat would make it fit, best first:" if not result.memory.fits
+    print("\nWhat would make it fit, best first:" if not fits
           else "\nChanges that give headroom (the likely range does not fit), best first:", file=out)
     for i, g in enumerate(tips, 1):
-        fits = ("fits" + {"tight": ", tight", "unlikely": ", unlikely"}.get(g.band_risk, "")) if g.fits else "does not fit"
-        print(f"  {i}. {g.title}: {g.total_bytes / GIB:.1f} GiB, {fits}; time {g.hours_delta * 60:+.0f} min, "
+        ok = ("fits" + {"tight": ", tight", "unlikely": ", unlikely"}.get(g.band_risk, "")) if g.fits else "does not fit"
+        print(f"  {i}. {g.title}: {g.total_bytes / GIB:.1f} GiB, {ok}; time {g.hours_delta * 60:+.0f} min, "
               f"cost {'+' if g.usd_delta >= 0 else '-'}${abs(g.usd_delta):,.2f}", file=out)
 
 

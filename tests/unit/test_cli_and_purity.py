@@ -328,3 +328,15 @@ def test_json_says_what_nvidia_smi_will_show_with_dynamic_padding():
     assert mem["cache_bytes"] > 0
     assert mem["nvidia_smi_bytes"] == mem["total_bytes"] + mem["cache_bytes"]
     assert mem["peak_reserved_bytes"] - mem["cache_bytes"] <= mem["total_bytes"] < mem["nvidia_smi_bytes"]
+
+
+def test_json_carries_the_same_advice_as_the_text():
+    base = ("estimate", "--model", "llama-3.1-8b", "--method", "full", "--gpu", "rtx4090")
+    doc = json.loads(run(*base, "--json").stdout)[0]
+    titles = [a["title"] for a in doc["advice"]]
+    text = run(*base).stdout
+    assert len(titles) == 4 and all(f"{i}. {t}:" in text for i, t in enumerate(titles, 1))
+    first = doc["advice"][0]
+    assert first["fits"] and first["total_bytes"] < doc["memory"]["capacity_bytes"]
+    assert first["saved_bytes"] == doc["memory"]["total_bytes"] - first["total_bytes"]
+    assert json.loads(run("estimate", "--json").stdout)[0]["advice"] == []  # the default plan fits with room
