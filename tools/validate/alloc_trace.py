@@ -19,16 +19,7 @@ import time
 from typing import Any
 
 import torch
-from fake_step import (
-    CaseSpec,
-    PhaseMemTracker,
-    _cuda_dropout,
-    _cuda_rounding,
-    _unpacked_batch,
-    build_model,
-    hf_config,
-)
-from torch._subclasses.fake_tensor import FakeTensorMode
+from fake_step import CaseSpec, PhaseMemTracker, fake_model
 from torch.distributed._tools import mem_tracker as _mt
 
 __all__ = ["TraceTracker", "trace_steps"]
@@ -81,11 +72,7 @@ def trace_steps(spec: CaseSpec, lengths: list[int], grad_accumulation: int = 1) 
     Returns ``{"events": [...], "lengths": lengths, "seconds": s}`` (see :class:`TraceTracker`).
     """
     t0 = time.perf_counter()
-    hf = hf_config(spec.config, spec.layers, spec.layer_types, spec.attention)
-    vocab = hf.vocab_size
-    torch.manual_seed(0)
-    with FakeTensorMode(allow_non_fake_inputs=True), _cuda_rounding(), _unpacked_batch(), _cuda_dropout():
-        model = build_model(spec, hf)
+    with fake_model(spec) as (model, vocab):
         params = [p for p in model.parameters() if p.requires_grad]
         opt_kwargs = {"fused": True} if spec.optimizer == "adamw-fused" else {"foreach": True}
         optimizer = torch.optim.AdamW(params, lr=1e-5, **opt_kwargs)

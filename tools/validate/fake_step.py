@@ -65,6 +65,7 @@ __all__ = [
     "CaseSpec",
     "PhaseMemTracker",
     "build_model",
+    "fake_model",
     "hf_config",
     "measure",
 ]
@@ -443,6 +444,16 @@ def build_model(spec: CaseSpec, hf: Any) -> nn.Module:
     return model
 
 
+@contextlib.contextmanager
+def fake_model(spec: CaseSpec):  # noqa: ANN201 - yields (nn.Module, int)
+    """Inside ``FakeTensorMode`` with the CUDA rounding, unpacked-batch and CUDA-dropout patches: the model of
+    ``spec`` (:func:`build_model`, seeded) and its vocabulary size, as ``(model, vocab)``."""
+    hf = hf_config(spec.config, spec.layers, spec.layer_types, spec.attention)
+    torch.manual_seed(0)
+    with FakeTensorMode(allow_non_fake_inputs=True), _cuda_rounding(), _unpacked_batch(), _cuda_dropout():
+        yield build_model(spec, hf), hf.vocab_size
+
+
 def measure(spec: CaseSpec) -> dict[str, Any]:
     """Build the model of ``spec`` under FakeTensorMode, run one training step, return MemTracker's accounting.
 
@@ -454,11 +465,7 @@ def measure(spec: CaseSpec) -> dict[str, Any]:
         ``seconds``.
     """
     t0 = time.perf_counter()
-    hf = hf_config(spec.config, spec.layers, spec.layer_types, spec.attention)
-    vocab = hf.vocab_size
-    torch.manual_seed(0)
-    with FakeTensorMode(allow_non_fake_inputs=True), _cuda_rounding(), _unpacked_batch(), _cuda_dropout():
-        model = build_model(spec, hf)
+    with fake_model(spec) as (model, vocab):
         params = [p for p in model.parameters() if p.requires_grad]
         n_trainable = sum(p.numel() for p in params)
         n_total = sum(p.numel() for p in model.parameters())
