@@ -237,17 +237,17 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
         "advice": [{"key": g.key, "title": g.title, "detail": g.detail, "changes": g.changes,
                     "total_bytes": g.total_bytes, "saved_bytes": g.saved_bytes, "fits": g.fits,
                     "band_risk": g.band_risk, "hours_delta": g.hours_delta, "usd_delta": g.usd_delta}
-                   for g in _advice(scenario, result)],
+                   for g in _advice(scenario, result) or []],
     }
     return [{"gpu_index": i, **per_gpu} for i in range(scenario.training.num_gpus)]
 
 
-def _advice(scenario: Scenario, result: Estimate, most: int = 4) -> list[Any]:
+def _advice(scenario: Scenario, result: Estimate, most: int = 4) -> list[Any] | None:
     """Up to ``most`` of :func:`tuneplan.core.advice.suggest`'s best single changes when the plan does not fit or
-    its likely range does not (a larger GPU priced at its catalog on-demand price); ``[]`` otherwise."""
+    its likely range does not (a larger GPU priced at its catalog on-demand price); ``None`` when it needs none."""
     m = result.memory
     if m.fits and m.band_risk not in {"tight", "unlikely"}:
-        return []
+        return None
     from tuneplan.catalog import list_gpus
     from tuneplan.catalog.prices import default_price
     from tuneplan.core.advice import suggest
@@ -313,8 +313,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             "possible": "; may fit: the lower bound does"}[m.band_risk]
     print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
           f"published runs, docs/accuracy.md{risk})", file=out)
-    if not m.fits or m.band_risk in {"tight", "unlikely"}:
-        _print_advice(_advice(scenario, result), m.fits, out)
+    tips = _advice(scenario, result)
+    if tips is not None:
+        _print_advice(tips, m.fits, out)
     print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
