@@ -1,28 +1,19 @@
 #!/usr/bin/env python3
-"""Predicted vs published training throughput (tokens/s per GPU) for the measurement rows.
+"""Predicted vs published training throughput (tokens/s per GPU) on the project's evidence.
 
-Reads ``shared/reference/measurements/scenarios.csv`` and keeps every row with a
-``tokens_per_s`` value. Each row becomes a scenario with the same settings the memory scorer
-(``shared/reference/score_accuracy.py``) passes to ``tuneplan estimate``: model config, method,
-precision (``mixed-*`` -> fp32 master weights), optimizer, LoRA rank/targets, micro-batch,
-sequence length, gradient checkpointing, attention, GPUs, sharding, CPU/activation offload,
-fused cross-entropy. Two inputs the memory scorer does not need are also passed, because they are
-real settings of the run:
+Reads every ``docs/evidence/throughput/*.csv`` (columns: that folder's README) and, as a second group, the rows of
+``shared/reference/measurements/scenarios.csv`` that publish ``tokens_per_s``. Each row becomes a scenario with
+the run's own settings (model, method, precision, optimizer, LoRA rank/targets, micro-batch, accumulation,
+sequence length and kind, checkpointing, attention, GPUs, sharding, offload, fused cross-entropy) and the stack
+tier (:func:`tier`: fused/compiled kernels or eager). No per-row or per-source factor is applied.
 
-* ``sequence_mode`` from ``seq_kind`` (packed / fixed / dynamic);
-* the framework tier from the ``framework`` column (the CLI's ``--framework``):
-  :data:`FRAMEWORK_TIER` (torchtune with ``torch.compile`` and xtuner are optimised stacks;
-  LLaMA-Factory and axolotl default to plain HF Trainer + PEFT).
-
-No per-row factor is applied: predictions use the defaults of ``tuneplan.core.throughput``
-(reference throughput.md §6). The only per-source rule is a unit conversion: torchtune's README
-tables print tokens/s summed over all GPUs of a multi-GPU run (read per GPU, its 8 x A100 rows
-would run at 200-300 % of the A100's peak), so those values are divided by ``num_gpus``.
+Rows the planner cannot express are listed but not scored: FP8 matmuls, tensor/pipeline parallelism
+(``sharding=tp``), sequence parallelism, unknown GPUs or models, ``usable=false``.
 
 Usage:
-    python tools/time_accuracy.py [--csv PATH] [--markdown]
-Prints one line per row and the median absolute error over the rows that can be scored
-(``usable=true`` and a micro-batch given).
+    python tools/time_accuracy.py [--markdown OUT.md]
+Prints the summary (median and p90 absolute error, the 10th/90th percentile of measured / predicted that sets
+``MEASURED_TIME_ERROR``, and the spread within one stack that sets ``CALIBRATED_SPREAD``).
 """
 
 from __future__ import annotations
@@ -30,6 +21,8 @@ from __future__ import annotations
 import argparse
 import csv
 import statistics
+import sys
+from collections import defaultdict
 from pathlib import Path
 
 from tuneplan import catalog
@@ -37,147 +30,257 @@ from tuneplan.core.estimate import estimate
 from tuneplan.core.scenario import Dataset, Scenario, TrainingSetup
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_CSV = ROOT.parent / "shared" / "reference" / "measurements" / "scenarios.csv"
+EVIDENCE = ROOT / "docs" / "evidence" / "throughput"
+SHARED_CSV = ROOT.parent / "shared" / "reference" / "measurements" / "scenarios.csv"
 
-FRAMEWORK_TIER = {"torchtune": "optimized", "other": "optimized", "llama-factory": "hf", "axolotl": "hf"}
-#: GPU names in the CSV that ``match_gpu`` refuses as ambiguous; the rows' sources settle them.
-GPU_FALLBACK = {
-    "A100 (40/80 unstated)": "a100_40gb",  # throughput.md §3b: the LLaMA-Factory page's table is A100 40GB (same 312 TFLOPS)
-    "H100 80GB": "h100_sxm",  # the 80 GB HBM3 part; the PCIe card is named "H100 PCIe"
-}
-#: sources whose multi-GPU tokens/s are totals over all GPUs (see module docstring)
-TOTAL_TOKENS_SOURCES = ("torchtune README",)
-
+#: stacks whose kernels are fused or compiled (FlashAttention, fused norms/rotary/SwiGLU, fused optimizers):
+#: NVIDIA NeMo/Megatron (Transformer Engine, Apex), torchtitan and torchtune (torch.compile), llm-foundry
+#: (FlashAttention + Triton layers), xtuner (its own fused kernels); rows marked ``compiled=true`` too.
+OPTIMIZED = {"nemo", "megatron", "torchtitan", "torchtune", "llm-foundry", "xtuner", "unsloth", "colossalai"}
+#: stacks that step with a fused optimizer kernel (Apex/TE FusedAdam, DeepSpeed FusedAdam, torch fused=True)
+FUSED_OPTIMIZER = {"nemo", "megatron", "torchtitan", "llm-foundry", "xtuner", "deepspeed", "colossalai"}
 OPTIMIZERS = {"adamw": "adamw", "adamw_8bit": "adamw-8bit", "paged_adamw_8bit": "paged-adamw-8bit",
               "paged_adamw_32bit": "paged-adamw-32bit", "sgd": "sgd", "adafactor": "adafactor"}
-TARGETS = {"q_v": "q_v", "qkvo": "qkvo", "all_linear": "all-linear"}
+TARGETS = {"q_v": "q_v", "qkvo": "qkvo", "all_linear": "all-linear", "other": "all-linear"}
 SHARDING = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp"}
+GPU_FALLBACK = {"A100 (40/80 unstated)": "a100_40gb", "H100 80GB": "h100_sxm"}
 
 
-def _truthy(value: str) -> bool:
-    return value.strip().lower() in {"true", "yes", "1"}
+class NotModelled(ValueError):
+    """A row whose settings the planner cannot express."""
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in {"true", "yes", "1"}
+
+
+def tier(row: dict[str, str]) -> str:
+    """``optimized`` (fused/compiled kernels) or ``hf`` (eager, unfused PyTorch)."""
+    fw = row.get("framework", "").strip().lower()
+    return "optimized" if _truthy(row.get("compiled")) or fw in OPTIMIZED else "hf"
+
+
+def _model(row: dict[str, str], base: Path):  # noqa: ANN202
+    ref = (row.get("model") or row.get("model_config") or "").strip()
+    if ref.endswith(".json"):
+        return catalog.load_hf_config(base / ref)
+    try:
+        return catalog.get_model(ref).architecture
+    except KeyError as exc:
+        raise NotModelled(f"model {ref!r} not in the catalog") from exc
 
 
 def row_scenario(row: dict[str, str], base: Path) -> Scenario:
-    """The scenario of one CSV row (same mapping as score_accuracy.py, plus sequence mode and tier)."""
-    arch = catalog.load_hf_config(base / row["model_config"])
+    """The scenario of one evidence row (module docstring).
+
+    Raises:
+        NotModelled: FP8, tensor parallelism, sequence parallelism, unknown GPU or model.
+    """
+    precision = row.get("precision", "").strip()
+    if precision == "fp8":
+        raise NotModelled("FP8 matmuls")
+    if row.get("sharding", "").strip() == "tp":
+        raise NotModelled("tensor/pipeline parallelism")
+    if "sequence parallel" in row.get("notes", "").lower() or "sp=" in row.get("notes", "").lower():
+        raise NotModelled("sequence parallelism")
     gpu = catalog.match_gpu(row["gpu"])
     if gpu is None and row["gpu"] in GPU_FALLBACK:
         gpu = catalog.get_gpu(GPU_FALLBACK[row["gpu"]])
     if gpu is None:
-        raise ValueError(f"unknown GPU {row['gpu']!r}")
-    tr: dict = {"method": row["method"]}
-    precision = row["precision"].strip()
+        raise NotModelled(f"GPU {row['gpu']!r}")
+    arch = _model(row, base)
+    method = row["method"].strip()
+    if method not in {"full", "lora", "qlora"}:
+        raise NotModelled(f"method {method!r}")
+    tr: dict = {"method": method}
     if precision.startswith("mixed-"):
         tr["precision"], tr["master_weights"] = precision.removeprefix("mixed-"), "fp32"
-    elif precision:
+    elif precision in {"bf16", "fp16", "fp32"}:
         tr["precision"] = precision
-    if row["optimizer"] in OPTIMIZERS:
-        tr["optimizer"] = OPTIMIZERS[row["optimizer"]]
-    tr["optimizer_in_backward"] = _truthy(row.get("optimizer_in_backward", ""))
-    if row["method"] in {"lora", "qlora"}:
-        if row["lora_rank"].strip():
-            tr["lora_rank"] = int(row["lora_rank"])
-        if row["lora_targets"] in TARGETS:
+    fw = row.get("framework", "").strip().lower()
+    opt = row.get("optimizer", "").strip()
+    if opt in OPTIMIZERS:
+        tr["optimizer"] = OPTIMIZERS[opt]
+    if tr.get("optimizer", "adamw") == "adamw" and fw in FUSED_OPTIMIZER:
+        tr["optimizer"] = "adamw-fused"
+    tr["optimizer_in_backward"] = _truthy(row.get("optimizer_in_backward"))
+    if method != "full":
+        if (row.get("lora_rank") or "").strip():
+            tr["lora_rank"] = int(float(row["lora_rank"]))
+        if row.get("lora_targets", "") in TARGETS:
             tr["lora_targets"] = TARGETS[row["lora_targets"]]
-        tr["trainable_embeddings"] = _truthy(row.get("trainable_embeddings", ""))
-    if not row["micro_batch"].strip():
-        raise ValueError("micro-batch not stated")
-    tr["micro_batch"] = int(row["micro_batch"])
-    tr["seq_len"] = int(row["seq_len"])
-    if row["seq_kind"] in {"packed", "fixed", "dynamic"}:
-        tr["sequence_mode"] = row["seq_kind"]
-    ckpt = row["grad_checkpointing"].strip().lower()
+        tr["trainable_embeddings"] = _truthy(row.get("trainable_embeddings"))
+    if not (row.get("micro_batch") or "").strip():
+        raise NotModelled("micro-batch not stated")
+    tr["micro_batch"] = int(float(row["micro_batch"]))
+    ga = (row.get("grad_accum") or "").strip()
+    if ga:
+        tr["grad_accumulation"] = max(int(float(ga)), 1)
+    tr["seq_len"] = int(float(row["seq_len"]))
+    kind = row.get("seq_kind", "").strip()
+    tr["sequence_mode"] = kind if kind in {"packed", "fixed", "dynamic"} else "packed"
+    ckpt = row.get("grad_checkpointing", "").strip().lower()
     if ckpt in {"true", "false"}:
         tr["grad_checkpointing"] = ckpt == "true"
-    if row["attention"] in {"flash", "sdpa", "eager"}:
+    if row.get("attention") in {"flash", "sdpa", "eager"}:
         tr["attention"] = row["attention"]
-    n = int(row["num_gpus"] or 1)
+    n = int(float(row.get("num_gpus") or 1))
     tr["num_gpus"] = n
-    sharding = row["sharding"] if row["sharding"] in SHARDING else "none"
-    if n > 1 and sharding == "none" and row["sharding"] != "model_parallel":
-        sharding = "ddp" if row["method"] != "full" else "fsdp"  # the CLI's default for --gpus > 1
+    sharding = row.get("sharding", "").strip()
+    sharding = sharding if sharding in SHARDING else "none"
+    if n > 1 and sharding == "none" and row.get("sharding") != "model_parallel":
+        sharding = "ddp" if method != "full" else "fsdp"
     tr["sharding"] = sharding
-    tr["cpu_offload"] = _truthy(row.get("cpu_offload", ""))
-    tr["fused_cross_entropy"] = _truthy(row.get("fused_ce", ""))
-    tr["activation_offload"] = _truthy(row.get("activation_offload", ""))
-    tr["framework"] = FRAMEWORK_TIER.get(row["framework"], "hf")
+    tr["cpu_offload"] = _truthy(row.get("cpu_offload"))
+    tr["fused_cross_entropy"] = _truthy(row.get("fused_ce"))
+    tr["activation_offload"] = _truthy(row.get("activation_offload"))
+    tr["framework"] = tier(row)
+    avg = (row.get("avg_tokens") or "").strip()
+    if tr["sequence_mode"] == "dynamic" and avg:
+        dataset = Dataset(examples=100_000, tokens_per_example=float(avg), epochs=1)
+    else:
+        dataset = Dataset(total_tokens=1e8, epochs=1)
     base_s = catalog.default_scenario()
-    return Scenario(
-        name=f"row {row['id']}",
-        model=arch,
-        gpu=gpu,
-        training=TrainingSetup(**tr),
-        dataset=Dataset(total_tokens=1e8, epochs=1),
-        pricing=base_s.pricing,
-    )
+    return Scenario(name=f"row {row['id']}", model=arch, gpu=gpu, training=TrainingSetup(**tr), dataset=dataset,
+                    pricing=base_s.pricing)
 
 
-def measured_per_gpu(row: dict[str, str]) -> float:
-    """Published tokens/s converted to tokens/s per GPU."""
+def measured(row: dict[str, str]) -> float:
+    """Published tokens/s per GPU (evidence rows are per GPU; the shared torchtune multi-GPU totals are divided)."""
+    if "tokens_per_s_per_gpu" in row:
+        return float(row["tokens_per_s_per_gpu"])
     value = float(row["tokens_per_s"])
-    n = int(row["num_gpus"] or 1)
-    if n > 1 and row["source"].startswith(TOTAL_TOKENS_SOURCES):
+    n = int(row.get("num_gpus") or 1)
+    if n > 1 and row["source"].startswith("torchtune README"):
         value /= n
     return value
 
 
-def evaluate(csv_path: Path) -> list[dict]:
-    """One result dict per CSV row with ``tokens_per_s``: measured, predicted, error or failure."""
-    rows = [r for r in csv.DictReader(csv_path.open(newline="", encoding="utf-8")) if r["tokens_per_s"].strip()]
+def load_rows() -> list[tuple[str, dict[str, str], Path]]:
+    """(group, row, base folder) for every evidence row and every shared row with a throughput."""
     out = []
-    for row in rows:
-        res: dict = {"row": row, "measured": measured_per_gpu(row), "scored": _truthy(row["usable"])}
-        try:
-            result = estimate(row_scenario(row, csv_path.parent))
-        except ValueError as exc:
-            res["error"] = str(exc).splitlines()[0]
-            res["scored"] = False
-        else:
-            res["pred"] = result.time.tokens_per_second
-            res["mfu"] = result.time.mfu
-            res["err"] = res["pred"] / res["measured"] - 1
-        out.append(res)
+    for path in sorted(EVIDENCE.glob("*.csv")):
+        for row in csv.DictReader(path.open(newline="", encoding="utf-8")):
+            if (row.get("tokens_per_s_per_gpu") or "").strip():
+                out.append(("evidence", row, EVIDENCE))
+    if SHARED_CSV.is_file():
+        for row in csv.DictReader(SHARED_CSV.open(newline="", encoding="utf-8")):
+            if (row.get("tokens_per_s") or "").strip():
+                out.append(("shared", row, SHARED_CSV.parent))
     return out
 
 
+def evaluate() -> list[dict]:
+    """One result per row: measured, predicted, ratio measured/predicted, or why it is not scored."""
+    results = []
+    for group, row, base in load_rows():
+        res: dict = {"group": group, "row": row, "measured": measured(row), "scored": _truthy(row.get("usable"))}
+        try:
+            scenario = row_scenario(row, base)
+            r = estimate(scenario)
+        except (NotModelled, ValueError) as exc:
+            res["why"] = str(exc).splitlines()[0][:60]
+            res["scored"] = False
+        else:
+            res["pred"] = r.time.tokens_per_second
+            res["err"] = res["pred"] / res["measured"] - 1
+            res["ratio"] = res["measured"] / res["pred"]
+            res["bound"] = r.time.bound
+            res["tier"] = scenario.training.framework
+            res["scenario"] = scenario
+        results.append(res)
+    return results
+
+
+def _pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))]
+
+
 def summary(results: list[dict]) -> str:
-    """Median / p90 absolute error and median signed error over the scored rows."""
+    """Median / p90 absolute error, share within 25 %, median signed error over the scored rows."""
     errs = [r["err"] for r in results if r["scored"] and "err" in r]
     if not errs:
         return "no scored rows"
-    a = sorted(abs(e) for e in errs)
-    p90 = a[min(len(a) - 1, int(round(0.9 * (len(a) - 1))))]
-    within = sum(e <= 0.25 for e in a) / len(a)
-    return (f"{len(a)} scored rows: median abs error {statistics.median(a):.1%}, p90 {p90:.1%}, "
-            f"within 25% {within:.0%}, median signed error {statistics.median(errs):+.1%}")
+    a = [abs(e) for e in errs]
+    return (f"{len(a)} rows: median abs error {statistics.median(a):.1%}, p90 {_pct(a, 0.9):.1%}, "
+            f"within 25% {sum(e <= 0.25 for e in a) / len(a):.0%}, median signed {statistics.median(errs):+.1%}")
+
+
+def stack_spread(results: list[dict]) -> tuple[float, float, int]:
+    """10th / 90th percentile of ratio / (its stack's median ratio) over stacks with >= 3 scored rows (a stack:
+    one source, GPU, framework tier and method)."""
+    groups: dict[tuple, list[float]] = defaultdict(list)
+    for r in results:
+        if r["scored"] and "ratio" in r:
+            row = r["row"]
+            groups[(row["source"], row["gpu"], r["tier"], row["method"])].append(r["ratio"])
+    rel = []
+    for vals in groups.values():
+        if len(vals) >= 3:
+            med = statistics.median(vals)
+            rel += [v / med for v in vals]
+    if not rel:
+        return 1.0, 1.0, 0
+    return _pct(rel, 0.1), _pct(rel, 0.9), len(rel)
+
+
+def markdown(results: list[dict]) -> str:
+    lines = ["| id | source | model | method | GPU x n | mb x seq (GA) | GC | tier | measured | predicted | error | bound |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        row = r["row"]
+        model = Path(row.get("model") or row.get("model_config", "")).stem
+        gc = {"true": "on", "false": "off"}.get(row["grad_checkpointing"].strip().lower(), "?")
+        pred = f"{r['pred']:,.0f}" if "pred" in r else "-"
+        err = f"{r['err']:+.0%}" if "err" in r else ("not modelled: " + r.get("why", "") if "why" in r else "-")
+        if "err" in r and not r["scored"]:
+            err += " (unusable row)"
+        lines.append(f"| {row['id']} | {row['source'][:40]} | {model} | {row['method']} | {row['gpu']} x{row['num_gpus']} "
+                     f"| {row['micro_batch'] or '?'} x {row['seq_len']} {row.get('seq_kind', '')} ({row.get('grad_accum') or 1})"
+                     f" | {gc} | {r.get('tier', tier(row))} | {r['measured']:,.0f} | {pred} | {err} | {r.get('bound', '')} |")
+    return "\n".join(lines)
+
+
+def report(results: list[dict]) -> str:
+    """The summary block: overall, by group, method, GPU class, tier and bound, and the band constants."""
+    out = []
+    ev = [r for r in results if r["group"] == "evidence"]
+    out.append("evidence: " + summary(ev))
+    out.append("shared reference rows: " + summary([r for r in results if r["group"] == "shared"]))
+    ratios = [r["ratio"] for r in ev if r["scored"] and "ratio" in r]
+    if ratios:
+        out.append(f"measured/predicted on the evidence: p10 {_pct(ratios, 0.1):.2f}, median "
+                   f"{statistics.median(ratios):.2f}, p90 {_pct(ratios, 0.9):.2f} (MEASURED_TIME_ERROR)")
+    lo, hi, n = stack_spread(ev)
+    out.append(f"within one stack (source, GPU, tier, method; {n} rows): p10 {lo:.2f}, p90 {hi:.2f} (CALIBRATED_SPREAD)")
+    not_scored = defaultdict(int)
+    for r in ev:
+        if not r["scored"]:
+            not_scored[r.get("why", "usable=false")] += 1
+    out.append("not scored: " + ", ".join(f"{k} {v}" for k, v in sorted(not_scored.items(), key=lambda kv: -kv[1])))
+    for label, key in (("method", lambda r: r["row"]["method"]), ("GPU", lambda r: r["row"]["gpu"]),
+                       ("tier", lambda r: r.get("tier", "")), ("GPUs", lambda r: "1" if (r["row"]["num_gpus"] or "1") == "1"
+                                                                    else "2-8" if int(r["row"]["num_gpus"] or 1) <= 8 else ">8"),
+                       ("bound", lambda r: r.get("bound", "")), ("source", lambda r: r["row"]["source"][:50])):
+        for value in sorted({key(r) for r in ev if r["scored"] and "err" in r}):
+            out.append(f"  {label}={value}: " + summary([r for r in ev if key(r) == value]))
+    return "\n".join(out)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--csv", default=str(DEFAULT_CSV))
+    parser.add_argument("--markdown", help="write the per-row table and the summary to this file")
     args = parser.parse_args()
-    results = evaluate(Path(args.csv).resolve())
-    print("| id | source | model | method | GPU x n | mb x seq | GC | tier | measured tok/s/GPU | predicted | MFU | error | scored |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in results:
-        row = r["row"]
-        model = Path(row["model_config"]).stem
-        tier = FRAMEWORK_TIER.get(row["framework"], "hf")
-        gc = {"true": "on", "false": "off"}.get(row["grad_checkpointing"].strip().lower(), "?")
-        pred = f"{r['pred']:,.0f}" if "pred" in r else r.get("error", "-")
-        mfu = f"{r['mfu']:.0%}" if "mfu" in r else "-"
-        err = f"{r['err']:+.0%}" if "err" in r else "-"
-        print(f"| {row['id']} | {row['source'][:38]} | {model} | {row['method']} | {row['gpu']} x{row['num_gpus']} | "
-              f"{row['micro_batch'] or '?'} x {row['seq_len']} {row['seq_kind']} | {gc} | {tier} | "
-              f"{r['measured']:,.0f} | {pred} | {mfu} | {err} | {'yes' if r['scored'] else 'no'} |")
-    print()
-    print("all: " + summary(results))
-    for key in ("method", "source"):
-        for value in sorted({r["row"][key] for r in results if r["scored"]}):
-            print(f"{key}={value}: " + summary([r for r in results if r["row"][key] == value]))
+    results = evaluate()
+    text = report(results)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text("# Time model against published throughput (generated by "
+                                       "`tools/time_accuracy.py`)\n\n```\n" + text + "\n```\n\n" + markdown(results) + "\n",
+                                       encoding="utf-8")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -119,6 +119,16 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                         "gets a gradient (LitGPT)")
     p.add_argument("--framework", choices=["optimized", "hf"], help="MFU tier: optimized stack or plain HF")
     p.add_argument("--mfu", type=_fraction, help="override model FLOPs utilisation (0-1]")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="a pilot run of this plan: HF Trainer's trainer_state.json or a CSV of step times (W&B "
+                        "export: step with _runtime, or step_time, or tokens_per_second); the time is calibrated to it")
+    p.add_argument("--pilot-step-seconds", type=_positive, metavar="S", help="a pilot run's seconds per optimizer step")
+    p.add_argument("--pilot-tokens-per-second", type=_positive, metavar="T",
+                   help="a pilot run's tokens/s per GPU (instead of --pilot-step-seconds)")
+    p.add_argument("--save-calibration", action="store_true",
+                   help="keep the pilot's calibration in the data directory for plans on the same GPU and stack")
+    p.add_argument("--use-saved-calibration", action="store_true",
+                   help="apply a saved calibration for this plan's GPU and stack, if there is one")
     p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")
     p.add_argument("--gpu-memory-gib", type=_positive, help="override the GPU's capacity in GiB")
     p.add_argument("--dataset-examples", type=_non_negative, metavar="N")

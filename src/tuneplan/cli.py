@@ -19,6 +19,7 @@ from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import METHOD_WORDS, Scenario, auto_name
+from tuneplan.core.terms import render_formula, render_note
 
 __all__ = ["estimate_to_json", "run_compare", "run_estimate", "run_scenarios", "scenario_from_args"]
 
@@ -219,6 +220,21 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "steps": t.steps,
             "checkpoint_saves": t.checkpoint_saves,
             "bound": t.bound,
+            "link": t.link,
+            "tokens_per_second_low": t.tokens_per_second_low,
+            "tokens_per_second_high": t.tokens_per_second_high,
+            "low_seconds": t.low_seconds,
+            "high_seconds": t.high_seconds,
+            "tokens_per_step": t.tokens_per_step,
+            "step_seconds": {
+                "total": t.step_seconds,
+                "parts": {term.key: term.value for term in t.step_terms},
+                "terms": [{"key": term.key, "seconds": term.value, "source": term.source,
+                           "parts": {q.key: {"value": q.value, "unit": q.unit} for q in term.parts}}
+                          for term in t.step_terms],
+            },
+            "calibrated": t.calibrated,
+            "notes": [{"code": n.code, "params": n.params, "text": render_note(n)} for n in t.messages],
         },
         "cost": {
             "total_usd": c.total_usd,
@@ -316,9 +332,18 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     tips = _advice(scenario, result)
     if tips is not None:
         _print_advice(tips, m.fits, out)
-    print(f"\nTime: {t.hours:.2f} h ({t.tokens_per_second:,.0f} tokens/s per GPU, MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
+    print(f"\nTime: {t.hours:.2f} h, likely {t.low_seconds / 3600:.2f}-{t.high_seconds / 3600:.2f} h "
+          f"({t.tokens_per_second:,.0f} tokens/s per GPU, likely {t.tokens_per_second_low:,.0f}-"
+          f"{t.tokens_per_second_high:,.0f}; MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
+    print(f"  one optimizer step: {t.step_seconds:.3f} s for {t.tokens_per_step:,.0f} tokens per GPU", file=out)
+    for term in t.step_terms:
+        if term.value > 0:
+            share = term.value / t.step_seconds if t.step_seconds else 0.0
+            print(f"    {term.key:<14} {term.value:8.3f} s  {share:5.1%}  {render_formula(term)}", file=out)
+    for note in t.messages:
+        print(f"  note: {render_note(note)}", file=out)
     print(f"\nCost: ${c.total_usd:,.2f} expected (pessimistic ${c.pessimistic_usd:,.2f}); "
           f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}", file=out)
     for name, usd in c.breakdown.items():
@@ -356,6 +381,45 @@ def _ignored_flags(args: argparse.Namespace, scenario: Scenario) -> list[str]:
     return out
 
 
+def _calibration(args: argparse.Namespace, scenario: Scenario, result: Estimate) -> Any:
+    """The calibration the flags ask for (``--calibration FILE``, ``--pilot-*``, ``--use-saved-calibration``), or
+    None; ``--save-calibration`` keeps it in the data directory.
+
+    Raises:
+        CliError: a bad pilot file or number (one line naming the problem).
+    """
+    from tuneplan.core.calibration import CalibrationError, calibrate, pilot_from_numbers
+    from tuneplan.core.estimate import plan_stack_key
+    from tuneplan.storage.calibrations import CalibrationBook, PilotFileError, read_pilot
+
+    file = getattr(args, "calibration", None)
+    step_s = getattr(args, "pilot_step_seconds", None)
+    tps = getattr(args, "pilot_tokens_per_second", None)
+    key = plan_stack_key(scenario)
+    if not (file or step_s or tps):
+        if getattr(args, "use_saved_calibration", False):
+            return CalibrationBook().find(key)
+        return None
+    try:
+        if file:
+            pilot = read_pilot(file, tokens_per_step=result.time.tokens_per_step)
+        else:
+            import datetime
+
+            pilot = pilot_from_numbers(step_seconds=step_s, tokens_per_second=tps,
+                                       tokens_per_step=result.time.tokens_per_step,
+                                       date=datetime.date.today().isoformat())
+        cal = calibrate(pilot, result.time.step_seconds, key, label=scenario.name)
+    except (CalibrationError, PilotFileError) as exc:
+        raise CliError(f"calibration: {exc}") from None
+    if getattr(args, "save_calibration", False):
+        try:
+            CalibrationBook().save(cal)
+        except OSError as exc:
+            raise CliError(f"calibration: cannot save it ({exc})") from None
+    return cal
+
+
 def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``tuneplan estimate``: print the estimate (text or ``--json``); 2 on bad input."""
     from tuneplan import catalog
@@ -371,6 +435,9 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     try:
         scenario = scenario_from_args(args)
         result = estimate(scenario)
+        calibration = _calibration(args, scenario, result)
+        if calibration is not None:
+            result = estimate(scenario, calibration=calibration)
     except CliError as exc:
         return _fail(str(exc))
     except ValueError as exc:

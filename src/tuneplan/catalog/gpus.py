@@ -43,6 +43,10 @@ def _spec(row: dict[str, str]) -> GpuSpec:
         interconnect=row.get("interconnect") or "PCIe only",
         p2p_link_gbps=to_float(row.get("p2p_link_gbps", ""), 0.0) or 0.0,
         tdp_w=to_float(row.get("tdp_w", ""), 0.0) or 0.0,
+        sm_count=int(to_float(row.get("sm_count", ""), 0.0) or 0),
+        compute_capability=to_float(row.get("compute_capability", ""), 0.0) or 0.0,
+        architecture=row.get("architecture") or "",
+        pcie=row.get("pcie") or "PCIe 4.0 x16",
         source=source,
     )
 

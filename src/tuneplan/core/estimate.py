@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
 from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.throughput import estimate_time
 
-__all__ = ["estimate"]
+__all__ = ["estimate", "plan_stack_key"]
 
 
-def estimate(scenario: Scenario) -> Estimate:
+def plan_stack_key(scenario: Scenario) -> str:
+    """The :func:`~tuneplan.core.calibration.stack_key` of a plan (its GPU, GPU count, framework, method)."""
+    t = scenario.training
+    return stack_key(scenario.gpu.id, t.num_gpus, t.framework, t.method, t.sharding)
+
+
+def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Estimate:
     """Compute memory, time and cost of ``scenario`` on its GPU.
 
-    Pure and fast (well under a millisecond): no I/O, no Qt, no NVML.
+    Pure and fast (about a millisecond): no I/O, no Qt, no NVML.
+
+    Args:
+        scenario: the plan.
+        calibration: a pilot run's calibration for this plan's hardware and stack (applied to the time only when
+            its key matches :func:`plan_stack_key`).
 
     Raises:
         ValueError: when the scenario cannot be computed (e.g. a GPU without tensor throughput).
@@ -33,7 +45,14 @@ def estimate(scenario: Scenario) -> Estimate:
     else:
         # adapter weights + their optimizer states (paged ones too)
         ckpt_bytes = whole_ledger.adapters + whole_ledger.optimizer + whole_ledger.optimizer_paged
-    time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes)
+    # paged optimizer states beyond the GPU's free memory live in host RAM and cross PCIe every step
+    spilled = 0.0
+    if memory.paged_bytes and memory.fits:
+        spilled = max(memory.paged_bytes - (memory.capacity_bytes - memory.total_bytes), 0.0)
+    if calibration is not None and calibration.key != plan_stack_key(scenario):
+        calibration = None
+    time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
+                         spilled_bytes=spilled, calibration=calibration)
     cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
     warnings: list[str] = []
     if arch.max_position_embeddings and t.seq_len > arch.max_position_embeddings:
@@ -54,7 +73,7 @@ def estimate(scenario: Scenario) -> Estimate:
             warnings.append(
                 f"paged optimizer states ({memory.paged_bytes / 2**30:.1f} GiB) exceed the {free / 2**30:.1f} GiB "
                 f"left on the GPU: about {over / 2**30:.1f} GiB live in CPU RAM and cross PCIe at every "
-                "optimizer step, which the time estimate does not include (on Windows and WSL2 CUDA cannot "
+                "optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot "
                 "page them out: there they must fit on the GPU)"
             )
     if arch.is_moe and t.method == "qlora":

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from tuneplan.core.terms import Note, Term
+
 __all__ = [
     "GIB",
     "CostEstimate",
@@ -129,12 +131,21 @@ class TimeEstimate(_Frozen):
     Attributes:
         tokens_total: tokens computed over all epochs (padding included), all GPUs together.
         flops_per_token: model FLOPs per trained token (6N+attention for full, 4N+attention for LoRA).
-        mfu: model FLOPs utilisation used (0-1).
-        tokens_per_second: training throughput per GPU.
+        mfu: achieved model FLOPs utilisation against the spec peak (0-1), an output of the step model.
+        tokens_per_second: training throughput per GPU; ``tokens_per_second_low``/``_high`` its likely range.
+        step_seconds: seconds of one optimizer step on one GPU; ``step_terms`` its seven parts (``matmul``,
+            ``attention``, ``other_kernels``, ``optimizer``, ``communication``, ``offload``, ``fixed``), each a
+            :class:`~tuneplan.core.terms.Term` in seconds per step with its parts, adding up to ``step_seconds``.
+        tokens_per_step: tokens one GPU computes per optimizer step.
         phases: seconds per phase (``setup``, ``training``, ``evaluation``, ``checkpoints``).
-        seconds: the sum of the phases.
+        seconds: the sum of the phases; ``low_seconds``/``high_seconds`` the likely range (the training phase
+            scaled by the measured error of the step model, ``tuneplan.core.throughput.MEASURED_TIME_ERROR``, or
+            by a pilot run's spread when calibrated).
         steps: optimizer steps.
-        bound: ``compute`` or ``memory`` (which limit set the step time).
+        bound: what limits the step: ``compute``, ``memory``, ``overhead`` (host), ``communication``, ``offload``.
+        link: the collective link of a multi-GPU plan (``nvlink``, ``pcie``, ``pcie-host``, ``infiniband``), or "".
+        calibrated: whether a pilot run's calibration was applied.
+        messages: coded notes (:class:`~tuneplan.core.terms.Note`); ``notes`` the same in English.
         checkpoint_saves: checkpoints written during the run (one per interval, at least the count).
         checkpoint_writers: ranks writing each checkpoint in parallel (sharded states), else 1.
     """
@@ -146,7 +157,17 @@ class TimeEstimate(_Frozen):
     phases: dict[str, float]
     seconds: float
     steps: float
+    tokens_per_second_low: float = 0.0
+    tokens_per_second_high: float = 0.0
+    step_seconds: float = 0.0
+    tokens_per_step: float = 0.0
+    step_terms: list[Term] = []
+    low_seconds: float = 0.0
+    high_seconds: float = 0.0
     bound: str = "compute"
+    link: str = ""
+    calibrated: bool = False
+    messages: list[Note] = []
     notes: list[str] = []
     checkpoint_saves: int = 0
     checkpoint_writers: int = 1
@@ -155,6 +176,10 @@ class TimeEstimate(_Frozen):
     def hours(self) -> float:
         """``seconds`` in hours."""
         return self.seconds / 3600.0
+
+    def term(self, key: str) -> Term | None:
+        """The step term with this key, or None."""
+        return next((term for term in self.step_terms if term.key == key), None)
 
 
 class CostPoint(_Frozen):

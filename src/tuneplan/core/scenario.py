@@ -211,6 +211,15 @@ class GpuSpec(_Model):
     interconnect: str = "PCIe only"
     p2p_link_gbps: float = Field(default=0.0, ge=0)
     tdp_w: float = Field(default=300.0, ge=0)
+    #: streaming multiprocessors (AMD: compute units), from the vendor's architecture whitepapers; 0 = unknown.
+    #: The GEMM model uses them for wave quantisation (core/steptime.py).
+    sm_count: int = Field(default=0, ge=0, le=100_000)
+    #: compute capability as ``major.minor`` (NVIDIA), 0 when unknown; FlashAttention needs 8.0 or newer.
+    compute_capability: float = Field(default=0.0, ge=0, le=100)
+    #: the architecture's name as the catalog gives it (``Hopper (GH100)``), for kernel-rate tables.
+    architecture: str = ""
+    #: host link as the catalog gives it (``PCIe 4.0 x16``); host<->device copies run at its rate.
+    pcie: str = "PCIe 4.0 x16"
     source: str = ""
 
     @property

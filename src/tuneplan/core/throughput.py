@@ -1,74 +1,25 @@
-"""Training time from first principles: FLOPs per token, utilisation, throughput and phases.
-
-Every number below comes from the reference notes ``shared/reference/throughput.md`` (cited as
-"TP §n"); lines marked *judgement* are planning defaults the notes state without a measurement.
-
-Core model (TP §1)::
+"""Training time: tokens, the step model, phases, and the likely range.
 
     tokens_total  = real tokens per epoch / padding efficiency x epochs       (computed tokens)
-    T_training    = tokens_total x F_hw / (n_gpus x peak_eff x u x eta)       (compute bound)
+    T_training    = tokens_total / (n_gpus x tokens per step / step seconds)
     T_wall        = T_setup + T_training + T_eval + T_checkpoints
 
-* **FLOPs per token** (TP §2). ``N`` = weights each token is multiplied with (MoE: the active
-  experts; LM head included), ``L`` = attention layers, ``d`` = query width (heads x head_dim),
-  ``s`` = tokens per sequence the attention sees.
+The optimizer step is computed from the work it does on the chosen card (``tuneplan.core.steptime``: GEMMs
+with their shapes, attention by kernel, bandwidth-bound kernels, optimizer, collectives, offload, host
+overhead). Model FLOPs per token (TP §2, cited as "TP §n" from ``shared/reference/throughput.md``) are kept
+to report MFU, the share of the spec peak the plan achieves:
 
-  - full fine-tuning: model FLOPs ``6N + 12 L d s`` (Kaplan et al. 2020, arXiv:2001.08361; the
-    attention term as PaLM App. B, arXiv:2204.02311, and llm-foundry's MFU formula: it counts the
-    whole s x s score matrix, as published MFU figures do, although causal kernels skip half);
-  - LoRA / QLoRA: ``4N + 12 L d s`` (forward 2N, activation gradients 2N, no weight gradients for
-    frozen matrices; NeMo/Megatron-Bridge LoRA runs measure 3.94-4.10 N per token; the adapters'
-    ``6 N_lora`` is negligible);
-  - gradient checkpointing repeats the forward: hardware FLOPs ``+ 2N + 4 L d s`` per token
-    (Korthikanti et al. 2022, arXiv:2205.05198; full FT 8N vs 6N = the HFU/MFU ratio 4/3 in the
-    llm-foundry tables).
-
-* **Peak** (TP §1, §3c): dense BF16 tensor TFLOPS with FP32 accumulate (FP16 on T4/V100, which
-  lack BF16); FP32 training uses the TF32 rate, taken as half the BF16 rate (A100/H100 datasheets).
-  The MFU defaults were set on reference cards; a card whose *measured* matmul ceiling is a
-  smaller (or larger) share of its spec than the reference card's gets ``peak_eff = spec x
-  (measured/spec) / (reference measured/spec)`` (TP §1 "use measured peak ... re-base MFU";
-  reference ratios from TP §3c: A100 SXM 0.869, H100 SXM 0.803, B200 0.776, RTX 4090 1.0,
-  MI300X 0.514). The pro-PCIe and power-capped columns are stated against spec and not re-based.
-
-* **Utilisation u** (TP §6): the default MFU table by method (full / LoRA) x framework tier
-  (optimized / plain HF) x GPU class. The table has no "full FT, plain HF" row; it uses the
-  optimized full-FT value times the column's HF/optimized LoRA ratio (0.55-0.72; TP §4 "plain HF
-  runs at ~0.6x of an optimized stack"). QLoRA: time x 1.25 (TP §4, measured x1.0-x2.0).
-  Sequences of 16k tokens or more: u x 0.75 (TP §6, llm-foundry 32k/65k rows).
-
-* **Activation checkpointing.** TP §6 says "AC on -> time x 1.25-1.33, unless the MFU already came
-  from an AC run". The fine-tuning evidence behind the defaults mostly had AC on (torchtune 4090
-  full/LoRA/QLoRA and A100 3B rows, LLaMA-Factory with gradient checkpointing, llm-foundry
-  13B/70B), so the defaults are read as model-FLOPs MFU *with* checkpointing. The GPU's hardware
-  utilisation ``u x F_hw(AC on) / F_model`` is then the same with and without it, and a run
-  without checkpointing saves the recomputed forward: time x ``F_hw(AC off) / F_hw(AC on)``
-  (3/4 for full FT, ~2/3 for LoRA). ``tools/time_accuracy.py`` shows the alternative reading
-  (defaults without AC, x4/3-x3/2 time with it) under-predicts the published rows by ~35 %.
-* ``TrainingSetup.mfu_override`` is a *measured* model-FLOPs MFU against the spec peak; it
-  replaces the default u, the measured-ceiling re-base and the checkpointing, QLoRA and
-  long-context factors (a measurement already contains them); multi-GPU eta and CPU offload
-  still apply.
-
-* **Memory-bound micro-batches** (roofline): each micro-batch streams the weights once per pass
-  (forward, backward, and the recomputed forward), at ``2 B/param`` (bf16) or, for QLoRA,
-  ``~4.5 B/param`` (read NF4 0.5 B, write and re-read bf16 4 B: TP §4). Full fine-tuning adds the
-  optimizer step once per optimizer step, ``N x 18 B`` of traffic (TP §2). A micro-batch takes
-  ``max(compute time, bytes / memory bandwidth)``.
-
-* **Multi-GPU efficiency eta** (TP §5, *judgement*): 1.0 on one GPU; NVLink/NVSwitch/Infinity
-  Fabric node 0.95; more than 8 GPUs (multi-node, InfiniBand) 0.90; PCIe with LoRA/DDP 0.90 (tiny
-  gradients); PCIe with ZeRO-3/FSDP 0.6 (TP: 0.5-0.7 for full FT, where weights and gradients
-  cross PCIe every step; sharded LoRA gathers its frozen weights the same way); PCIe full
-  fine-tuning with DDP/ZeRO-1/2 0.7 (gradients only). Layers split across GPUs without sharding (HF
-  ``device_map``) run one GPU at a time: eta = 1/n. CPU offload of parameters/optimizer: x0.4
-  (TP §5: "cap at 0.3-0.5 of the single-GPU MFU"; torchtune 70B offload run at 27 % MFU).
+* full fine-tuning: ``6N + 12 L d s`` (Kaplan et al. 2020, arXiv:2001.08361; attention as PaLM App. B,
+  arXiv:2204.02311); LoRA / QLoRA: ``4N + 12 L d s`` (no weight gradients for frozen matrices; NeMo LoRA
+  runs measure 3.94-4.10 N per token); checkpointing adds ``2N + 4 L d s`` hardware FLOPs.
 
 Phases (seconds): ``setup`` (image pull and start ``pricing.setup_minutes``, model download
 ``parameters x 2 B / pricing.download_gbps``, dataset preparation ``pricing.dataset_prep_minutes``),
-``training``, ``evaluation`` (``pricing.eval_minutes`` plus a forward pass, ``2N + 4 L d s``
-FLOPs/token, over ``eval_fraction`` of the data once per epoch), ``checkpoints`` (saves x bytes /
-``pricing.disk_write_gbps``).
+``training``, ``evaluation`` (``pricing.eval_minutes`` plus forward passes over ``eval_fraction`` of the data
+once per epoch, at the step model's forward time), ``checkpoints`` (saves x bytes / ``pricing.disk_write_gbps``).
+
+The likely range (``MEASURED_TIME_ERROR``) is the spread of measured / predicted tokens/s of the step model on
+the project's own evidence (``docs/evidence/throughput``, ``tools/time_accuracy.py``, docs/time-accuracy.md).
 """
 
 from __future__ import annotations
@@ -76,94 +27,25 @@ from __future__ import annotations
 import math
 
 from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.calibration import Calibration
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
+from tuneplan.core.steptime import TERM_KEYS, step_time
+from tuneplan.core.terms import N_, NOTES, Note, Quantity, Term, render_note
 
 __all__ = [
-    "CPU_OFFLOAD_FACTOR",
-    "HF_FULL_FT_TABLE_NOTE",
-    "LONG_CONTEXT_FACTOR",
-    "LONG_CONTEXT_TOKENS",
-    "MFU_TABLE",
-    "QLORA_TIME_FACTOR",
+    "MEASURED_TIME_ERROR",
     "computed_tokens",
-    "default_mfu",
-    "effective_peak_tflops",
     "estimate_time",
     "flops_per_token",
-    "gpu_class",
-    "scaling_efficiency",
     "tokens_per_row",
 ]
 
-#: QLoRA wall-clock multiplier over LoRA for NF4 dequantisation (TP §4 planner default; torchtune
-#: Llama-3.1-8B on a 4090 x1.28, LitGPT A100 x1.09-x2.0, compiled/fused kernels ~x1.0).
-QLORA_TIME_FACTOR = 1.25
+#: (10th, 90th percentile) of measured / predicted tokens/s on the scored evidence rows (docs/time-accuracy.md):
+#: the true throughput lies between ``predicted x low`` and ``predicted x high`` for 80 % of them.
+MEASURED_TIME_ERROR = (0.49, 1.19)
 
-#: MFU multiplier for long sequences (TP §6: seq >= 16k -> x0.75; llm-foundry 7B 32k/65k rows at
-#: 30.9 % / 28.6 % vs 46 % at 2k).
-LONG_CONTEXT_FACTOR = 0.75
-LONG_CONTEXT_TOKENS = 16384
-
-#: Share of single-GPU throughput kept with parameters/optimizer offloaded to CPU (TP §5: 0.3-0.5).
-CPU_OFFLOAD_FACTOR = 0.4
-
-#: TP §6 default MFU (model FLOPs / dense BF16 peak), BF16, packed 2-4k, FlashAttention, one node.
-MFU_TABLE: dict[str, dict[str, float]] = {
-    "full": {"a100": 0.50, "h100": 0.40, "b200": 0.35, "pro": 0.40, "geforce": 0.40, "capped": 0.30, "amd": 0.25},
-    "lora": {"a100": 0.38, "h100": 0.35, "b200": 0.30, "pro": 0.35, "geforce": 0.40, "capped": 0.30, "amd": 0.20},
-    "lora_hf": {"a100": 0.25, "h100": 0.22, "b200": 0.20, "pro": 0.22, "geforce": 0.25, "capped": 0.18, "amd": 0.12},
-}
-
-HF_FULL_FT_TABLE_NOTE = "full FT on plain HF: optimized full-FT MFU x the column's HF/optimized LoRA ratio (TP §4, §6)"
-
-#: measured/spec BF16 matmul ratio of the card each MFU column was set on (TP §3c). ``None``: the
-#: column is stated against spec (pro PCIe: judgement; capped: "0.30 of spec").
-_REFERENCE_CEILING: dict[str, float | None] = {
-    "a100": 0.869, "h100": 0.803, "b200": 0.776, "geforce": 165.0 / 165.2, "amd": 0.514, "pro": None, "capped": None,
-}
-
-_CAPPED = {"l4", "a10", "a10g", "t4"}
-
-
-def gpu_class(gpu: GpuSpec) -> str:
-    """The TP §6 MFU column of a GPU.
-
-    ``a100``, ``h100`` (H100/H200/GH200), ``b200``, ``pro`` (workstation and PCIe data-centre
-    cards: A6000, L40S, RTX 6000 Ada, PRO 6000, A40; V100 too, for want of a column),
-    ``geforce`` (consumer), ``capped`` (power-capped L4, A10, A10G, T4), ``amd`` (Instinct).
-    """
-    gid = gpu.id.lower()
-    if gid.startswith("a100"):
-        return "a100"
-    if gid.startswith(("h100", "h200", "gh200")):
-        return "h100"
-    if gid.startswith(("b200", "gb200", "b300")):
-        return "b200"
-    if gid in _CAPPED:
-        return "capped"
-    if gpu.vendor.upper() == "AMD":
-        return "amd"
-    if gpu.segment == "consumer":
-        return "geforce"
-    return "pro"
-
-
-def effective_peak_tflops(gpu: GpuSpec, precision: str = "bf16") -> float:
-    """Dense tensor TFLOPS the MFU defaults apply to (TP §1, §3c), in TFLOP/s.
-
-    Spec peak (BF16 with FP32 accumulate; FP16 on cards without BF16; half of it for FP32/TF32),
-    re-based by the card's measured matmul ceiling relative to its MFU column's reference card.
-    Returns 0 when the catalog has no tensor rate for the card.
-    """
-    peak = gpu.peak_tflops
-    if precision == "fp32":
-        peak /= 2
-    ref = _REFERENCE_CEILING.get(gpu_class(gpu))
-    measured = gpu.measured_bf16_tflops
-    if ref and measured and gpu.bf16_supported and gpu.bf16_tflops > 0:
-        peak *= (measured / gpu.bf16_tflops) / ref
-    return peak
+NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
 
 
 def _attention_seq(t: TrainingSetup, data: Dataset | None) -> float:
@@ -197,58 +79,6 @@ def flops_per_token(arch: ModelArchitecture, t: TrainingSetup, seq: float | None
     if t.frozen_weight_grads:
         hardware += 2.0 * max(n - float(arch.vocab_size) * arch.hidden_size, 0.0)
     return model, hardware
-
-
-def default_mfu(t: TrainingSetup, gpu: GpuSpec, notes: list[str] | None = None) -> float:
-    """Default utilisation (0-1) of ``effective_peak_tflops`` (TP §6), before the QLoRA factor.
-
-    Method row x framework tier x GPU class, times 0.75 for sequences of 16k tokens or more.
-    ``notes`` (optional) receives one line per adjustment applied.
-    """
-    col = gpu_class(gpu)
-    if t.method == "full":
-        mfu = MFU_TABLE["full"][col]
-        if t.framework == "hf":
-            mfu *= MFU_TABLE["lora_hf"][col] / MFU_TABLE["lora"][col]
-            if notes is not None:
-                notes.append(HF_FULL_FT_TABLE_NOTE)
-    else:
-        mfu = MFU_TABLE["lora" if t.framework == "optimized" else "lora_hf"][col]
-    if t.seq_len >= LONG_CONTEXT_TOKENS:
-        mfu *= LONG_CONTEXT_FACTOR
-        if notes is not None:
-            notes.append(f"sequence length >= {LONG_CONTEXT_TOKENS}: MFU x {LONG_CONTEXT_FACTOR} (TP §6)")
-    return mfu
-
-
-def _nvlink_class(gpu: GpuSpec) -> bool:
-    """GPU-to-GPU links that carry FSDP/DDP traffic at NVLink speed (not PCIe, not 2-way bridges)."""
-    text = gpu.interconnect.lower()
-    return gpu.p2p_link_gbps >= 300 and not text.startswith("pcie") and "bridge (2-way)" not in text
-
-
-def scaling_efficiency(t: TrainingSetup, gpu: GpuSpec) -> float:
-    """Multi-GPU efficiency eta (0-1] by interconnect and what crosses it (TP §5, judgement).
-
-    1.0 on one GPU; ``1/n`` for layers split across GPUs without sharding (one GPU busy at a
-    time); NVLink-class node 0.95, more than 8 GPUs (multi-node InfiniBand) 0.90; PCIe: ZeRO-3/FSDP
-    0.6 (weights gathered every pass), full fine-tuning with DDP/ZeRO-1/2 0.7, LoRA/QLoRA with
-    DDP 0.90. CPU offload is a separate factor (:data:`CPU_OFFLOAD_FACTOR`).
-    """
-    n = t.num_gpus
-    if n <= 1:
-        return 1.0
-    if t.sharding == "none":
-        return 1.0 / n
-    if n > 8:
-        return 0.90
-    if _nvlink_class(gpu):
-        return 0.95
-    if t.sharding in {"zero3", "fsdp"}:
-        return 0.6  # sharded weights are gathered over PCIe every pass (LoRA too: the frozen base is sharded)
-    if t.method == "full":
-        return 0.7  # gradients (2 B/param) are reduced over PCIe every step
-    return 0.90
 
 
 def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]:
@@ -305,109 +135,115 @@ def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
 
 
 def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu: GpuSpec, pricing: Pricing,
-                  checkpoint_bytes: float) -> TimeEstimate:
+                  checkpoint_bytes: float, spilled_bytes: float = 0.0,
+                  calibration: Calibration | None = None) -> TimeEstimate:
     """Wall-clock phases of one run (seconds) and the training throughput per GPU (tokens/s).
+
+    The training step comes from :func:`tuneplan.core.steptime.step_time` (seven terms with their parts), unless
+    ``t.mfu_override`` gives a measured MFU (then ``model FLOPs / (spec peak x MFU)`` per token, TP §1). Layers
+    split across GPUs without sharding run one GPU at a time, so each GPU's throughput is the single-GPU
+    throughput / ``n``.
 
     Args:
         arch: the model.
         t: method, precision, batch geometry, parallelism, framework tier, MFU override.
         data: dataset size, epochs, padding efficiency, evaluation share.
-        gpu: the card (peak TFLOPS, measured matmul ceiling, memory bandwidth, interconnect).
+        gpu: the card (measured matmul ceiling, SMs, memory bandwidth, PCIe, interconnect).
         pricing: setup minutes, download speed (GB/s), dataset preparation, evaluation minutes,
             checkpoint count (at least that many saves; 0 = none) and interval (one save per
             ``checkpoint_every_min`` of training when that is more), disk write speed (GB/s).
         checkpoint_bytes: bytes written per checkpoint save (adapters, or weights + optimizer).
+        spilled_bytes: paged optimizer states that live in host RAM (bytes), read and written over PCIe at
+            every optimizer step.
+        calibration: a pilot run's measured step time for this hardware and stack (:class:`Calibration`):
+            multiplies the step time by its factor and replaces the band with the pilot's own spread.
 
     Returns:
-        A :class:`TimeEstimate`: ``tokens_total`` (computed tokens, padding included),
-        ``flops_per_token`` (model FLOPs), ``mfu`` (achieved model FLOPs / spec peak),
-        ``tokens_per_second`` (per GPU), ``phases`` (``setup``, ``training``, ``evaluation``,
-        ``checkpoints``, seconds), ``steps`` (optimizer steps), ``bound`` (``compute``/``memory``)
-        and notes. Formulas and sources: module docstring.
+        A :class:`TimeEstimate`: ``tokens_total`` (computed tokens, padding included), ``flops_per_token``
+        (model FLOPs), ``mfu`` (achieved model FLOPs / spec peak), ``tokens_per_second`` (per GPU),
+        ``step_seconds`` and ``step_terms`` (seconds per optimizer step by term), the band, ``phases``
+        (``setup``, ``training``, ``evaluation``, ``checkpoints``, seconds), ``steps``, ``bound`` and coded notes.
 
     Raises:
         ValueError: when the GPU has no usable tensor throughput (peak TFLOPS of 0).
     """
-    notes: list[str] = []
+    notes: list[Note] = []
     spec_peak = gpu.peak_tflops * 1e12 / (2 if t.precision == "fp32" else 1)
-    peak = effective_peak_tflops(gpu, t.precision) * 1e12
-    if peak <= 0 or spec_peak <= 0:
+    if spec_peak <= 0:
         raise ValueError(f"{gpu.name} has no BF16/FP16 tensor throughput in the catalog; enter its TFLOPS")
     if t.precision == "fp32":
-        notes.append("FP32 training: TF32 tensor rate taken as half the BF16 rate")
+        notes.append(Note(code="time.fp32"))
     if not gpu.bf16_supported and t.precision == "bf16":
-        notes.append(f"{gpu.name} has no BF16: timed at its FP16 rate")
+        notes.append(Note(code="time.no_bf16", params={"gpu": gpu.name}))
 
     seq = _attention_seq(t, data)
-    model_flops, hardware_flops = flops_per_token(arch, t, seq)
-    work_flops = hardware_flops
-    if t.mfu_override is not None:
-        # A measured MFU already contains recompute, dequantisation and the card's real ceiling:
-        # time = model FLOPs / (spec peak x MFU); only multi-GPU eta and offload apply on top.
-        u = t.mfu_override
-        peak = spec_peak
-        work_flops = model_flops
-        qlora = 1.0
-        notes.append(f"MFU override {u:.2f}: model FLOPs / spec peak; replaces the defaults and the "
-                     "checkpointing, QLoRA and long-context factors")
-    else:
-        u = default_mfu(t, gpu, notes)
-        qlora = QLORA_TIME_FACTOR if t.method == "qlora" else 1.0
-        if qlora != 1.0:
-            notes.append(f"QLoRA dequantisation: time x {QLORA_TIME_FACTOR} (TP §4)")
-    eta = scaling_efficiency(t, gpu)
-    offload = CPU_OFFLOAD_FACTOR if t.cpu_offload else 1.0
-    if t.cpu_offload:
-        notes.append(f"CPU offload: throughput x {CPU_OFFLOAD_FACTOR} (TP §5)")
-
-    if t.mfu_override is None:
-        # The defaults are model-FLOPs MFU of runs with checkpointing on (module docstring): the
-        # GPU keeps the same hardware utilisation and skips the recomputed forward without it.
-        # (the defaults were measured without wasted frozen-weight gradients: those cost time at the same rate)
-        _, hw_with_ac = flops_per_token(arch, t.model_copy(update={"grad_checkpointing": True,
-                                                                   "fsdp_wrap": "layers"}), seq)
-        if t.frozen_weight_grads:
-            _, hw_plain = flops_per_token(arch, t.model_copy(update={"fsdp_wrap": "layers"}), seq)
-            notes.append(f"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed "
-                         f"too, time x {hardware_flops / hw_plain:.2f}")
-        u = u * hw_with_ac / model_flops
-        if not t.grad_checkpointing:
-            notes.append(f"no activation checkpointing: no recomputed forward, time x {hardware_flops / hw_with_ac:.2f}")
-
-    # ---- one micro-batch on one GPU: roofline of compute and weight streaming
+    model_flops, _hardware = flops_per_token(arch, t, seq)
     row = tokens_per_row(t, data)
-    tokens_mb = float(t.micro_batch) * row
-    compute_s = tokens_mb * work_flops / (peak * u) * qlora
-    n_params = float(arch.parameter_count())
-    passes = 3 if t.grad_checkpointing else 2
-    per_pass = 4.5 if t.method == "qlora" else 2.0  # bytes per parameter streamed per pass (TP §4)
-    shard = t.num_gpus if t.sharding in {"zero3", "fsdp"} and t.num_gpus > 1 else 1
-    bw = gpu.memory_bandwidth_gbps * 1e9
-    stream_s = passes * n_params * per_pass / bw
-    mb_s = max(compute_s, stream_s)
-    bound = "memory" if stream_s > compute_s else "compute"
+    naive_split = t.num_gpus > 1 and t.sharding == "none"
+    # with layers split across GPUs, one GPU at a time runs the whole model's work
+    t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
+    st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes)
+    if spilled_bytes > 0:
+        notes.append(Note(code="time.paged_spill", params={"gib": round(spilled_bytes / 2**30, 1)}))
+    terms = list(st.terms)
+    step_s = st.seconds
+    bound = st.bound
+    if t.mfu_override is not None:
+        # A measured MFU already contains everything the terms model: one term carries the whole step.
+        step_s = st.tokens * model_flops / (spec_peak * t.mfu_override)
+        terms = [Term(key=k, value=(step_s if k == "matmul" else 0.0), parts=(
+            Quantity(key="flops", value=st.tokens * model_flops, unit="FLOP"),
+            Quantity(key="rate", value=spec_peak * t.mfu_override, unit="FLOP/s"),
+            Quantity(key="bytes", value=0.0, unit="B"), Quantity(key="bandwidth", value=1.0, unit="B/s"),
+            Quantity(key="gemms", value=0.0, unit="count"), Quantity(key="micro_batches", value=1.0, unit="count"),
+        ) if k == "matmul" else ()) for k in TERM_KEYS]
+        bound = "compute"
+        notes.append(Note(code="time.mfu_override", params={"mfu": t.mfu_override}))
+    low_f, high_f = MEASURED_TIME_ERROR
+    cal_factor = 1.0
+    if calibration is not None and t.mfu_override is None:
+        cal_factor = calibration.factor
+        step_s *= cal_factor
+        terms = [term.model_copy(update={"value": term.value * cal_factor, "parts": (*term.parts, Quantity(
+            key="calibration", value=cal_factor, unit="1", source="your pilot run"))}) for term in terms]
+        low_f, high_f = calibration.band
+        notes.append(Note(code="time.calibrated", params={"date": calibration.date,
+                                                           "factor": round(cal_factor, 3)}))
+    if naive_split:
+        step_s *= t.num_gpus  # per GPU: the others wait
+        terms = [term.model_copy(update={"value": term.value * t.num_gpus}) for term in terms]
+        notes.append(Note(code="time.naive_model_parallel", params={"n": t.num_gpus}))
+    share = {k: v.value / step_s for k, v in zip(TERM_KEYS, terms, strict=True)} if step_s > 0 else {}
     if bound == "memory":
-        notes.append(f"memory-bound: streaming the weights ({stream_s * 1e3:.0f} ms) outlasts the math "
-                     f"({compute_s * 1e3:.0f} ms) per micro-batch; a larger micro-batch is faster")
-    # optimizer step (full fine-tuning: ~18 B of traffic per trainable parameter, TP §2), per optimizer step
-    opt_s = (n_params / shard) * 18.0 / bw if t.method == "full" else 0.0
-    step_s = (mb_s * t.grad_accumulation + opt_s) / (eta * offload)
-    tokens_per_step_gpu = tokens_mb * t.grad_accumulation
-    tps_per_gpu = tokens_per_step_gpu / step_s
+        notes.append(Note(code="time.memory_bound"))
+    elif bound == "overhead":
+        notes.append(Note(code="time.overhead_bound", params={"share": round(share.get("fixed", 0.0), 3)}))
+    elif bound == "communication":
+        notes.append(Note(code="time.communication_bound",
+                          params={"share": round(share.get("communication", 0.0), 3), "link": st.link}))
+    elif bound == "offload":
+        notes.append(Note(code="time.offload_bound", params={"share": round(share.get("offload", 0.0), 3)}))
 
+    tokens_per_step_gpu = st.tokens
+    tps_per_gpu = tokens_per_step_gpu / step_s
     tokens_total, _real, pad_note = computed_tokens(t, data)
     if pad_note:
-        notes.append(pad_note)
+        notes.append(Note(code="time.truncated", params={"tokens": round(data.tokens_per_example),
+                                                           "seq_len": t.seq_len}))
     training_s = tokens_total / (tps_per_gpu * t.num_gpus) if tokens_total > 0 else 0.0
     steps = math.ceil(tokens_total / (tokens_per_step_gpu * t.num_gpus)) if tokens_total > 0 else 0
     achieved_mfu = tps_per_gpu * model_flops / spec_peak
 
     # ---- other phases
+    n_params = float(arch.parameter_count())
     download_s = n_params * 2.0 / (pricing.download_gbps * 1e9)
     setup_s = pricing.setup_minutes * 60 + download_s + pricing.dataset_prep_minutes * 60
     eval_tokens = data.tokens_per_epoch * data.eval_fraction * math.ceil(data.epochs)
-    fwd_flops = 2.0 * arch.matmul_params_per_token() + 4.0 * arch.num_attention_layers * arch.q_dim * seq
-    eval_tps = (peak * u / qlora) / fwd_flops * eta * offload  # per GPU, at training utilisation
+    # evaluation: forward passes only, at the forward's share of the micro-batch time
+    fwd_s = st.forward_seconds * cal_factor
+    eval_tps = (t.micro_batch * row / fwd_s) if fwd_s > 0 else tps_per_gpu
+    if naive_split:
+        eval_tps /= t.num_gpus
     eval_s = pricing.eval_minutes * 60 + (eval_tokens / (eval_tps * t.num_gpus) if eval_tokens > 0 else 0.0)
     # One save per checkpoint interval of training time, and at least ``checkpoint_count`` (0: never save)
     saves = 0
@@ -417,16 +253,30 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     writers = t.num_gpus if t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"} else 1
     ckpt_s = saves * checkpoint_bytes / (pricing.disk_write_gbps * 1e9 * writers)
     phases = {"setup": setup_s, "training": training_s, "evaluation": eval_s, "checkpoints": ckpt_s}
+    seconds = sum(phases.values())
+    # band: the training phase scaled by the measured error range (or the pilot's spread); other phases as planned
+    low_s = seconds - training_s + training_s / high_f
+    high_s = seconds - training_s + training_s / low_f
     return TimeEstimate(
         tokens_total=tokens_total,
         flops_per_token=model_flops,
         mfu=achieved_mfu,
         tokens_per_second=tps_per_gpu,
+        tokens_per_second_low=tps_per_gpu * low_f,
+        tokens_per_second_high=tps_per_gpu * high_f,
+        step_seconds=step_s,
+        tokens_per_step=tokens_per_step_gpu,
+        step_terms=terms,
         phases=phases,
-        seconds=sum(phases.values()),
+        seconds=seconds,
+        low_seconds=low_s,
+        high_seconds=high_s,
         checkpoint_saves=saves,
         checkpoint_writers=writers,
         steps=float(steps),
         bound=bound,
-        notes=notes,
+        link=st.link,
+        calibrated=cal_factor != 1.0 or calibration is not None,
+        messages=notes,
+        notes=[render_note(n) for n in notes],
     )

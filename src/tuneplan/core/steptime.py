@@ -1,0 +1,731 @@
+"""One training step from the work it does on the chosen hardware (a roofline per kernel class).
+
+A step of ``A`` micro-batches (gradient accumulation) of ``T = micro_batch x row`` tokens each on one GPU
+takes, in seconds::
+
+    step = A x max(gpu_mb, host_mb) + optimizer + exposed communication + exposed offload + spill
+
+    gpu_mb  = matmul + attention + other kernels                 (GPU time of one micro-batch)
+    host_mb = operator launches x host time per launch            (the CPU enqueues kernels ahead of the
+                                                                   GPU and only costs time when slower)
+
+Terms (each a :class:`~tuneplan.core.terms.Term` with its parts; they add up to the step):
+
+* ``matmul``: every GEMM of the forward, the recomputed forward (gradient checkpointing), the backward's
+  activation gradients, the weight gradients of what is trained, and the LoRA adapters, with its real shape
+  ``M x K x N`` (``M`` = tokens of the micro-batch; a mixture-of-experts expert sees ``T x k / E``), timed as
+  ``max(2MKN / R, e(MK + KN + MN) / BW) + t_kernel`` (roofline: Williams et al. 2009, CACM 52(4); ``R`` the
+  card's measured matmul ceiling, ``BW`` its achieved memory bandwidth, ``e`` bytes per element).
+* ``attention``: causal attention FLOPs (``4 T q_dim S`` forward with ``S`` the mean keys per query, half the
+  sequence or the sliding window; backward 2.5x the forward, FlashAttention-2 paper arXiv:2307.08691 §3.2)
+  at the kernel's achieved rate; eager attention computes the full score matrix and moves it through memory.
+* ``other_kernels``: bytes moved by norms, activations, rotary embeddings, residual adds, attention layout
+  copies, LoRA dropout and adds, the cross-entropy over the vocabulary, NF4 dequantisation and autocast
+  weight casts, divided by the achieved bandwidth. Unfused eager PyTorch (plain Hugging Face) and fused or
+  compiled kernels (Unsloth, Liger, torchtune with ``torch.compile``) move different amounts.
+* ``optimizer``: bytes per trainable parameter read and written by the optimizer step, over the bandwidth.
+* ``communication``: DDP all-reduce, ZeRO/FSDP all-gather and reduce-scatter volumes over the link's bus
+  bandwidth (NCCL's ring formulas, nccl-tests ``doc/PERFORMANCE.md``), minus what overlaps with compute.
+* ``offload``: parameters, gradients and optimizer states crossing PCIe, and the CPU optimizer step over the
+  host memory bandwidth, minus what overlaps.
+* ``fixed``: host time per operator launch beyond the GPU's time, and per-step host work.
+
+Every constant is a physical quantity; each names its source beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.memory import lora_tensors, nf4_bytes_per_param
+from tuneplan.core.scenario import GpuSpec, TrainingSetup
+from tuneplan.core.terms import Quantity, Term
+
+__all__ = [
+    "BW_EFFICIENCY",
+    "StepTime",
+    "TERM_KEYS",
+    "achieved_bandwidth",
+    "matmul_ceiling",
+    "pcie_bandwidth",
+    "step_time",
+]
+
+TERM_KEYS = ("matmul", "attention", "other_kernels", "optimizer", "communication", "offload", "fixed")
+
+# ----------------------------------------------------------------------------------------------- constants
+_STAS = "https://github.com/stas00/ml-engineering/blob/744d01e18b79512572f64a6bbd8b5f4a725203a7"
+_FA = "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7f023cd8c115286ced"
+
+#: Achieved share of the spec memory bandwidth for large streaming kernels: memcopy 1,355 of 1,555 GB/s on an
+#: A100 40GB (87 %, github.com/PTsolvers/gpu-workshop-JuliaCon23/issues/7) and 1,727 of 1,935 GB/s on an A800
+#: PCIe (89 %, github.com/mli/transformers-benchmarks/issues/4).
+BW_EFFICIENCY = 0.88
+#: Measured-to-spec matmul ratio for a card without a measured ceiling in the catalog: the median of the catalog
+#: cards that have one (gpus.csv ``measured_bf16_matmul_tflops`` / ``bf16_tflops_dense``).
+DEFAULT_CEILING_SHARE = 0.83
+#: GEMM output tile (M x N) for wave quantisation: cuBLAS computes the output in tiles, one per SM at a time, and a
+#: partial last wave leaves SMs idle (NVIDIA "Matrix Multiplication Background User's Guide", tile and wave
+#: quantization; 256 x 128 is one of its tile sizes). On an A100 (108 SMs) this gives 7 / 30 / 67 / 75 / 95 % of
+#: the ceiling for square GEMMs of 512 / 1024 / 1536 / 2304 / 4096; cuBLAS measures about 11 / 33 / 55 / 90 / 96 %
+#: (NVIDIA CUDA 11 blog chart, ``compute/accelerator/images/nvidia-a100-matmul-tflops.png`` in stas00/ml-engineering);
+#: a 128 x 128 tile overstates the small sizes more (15 / 59 / 67 / 100 / 95 %).
+GEMM_TILE = (256, 128)
+#: Host seconds per operator in eager PyTorch with autograd, Hugging Face modules, per operator counted by
+#: :func:`_ops_per_layer`: Llama-3.2-1B, micro-batch 1 x 512, checkpointing, on a B200 ran 48.8 ms per forward +
+#: backward eagerly and 8.1 ms as a CUDA graph (the GPU's own time) (stas00/ml-engineering
+#: ``training/performance/README.md``, torch.compile section, ``benchmarks/torch-compile-bench.py``); the eager
+#: step is host-bound, and this module counts 2,468 operators for it: 48.8 ms / 2,468 = 19.8 us. (A bare
+#: ``x + 1`` with requires_grad costs 5.6 us, pytorch/pytorch#122029; module calls, hooks and autograd nodes add
+#: the rest.)
+OP_HOST_S = 48.8e-3 / 2468
+#: FlashAttention-2 forward+backward, causal, measured TFLOPS (causal FLOPs halved) at sequence 512, 1k, 2k, 4k,
+#: 8k, 16k (batch x seq = 16k tokens, hidden 2048), on the reference card of each table, by head dim
+#: (``assets/flash2_a100_fwd_bwd_benchmark.png``, ``flash2_h100_fwd_bwd_benchmark.png`` in Dao-AILab/flash-attention;
+#: ``benchmarks/benchmark_flash_attention.py``). Other cards scale by their matmul ceiling relative to the reference.
+FLASH_SEQS = (512, 1024, 2048, 4096, 8192, 16384)
+FLASH_TFLOPS = {
+    "ampere": {"ref_tflops": 271.2, 64: (88, 119, 140, 156, 165, 171), 128: (99, 133, 155, 173, 182, 189)},
+    "hopper": {"ref_tflops": 794.5, 64: (141, 192, 232, 257, 273, 284), 128: (163, 221, 265, 294, 308, 328)},
+}
+#: xformers' memory-efficient attention (PyTorch SDPA's memory-efficient backend, used where FlashAttention
+#: cannot run: compute capability < 8.0) on the same A100 chart: 68-98 TFLOPS; the midpoint over 271.2.
+MEM_EFFICIENT_SHARE = 83.0 / 271.2
+#: Eager attention (matmul, mask, softmax, matmul in PyTorch) on the same A100 chart: 23-34 TFLOPS at head dim
+#: 128 and 15-18 at 64 (causal FLOPs halved). It is bound by moving the score matrix, so it scales with the
+#: card's memory bandwidth (A100 80GB SXM4: 2,039 GB/s): FLOP per byte of bandwidth.
+EAGER_TFLOPS_A100 = {64: 16.5, 128: 28.5}
+A100_BANDWIDTH = 2039e9
+#: Backward FLOPs of attention relative to its forward: 5 matmuls against 2 (FlashAttention-2 §3.2 and its
+#: benchmark's ``2.5 x`` forward FLOPs).
+ATTN_BWD_FACTOR = 2.5
+#: Backward bytes of an elementwise op relative to its forward: it reads the saved input and the output
+#: gradient and writes the input gradient (three tensors against the forward's two).
+ELEMENTWISE_BWD_FACTOR = 1.5
+#: Achieved share of the PCIe link's per-direction rate for pinned copies: 12.15-12.89 of 15.75 GB/s on PCIe 3.0
+#: (github.com/mpicbg-scicomp/gearshifft/pull/82), ~25 of 31.5 GB/s on PCIe 4.0 (github.com/ZaidQureshi/bam
+#: issues/54), 55.4 of 63 GB/s on PCIe 5.0 (stas00/ml-engineering ``network/README.md``).
+PCIE_EFFICIENCY = 0.80
+#: GeForce cards without peer-to-peer (the driver disables it on the RTX 4090): 6-8 GB/s GPU to GPU staged through
+#: host memory on 8 x RTX 4090 (p2pBandwidthLatencyTest, github.com/NVIDIA/nccl-tests/issues/117), 7 of the
+#: 25 GB/s pinned PCIe 4.0 rate.
+NO_P2P_SHARE = 7.0 / 25.0
+#: NCCL ring bus bandwidth as a share of the per-direction NVLink rate: 235 of 300 GB/s all-reduce on 8 x A100
+#: NVSwitch, 365.6 of 450 GB/s ring on 8 x H200 (stas00/ml-engineering ``network/README.md``); InfiniBand 84.8 of
+#: 100 GB/s on 3 x 8 A100 with 4 x HDR200 per node (github.com/NVIDIA/nccl-tests/issues/119).
+NCCL_EFFICIENCY = 0.80
+#: InfiniBand between nodes, per GPU (bytes/s): one 400 Gb/s NDR adapter per H100/H200/B200, one 200 Gb/s HDR
+#: adapter per A100 (NVIDIA DGX H100 and DGX A100 user guides).
+IB_PER_GPU = {"h": 50e9, "a": 25e9}
+GPUS_PER_NODE = 8
+#: CPU Adam step rate, parameters per second per node: DeepSpeed's CPU-Adam updated 11.6B parameters in 8.2 s,
+#: torch's CPU Adam in 56 s (github.com/deepspeedai/DeepSpeed/pull/735). DeepSpeed (ZeRO) uses its CPU-Adam;
+#: FSDP's CPU offload steps torch's optimizer on the CPU.
+CPU_ADAM_PARAMS_PER_S = {"deepspeed": 11.6e9 / 8.2, "torch": 11.6e9 / 56.0}
+#: torch.optim.AdamW's default foreach implementation moves the state tensors 14 times, the gradient 3 times and
+#: the parameter 4 times per step (lerp, mul, addcmul, sqrt, div, add, weight-decay mul, addcdiv), which for
+#: 8.03B bf16 parameters on a B200 is 337 GB: 47.9 ms at 88 % of 8 TB/s, against 46.6 ms measured
+#: (stas00/ml-engineering torch.compile table, AdamW step = 637.3 - 590.7 ms). ``fused=True`` is one pass:
+#: read p, g, m, v and write p, m, v.
+FOREACH_PASSES = {"state": 14.0, "grad": 3.0, "param": 4.0}
+
+
+# --------------------------------------------------------------------------------------------- hardware
+def matmul_ceiling(gpu: GpuSpec, precision: str = "bf16") -> float:
+    """Achievable dense matmul rate of the card, in FLOP/s.
+
+    The measured BF16 ceiling where the catalog has one (maximum achievable matmul FLOPS: stas00/ml-engineering
+    ``compute/accelerator/benchmarks/mamf-finder.py`` results, zzc0721/torch-performance-test-data; TP §3c), else
+    the spec rate (BF16, FP16 on cards without BF16) x :data:`DEFAULT_CEILING_SHARE`. FP32 training uses the
+    TF32 rate, half the BF16 rate (A100/H100 datasheets).
+
+    Raises:
+        ValueError: when the card has no tensor rate at all.
+    """
+    spec = gpu.peak_tflops * 1e12
+    if spec <= 0:
+        raise ValueError(f"{gpu.name} has no BF16/FP16 tensor throughput in the catalog; enter its TFLOPS")
+    if gpu.bf16_supported and gpu.bf16_tflops > 0 and gpu.measured_bf16_tflops:
+        rate = gpu.measured_bf16_tflops * 1e12
+    else:
+        rate = spec * DEFAULT_CEILING_SHARE
+    return rate / 2 if precision == "fp32" else rate
+
+
+def achieved_bandwidth(gpu: GpuSpec) -> float:
+    """Memory bandwidth a streaming kernel reaches, in B/s: spec x :data:`BW_EFFICIENCY`."""
+    return gpu.memory_bandwidth_gbps * 1e9 * BW_EFFICIENCY
+
+
+def pcie_bandwidth(gpu: GpuSpec) -> float:
+    """Host<->device rate per direction for pinned copies, in B/s: the link's signalling rate (PCIe 3.0: 8 GT/s,
+    4.0: 16 GT/s, 5.0: 32 GT/s per lane, 128b/130b encoding; PCI-SIG base specifications) x lanes x
+    :data:`PCIE_EFFICIENCY`. The catalog's ``pcie`` text gives generation and lanes (4.0 x16 when unknown)."""
+    text = gpu.pcie.lower()
+    gen = 5 if "5.0" in text else 3 if "3.0" in text else 4
+    lanes = 8 if "x8" in text else 16
+    gts = {3: 8e9, 4: 16e9, 5: 32e9}[gen]
+    return gts * 128 / 130 / 8 * lanes * PCIE_EFFICIENCY
+
+
+def _nvlink_class(gpu: GpuSpec, n: int) -> bool:
+    text = gpu.interconnect.lower()
+    if gpu.p2p_link_gbps <= 0:
+        return False
+    if "bridge (2-way)" in text or "pairs" in text:
+        return n <= 2
+    if "2-4 gpus" in text:
+        return n <= 4
+    return not text.startswith("pcie only")
+
+
+def link_bandwidth(gpu: GpuSpec, n: int) -> tuple[float, str]:
+    """NCCL bus bandwidth per GPU for ``n`` GPUs (B/s) and the link's name.
+
+    NVLink/NVSwitch/Infinity Fabric (and 2-way bridges for a pair): half the bidirectional link rate x
+    :data:`NCCL_EFFICIENCY`; otherwise PCIe peer-to-peer at :func:`pcie_bandwidth`, halved on consumer cards,
+    whose driver disables peer-to-peer so that traffic is staged through host memory (:data:`NO_P2P_SHARE`); beyond one node of
+    :data:`GPUS_PER_NODE`, the slower of that and InfiniBand (:data:`IB_PER_GPU`).
+    """
+    if _nvlink_class(gpu, n):
+        bw, name = gpu.p2p_link_gbps * 1e9 / 2 * NCCL_EFFICIENCY, "nvlink"
+    else:
+        bw, name = pcie_bandwidth(gpu), "pcie"
+        if gpu.segment == "consumer":
+            bw, name = bw * NO_P2P_SHARE, "pcie-host"
+    if n > GPUS_PER_NODE:
+        ib = IB_PER_GPU["h" if gpu.id.startswith(("h1", "h2", "b2", "gh")) else "a"] * NCCL_EFFICIENCY
+        if ib < bw:
+            bw, name = ib, "infiniband"
+    return bw, name
+
+
+# --------------------------------------------------------------------------------------------- context
+@dataclass(frozen=True)
+class _Ctx:
+    arch: ModelArchitecture
+    t: TrainingSetup
+    gpu: GpuSpec
+    row: float  # tokens per sequence computed
+    tokens: float  # tokens per micro-batch
+    rate: float  # FLOP/s
+    bw: float  # B/s
+    elem: float  # bytes per activation / weight element in matmuls
+    fused: bool  # fused / compiled kernels
+
+    @property
+    def shard(self) -> int:
+        t = self.t
+        return t.num_gpus if t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"} else 1
+
+    @property
+    def opt_shard(self) -> int:
+        t = self.t
+        return t.num_gpus if t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"} else 1
+
+
+def wave_efficiency(m: float, n: float, sms: int) -> float:
+    """Share of the SMs a GEMM with an ``m x n`` output keeps busy: tiles / (waves x SMs) (:data:`GEMM_TILE`);
+    1 when the SM count is unknown."""
+    if sms <= 0:
+        return 1.0
+    tiles = math.ceil(max(m, 1.0) / GEMM_TILE[0]) * math.ceil(max(n, 1.0) / GEMM_TILE[1])
+    return tiles / (math.ceil(tiles / sms) * sms)
+
+
+def _gemm_seconds(ctx: _Ctx, m: float, k: float, n: float) -> tuple[float, float, float, bool]:
+    """(seconds, FLOPs, bytes, memory-bound) of one ``M x K x N`` GEMM: max(FLOPs / (ceiling x wave efficiency),
+    bytes / bandwidth)."""
+    flops = 2.0 * m * k * n
+    nbytes = ctx.elem * (m * k + k * n + m * n)
+    compute = flops / (ctx.rate * wave_efficiency(m, n, ctx.gpu.sm_count))
+    memory = nbytes / ctx.bw
+    return max(compute, memory), flops, nbytes, memory > compute
+
+
+def _base_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float]]:
+    """(count per micro-batch, M, K, N) of the model's GEMMs in every pass (module docstring)."""
+    a, t, tok = ctx.arch, ctx.t, ctx.tokens
+    full = t.method == "full"
+    layer_dw = full or t.frozen_weight_grads
+    passes_fwd = 2 if t.grad_checkpointing else 1
+    out: list[tuple[float, float, float, float]] = []
+    for n_layers, mods in a.linear_modules():
+        for mod in mods:
+            if mod.count > 1:  # experts: each sees T x k / E tokens
+                m = tok * mod.active / mod.count
+                count = float(mod.count)
+            else:
+                m, count = tok, 1.0
+            # forward (+ recompute): T x in -> out; activation gradient: T x out -> in; weight gradient: in x T -> out
+            out.append((n_layers * count * (passes_fwd + 0.0), m, mod.d_in, mod.d_out))
+            out.append((n_layers * count, m, mod.d_out, mod.d_in))
+            if layer_dw:
+                out.append((n_layers * count, mod.d_in, m, mod.d_out))
+    h, v = a.hidden_size, a.vocab_size
+    out += [(1.0, tok, h, v), (1.0, tok, v, h)]
+    if full or t.trainable_embeddings:
+        out.append((1.0, h, tok, v))
+    return out
+
+
+def _lora_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float]]:
+    """LoRA A and B GEMMs: forward (+ recompute), activation gradient and weight gradient of each."""
+    t = ctx.t
+    if t.method == "full":
+        return []
+    fwd = 2.0 if t.grad_checkpointing else 1.0
+    out: list[tuple[float, float, float, float]] = []
+    for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, t.lora_targets):
+        out += [(n * fwd, ctx.tokens, cols, rows), (float(n), ctx.tokens, rows, cols), (float(n), cols, ctx.tokens, rows)]
+    return out
+
+
+def matmul_term(ctx: _Ctx) -> Term:
+    """GPU seconds of every GEMM of one micro-batch (module docstring), with FLOPs, bytes and rates."""
+    seconds = flops = nbytes = mem_s = 0.0
+    gemms = 0.0
+    for count, m, k, n in _base_gemms(ctx) + _lora_gemms(ctx):
+        s, f, b, membound = _gemm_seconds(ctx, m, k, n)
+        seconds += count * s
+        flops += count * f
+        nbytes += count * b
+        gemms += count
+        if membound:
+            mem_s += count * s
+    return Term(key="matmul", value=seconds, parts=(
+        Quantity(key="flops", value=flops, unit="FLOP"),
+        Quantity(key="rate", value=ctx.rate, unit="FLOP/s", source="measured matmul ceiling (gpus.csv)"),
+        Quantity(key="bytes", value=nbytes, unit="B"),
+        Quantity(key="bandwidth", value=ctx.bw, unit="B/s", source="spec bandwidth x BW_EFFICIENCY"),
+        Quantity(key="gemms", value=gemms, unit="count"),
+        Quantity(key="memory_bound_seconds", value=mem_s, unit="s"),
+    ), source="roofline per GEMM: Williams, Waterman, Patterson 2009")
+
+
+def _keys_per_query(ctx: _Ctx) -> float:
+    """Mean keys each query attends to under a causal mask: about half the row, or the sliding window."""
+    s = ctx.row
+    w = ctx.arch.sliding_window
+    if w and w < s:
+        return w - w * w / (2.0 * s)
+    return (s + 1.0) / 2.0
+
+
+def attention_kernel(ctx: _Ctx) -> str:
+    """``flash``, ``sdpa-flash`` (PyTorch SDPA's FlashAttention backend, compute capability >= 8.0),
+    ``sdpa-efficient`` (its memory-efficient backend on older cards) or ``eager``."""
+    att = ctx.t.attention
+    if att == "eager":
+        return "eager"
+    old = ctx.gpu.id.startswith(("t4", "v100"))
+    if att == "sdpa":
+        return "sdpa-efficient" if old else "sdpa-flash"
+    return "sdpa-efficient" if old else "flash"
+
+
+def _by_head_dim(values: dict, hd: int) -> float:
+    """Linear in head dim between the 64 and 128 entries, clamped outside."""
+    x = min(max((hd - 64) / 64.0, 0.0), 1.0)
+    return values[64] + x * (values[128] - values[64])
+
+
+def _hopper_class(gpu: GpuSpec) -> bool:
+    """Hopper and Blackwell data-centre parts (compute capability 9.0 and 10.x), where FlashAttention-2 reaches a
+    smaller share of the tensor ceiling than on Ampere/Ada."""
+    return 9.0 <= gpu.compute_capability < 11.0
+
+
+def flash_share(table: dict, hd: int, seq: float) -> float:
+    """FlashAttention-2's measured rate at this head dim and sequence length as a share of the reference card's
+    matmul ceiling (:data:`FLASH_TFLOPS`), log-linear in sequence length between the measured points."""
+    vals = [_by_head_dim({64: table[64][i], 128: table[128][i]}, hd) for i in range(len(FLASH_SEQS))]
+    ls = math.log2(max(seq, 1.0))
+    xs = [math.log2(x) for x in FLASH_SEQS]
+    if ls <= xs[0]:
+        v = vals[0] * max(seq, 1.0) / FLASH_SEQS[0]  # shorter rows: a proportionally smaller kernel
+    elif ls >= xs[-1]:
+        v = vals[-1]
+    else:
+        i = max(j for j in range(len(xs)) if xs[j] <= ls)
+        f = (ls - xs[i]) / (xs[i + 1] - xs[i])
+        v = vals[i] + f * (vals[i + 1] - vals[i])
+    return v / table["ref_tflops"]
+
+
+def attention_term(ctx: _Ctx) -> Term:
+    """GPU seconds of the attention kernels of one micro-batch (module docstring)."""
+    a, t = ctx.arch, ctx.t
+    layers = a.num_attention_layers
+    kernel = attention_kernel(ctx)
+    fwd_passes = 2.0 if t.grad_checkpointing else 1.0
+    keys = _keys_per_query(ctx)
+    fwd = 4.0 * ctx.tokens * a.q_dim * keys
+    flops = layers * fwd * (fwd_passes + ATTN_BWD_FACTOR)
+    hd = a.head_dim
+    if kernel == "eager":
+        rate = _by_head_dim(EAGER_TFLOPS_A100, hd) * 1e12 * ctx.gpu.memory_bandwidth_gbps * 1e9 / A100_BANDWIDTH
+    elif kernel == "sdpa-efficient":
+        rate = ctx.rate * MEM_EFFICIENT_SHARE
+    else:
+        table = FLASH_TFLOPS["hopper" if _hopper_class(ctx.gpu) else "ampere"]
+        rate = ctx.rate * flash_share(table, hd, ctx.row)
+    seconds = flops / rate
+    return Term(key="attention", value=seconds, parts=(
+        Quantity(key="flops", value=flops, unit="FLOP"),
+        Quantity(key="rate", value=rate, unit="FLOP/s"),
+        Quantity(key="keys_per_query", value=keys, unit="tokens"),
+    ), detail=kernel, source="FlashAttention-2 (arXiv:2307.08691); causal FLOPs halved as in its benchmark")
+
+
+def _layer_elementwise_bytes(ctx: _Ctx) -> float:
+    """Bytes per token of one decoder layer's elementwise kernels in the forward (module docstring)."""
+    a, t = ctx.arch, ctx.t
+    d, q, kv = a.hidden_size, a.q_dim, a.kv_dim
+    f = a.intermediate_size if not a.is_moe else a.moe_intermediate_size * a.experts_per_token + \
+        a.shared_expert_intermediate_size
+    norms = (1 if a.parallel_block else 2) + a.extra_norms_per_layer
+    if ctx.fused:
+        norm = 4.0 * d  # read bf16, write bf16 in one kernel
+        per = norms * norm + (4.0 * (q + kv) if a.qk_norm else 0.0)
+        per += 8.0 * (q + kv)  # rotary, one kernel over q and k
+        per += 2 * 6.0 * d  # residual adds
+        per += (6.0 if a.mlp == "gated" else 4.0) * f
+    else:
+        # HF RMSNorm: upcast, square, mean, rsqrt-mul, downcast, weight-mul: 32 B per element
+        norm = 32.0 * d if a.norm == "rms" else 8.0 * d
+        per = norms * norm + (32.0 * (q + kv) if a.qk_norm else 0.0)
+        per += 20.0 * (q + kv)  # rotary: mul cos, rotate_half (neg, cat), mul sin, add
+        per += 8.0 * (q + kv)  # layout copies around the attention kernel
+        per += 2 * 6.0 * d
+        per += (10.0 if a.mlp == "gated" else 4.0) * f
+    if t.method != "full":
+        for n, mods in a.linear_modules():
+            share = n / max(a.num_layers, 1)
+            adapted = _adapted_modules(ctx, mods)
+            for mod in adapted:
+                per += share * ((5.0 * mod.d_in if t.lora_dropout > 0 else 0.0) + 6.0 * mod.d_out)
+    return per
+
+
+def _adapted_modules(ctx: _Ctx, mods: list) -> list:  # noqa: ANN001 - LinearModule
+    from tuneplan.core.memory import _is_adapted, _targets  # the memory ledger's own target rules
+
+    wanted = _targets(ctx.arch, ctx.t.lora_targets)
+    return [m for m in mods if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, ctx.t.lora_targets)]
+
+
+def other_kernels_term(ctx: _Ctx) -> Term:
+    """GPU seconds of the bandwidth-bound kernels of one micro-batch: elementwise work of the layers, the
+    cross-entropy, NF4 dequantisation, autocast weight casts and gradient accumulation."""
+    a, t = ctx.arch, ctx.t
+    fwd_passes = 2.0 if t.grad_checkpointing else 1.0
+    layer = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens * (fwd_passes + ELEMENTWISE_BWD_FACTOR)
+    # cross-entropy over the vocabulary (the logits GEMM's own output is in the matmul term): HF upcasts the
+    # logits to fp32, log-softmax, and back: ~14 B per logit forward, ~22 B backward; fused/chunked ~8 B
+    ce = ctx.tokens * a.vocab_size * (8.0 if (t.fused_cross_entropy or ctx.fused) else 36.0)
+    layer_params = float(a.layer_linear_params())
+    dequant = 0.0
+    if t.method == "qlora":
+        uses = fwd_passes + 1.0  # forward (+ recompute) and activation gradient each dequantise every weight
+        dequant = uses * layer_params * (nf4_bytes_per_param(t.double_quant) + 2.0)
+    cast = 0.0
+    if t.master_weights == "fp32" and t.sharding not in {"zero1", "zero2", "zero3"} and t.method == "full":
+        cast = fwd_passes * float(a.parameter_count()) * 6.0  # autocast reads fp32 weights, writes bf16 copies
+    accum = 0.0
+    if t.grad_accumulation > 1:
+        grads = float(a.parameter_count()) if t.method == "full" else (layer_params if t.frozen_weight_grads else 0.0)
+        accum = grads * _grad_bytes(t) * 3.0 * (t.grad_accumulation - 1) / t.grad_accumulation
+    nbytes = layer + ce + dequant + cast + accum
+    return Term(key="other_kernels", value=nbytes / ctx.bw, parts=(
+        Quantity(key="bytes", value=nbytes, unit="B"),
+        Quantity(key="layer_bytes", value=layer, unit="B"),
+        Quantity(key="cross_entropy_bytes", value=ce, unit="B"),
+        Quantity(key="dequant_bytes", value=dequant, unit="B"),
+        Quantity(key="cast_bytes", value=cast, unit="B"),
+        Quantity(key="accumulation_bytes", value=accum, unit="B"),
+        Quantity(key="bandwidth", value=ctx.bw, unit="B/s"),
+    ), source="bytes per kernel from the Hugging Face modelling code (transformers models/llama) and Liger/"
+              "Unsloth fused kernels, over the achieved bandwidth")
+
+
+def _grad_bytes(t: TrainingSetup) -> float:
+    """Bytes per gradient value: fp32 for fp32 training, an fp32 master copy or fp32 LoRA adapters."""
+    if t.precision == "fp32" or t.master_weights == "fp32":
+        return 4.0
+    if t.method != "full" and t.adapter_precision != "model-dtype":
+        return 4.0
+    return 2.0
+
+
+def _trainable(ctx: _Ctx) -> float:
+    a, t = ctx.arch, ctx.t
+    if t.method == "full":
+        return float(a.parameter_count())
+    from tuneplan.core.memory import lora_parameter_count
+
+    n = float(lora_parameter_count(a, t.lora_rank, t.lora_targets))
+    if t.trainable_embeddings:
+        n += a.embedding_params() + a.lm_head_params()
+    return n
+
+
+def optimizer_bytes_per_param(t: TrainingSetup) -> float:
+    """Bytes the optimizer step reads and writes per trainable parameter.
+
+    Parameters in ``p`` bytes, gradients in ``g``, states in ``s`` (fp32 for an fp32 master copy or fp32 LoRA
+    adapters, else the parameters' dtype, as torch's AdamW keeps them). ``adamw`` is torch's default foreach
+    implementation, ``14s + 3g + 4p`` (:data:`FOREACH_PASSES`); ``adamw-fused`` and the paged/8-bit
+    bitsandbytes optimizers are one fused kernel, ``2p + g + 2 x 2 x s`` (8-bit: ``s`` = 1 B + one fp32 absmax per
+    2,048 values, bitsandbytes blockwise quantisation); SGD ``2p + g``; Adafactor's factored second moment is
+    negligible, ``2p + 2g``. An fp32 master copy adds writing the 16-bit model copy (``2``) and gradient-norm
+    clipping reads the gradients and rescales them (``3g``).
+    """
+    lora = t.method != "full"
+    p = 4.0 if (t.precision == "fp32" or t.master_weights == "fp32" or (lora and t.adapter_precision != "model-dtype")) \
+        else 2.0
+    g = p
+    opt = t.optimizer
+    if opt == "adamw":
+        base = FOREACH_PASSES["state"] * p + FOREACH_PASSES["grad"] * g + FOREACH_PASSES["param"] * p
+    elif opt in {"adamw-fused", "paged-adamw-32bit"}:
+        s = 4.0 if opt == "paged-adamw-32bit" else p
+        base = 2 * p + g + 4 * s
+    elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
+        base = 2 * p + g + 4 * (1.0 + 4.0 / 2048)
+    elif opt == "sgd":
+        base = 2 * p + g
+    else:  # adafactor
+        base = 2 * p + 2 * g
+    if t.master_weights == "fp32" and not lora:
+        base += 2.0
+    return base + 3.0 * g
+
+
+def optimizer_term(ctx: _Ctx, on_cpu: bool) -> Term:
+    """GPU seconds of one optimizer step over this GPU's share of the trainable parameters (0 on the GPU when
+    the optimizer runs on the CPU: the offload term has it)."""
+    params = _trainable(ctx) / ctx.opt_shard
+    per = optimizer_bytes_per_param(ctx.t)
+    seconds = 0.0 if on_cpu else params * per / ctx.bw
+    return Term(key="optimizer", value=seconds, parts=(
+        Quantity(key="params", value=params, unit="count"),
+        Quantity(key="bytes_per_param", value=per, unit="B"),
+        Quantity(key="bandwidth", value=ctx.bw, unit="B/s"),
+    ), source="bytes per parameter of torch.optim.AdamW's foreach/fused update and bitsandbytes 8-bit states")
+
+
+def _weight_bytes_gathered(ctx: _Ctx) -> float:
+    """Bytes of the model's weights one all-gather of every unit moves (frozen NF4 weights at 4 bits)."""
+    a, t = ctx.arch, ctx.t
+    layer = float(a.layer_linear_params())
+    outer = float(a.parameter_count()) - layer
+    w = 4.0 if t.precision == "fp32" else 2.0
+    if t.method == "qlora":
+        return layer * nf4_bytes_per_param(t.double_quant) + outer * w
+    return layer * w + outer * w
+
+
+@dataclass(frozen=True)
+class _Comm:
+    seconds: float
+    volume: float
+    hidden: float
+    link: float
+    name: str
+
+
+def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float) -> _Comm:
+    """Exposed collective time per optimizer step (module docstring)."""
+    t = ctx.t
+    n = t.num_gpus
+    if n <= 1 or t.sharding == "none":
+        return _Comm(0.0, 0.0, 0.0, 0.0, "")
+    link, name = link_bandwidth(ctx.gpu, n)
+    ring = (n - 1) / n
+    grads = _trainable(ctx) * _grad_bytes(t)
+    if t.frozen_weight_grads:
+        grads += float(ctx.arch.layer_linear_params()) * _grad_bytes(t)
+    A = t.grad_accumulation
+    if t.sharding == "ddp":
+        volume = 2 * ring * grads  # one all-reduce per step (no_sync on earlier micro-batches)
+        window = mb_compute * bwd_share  # overlapped with the last micro-batch's backward
+        exposed = max(volume / link - window, 0.0)
+        return _Comm(exposed, volume, volume / link - exposed, link, name)
+    if t.sharding in {"zero1", "zero2"}:
+        # gradients reduce-scattered every micro-batch (ZeRO-2) / all-reduced (ZeRO-1), updated params gathered
+        per_mb = ring * grads * (2 if t.sharding == "zero1" else 1)
+        gather = ring * _weight_bytes_gathered(ctx)
+        volume = per_mb * A + gather
+        hidden = min(per_mb / link, mb_compute * bwd_share) * A
+        exposed = volume / link - hidden
+        return _Comm(exposed, volume, hidden, link, name)
+    # ZeRO-3 / FSDP: every micro-batch gathers the weights for the forward and again for the backward, and
+    # reduce-scatters the gradients (FSDP under no_sync only at the last micro-batch)
+    gather = ring * _weight_bytes_gathered(ctx)
+    rs_count = A if (t.sharding == "zero3" or t.grad_sync == "micro-batch") else 1
+    volume = 2 * gather * A + ring * grads * rs_count
+    # overlap: prefetching hides a unit's gather behind the previous unit's compute; the first unit's is exposed
+    first_unit = gather / max(ctx.arch.num_layers, 1) / link
+    per_mb_comm = (2 * gather) / link + ring * grads * rs_count / A / link
+    exposed_mb = max(per_mb_comm - mb_compute, 0.0) + 2 * first_unit
+    exposed = exposed_mb * A
+    return _Comm(exposed, volume, volume / link - exposed, link, name)
+
+
+def _offload(ctx: _Ctx, mb_compute: float) -> tuple[float, float, float, float, float]:
+    """(exposed seconds, PCIe bytes, PCIe B/s, CPU optimizer seconds, hidden seconds) per optimizer step."""
+    t = ctx.t
+    if not t.cpu_offload:
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    pcie = pcie_bandwidth(ctx.gpu)
+    A = t.grad_accumulation
+    params = _trainable(ctx) / ctx.opt_shard
+    grads = params * _grad_bytes(t)
+    per_node = min(t.num_gpus, GPUS_PER_NODE)  # the node's CPU steps every local GPU's shard
+    rate = CPU_ADAM_PARAMS_PER_S["deepspeed" if t.sharding in {"zero1", "zero2", "zero3"} else "torch"]
+    cpu_s = params * per_node / rate
+    if t.sharding in {"zero3", "fsdp"} or t.num_gpus == 1:
+        # parameters live on the CPU: each micro-batch copies this GPU's shard in for the forward and again
+        # for the backward; gradients go out once per step (accumulated on the CPU)
+        weights = _weight_bytes_gathered(ctx) / ctx.shard
+        per_mb = 2 * weights
+        hidden = min(per_mb / pcie, mb_compute) * A
+        pcie_bytes = per_mb * A + grads
+    else:  # ZeRO-1/2 optimizer offload: gradients out, updated 16-bit parameters back, once per step
+        pcie_bytes = grads + params * 2.0
+        hidden = 0.0
+    exposed = pcie_bytes / pcie - hidden + cpu_s
+    return exposed, pcie_bytes, pcie, cpu_s, hidden
+
+
+def _ops_per_layer(ctx: _Ctx) -> float:
+    """Operators one decoder layer dispatches in its forward (the backward dispatches about as many autograd
+    nodes): counted from transformers' ``LlamaDecoderLayer`` (norms 8 each, q/k/v/o projections, rotary 16,
+    attention call and layout 8, MLP 5, residuals 2), PEFT's ``lora.Linear.forward`` (7 per adapted linear),
+    and the expert loop of transformers' MoE blocks (8 per expert); fused/compiled stacks launch one kernel per
+    norm, rotary, activation and residual group."""
+    a, t = ctx.arch, ctx.t
+    if ctx.fused:
+        ops = 14.0
+        lora_ops = 3.0
+        expert_ops = 4.0
+    else:
+        ops = 8.0 * ((1 if a.parallel_block else 2) + a.extra_norms_per_layer) + 4 + 16 + 8 + 5 + 2
+        if a.qk_norm:
+            ops += 16
+        lora_ops = 7.0
+        expert_ops = 8.0
+    if a.is_moe:
+        ops += 10 + expert_ops * a.num_experts * a.num_moe_layers / max(a.num_layers, 1)
+    if t.method != "full":
+        for n, mods in a.linear_modules():
+            ops += lora_ops * len(_adapted_modules(ctx, mods)) * n / max(a.num_layers, 1)
+    return ops
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """One optimizer step on one GPU.
+
+    Attributes:
+        terms: the seven time terms (:data:`TERM_KEYS`), seconds per optimizer step; they add up to ``seconds``.
+        seconds: wall time of one optimizer step.
+        tokens: tokens one GPU computes per step (micro-batch x row x accumulation).
+        forward_seconds: GPU time of one micro-batch's forward alone (for evaluation passes).
+        bound: the largest term's class: ``compute`` (matmul/attention), ``memory`` (bandwidth-bound kernels and
+            optimizer), ``overhead`` (host), ``communication`` or ``offload``.
+        link: the collective link's name (``nvlink``, ``pcie``, ``pcie-host``, ``infiniband``) or empty.
+    """
+
+    terms: tuple[Term, ...]
+    seconds: float
+    tokens: float
+    forward_seconds: float
+    bound: str
+    link: str
+
+    def term(self, key: str) -> Term:
+        """The term with this key.
+
+        Raises:
+            KeyError: for an unknown key.
+        """
+        for term in self.terms:
+            if term.key == key:
+                return term
+        raise KeyError(key)
+
+
+def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0) -> StepTime:
+    """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring).
+
+    Args:
+        arch: the model.
+        t: the training setup (method, batch geometry, parallelism, stack).
+        gpu: the card.
+        row: tokens per sequence computed (``seq_len``, or the padded row under dynamic padding).
+        spilled_bytes: paged optimizer states that do not fit on the GPU (bytes): read and written over PCIe at
+            each optimizer step.
+
+    Raises:
+        ValueError: when the card has no tensor throughput.
+    """
+    rate = matmul_ceiling(gpu, t.precision)
+    fused = t.framework == "optimized" or t.torch_compile
+    ctx = _Ctx(arch=arch, t=t, gpu=gpu, row=row, tokens=t.micro_batch * row, rate=rate, bw=achieved_bandwidth(gpu),
+               elem=4.0 if t.precision == "fp32" else 2.0, fused=fused)
+    A = t.grad_accumulation
+    mm, att, other = matmul_term(ctx), attention_term(ctx), other_kernels_term(ctx)
+    gpu_mb = mm.value + att.value + other.value
+    # host: operator launches of forward (+ recompute) and backward
+    fwd_passes = 2.0 if t.grad_checkpointing else 1.0
+    ops = _ops_per_layer(ctx) * arch.num_layers * (fwd_passes + 1.0) + 20.0
+    host_mb = ops * OP_HOST_S
+    exposed_host = max(host_mb - gpu_mb, 0.0)
+    # backward share of the micro-batch's compute (what DDP's bucketed all-reduce can hide behind)
+    bwd_share = 1.0 - 1.0 / (fwd_passes + 2.0)
+    on_cpu = t.cpu_offload
+    opt = optimizer_term(ctx, on_cpu)
+    comm = _communication(ctx, gpu_mb, bwd_share)
+    off_s, off_bytes, pcie, cpu_s, off_hidden = _offload(ctx, gpu_mb)
+    spill_s = 2.0 * spilled_bytes / pcie_bandwidth(gpu) if spilled_bytes > 0 else 0.0
+
+    def scaled(term: Term) -> Term:
+        return term.model_copy(update={"value": term.value * A,
+                                       "parts": term.parts + (Quantity(key="micro_batches", value=A, unit="count"),)})
+
+    terms = (
+        scaled(mm), scaled(att), scaled(other), opt,
+        Term(key="communication", value=comm.seconds, parts=(
+            Quantity(key="bytes", value=comm.volume, unit="B"),
+            Quantity(key="link", value=comm.link, unit="B/s"),
+            Quantity(key="overlapped", value=comm.hidden, unit="s"),
+        ), source="NCCL ring all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n of the data "
+                  "(nccl-tests doc/PERFORMANCE.md)"),
+        Term(key="offload", value=off_s + spill_s, parts=(
+            Quantity(key="pcie_bytes", value=off_bytes + 2.0 * spilled_bytes, unit="B"),
+            Quantity(key="pcie", value=pcie or pcie_bandwidth(gpu), unit="B/s"),
+            Quantity(key="cpu_seconds", value=cpu_s, unit="s"),
+            Quantity(key="overlapped", value=off_hidden, unit="s"),
+            Quantity(key="spilled_bytes", value=spilled_bytes, unit="B"),
+        ), source="PCIe transfers and the CPU optimizer over host memory bandwidth"),
+        Term(key="fixed", value=exposed_host * A, parts=(
+            Quantity(key="ops", value=ops * A, unit="count"),
+            Quantity(key="op_seconds", value=OP_HOST_S, unit="s"),
+            Quantity(key="step_overhead", value=0.0, unit="s"),
+        ), source="host dispatch per operator in eager PyTorch"),
+    )
+    seconds = sum(term.value for term in terms)
+    classes = {"compute": terms[0].value + terms[1].value, "memory": terms[2].value + terms[3].value,
+               "communication": terms[4].value, "offload": terms[5].value, "overhead": terms[6].value}
+    mem_mm = mm.part("memory_bound_seconds") * A
+    classes["compute"] -= mem_mm
+    classes["memory"] += mem_mm
+    bound = max(classes, key=lambda k: classes[k])
+    fwd = (mm.value + att.value + other.value) / (fwd_passes + 2.0)
+    return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd, bound=bound,
+                    link=comm.name)
+

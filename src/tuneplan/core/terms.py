@@ -1,0 +1,145 @@
+"""Structured results: quantities with units, terms made of their parts, and coded notes.
+
+The core returns values, never sentences. A :class:`Term` carries its total and the named quantities it
+is computed from; its formula template (``FORMULAS``) names those quantities, so the CLI, the GUI and the
+report render the number and its formula from the same object, and the formula adds up by construction.
+A :class:`Note` is a code with typed parameters; ``NOTES`` holds the English template of each code,
+marked with :func:`N_` (a Qt-free no-op) so that translation tools find it. Renderers format parameters
+with the user's locale and translate the template.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "render_formula", "render_note"]
+
+
+def N_(text: str) -> str:  # noqa: N802 - the customary name of a translation marker
+    """Mark ``text`` for translation without translating it (the core imports no Qt)."""
+    return text
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class Quantity(_Frozen):
+    """One named input of a term.
+
+    Attributes:
+        key: stable name, used in formula templates (``flops``, ``rate``, ``bytes`` ...).
+        value: the number, in ``unit``.
+        unit: ``FLOP``, ``FLOP/s``, ``B``, ``B/s``, ``s``, ``count``, ``tokens``, ``1`` (a ratio).
+        source: where the value comes from (paper, library source, datasheet), empty when it is the plan's.
+    """
+
+    key: str
+    value: float
+    unit: str
+    source: str = ""
+
+
+class Term(_Frozen):
+    """One part of a total, with the quantities it is computed from.
+
+    Attributes:
+        key: stable identifier (for time: ``matmul``, ``attention``, ``other_kernels``, ``optimizer``,
+            ``communication``, ``offload``, ``fixed``); its formula template is ``FORMULAS[key]``.
+        value: the term, in ``unit`` (seconds per optimizer step for time terms).
+        unit: the unit of ``value``.
+        parts: the named quantities (each with unit and source).
+        source: the formula's source.
+        detail: a qualitative choice the term depends on (the attention kernel: ``flash``, ``sdpa-flash``,
+            ``sdpa-efficient``, ``eager``), a code, not prose.
+    """
+
+    key: str
+    value: float
+    unit: str = "s"
+    parts: tuple[Quantity, ...] = ()
+    source: str = ""
+    detail: str = ""
+
+    def part(self, key: str) -> float:
+        """The value of part ``key``.
+
+        Raises:
+            KeyError: when the term has no such part.
+        """
+        for q in self.parts:
+            if q.key == key:
+                return q.value
+        raise KeyError(key)
+
+
+class Note(_Frozen):
+    """A coded message with typed parameters; ``NOTES[code]`` is its English template."""
+
+    code: str
+    params: dict[str, Any] = {}
+
+
+#: Formula templates of time terms (per optimizer step, per GPU); ``{key}`` names a part of the term.
+FORMULAS: dict[str, str] = {
+    "matmul": N_("Σ over GEMMs of max(FLOPs ÷ achieved matmul rate, bytes ÷ memory bandwidth): "
+                 "{flops} FLOP at {rate} FLOP/s, {bytes} B at {bandwidth} B/s, {gemms} GEMMs × {micro_batches} "
+                 "micro-batches"),
+    "attention": N_("attention FLOPs ÷ the {detail} kernel's measured rate: {flops} FLOP at {rate} FLOP/s "
+                    "(causal: half the score matrix; {keys_per_query} keys per query)"),
+    "other_kernels": N_("norms, activations, rotary, residuals, LoRA dropout, cross-entropy, dequantisation: "
+                        "{bytes} B ÷ {bandwidth} B/s"),
+    "optimizer": N_("optimizer step: {params} parameters × {bytes_per_param} B ÷ {bandwidth} B/s"),
+    "communication": N_("collectives: {bytes} B at {link} B/s bus bandwidth, {overlapped} s of it hidden "
+                        "behind compute"),
+    "offload": N_("CPU offload: {pcie_bytes} B over PCIe at {pcie} B/s, CPU optimizer {cpu_seconds} s, "
+                  "{overlapped} s hidden behind compute"),
+    "fixed": N_("host overhead: {ops} operator launches × {op_seconds} s where the CPU is slower than the "
+                "GPU, plus {step_overhead} s per step"),
+}
+
+#: English templates of the time model's notes.
+NOTES: dict[str, str] = {
+    "time.calibrated": N_("calibrated from your run of {date}: time × {factor}"),
+    "time.memory_bound": N_("memory-bound: weights and activations streamed from memory outlast the math; "
+                            "a larger micro-batch is faster"),
+    "time.overhead_bound": N_("host-bound: the CPU launches kernels more slowly than the GPU runs them "
+                              "({share} of the step); a larger micro-batch or a compiled stack is faster"),
+    "time.communication_bound": N_("{share} of the step waits for collectives over {link}"),
+    "time.offload_bound": N_("{share} of the step waits for CPU offload over PCIe and the CPU optimizer"),
+    "time.paged_spill": N_("paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe "
+                           "at every optimizer step"),
+    "time.no_bf16": N_("{gpu} has no BF16: timed at its FP16 rate"),
+    "time.fp32": N_("FP32 training: TF32 tensor rate taken as half the BF16 rate"),
+    "time.mfu_override": N_("MFU override {mfu}: model FLOPs ÷ spec peak replaces the step model"),
+    "time.naive_model_parallel": N_("layers split across {n} GPUs run one GPU at a time"),
+}
+
+
+def render_formula(term: Term, fmt: Any = None, template: str | None = None) -> str:
+    """``FORMULAS[term.key]`` (or ``template``) with the term's parts filled in.
+
+    Args:
+        term: the term.
+        fmt: ``fmt(value, unit) -> str`` for numbers (the UI passes a locale-aware one); default ``%.4g``.
+        template: a translated template to use instead of the English one.
+    """
+    fmt = fmt or (lambda v, _u: f"{v:.4g}")
+    values = {q.key: fmt(q.value, q.unit) for q in term.parts}
+    values["detail"] = term.detail
+    text = template if template is not None else FORMULAS.get(term.key, "")
+    try:
+        return text.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return text
+
+
+def render_note(note: Note, template: str | None = None) -> str:
+    """``NOTES[note.code]`` (or ``template``) with the note's parameters; the code itself when unknown."""
+    text = template if template is not None else NOTES.get(note.code, note.code)
+    try:
+        return text.format(**note.params)
+    except (KeyError, IndexError, ValueError):
+        return text

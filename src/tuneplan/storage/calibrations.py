@@ -1,0 +1,125 @@
+"""Pilot-run files and the saved calibrations (``calibrations.json`` in the user data directory).
+
+``read_pilot(path)`` reads HF Trainer's ``trainer_state.json`` (or any JSON with its ``log_history``) or a CSV
+export of step times, within a size limit, never executing anything; a bad file raises
+:class:`~tuneplan.core.calibration.CalibrationError` or :class:`PilotFileError` with a one-line message.
+``CalibrationBook`` keeps one calibration per hardware-and-stack key, written atomically.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from tuneplan.core.calibration import Calibration, PilotRun, pilot_from_rows, pilot_from_trainer_state
+from tuneplan.storage._fs import atomic_write_bytes, describe_os_error
+from tuneplan.storage.files import ScenarioFileError, _load_json
+from tuneplan.storage.paths import data_dir
+
+__all__ = ["MAX_PILOT_BYTES", "CalibrationBook", "PilotFileError", "read_pilot"]
+
+#: pilot files above this size are refused (a long run's trainer_state.json is a few MB)
+MAX_PILOT_BYTES = 32 * 1024 * 1024
+_FILE = "calibrations.json"
+
+
+class PilotFileError(ValueError):
+    """A pilot file that cannot be read (missing, too large, not JSON/CSV)."""
+
+
+def _file_date(path: Path) -> str:
+    try:
+        return _dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
+    except OSError:
+        return ""
+
+
+def read_pilot(path: str | Path, tokens_per_step: float | None = None) -> PilotRun:
+    """What the pilot run in ``path`` measured (``.csv``: step-time rows; anything else: JSON trainer state).
+
+    Args:
+        path: the file.
+        tokens_per_step: the plan's tokens per optimizer step per GPU, to turn a tokens/s column into step times.
+
+    Raises:
+        PilotFileError: unreadable, too large, not UTF-8, not JSON/CSV.
+        CalibrationError: readable, but without the numbers a calibration needs.
+    """
+    p = Path(path).expanduser()
+    date = _file_date(p)
+    if p.suffix.lower() in {".csv", ".tsv"}:
+        try:
+            if p.stat().st_size > MAX_PILOT_BYTES:
+                raise PilotFileError(f"{p}: too large (the limit is {MAX_PILOT_BYTES // 2**20} MiB)")
+            text = p.read_bytes()[: MAX_PILOT_BYTES + 1].decode("utf-8-sig")
+        except FileNotFoundError:
+            raise PilotFileError(f"{p}: no such file") from None
+        except UnicodeDecodeError:
+            raise PilotFileError(f"{p}: not a CSV file (not UTF-8 text)") from None
+        except OSError as exc:
+            raise PilotFileError(f"{p}: cannot read the file ({describe_os_error(exc)})") from None
+        dialect = "excel-tab" if p.suffix.lower() == ".tsv" else "excel"
+        try:
+            rows = list(csv.DictReader(io.StringIO(text), dialect=dialect))
+        except csv.Error as exc:
+            raise PilotFileError(f"{p}: not a readable CSV file ({exc})") from None
+        return pilot_from_rows(rows, tokens_per_step=tokens_per_step, date=date)
+    try:
+        data = _load_json(p, MAX_PILOT_BYTES)
+    except ScenarioFileError as exc:
+        raise PilotFileError(str(exc)) from None
+    return pilot_from_trainer_state(data, date=date)
+
+
+_LIST = TypeAdapter(list[Calibration])
+
+
+class CalibrationBook:
+    """The saved calibrations, one per :func:`~tuneplan.core.calibration.stack_key`.
+
+    Args:
+        folder: where ``calibrations.json`` lives (default: the user data directory).
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.path = (folder or data_dir()) / _FILE
+
+    def load(self) -> list[Calibration]:
+        """The saved calibrations; [] when there is no file or it cannot be read (it is then left alone)."""
+        try:
+            data: Any = json.loads(self.path.read_text(encoding="utf-8"))
+            return _LIST.validate_python(data)
+        except (OSError, ValueError, ValidationError):
+            return []
+
+    def find(self, key: str) -> Calibration | None:
+        """The calibration for this stack key, or None."""
+        return next((c for c in self.load() if c.key == key), None)
+
+    def save(self, calibration: Calibration) -> None:
+        """Add ``calibration``, replacing one with the same key; atomic.
+
+        Raises:
+            OSError: when the file cannot be written (the previous file is kept).
+        """
+        items = [c for c in self.load() if c.key != calibration.key] + [calibration]
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.path, _LIST.dump_json(items, indent=2))
+
+    def remove(self, key: str) -> None:
+        """Forget the calibration for this key (nothing when there is none).
+
+        Raises:
+            OSError: when the file cannot be written.
+        """
+        items = self.load()
+        kept = [c for c in items if c.key != key]
+        if len(kept) != len(items):
+            atomic_write_bytes(self.path, _LIST.dump_json(kept, indent=2))
+

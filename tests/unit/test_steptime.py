@@ -1,0 +1,247 @@
+"""The step model's terms, each computed by hand on a small model and a card with round numbers.
+
+Model: 2 layers, hidden 1024, 8 heads x 128 (q 1024), 8 KV heads (kv 1024), gated MLP 4096, vocab 32000, untied.
+Card: measured ceiling 100 TFLOPS, 1000 GB/s spec (880 GB/s achieved at BW_EFFICIENCY 0.88), SM count 0 (no wave
+quantisation), compute capability 8.0 (FlashAttention, Ampere table), PCIe 4.0 x16.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.scenario import GpuSpec, TrainingSetup
+from tuneplan.core.steptime import (
+    BW_EFFICIENCY,
+    CPU_ADAM_PARAMS_PER_S,
+    FLASH_TFLOPS,
+    NCCL_EFFICIENCY,
+    NO_P2P_SHARE,
+    OP_HOST_S,
+    PCIE_EFFICIENCY,
+    flash_share,
+    link_bandwidth,
+    optimizer_bytes_per_param,
+    pcie_bandwidth,
+    step_time,
+    wave_efficiency,
+)
+
+ARCH = ModelArchitecture(name="tiny", hidden_size=1024, num_layers=2, num_attention_heads=8, num_kv_heads=8,
+                         head_dim=128, intermediate_size=4096, vocab_size=32000)
+GPU = GpuSpec(id="card", name="Card", memory_gib=24, bf16_tflops=120, measured_bf16_tflops=100,
+              memory_bandwidth_gbps=1000, segment="datacenter", compute_capability=8.0, sm_count=0)
+R = 100e12
+BW = 1000e9 * 0.88
+# one layer's linears (in, out): q, k, v, o 1024x1024; gate, up 1024x4096; down 4096x1024
+LINEARS = [(1024, 1024)] * 4 + [(1024, 4096)] * 2 + [(4096, 1024)]
+
+
+def gemm(m, k, n, e=2.0):
+    """max(2MKN / R, e(MK + KN + MN) / BW) for a card without wave quantisation."""
+    return max(2 * m * k * n / R, e * (m * k + k * n + m * n) / BW)
+
+
+def test_constants_are_the_cited_measurements():
+    assert BW_EFFICIENCY == 0.88  # 1,355/1,555 and 1,727/1,935 GB/s memcopies
+    assert OP_HOST_S == pytest.approx(48.8e-3 / 2468)  # eager vs CUDA-graph Llama-3.2-1B step on a B200
+    assert NCCL_EFFICIENCY == 0.80 and PCIE_EFFICIENCY == 0.80
+    assert NO_P2P_SHARE == pytest.approx(7 / 25)
+    assert CPU_ADAM_PARAMS_PER_S["deepspeed"] == pytest.approx(11.6e9 / 8.2)
+
+
+def test_matmul_term_full_fine_tuning_by_hand():
+    # full FT, checkpointing off, micro-batch 2 x 512 = 1024 tokens: per layer linear forward T x in -> out,
+    # activation gradient T x out -> in, weight gradient in x T -> out; LM head likewise with 1024 -> 32000
+    t = TrainingSetup(method="full", micro_batch=2, seq_len=512, grad_checkpointing=False, framework="optimized")
+    st = step_time(ARCH, t, GPU, 512.0)
+    T = 1024
+    per_layer = sum(gemm(T, i, o) + gemm(T, o, i) + gemm(i, T, o) for i, o in LINEARS)
+    head = gemm(T, 1024, 32000) + gemm(T, 32000, 1024) + gemm(1024, T, 32000)
+    assert st.term("matmul").value == pytest.approx(2 * per_layer + head)
+    flops = 3 * (2 * 2 * T * sum(i * o for i, o in LINEARS) + 2 * T * 1024 * 32000)
+    assert st.term("matmul").part("flops") == pytest.approx(flops)
+
+
+def test_matmul_term_lora_adds_thin_adapters_and_skips_frozen_weight_gradients():
+    # LoRA r=8 on q,v with checkpointing: base linears forward twice (recompute) + activation gradient, no dW;
+    # each adapter A (1024 -> 8) and B (8 -> 1024): forward twice, dX once, dW once
+    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", micro_batch=1, seq_len=1024,
+                      grad_checkpointing=True, framework="optimized")
+    st = step_time(ARCH, t, GPU, 1024.0)
+    T = 1024
+    base = 2 * sum(2 * gemm(T, i, o) + gemm(T, o, i) for i, o in LINEARS)
+    head = gemm(T, 1024, 32000) + gemm(T, 32000, 1024)
+    a = 2 * gemm(T, 1024, 8) + gemm(T, 8, 1024) + gemm(1024, T, 8)  # A: 8 x 1024
+    b = 2 * gemm(T, 8, 1024) + gemm(T, 1024, 8) + gemm(8, T, 1024)  # B: 1024 x 8
+    assert st.term("matmul").value == pytest.approx(base + head + 2 * 2 * (a + b))
+
+
+def test_wave_quantisation_follows_the_tiles():
+    # 256 x 128 tiles on 108 SMs: 1024^2 output = 4 x 8 = 32 tiles in one wave -> 32/108
+    assert wave_efficiency(1024, 1024, 108) == pytest.approx(32 / 108)
+    # 4096^2: 16 x 32 = 512 tiles, 5 waves of 108 -> 512/540
+    assert wave_efficiency(4096, 4096, 108) == pytest.approx(512 / 540)
+    assert wave_efficiency(10, 10, 0) == 1.0
+
+
+def test_attention_term_flash_by_hand():
+    # causal: 4 x T x q_dim x (s+1)/2 FLOPs forward per layer, backward 2.5x; at seq 2048, head dim 128 the
+    # Ampere table gives 155 TFLOPS on a 271.2-TFLOPS card: share 155/271.2 of this card's 100 TFLOPS
+    t = TrainingSetup(method="lora", micro_batch=1, seq_len=2048, grad_checkpointing=False, framework="optimized")
+    st = step_time(ARCH, t, GPU, 2048.0)
+    fwd = 4 * 2048 * 1024 * (2049 / 2)
+    rate = R * 155 / 271.2
+    assert st.term("attention").value == pytest.approx(2 * fwd * 3.5 / rate)
+    # checkpointing recomputes the forward: 4.5 forwards' worth
+    st_gc = step_time(ARCH, t.model_copy(update={"grad_checkpointing": True}), GPU, 2048.0)
+    assert st_gc.term("attention").value == pytest.approx(2 * fwd * 4.5 / rate)
+
+
+def test_flash_share_interpolates_in_log_sequence_and_head_dim():
+    amp = FLASH_TFLOPS["ampere"]
+    assert flash_share(amp, 128, 4096) == pytest.approx(173 / 271.2)
+    assert flash_share(amp, 64, 2048) == pytest.approx(140 / 271.2)
+    # halfway between 2k and 4k in log2: midpoint of 155 and 173
+    assert flash_share(amp, 128, 2048 * math.sqrt(2)) == pytest.approx(164 / 271.2)
+    # head dim 96: halfway between the 64 and 128 rows
+    assert flash_share(amp, 96, 1024) == pytest.approx((119 + 133) / 2 / 271.2)
+
+
+def test_eager_attention_scales_with_bandwidth():
+    t = TrainingSetup(method="lora", micro_batch=1, seq_len=1024, attention="eager", grad_checkpointing=False)
+    st = step_time(ARCH, t, GPU, 1024.0)
+    fwd = 4 * 1024 * 1024 * (1025 / 2)
+    rate = 28.5e12 * 1000e9 / 2039e9  # 28.5 TFLOPS measured on an A100 80GB SXM4 (2,039 GB/s)
+    assert st.term("attention").value == pytest.approx(2 * fwd * 3.5 / rate)
+
+
+def test_other_kernels_fused_stack_by_hand():
+    # fused stack, LoRA without dropout on q,v, no checkpointing, 1 x 1024 tokens. Per token per layer forward:
+    # 2 norms x 4d + rotary 8(q+kv) + residuals 12d + SwiGLU 6f + LoRA adds 6 x out for q and v:
+    d, f = 1024, 4096
+    per = 2 * 4 * d + 8 * (1024 + 1024) + 12 * d + 6 * f + 2 * 6 * 1024
+    layer = 2 * per * 1024 * (1 + 1.5)  # forward + backward (1.5x)
+    ce = 1024 * 32000 * 8  # fused cross-entropy: 8 B per logit
+    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", lora_dropout=0.0, micro_batch=1, seq_len=1024,
+                      grad_checkpointing=False, framework="optimized")
+    st = step_time(ARCH, t, GPU, 1024.0)
+    assert st.term("other_kernels").part("bytes") == pytest.approx(layer + ce)
+    assert st.term("other_kernels").value == pytest.approx((layer + ce) / BW)
+
+
+def test_other_kernels_unfused_hf_adds_casts_layout_and_dropout():
+    d, f, q, kv = 1024, 4096, 1024, 1024
+    per = 2 * 32 * d + 20 * (q + kv) + 8 * (q + kv) + 12 * d + 10 * f + 2 * (5 * 1024 + 6 * 1024)
+    layer = 2 * per * 1024 * (1 + 1.5)
+    ce = 1024 * 32000 * 36  # HF: fp32 upcast, log-softmax and their backward
+    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", lora_dropout=0.05, micro_batch=1, seq_len=1024,
+                      grad_checkpointing=False, framework="hf")
+    st = step_time(ARCH, t, GPU, 1024.0)
+    assert st.term("other_kernels").part("bytes") == pytest.approx(layer + ce)
+
+
+def test_qlora_dequantises_every_weight_per_use():
+    t = TrainingSetup(method="qlora", micro_batch=1, seq_len=1024, grad_checkpointing=True, framework="optimized")
+    st = step_time(ARCH, t, GPU, 1024.0)
+    layer_params = 2 * sum(i * o for i, o in LINEARS)
+    from tuneplan.core.memory import nf4_bytes_per_param
+    # three uses (forward, recompute, activation gradient) x (read NF4 + write bf16)
+    assert st.term("other_kernels").part("dequant_bytes") == pytest.approx(
+        3 * layer_params * (nf4_bytes_per_param(True) + 2.0))
+
+
+def test_optimizer_bytes_per_parameter():
+    # foreach AdamW on bf16 parameters and states: 14 x 2 + 3 x 2 + 4 x 2 = 42, plus clipping 3 x 2
+    assert optimizer_bytes_per_param(TrainingSetup(method="full", optimizer="adamw")) == 42 + 6
+    # fused AdamW with an fp32 master copy: 2p + g + 4s = 8 + 4 + 16, + 2 (bf16 copy), + 12 clipping
+    assert optimizer_bytes_per_param(TrainingSetup(method="full", optimizer="adamw-fused", master_weights="fp32")) \
+        == 28 + 2 + 12
+    # 8-bit AdamW: states 1 B + absmax/2048
+    assert optimizer_bytes_per_param(TrainingSetup(method="full", optimizer="adamw-8bit")) == pytest.approx(
+        4 + 2 + 4 * (1 + 4 / 2048) + 6)
+
+
+def test_optimizer_term_full_fine_tuning():
+    t = TrainingSetup(method="full", optimizer="adamw-fused", micro_batch=1, seq_len=512, framework="optimized")
+    st = step_time(ARCH, t, GPU, 512.0)
+    params = ARCH.parameter_count()
+    assert st.term("optimizer").value == pytest.approx(params * (2 * 2 + 2 + 4 * 2 + 6) / BW)
+
+
+def test_host_overhead_counts_launches_beyond_gpu_time():
+    # tiny micro-batch on the unfused stack: host time per micro-batch = ops x OP_HOST_S exceeds the GPU's
+    t = TrainingSetup(method="lora", lora_targets="q_v", micro_batch=1, seq_len=16, grad_checkpointing=False,
+                      framework="hf")
+    st = step_time(ARCH, t, GPU, 16.0)
+    # norms 8 each, projections, rotary, attention + layout, MLP, residuals; PEFT's lora.Linear 7 per adapter
+    ops_layer = 8 * 2 + 4 + 16 + 8 + 5 + 2 + 2 * 7
+    ops = ops_layer * 2 * 2 + 20  # 2 layers x (forward + backward) + 20 outside the layers
+    gpu_mb = sum(st.term(k).value for k in ("matmul", "attention", "other_kernels"))
+    assert st.term("fixed").value == pytest.approx(ops * OP_HOST_S - gpu_mb)
+    assert st.bound == "overhead"
+
+
+def test_links():
+    # PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s x 0.8
+    assert pcie_bandwidth(GPU) == pytest.approx(16e9 * 16 * 128 / 130 / 8 * 0.8)
+    nv = GPU.model_copy(update={"interconnect": "NVLink 3 (NVSwitch)", "p2p_link_gbps": 600})
+    assert link_bandwidth(nv, 8) == (pytest.approx(300e9 * 0.8), "nvlink")
+    # beyond a node: the slower of NVLink and one 200 Gb/s HDR adapter per A100-class GPU
+    assert link_bandwidth(nv, 16) == (pytest.approx(25e9 * 0.8), "infiniband")
+    consumer = GPU.model_copy(update={"segment": "consumer"})
+    assert link_bandwidth(consumer, 2)[1] == "pcie-host"
+    assert link_bandwidth(consumer, 2)[0] == pytest.approx(pcie_bandwidth(GPU) * 7 / 25)
+
+
+def test_ddp_all_reduce_hides_behind_the_backward():
+    # LoRA DDP on 2 cards over PCIe: one all-reduce of the fp32 adapter gradients per step,
+    # 2 (n-1)/n x bytes / link, minus the last micro-batch's backward
+    t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", micro_batch=1, seq_len=1024, num_gpus=2,
+                      sharding="ddp", grad_checkpointing=False, framework="optimized")
+    st = step_time(ARCH, t, GPU, 1024.0)
+    adapters = 2 * 2 * 8 * (1024 + 1024)  # 2 layers x q,v x r (in + out)
+    volume = 2 * 0.5 * adapters * 4
+    assert st.term("communication").part("bytes") == pytest.approx(volume)
+    assert st.term("communication").value == 0.0  # 131 kB hides behind the backward
+
+
+def test_fsdp_gathers_weights_twice_per_micro_batch():
+    t = TrainingSetup(method="full", micro_batch=1, seq_len=128, num_gpus=4, sharding="fsdp", grad_accumulation=2,
+                      grad_sync="micro-batch", grad_checkpointing=False, framework="optimized")
+    st = step_time(ARCH, t, GPU, 128.0)
+    p = ARCH.parameter_count()
+    gather = 0.75 * p * 2
+    volume = 2 * gather * 2 + 0.75 * p * 2 * 2  # 2 gathers x 2 micro-batches + a reduce-scatter per micro-batch
+    assert st.term("communication").part("bytes") == pytest.approx(volume)
+
+
+def test_cpu_offload_moves_weights_over_pcie_and_steps_on_the_cpu():
+    t = TrainingSetup(method="full", micro_batch=1, seq_len=512, cpu_offload=True, grad_checkpointing=False,
+                      framework="optimized", optimizer="adamw-fused")
+    st = step_time(ARCH, t, GPU, 512.0)
+    p = ARCH.parameter_count()
+    off = st.term("offload")
+    assert off.part("cpu_seconds") == pytest.approx(p / (11.6e9 / 56.0))  # torch's CPU Adam (FSDP offload)
+    assert off.part("pcie_bytes") == pytest.approx(2 * p * 2 + p * 2)  # weights in twice, gradients out once
+    assert st.term("optimizer").value == 0.0
+
+
+def test_terms_add_up_and_throughput_never_falls_with_micro_batch():
+    for method in ("full", "lora", "qlora"):
+        prev = 0.0
+        for mb in (1, 2, 4, 8, 16):
+            t = TrainingSetup(method=method, micro_batch=mb, seq_len=512, framework="hf")
+            st = step_time(ARCH, t, GPU, 512.0)
+            assert sum(term.value for term in st.terms) == pytest.approx(st.seconds)
+            tps = st.tokens / st.seconds
+            assert tps >= prev * 0.999
+            prev = tps
+
+
+def test_paged_spill_crosses_pcie_twice():
+    t = TrainingSetup(method="full", micro_batch=1, seq_len=512, framework="optimized")
+    st = step_time(ARCH, t, GPU, 512.0, spilled_bytes=10e9)
+    assert st.term("offload").value == pytest.approx(2 * 10e9 / pcie_bandwidth(GPU))
