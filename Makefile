@@ -28,6 +28,7 @@ accuracy: $(STAMP)
 	mv docs/accuracy-table-seq-kind.md.tmp docs/accuracy-table-seq-kind.md
 	$(PY) tools/score_as_run.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table-as-run.md.tmp
 	mv docs/accuracy-table-as-run.md.tmp docs/accuracy-table-as-run.md
+	$(PY) tools/time_accuracy.py --markdown docs/time-accuracy-table.md
 	cat docs/accuracy-table.md
 
 bench: $(STAMP)

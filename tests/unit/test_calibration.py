@@ -1,0 +1,158 @@
+"""Pilot-run calibration: trainer_state.json as HF Trainer writes it, CSV step times, typed numbers, the CLI.
+
+HF Trainer (``Trainer._inner_training_loop``) logs ``{"loss", "grad_norm", "learning_rate", "epoch", "step"}`` every
+``logging_steps`` and, at the end, ``{"train_runtime", "train_samples_per_second", "train_steps_per_second",
+"total_flos", "train_loss", "epoch", "step"}``; ``TrainerState.save_to_json`` writes ``global_step``,
+``log_history``, ``train_batch_size`` and the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tuneplan.core.calibration import (
+    CALIBRATED_SPREAD,
+    CalibrationError,
+    calibrate,
+    pilot_from_numbers,
+    pilot_from_rows,
+    pilot_from_trainer_state,
+    stack_key,
+)
+from tuneplan.storage.calibrations import CalibrationBook, PilotFileError, read_pilot
+
+
+def trainer_state(steps: int = 50, runtime: float = 125.0, tokens_per_second: float | None = None) -> dict:
+    history = [{"loss": 2.0 - 0.01 * s, "grad_norm": 1.1, "learning_rate": 2e-4, "epoch": s / 500, "step": s}
+               for s in range(10, steps + 1, 10)]
+    summary = {"train_runtime": runtime, "train_samples_per_second": steps * 4 / runtime,
+               "train_steps_per_second": steps / runtime, "total_flos": 3.2e16, "train_loss": 1.7,
+               "epoch": steps / 500, "step": steps}
+    if tokens_per_second is not None:
+        summary["train_tokens_per_second"] = tokens_per_second
+    return {"best_metric": None, "best_model_checkpoint": None, "epoch": steps / 500, "eval_steps": 500,
+            "global_step": steps, "is_hyper_param_search": False, "is_local_process_zero": True,
+            "is_world_process_zero": True, "log_history": [*history, summary], "logging_steps": 10,
+            "max_steps": steps, "num_input_tokens_seen": 0, "num_train_epochs": 1, "save_steps": 500,
+            "stateful_callbacks": {}, "total_flos": 3.2e16, "train_batch_size": 4, "trial_name": None,
+            "trial_params": None}
+
+
+def test_trainer_state_gives_runtime_per_step():
+    pilot = pilot_from_trainer_state(trainer_state(50, 125.0, tokens_per_second=3300.0))
+    assert pilot.step_seconds == pytest.approx(125.0 / 50)  # 2.5 s
+    assert pilot.steps == 50 and pilot.micro_batch == 4 and pilot.tokens_per_second == 3300.0
+
+
+@pytest.mark.parametrize(("state", "code"), [
+    ([1, 2], "calibration.not_object"),
+    ({"log_history": []}, "calibration.no_steps"),
+    ({"global_step": 10, "log_history": [{"loss": 1.0, "step": 10}]}, "calibration.no_runtime"),
+    ({"global_step": 10, "log_history": [{"train_runtime": "fast", "step": 10}]}, "calibration.bad_number"),
+    ({"global_step": 10, "log_history": [{"train_runtime": -3, "step": 10}]}, "calibration.bad_number"),
+])
+def test_bad_trainer_states_are_named(state, code):
+    with pytest.raises(CalibrationError) as err:
+        pilot_from_trainer_state(state)
+    assert err.value.code == code
+
+
+def test_csv_runtime_readings_give_step_times_without_warm_up():
+    # W&B export: _step/_runtime every 10 steps; the first interval (compile, allocator) is dropped.
+    rows = [{"_step": str(s), "_runtime": str(t)} for s, t in
+            [(0, 0.0), (10, 40.0), (20, 60.0), (30, 80.5), (40, 100.0), (50, 121.0)]]
+    pilot = pilot_from_rows(rows)
+    # intervals: 4.0 (dropped), 2.0, 2.05, 1.95, 2.1 s per step -> median 2.025
+    assert pilot.step_seconds == pytest.approx(2.025)
+    assert (pilot.step_seconds_low, pilot.step_seconds_high) == (pytest.approx(1.95), pytest.approx(2.1))
+
+
+def test_csv_without_usable_columns_is_named():
+    with pytest.raises(CalibrationError) as err:
+        pilot_from_rows([{"loss": "1.0"}])
+    assert err.value.code == "calibration.no_columns"
+
+
+def test_calibration_factor_and_band():
+    pilot = pilot_from_numbers(step_seconds=3.0)
+    cal = calibrate(pilot, predicted_step_seconds=2.0, key="k")
+    assert cal.factor == pytest.approx(1.5)
+    # no spread of its own: the within-stack spread of the evidence
+    assert cal.band == (pytest.approx(CALIBRATED_SPREAD[0]), pytest.approx(CALIBRATED_SPREAD[1]))
+    with pytest.raises(CalibrationError):
+        pilot_from_numbers(step_seconds=0.0)
+    # tokens/s with the plan's tokens per step: 8192 / 4096 = 2 s
+    assert pilot_from_numbers(tokens_per_second=4096, tokens_per_step=8192).step_seconds == 2.0
+
+
+def test_calibration_applies_to_plans_on_the_same_stack_only():
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate, plan_stack_key
+
+    s = catalog.default_scenario()
+    base = estimate(s)
+    cal = calibrate(pilot_from_numbers(step_seconds=base.time.step_seconds * 1.2, date="2026-11-30"),
+                    base.time.step_seconds, plan_stack_key(s))
+    cal_r = estimate(s, calibration=cal)
+    assert cal_r.time.step_seconds == pytest.approx(base.time.step_seconds * 1.2)
+    assert cal_r.time.calibrated and any(n.code == "time.calibrated" and n.params["date"] == "2026-11-30"
+                                         for n in cal_r.time.messages)
+    # the band narrows to the within-stack spread: 1/1.17 .. 1/0.83 of the calibrated training time
+    assert cal_r.time.tokens_per_second_high / cal_r.time.tokens_per_second == pytest.approx(CALIBRATED_SPREAD[1])
+    # a longer sequence on the same GPU and stack keeps the calibration; another GPU does not
+    longer = s.model_copy(update={"training": s.training.model_copy(update={"seq_len": 4096})})
+    assert estimate(longer, calibration=cal).time.calibrated
+    other = s.model_copy(update={"gpu": catalog.get_gpu("h100_sxm")})
+    assert not estimate(other, calibration=cal).time.calibrated
+    assert stack_key("rtx4090", 2, "hf", "lora", "ddp") != stack_key("rtx4090", 2, "hf", "qlora", "ddp")
+
+
+def test_read_pilot_files_and_the_book(tmp_path):
+    state = tmp_path / "trainer_state.json"
+    state.write_text(json.dumps(trainer_state(20, 40.0), indent=2), encoding="utf-8")
+    assert read_pilot(state).step_seconds == pytest.approx(2.0)
+    bad = tmp_path / "broken.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(PilotFileError, match="not valid JSON"):
+        read_pilot(bad)
+    with pytest.raises(PilotFileError, match="no such file"):
+        read_pilot(tmp_path / "missing.json")
+    csv_file = tmp_path / "steps.csv"
+    csv_file.write_text("step,step_time\n1,2.5\n2,2.0\n3,2.1\n4,1.9\n5,2.0\n", encoding="utf-8")
+    assert read_pilot(csv_file).step_seconds == pytest.approx(2.0)  # median of 2.0, 2.1, 1.9, 2.0 (first dropped)
+    book = CalibrationBook(tmp_path / "data")
+    cal = calibrate(read_pilot(state), 1.6, "gpu x1/hf/lora/none", label="pilot")
+    book.save(cal)
+    book.save(cal.model_copy(update={"factor": 1.4}))  # same key: replaced
+    assert [c.factor for c in book.load()] == [1.4]
+    assert book.find("gpu x1/hf/lora/none").label == "pilot"
+    (tmp_path / "data" / "calibrations.json").write_text("garbage", encoding="utf-8")
+    assert book.load() == []  # an unreadable book is ignored, not fatal
+
+
+def test_cli_calibrates_from_a_trainer_state_file(tmp_path):
+    state = tmp_path / "trainer_state.json"
+    state.write_text(json.dumps(trainer_state(20, 40.0)), encoding="utf-8")
+    cmd = [sys.executable, "-m", "tuneplan", "estimate", "--model", "llama-3.1-8b", "--method", "qlora",
+           "--gpu", "RTX 4090", "--json"]
+    env = {"TUNEPLAN_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
+    plain = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout)[0]
+    cal = json.loads(subprocess.run([*cmd, "--calibration", str(state), "--save-calibration"], capture_output=True,
+                                    text=True, check=True, env=env).stdout)[0]
+    assert not plain["time"]["calibrated"] and cal["time"]["calibrated"]
+    assert cal["time"]["step_seconds"]["total"] == pytest.approx(2.0)  # 40 s / 20 steps
+    assert sum(cal["time"]["step_seconds"]["parts"].values()) == pytest.approx(2.0)
+    assert set(plain["time"]["step_seconds"]["parts"]) == {"matmul", "attention", "other_kernels", "optimizer",
+                                                           "communication", "offload", "fixed"}
+    # saved: a later run on the same stack can use it
+    again = json.loads(subprocess.run([*cmd, "--use-saved-calibration"], capture_output=True, text=True, check=True,
+                                      env=env).stdout)[0]
+    assert again["time"]["step_seconds"]["total"] == pytest.approx(2.0)
+    broken = tmp_path / "b.json"
+    broken.write_text("[1, 2]", encoding="utf-8")
+    res = subprocess.run([*cmd, "--calibration", str(broken)], capture_output=True, text=True, env=env)
+    assert res.returncode == 2 and "not a JSON object" in res.stderr
