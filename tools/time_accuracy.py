@@ -81,8 +81,11 @@ def row_scenario(row: dict[str, str], base: Path) -> Scenario:
         raise NotModelled("FP8 matmuls")
     if row.get("sharding", "").strip() == "tp":
         raise NotModelled("tensor/pipeline parallelism")
-    if "sequence parallel" in row.get("notes", "").lower() or "sp=" in row.get("notes", "").lower():
+    notes = row.get("notes", "").lower()
+    if "sequence parallel" in notes or "sp=" in notes:
         raise NotModelled("sequence parallelism")
+    if "ep 8" in notes or "expert parallel" in notes or "ep=" in notes:
+        raise NotModelled("expert parallelism")
     gpu = catalog.match_gpu(row["gpu"])
     if gpu is None and row["gpu"] in GPU_FALLBACK:
         gpu = catalog.get_gpu(GPU_FALLBACK[row["gpu"]])

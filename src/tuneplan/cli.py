@@ -238,6 +238,8 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
         },
         "cost": {
             "total_usd": c.total_usd,
+            "low_usd": c.low_usd,
+            "high_usd": c.high_usd,
             "pessimistic_usd": c.pessimistic_usd,
             "gpu_usd": c.gpu_usd,
             "billed_hours": c.billed_hours,
@@ -344,7 +346,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             print(f"    {term.key:<14} {term.value:8.3f} s  {share:5.1%}  {render_formula(term)}", file=out)
     for note in t.messages:
         print(f"  note: {render_note(note)}", file=out)
-    print(f"\nCost: ${c.total_usd:,.2f} expected (pessimistic ${c.pessimistic_usd:,.2f}); "
+    print(f"\nCost: ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f} "
+          f"(pessimistic ${c.pessimistic_usd:,.2f}); "
           f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}", file=out)
     for name, usd in c.breakdown.items():
         if usd:

@@ -224,7 +224,7 @@ def test_cpu_offload_moves_weights_over_pcie_and_steps_on_the_cpu():
     st = step_time(ARCH, t, GPU, 512.0)
     p = ARCH.parameter_count()
     off = st.term("offload")
-    assert off.part("cpu_seconds") == pytest.approx(p / (11.6e9 / 56.0))  # torch's CPU Adam (FSDP offload)
+    assert off.part("cpu_seconds") == pytest.approx(p / (11.6e9 / 8.2))  # vectorised CPU Adam
     assert off.part("pcie_bytes") == pytest.approx(2 * p * 2 + p * 2)  # weights in twice, gradients out once
     assert st.term("optimizer").value == 0.0
 

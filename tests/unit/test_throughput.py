@@ -218,3 +218,18 @@ def test_dynamic_rows_feed_the_step_model(llama8b):
     assert tokens_per_row(t, data) == pytest.approx(640.0)
     te = _time(llama8b, data=data, method="lora", micro_batch=4, seq_len=2048, sequence_mode="dynamic")
     assert te.tokens_per_step == pytest.approx(4 * 640.0)
+
+
+def test_cost_band_prices_the_likely_range():
+    # 2 USD per GPU-hour billed per second, nothing else charged: cost = 2 x hours at each end of the range
+    from tuneplan.core.estimate import estimate
+
+    s = catalog.default_scenario()
+    pricing = s.pricing.model_copy(update={"price_per_gpu_hour": 2.0, "billing": "second", "storage_gb": 0.0,
+                                           "egress_gb": 0.0, "other_usd": 0.0, "minimum_billed_minutes": 0.0,
+                                           "interruptions_per_hour": 0.0, "failure_probability": 0.0})
+    r = estimate(s.model_copy(update={"pricing": pricing}))
+    assert r.cost.total_usd == pytest.approx(2.0 * r.time.seconds / 3600, rel=1e-3)
+    assert r.cost.low_usd == pytest.approx(2.0 * r.time.low_seconds / 3600, rel=1e-3)
+    assert r.cost.high_usd == pytest.approx(2.0 * r.time.high_seconds / 3600, rel=1e-3)
+    assert r.cost.low_usd < r.cost.total_usd < r.cost.high_usd

@@ -5,11 +5,17 @@ from __future__ import annotations
 from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
 from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
-from tuneplan.core.result import Estimate
+from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.throughput import estimate_time
 
 __all__ = ["estimate", "plan_stack_key"]
+
+
+def _time_at(time: TimeEstimate, seconds: float) -> TimeEstimate:
+    """``time`` with its training phase stretched so that the run takes ``seconds`` (the likely range's ends)."""
+    training = time.phases.get("training", 0.0) + seconds - time.seconds
+    return time.model_copy(update={"phases": {**time.phases, "training": max(training, 0.0)}, "seconds": seconds})
 
 
 def plan_stack_key(scenario: Scenario) -> str:
@@ -54,6 +60,9 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
                          spilled_bytes=spilled, calibration=calibration)
     cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
+    cost = cost.model_copy(update=dict(zip(("low_usd", "high_usd"), (
+        estimate_cost(_time_at(time, sec), scenario.pricing, t.num_gpus, curve_points=2).total_usd
+        for sec in (time.low_seconds, time.high_seconds)), strict=True)))
     warnings: list[str] = []
     if arch.max_position_embeddings and t.seq_len > arch.max_position_embeddings:
         warnings.append(

@@ -201,6 +201,8 @@ class CostEstimate(_Frozen):
         pessimistic_usd: cost when interruptions hit at the worst moment (full checkpoint interval lost).
         curve: cumulative USD over wall-clock hours for the chart.
         breakdown: named lines (USD) for tables and exports.
+        low_usd, high_usd: ``total_usd`` of the run at the time estimate's likely range (``TimeEstimate.low_seconds``
+            .. ``high_seconds``): the same plan finishing faster or slower.
     """
 
     gpu_usd: float
@@ -214,6 +216,8 @@ class CostEstimate(_Frozen):
     curve: list[CostPoint]
     breakdown: dict[str, float]
     notes: list[str] = []
+    low_usd: float = 0.0
+    high_usd: float = 0.0
 
 
 class Estimate(_Frozen):

@@ -120,10 +120,10 @@ NCCL_EFFICIENCY = 0.80
 #: adapter per A100 (NVIDIA DGX H100 and DGX A100 user guides).
 IB_PER_GPU = {"h": 50e9, "a": 25e9}
 GPUS_PER_NODE = 8
-#: CPU Adam step rate, parameters per second per node: DeepSpeed's CPU-Adam updated 11.6B parameters in 8.2 s,
-#: torch's CPU Adam in 56 s (github.com/deepspeedai/DeepSpeed/pull/735). DeepSpeed (ZeRO) uses its CPU-Adam;
-#: FSDP's CPU offload steps torch's optimizer on the CPU.
-CPU_ADAM_PARAMS_PER_S = {"deepspeed": 11.6e9 / 8.2, "torch": 11.6e9 / 56.0}
+#: CPU Adam step rate, parameters per second per node: DeepSpeed's vectorised CPU-Adam updated 11.6B parameters
+#: in 8.2 s (github.com/deepspeedai/DeepSpeed/pull/735; torch 1.x's per-parameter CPU Adam took 56 s there). Both
+#: DeepSpeed and FSDP's CPU offload (torch 2's multi-tensor CPU AdamW) are timed at the vectorised rate.
+CPU_ADAM_PARAMS_PER_S = {"deepspeed": 11.6e9 / 8.2, "torch": 11.6e9 / 8.2}
 #: torch.optim.AdamW's default foreach implementation moves the state tensors 14 times, the gradient 3 times and
 #: the parameter 4 times per step (lerp, mul, addcmul, sqrt, div, add, weight-decay mul, addcdiv), which for
 #: 8.03B bf16 parameters on a B200 is 337 GB: 47.9 ms at 88 % of 8 TB/s, against 46.6 ms measured
@@ -235,51 +235,62 @@ def wave_efficiency(m: float, n: float, sms: int) -> float:
     return tiles / (math.ceil(tiles / sms) * sms)
 
 
-def _gemm_seconds(ctx: _Ctx, m: float, k: float, n: float) -> tuple[float, float, float, bool]:
-    """(seconds, FLOPs, bytes, memory-bound) of one ``M x K x N`` GEMM: max(FLOPs / (ceiling x wave efficiency),
-    bytes / bandwidth)."""
+def _gemm_seconds(ctx: _Ctx, m: float, k: float, n: float, groups: float = 1.0) -> tuple[float, float, float, bool]:
+    """(seconds, FLOPs, bytes, memory-bound) of one ``M x K x N`` GEMM, or of a grouped GEMM of ``groups`` weight
+    matrices sharing ``M`` rows between them (mixture-of-experts kernels): max(FLOPs / (ceiling x wave
+    efficiency), bytes / bandwidth)."""
     flops = 2.0 * m * k * n
-    nbytes = ctx.elem * (m * k + k * n + m * n)
-    compute = flops / (ctx.rate * wave_efficiency(m, n, ctx.gpu.sm_count))
+    nbytes = ctx.elem * (m * k + groups * k * n + m * n)
+    tiles_m = m if groups == 1.0 else m + (groups - 1.0) * GEMM_TILE[0] / 2  # each group's last tile is partial
+    compute = flops / (ctx.rate * wave_efficiency(tiles_m, n, ctx.gpu.sm_count))
     memory = nbytes / ctx.bw
     return max(compute, memory), flops, nbytes, memory > compute
 
 
-def _base_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float]]:
-    """(count per micro-batch, M, K, N) of the model's GEMMs in every pass (module docstring)."""
+def _base_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
+    """(count per micro-batch, M, K, N, weight groups) of the model's GEMMs in every pass (module docstring).
+
+    Experts: eager stacks (transformers' expert loop) run one GEMM per expert on ``T x k / E`` tokens; fused stacks
+    run one grouped GEMM over all routed tokens (Megatron/Transformer Engine ``moe_grouped_gemm``, torchtitan's
+    grouped experts), which fills the GPU as one large GEMM does."""
     a, t, tok = ctx.arch, ctx.t, ctx.tokens
     full = t.method == "full"
     layer_dw = full or t.frozen_weight_grads
     passes_fwd = 2 if t.grad_checkpointing else 1
-    out: list[tuple[float, float, float, float]] = []
+    out: list[tuple[float, float, float, float, float]] = []
     for n_layers, mods in a.linear_modules():
         for mod in mods:
-            if mod.count > 1:  # experts: each sees T x k / E tokens
-                m = tok * mod.active / mod.count
-                count = float(mod.count)
+            g = 1.0
+            if mod.count > 1 and ctx.fused:  # one grouped GEMM over the T x k routed tokens
+                m, count, g = tok * mod.active, 1.0, float(mod.count)
+            elif mod.count > 1:  # one GEMM per expert on T x k / E tokens
+                m, count = tok * mod.active / mod.count, float(mod.count)
             else:
                 m, count = tok, 1.0
             # forward (+ recompute): T x in -> out; activation gradient: T x out -> in; weight gradient: in x T -> out
-            out.append((n_layers * count * (passes_fwd + 0.0), m, mod.d_in, mod.d_out))
-            out.append((n_layers * count, m, mod.d_out, mod.d_in))
+            out.append((n_layers * count * (passes_fwd + 0.0), m, mod.d_in, mod.d_out, g))
+            out.append((n_layers * count, m, mod.d_out, mod.d_in, g))
             if layer_dw:
-                out.append((n_layers * count, mod.d_in, m, mod.d_out))
+                # weight gradients of grouped experts: each expert's in x (its tokens) -> out
+                dw_m = m / g
+                out.append((n_layers * count * g, mod.d_in, dw_m, mod.d_out, 1.0))
     h, v = a.hidden_size, a.vocab_size
-    out += [(1.0, tok, h, v), (1.0, tok, v, h)]
+    out += [(1.0, tok, h, v, 1.0), (1.0, tok, v, h, 1.0)]
     if full or t.trainable_embeddings:
-        out.append((1.0, h, tok, v))
+        out.append((1.0, h, tok, v, 1.0))
     return out
 
 
-def _lora_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float]]:
+def _lora_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
     """LoRA A and B GEMMs: forward (+ recompute), activation gradient and weight gradient of each."""
     t = ctx.t
     if t.method == "full":
         return []
     fwd = 2.0 if t.grad_checkpointing else 1.0
-    out: list[tuple[float, float, float, float]] = []
+    out: list[tuple[float, float, float, float, float]] = []
     for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, t.lora_targets):
-        out += [(n * fwd, ctx.tokens, cols, rows), (float(n), ctx.tokens, rows, cols), (float(n), cols, ctx.tokens, rows)]
+        out += [(n * fwd, ctx.tokens, cols, rows, 1.0), (float(n), ctx.tokens, rows, cols, 1.0),
+                (float(n), cols, ctx.tokens, rows, 1.0)]
     return out
 
 
@@ -287,8 +298,8 @@ def matmul_term(ctx: _Ctx) -> Term:
     """GPU seconds of every GEMM of one micro-batch (module docstring), with FLOPs, bytes and rates."""
     seconds = flops = nbytes = mem_s = 0.0
     gemms = 0.0
-    for count, m, k, n in _base_gemms(ctx) + _lora_gemms(ctx):
-        s, f, b, membound = _gemm_seconds(ctx, m, k, n)
+    for count, m, k, n, g in _base_gemms(ctx) + _lora_gemms(ctx):
+        s, f, b, membound = _gemm_seconds(ctx, m, k, n, g)
         seconds += count * s
         flops += count * f
         nbytes += count * b
@@ -402,11 +413,20 @@ def _layer_elementwise_bytes(ctx: _Ctx) -> float:
         per += 2 * 6.0 * d
         per += (10.0 if a.mlp == "gated" else 4.0) * f
     if t.method != "full":
+        from tuneplan.core.memory import _activation_adapter_path
+
+        fp32_inputs = _activation_adapter_path(t) == "fp32"
         for n, mods in a.linear_modules():
             share = n / max(a.num_layers, 1)
             adapted = _adapted_modules(ctx, mods)
             for mod in adapted:
-                per += share * ((5.0 * mod.d_in if t.lora_dropout > 0 else 0.0) + 6.0 * mod.d_out)
+                if fp32_inputs:
+                    # PEFT's _cast_input_dtype copies the input to fp32 (2 B read, 4 B written), dropout runs in
+                    # fp32 (4 + 4 B and a 1-byte mask), the fp32 result is cast back and added (4 + 2 + 6 B)
+                    per += share * (6.0 * mod.d_in + (9.0 * mod.d_in if t.lora_dropout > 0 else 0.0)
+                                    + 12.0 * mod.d_out)
+                else:
+                    per += share * ((5.0 * mod.d_in if t.lora_dropout > 0 else 0.0) + 6.0 * mod.d_out)
     return per
 
 
