@@ -1524,6 +1524,62 @@ Please attach that file when you report the problem.</source>
         <source>Every number of the estimate with its formula, your values and its source</source>
         <translation>估算中的每个数字，附公式、你的数值和来源</translation>
     </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>CPU offload</source>
+        <translation>CPU 卸载</translation>
+    </message>
+    <message>
+        <source>Communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>Host overhead</source>
+        <translation>主机开销</translation>
+    </message>
+    <message>
+        <source>Matrix multiplications</source>
+        <translation>矩阵乘法</translation>
+    </message>
+    <message>
+        <source>Model FLOPs achieved ÷ spec peak = {f} GFLOP × {tps} tokens/s ÷ {peak} TFLOPS: an output of the step model above, not an input</source>
+        <translation>实际达到的模型 FLOPs ÷ 规格峰值 = {f} GFLOP × {tps} tokens/s ÷ {peak} TFLOPS：由上面的步时模型得出的结果，而不是输入</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Optimizer step</source>
+        <translation>优化器步</translation>
+    </message>
+    <message>
+        <source>Other kernels</source>
+        <translation>其他内核</translation>
+    </message>
+    <message>
+        <source>Recomputed activations (gradient checkpointing) and padding are work the GPU does but MFU does not count. A measured MFU in the scenario (mfu_override) replaces the step model.</source>
+        <translation>重算的激活（梯度检查点）和填充是 GPU 要做但 MFU 不计入的工作。在方案中填写实测 MFU（mfu_override）会取代步时模型。</translation>
+    </message>
+    <message>
+        <source>The likely range: the step model&apos;s measured error on published runs, or your pilot run&apos;s spread once you import one (Tools → Import pilot run…).</source>
+        <translation>可能范围：步时模型在公开运行上的实测误差；导入试运行后（工具 → 导入试运行…）则为你的试运行自身的波动。</translation>
+    </message>
+    <message>
+        <source>setup + training + evaluation + checkpoints; likely {low}–{high}</source>
+        <translation>准备 + 训练 + 评估 + 检查点；可能 {low}–{high}</translation>
+    </message>
+    <message>
+        <source>tokens per step ÷ step seconds = {tok} ÷ {sec} s; likely {low}–{high} tokens/s</source>
+        <translation>每步 token 数 ÷ 每步秒数 = {tok} ÷ {sec} s；可能 {low}–{high} tokens/s</translation>
+    </message>
+    <message>
+        <source>{tok} tokens per GPU per step, {bound}: the sum of the terms below{notes}</source>
+        <translation>每 GPU 每步 {tok} 个 token，{bound}：下面各项之和{notes}</translation>
+    </message>
 </context>
 <context>
     <name>FieldPanel</name>
@@ -3286,6 +3342,46 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <source>&amp;Tools</source>
         <translation>工具(&amp;T)</translation>
     </message>
+    <message>
+        <source>&amp;Forget calibration</source>
+        <translation>忘记校准(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Import pilot run…</source>
+        <translation>导入试运行(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Calibrate the time of plans on this GPU and stack from a short real run: HF Trainer&apos;s trainer_state.json or a CSV of step times</source>
+        <translation>用一次真实的短运行校准此 GPU 和技术栈上方案的时间：HF Trainer 的 trainer_state.json 或步时 CSV</translation>
+    </message>
+    <message>
+        <source>Calibrated from {name}: time × {factor}</source>
+        <translation>已根据 {name} 校准：时间 × {factor}</translation>
+    </message>
+    <message>
+        <source>Calibration forgotten</source>
+        <translation>已忘记校准</translation>
+    </message>
+    <message>
+        <source>Cannot forget calibration</source>
+        <translation>无法忘记校准</translation>
+    </message>
+    <message>
+        <source>Cannot import pilot run</source>
+        <translation>无法导入试运行</translation>
+    </message>
+    <message>
+        <source>Drop the pilot-run calibration of this plan&apos;s GPU and stack</source>
+        <translation>删除此方案 GPU 和技术栈的试运行校准</translation>
+    </message>
+    <message>
+        <source>Import pilot run</source>
+        <translation>导入试运行</translation>
+    </message>
+    <message>
+        <source>Pilot runs (*.json *.csv *.tsv);;HF Trainer state (trainer_state.json *.json);;Step times (*.csv *.tsv);;All files (*)</source>
+        <translation>试运行 (*.json *.csv *.tsv);;HF Trainer 状态 (trainer_state.json *.json);;步时 (*.csv *.tsv);;所有文件 (*)</translation>
+    </message>
 </context>
 <context>
     <name>Memory</name>
@@ -4582,6 +4678,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <source>memory-bound</source>
         <translation>带宽受限</translation>
     </message>
+    <message>
+        <source>communication-bound</source>
+        <translation>通信受限</translation>
+    </message>
+    <message>
+        <source>host-bound</source>
+        <translation>主机受限</translation>
+    </message>
+    <message>
+        <source>offload-bound</source>
+        <translation>卸载受限</translation>
+    </message>
 </context>
 <context>
     <name>Units</name>
@@ -4610,6 +4718,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{n} h</source>
         <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>{n} ms</source>
+        <translation>{n} 毫秒</translation>
     </message>
 </context>
 <context>

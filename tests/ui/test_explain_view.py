@@ -68,6 +68,7 @@ def test_time_lines_add_up(window, qtbot):
         "GPU peak",
         "MFU",
         "Throughput",
+        "Optimizer step",
         "Optimizer steps",
         "Training",
         "Setup",
@@ -132,3 +133,38 @@ def test_dynamic_padding_steps_formula_uses_the_row_length(window):
     line = next(ln for ln in time_lines(s, r) if ln.name == "Optimizer steps")
     assert line.value == "30,000"
     assert "micro-batch 1 × 512 tokens" in line.formula and "longest example" in line.formula
+
+
+@pytest.mark.parametrize("method", ["qlora", "full"])
+def test_one_line_per_step_term_adding_up_to_the_step(window, qtbot, method):
+    from tuneplan.ui.explain_view import term_label
+
+    window.store.set_field("training.method", method)
+    view = _show(window, qtbot)
+    t = window.store.result.time
+    lines = view.time_model.lines
+    names = [line.name for line in lines]
+    shown = [term for term in t.step_terms if term.value > 0]
+    assert shown
+    term_lines = [line for line in lines if line.name in {term_label(term.key) for term in t.step_terms}]
+    assert [line.name for line in term_lines] == [term_label(term.key) for term in shown]
+    # each term's value as shown (ms or s), its formula with the parts filled in and its source as the tip
+    total = 0.0
+    for term, line in zip(shown, term_lines, strict=True):
+        number, unit = line.value.split()
+        seconds = float(number.replace(",", "")) / (1000 if unit == "ms" else 1)
+        assert seconds == pytest.approx(term.value, rel=0.01, abs=0.0001)
+        total += seconds
+        assert line.tip == term.source and "{" not in line.formula and line.formula
+    assert sum(term.value for term in shown) == pytest.approx(t.step_seconds)
+    assert total == pytest.approx(t.step_seconds, rel=0.01)
+    # the step line, the throughput from it, and MFU as an output after the terms
+    step = lines[names.index("Optimizer step")]
+    assert step.value == (f"{t.step_seconds:.2f} s" if t.step_seconds >= 1 else f"{t.step_seconds * 1000:.1f} ms")
+    assert names.index("Optimizer step") < names.index(term_lines[0].name) < names.index("MFU")
+    throughput = lines[names.index("Throughput")]
+    assert "tokens per step ÷ step seconds" in throughput.formula
+    assert f"{t.tokens_per_second_low:,.0f}–{t.tokens_per_second_high:,.0f}" in throughput.formula
+    assert "an output" in lines[names.index("MFU")].formula
+    wall = lines[names.index("Wall clock")]
+    assert "likely" in wall.formula

@@ -63,6 +63,17 @@ _FA = "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7
 #: A100 40GB (87 %, github.com/PTsolvers/gpu-workshop-JuliaCon23/issues/7) and 1,727 of 1,935 GB/s on an A800
 #: PCIe (89 %, github.com/mli/transformers-benchmarks/issues/4).
 BW_EFFICIENCY = 0.88
+#: Sustained share of the burst matmul ceiling under training's continuous load, where the card sits at its
+#: power cap: H200 cuBLAS BF16 at n = 4,096-16,384 sustained 0.7077 x 989.5 = 700 TFLOPS against 0.768 x 989.5 = 760
+#: in short bursts, clocks 1.2-1.4 GHz at 700 W (github.com/tile-ai/TileOPs/pull/1980); A100 cuBLAS 8192^3 on random
+#: data 257.5 TFLOPS (thonking.ai "Strangely, matrix multiplications on GPUs run faster when given predictable
+#: data", 400 W cap) against the 271.2 MAMF burst. By compute capability: 9.0 and newer take the Hopper figure,
+#: older cards the A100 figure (the nearest measured part; both are power-capped at full matmul load).
+SUSTAINED_SHARE = {"hopper": 700.0 / 760.0, "ampere": 257.5 / 271.2}
+#: Slowdown of computation that overlaps NCCL collectives (SMs and HBM bandwidth taken by the communication
+#: kernels): 18.9 % on average over GPT and LLaMA training on 4 x A100 / H100 / MI250 / MI210 (arXiv:2507.03114);
+#: charged on the compute time that hides communication.
+OVERLAP_SLOWDOWN = 0.189
 #: Measured-to-spec matmul ratio for a card without a measured ceiling in the catalog: the median of the catalog
 #: cards that have one (gpus.csv ``measured_bf16_matmul_tflops`` / ``bf16_tflops_dense``).
 DEFAULT_CEILING_SHARE = 0.83
@@ -134,12 +145,13 @@ FOREACH_PASSES = {"state": 14.0, "grad": 3.0, "param": 4.0}
 
 # --------------------------------------------------------------------------------------------- hardware
 def matmul_ceiling(gpu: GpuSpec, precision: str = "bf16") -> float:
-    """Achievable dense matmul rate of the card, in FLOP/s.
+    """Achievable dense matmul rate of the card under sustained load, in FLOP/s.
 
     The measured BF16 ceiling where the catalog has one (maximum achievable matmul FLOPS: stas00/ml-engineering
     ``compute/accelerator/benchmarks/mamf-finder.py`` results, zzc0721/torch-performance-test-data; TP §3c), else
-    the spec rate (BF16, FP16 on cards without BF16) x :data:`DEFAULT_CEILING_SHARE`. FP32 training uses the
-    TF32 rate, half the BF16 rate (A100/H100 datasheets).
+    the spec rate (BF16, FP16 on cards without BF16) x :data:`DEFAULT_CEILING_SHARE`; times the sustained share at
+    the power cap (:data:`SUSTAINED_SHARE`). FP32 training uses the TF32 rate, half the BF16 rate (A100/H100
+    datasheets).
 
     Raises:
         ValueError: when the card has no tensor rate at all.
@@ -151,6 +163,7 @@ def matmul_ceiling(gpu: GpuSpec, precision: str = "bf16") -> float:
         rate = gpu.measured_bf16_tflops * 1e12
     else:
         rate = spec * DEFAULT_CEILING_SHARE
+    rate *= SUSTAINED_SHARE["hopper" if gpu.compute_capability >= 9.0 else "ampere"]
     return rate / 2 if precision == "fp32" else rate
 
 
@@ -381,6 +394,7 @@ def attention_term(ctx: _Ctx) -> Term:
     elif kernel == "sdpa-efficient":
         rate = ctx.rate * MEM_EFFICIENT_SHARE
     else:
+        # shares of the reference card's ceiling; the sustained-load share applies to them as to the GEMMs
         table = FLASH_TFLOPS["hopper" if _hopper_class(ctx.gpu) else "ampere"]
         rate = ctx.rate * flash_share(table, hd, ctx.row)
     seconds = flops / rate
@@ -710,6 +724,7 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     on_cpu = t.cpu_offload
     opt = optimizer_term(ctx, on_cpu)
     comm = _communication(ctx, gpu_mb, bwd_share)
+    contention = OVERLAP_SLOWDOWN * comm.hidden  # the compute that hid the collectives ran slower
     off_s, off_bytes, pcie, cpu_s, off_hidden = _offload(ctx, gpu_mb)
     spill_s = 2.0 * spilled_bytes / pcie_bandwidth(gpu) if spilled_bytes > 0 else 0.0
 
@@ -719,10 +734,11 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
 
     terms = (
         scaled(mm), scaled(att), scaled(other), opt,
-        Term(key="communication", value=comm.seconds, parts=(
+        Term(key="communication", value=comm.seconds + contention, parts=(
             Quantity(key="bytes", value=comm.volume, unit="B"),
             Quantity(key="link", value=comm.link, unit="B/s"),
             Quantity(key="overlapped", value=comm.hidden, unit="s"),
+            Quantity(key="contention", value=contention, unit="s", source="arXiv:2507.03114"),
         ), source="NCCL ring all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n of the data "
                   "(nccl-tests doc/PERFORMANCE.md)"),
         Term(key="offload", value=off_s + spill_s, parts=(

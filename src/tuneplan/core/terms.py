@@ -93,7 +93,7 @@ FORMULAS: dict[str, str] = {
                         "{bytes} B ÷ {bandwidth} B/s"),
     "optimizer": N_("optimizer step: {params} parameters × {bytes_per_param} B ÷ {bandwidth} B/s"),
     "communication": N_("collectives: {bytes} B at {link} B/s bus bandwidth, {overlapped} s of it hidden "
-                        "behind compute"),
+                        "behind compute, which runs {contention} s slower beside them"),
     "offload": N_("CPU offload: {pcie_bytes} B over PCIe at {pcie} B/s, CPU optimizer {cpu_seconds} s, "
                   "{overlapped} s hidden behind compute"),
     "fixed": N_("host overhead: {ops} operator launches × {op_seconds} s where the CPU is slower than the "

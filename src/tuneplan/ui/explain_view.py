@@ -7,8 +7,9 @@ One tab ("Why this much?") with four tables:
   comes from (:attr:`MemoryComponent.source`).
 * **Totals**: peak allocated, peak reserved and the device total, one line each on what they are
   (the verdict uses the device total), the GPU's capacity and the likely range.
-* **Time**: computed tokens, FLOPs per token, the GPU's peak, MFU, throughput, steps and each
-  phase of the wall clock, each with its formula and the numbers that went in.
+* **Time**: computed tokens, FLOPs per token, the GPU's peak, throughput, the optimizer step and each of
+  its terms (matrix multiplications, attention, ... with the step model's formula and parts), the MFU
+  that achieves, steps and each phase of the wall clock, each with its formula and the numbers that went in.
 * **Cost**: the breakdown lines (GPU time, storage, egress, other, failed-run repeats) and the
   total, with their formulas.
 
@@ -20,6 +21,7 @@ so the text always adds up to the numbers shown. The tables fill when the tab is
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,9 +51,17 @@ from PySide6.QtWidgets import (
 from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
+from tuneplan.core.terms import FORMULAS, NOTES, Note, render_formula, render_note
 from tuneplan.core.throughput import tokens_per_row
 from tuneplan.ui.charts import COMPONENT_COLORS
-from tuneplan.ui.i18n import component_label, translate_core_text, verdict_text
+from tuneplan.ui.i18n import (
+    BOUND_LABELS,
+    component_label,
+    fmt_number,
+    number_locale,
+    translate_core_text,
+    verdict_text,
+)
 from tuneplan.ui.store import AppStore
 from tuneplan.ui.theme import mark_self_themed, themed
 
@@ -61,7 +71,9 @@ __all__ = [
     "LinesModel",
     "MemoryTableModel",
     "cost_lines",
+    "fmt_quantity",
     "install_explain",
+    "term_label",
     "time_lines",
     "total_lines",
 ]
@@ -79,6 +91,57 @@ def _hours(h: float) -> str:
     if h < 1:
         return translate("Units", "{n} min").format(n=f"{h * 60:.1f}")
     return translate("Units", "{n} h").format(n=f"{h:,.2f}")
+
+
+def _seconds(x: float) -> str:
+    """Seconds per step: ``614.8 ms`` under a second, ``1.01 s`` above."""
+    if abs(x) < 1:
+        return translate("Units", "{n} ms").format(n=fmt_number(x * 1000, 1))
+    return translate("Units", "{n} s").format(n=fmt_number(x, 2))
+
+
+_SI = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3))
+#: ``90.8 T FLOP`` -> ``90.8 TFLOP``, ``120.7 G B/s`` -> ``120.7 GB/s`` in a rendered formula
+_SI_UNIT = re.compile(r"(\d) ([PTGMK]) (FLOP|B)\b")
+
+
+def fmt_quantity(value: float, unit: str) -> str:
+    """A term's part for its formula, in the number locale: ``90.8 T`` (FLOP, bytes, rates), ``2,466`` (counts),
+    ``1.98e-05`` (seconds, ratios: three significant digits)."""
+    v = float(value)
+    if unit in {"count", "tokens"} and abs(v) < 1e6:
+        return fmt_number(v, 0 if v.is_integer() else 1)
+    if unit in {"FLOP", "FLOP/s", "B", "B/s", "count", "tokens"}:
+        for suffix, scale in _SI:
+            if abs(v) >= scale:
+                return f"{fmt_number(v / scale, 1 if abs(v) / scale >= 100 else 2)} {suffix}"
+        return fmt_number(v, 0)
+    if v == 0:
+        return fmt_number(0, 0)
+    return number_locale().toString(v, "g", 3)
+
+
+#: Step terms (``TimeEstimate.step_terms``) by key, in the UI language via the ``Explain`` context.
+TERM_LABELS = {
+    "matmul": QT_TRANSLATE_NOOP("Explain", "Matrix multiplications"),
+    "attention": QT_TRANSLATE_NOOP("Explain", "Attention"),
+    "other_kernels": QT_TRANSLATE_NOOP("Explain", "Other kernels"),
+    "optimizer": QT_TRANSLATE_NOOP("Explain", "Optimizer"),
+    "communication": QT_TRANSLATE_NOOP("Explain", "Communication"),
+    "offload": QT_TRANSLATE_NOOP("Explain", "CPU offload"),
+    "fixed": QT_TRANSLATE_NOOP("Explain", "Host overhead"),
+}
+
+def term_label(key: str) -> str:
+    """A step term's name in the UI language (the key itself when unknown)."""
+    label = TERM_LABELS.get(key)
+    return translate("Explain", label) if label else key
+
+
+def _note_text(note: Note) -> str:
+    """A time note in the UI language (its template translated in the ``Terms`` context)."""
+    template = NOTES.get(note.code)
+    return render_note(note, template=translate("Terms", template) if template is not None else None)
 
 
 def _count(n: float) -> str:
@@ -194,7 +257,7 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
 
 
 def time_lines(s: Scenario, r: Estimate) -> list[Line]:
-    """Tokens, FLOPs per token, peak, MFU, throughput, steps and the wall-clock phases, with formulas."""
+    """Tokens, FLOPs per token, peak, throughput, the step and its terms, MFU, steps and the wall-clock phases."""
     t, d, a, gpu, p = s.training, s.dataset, s.model, s.gpu, s.pricing
     tm = r.time
     lines: list[Line] = []
@@ -273,39 +336,72 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             ).format(gpu=gpu.name, kind=kind),
         )
     )
-    adjustments = "; ".join(translate_core_text(n) for n in tm.notes)
-    lines.append(
-        Line(
-            translate("Explain", "MFU"),
-            f"{tm.mfu * 100:.1f} %",
-            translate(
-                "Explain",
-                "Model FLOPs achieved ÷ spec peak: the default for {method} with the {tier} stack on this GPU class"
-                "{adj}",
-            ).format(
-                method=t.method,
-                tier=translate("Explain", "optimized")
-                if t.framework == "optimized"
-                else translate("Explain", "plain Hugging Face"),
-                adj=f" ({adjustments})" if adjustments else "",
-            ),
-            tip=translate(
-                "Explain",
-                "Override it with a measured MFU in the scenario (mfu_override). Reference: throughput.md §6.",
-            ),
-        )
-    )
+    # throughput, the optimizer step and its terms (seconds per step per GPU), then the MFU it achieves
     lines.append(
         Line(
             translate("Explain", "Throughput"),
-            translate("Explain", "{tps} tokens/s per GPU").format(tps=f"{tm.tokens_per_second:,.0f}"),
+            translate("Explain", "{tps} tokens/s per GPU").format(tps=fmt_number(tm.tokens_per_second, 0)),
             translate(
-                "Explain", "MFU × peak ÷ FLOPs per token = {mfu} × {peak} TFLOPS ÷ {f} GFLOP ({bound}-bound)"
+                "Explain", "tokens per step ÷ step seconds = {tok} ÷ {sec} s; likely {low}–{high} tokens/s"
             ).format(
-                mfu=f"{tm.mfu:.3f}",
-                peak=f"{spec_tflops:,.1f}",
-                f=f"{tm.flops_per_token / 1e9:,.1f}",
-                bound=tm.bound,
+                tok=fmt_number(tm.tokens_per_step, 0),
+                sec=fmt_number(tm.step_seconds, 3),
+                low=fmt_number(tm.tokens_per_second_low, 0),
+                high=fmt_number(tm.tokens_per_second_high, 0),
+            ),
+            tip=translate(
+                "Explain",
+                "The likely range: the step model's measured error on published runs, or your pilot run's "
+                "spread once you import one (Tools → Import pilot run…).",
+            ),
+        )
+    )
+    notes = "; ".join(_note_text(note) for note in tm.messages) if tm.messages else "; ".join(
+        translate_core_text(n) for n in tm.notes
+    )
+    lines.append(
+        Line(
+            translate("Explain", "Optimizer step"),
+            _seconds(tm.step_seconds),
+            translate("Explain", "{tok} tokens per GPU per step, {bound}: the sum of the terms below{notes}").format(
+                tok=fmt_number(tm.tokens_per_step, 0),
+                bound=BOUND_LABELS.get(tm.bound, tm.bound),
+                notes=f" ({notes})" if notes else "",
+            ),
+            emphasis=True,
+        )
+    )
+    for term in tm.step_terms:
+        if term.value <= 0:
+            continue
+        template = FORMULAS.get(term.key)
+        lines.append(
+            Line(
+                term_label(term.key),
+                _seconds(term.value),
+                _SI_UNIT.sub(r"\1 \2\3", render_formula(
+                    term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None
+                )),
+                tip=term.source,
+            )
+        )
+    lines.append(
+        Line(
+            translate("Explain", "MFU"),
+            f"{fmt_number(tm.mfu * 100, 1)} %",
+            translate(
+                "Explain",
+                "Model FLOPs achieved ÷ spec peak = {f} GFLOP × {tps} tokens/s ÷ {peak} TFLOPS: an output of the "
+                "step model above, not an input",
+            ).format(
+                f=fmt_number(tm.flops_per_token / 1e9, 1),
+                tps=fmt_number(tm.tokens_per_second, 0),
+                peak=fmt_number(spec_tflops, 1),
+            ),
+            tip=translate(
+                "Explain",
+                "Recomputed activations (gradient checkpointing) and padding are work the GPU does but MFU does "
+                "not count. A measured MFU in the scenario (mfu_override) replaces the step model.",
             ),
         )
     )
@@ -379,7 +475,9 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
         Line(
             translate("Explain", "Wall clock"),
             _hours(tm.hours),
-            translate("Explain", "setup + training + evaluation + checkpoints"),
+            translate("Explain", "setup + training + evaluation + checkpoints; likely {low}–{high}").format(
+                low=_hours(tm.low_seconds / 3600), high=_hours(tm.high_seconds / 3600)
+            ),
             emphasis=True,
         )
     )

@@ -334,6 +334,9 @@ COST_LABELS = TranslatedLabels("Cost", {
 BOUND_LABELS = TranslatedLabels("Throughput", {
     "compute": QT_TRANSLATE_NOOP("Throughput", "compute-bound"),
     "memory": QT_TRANSLATE_NOOP("Throughput", "memory-bound"),
+    "overhead": QT_TRANSLATE_NOOP("Throughput", "host-bound"),
+    "communication": QT_TRANSLATE_NOOP("Throughput", "communication-bound"),
+    "offload": QT_TRANSLATE_NOOP("Throughput", "offload-bound"),
 })  # fmt: skip
 
 

@@ -32,10 +32,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tuneplan.core.calibration import CalibrationError
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import Scenario
+from tuneplan.core.terms import NOTES
 from tuneplan.hw.probe import ProbeResult, probe_with_timeout
 from tuneplan.storage import ScenarioFileError, paths, read_scenario_file, write_scenario_file
+from tuneplan.storage.calibrations import PilotFileError, read_pilot
 from tuneplan.ui.charts import CostChart, VramChart, short_gpu_name
 from tuneplan.ui.gpu_compare import install_gpu_compare
 from tuneplan.ui.i18n import (
@@ -383,6 +386,19 @@ class MainWindow(QMainWindow):
         toolbar.addAction(self.export_cost_action)
         # View → Language (the theme adds View → Theme to the same menu)
         self.language_menu = install_language_menu(self)
+        # Tools → Import pilot run… / Forget calibration (the price book adds Tools → Prices… to the same menu)
+        tools = self.menuBar().addMenu(self.tr("&Tools"))
+        self.import_pilot_action = QAction(self.tr("&Import pilot run…"), self, triggered=lambda: self.import_pilot())
+        self.import_pilot_action.setToolTip(self.tr(
+            "Calibrate the time of plans on this GPU and stack from a short real run: HF Trainer's "
+            "trainer_state.json or a CSV of step times"))
+        self.forget_calibration_action = QAction(self.tr("&Forget calibration"), self,
+                                                 triggered=lambda: self.forget_calibration())
+        self.forget_calibration_action.setToolTip(self.tr(
+            "Drop the pilot-run calibration of this plan's GPU and stack"))
+        tools.addAction(self.import_pilot_action)
+        tools.addAction(self.forget_calibration_action)
+        tools.addSeparator()
 
     # ------------------------------------------------------------------ store -> views
     def _sync(self) -> None:
@@ -424,6 +440,7 @@ class MainWindow(QMainWindow):
         self.vram_chart.set_estimate(result, s.gpu.name)
         self.cost_chart.set_cost(c)
         self.summary.setText(self._summary_html(s, result))
+        self.forget_calibration_action.setEnabled(self.store.calibration is not None)
 
     @staticmethod
     def _summary_html(s: Scenario, r: Estimate) -> str:
@@ -517,6 +534,14 @@ class MainWindow(QMainWindow):
             path += ".svg" if "svg" in chosen.lower() else ".png"
         return path or None
 
+    def ask_pilot_path(self) -> str | None:
+        """Ask which pilot-run file to import (trainer_state.json or a CSV of step times)."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Import pilot run"), str(Path.home()),
+            self.tr("Pilot runs (*.json *.csv *.tsv);;HF Trainer state (trainer_state.json *.json);;"
+                    "Step times (*.csv *.tsv);;All files (*)"))
+        return path or None
+
     def ask_unsaved(self) -> QMessageBox.StandardButton:
         """Save, Discard or Cancel for unsaved changes."""
         return QMessageBox.question(
@@ -595,6 +620,44 @@ class MainWindow(QMainWindow):
         self._update_title()
         self.statusBar().showMessage(self.tr("Saved {path}").format(path=path), 5000)
         return True
+
+    # ------------------------------------------------------------------ calibration
+    def import_pilot(self, path: str | Path | None = None) -> bool:
+        """Tools → Import pilot run…: calibrate the current plan's hardware and stack from a real run's file.
+
+        Reads ``path`` (asks for one when None), fits its step time onto the current plan, saves the calibration
+        and recomputes. A file that cannot be used shows a one-line message and changes nothing.
+        """
+        if path is None:
+            path = self.ask_pilot_path()
+            if not path:
+                return False
+        try:
+            pilot = read_pilot(path, tokens_per_step=self.store.result.time.tokens_per_step)
+            cal = self.store.apply_pilot(pilot)
+        except CalibrationError as exc:
+            template = NOTES.get(exc.code)
+            text = translate("Terms", template).format(**exc.params) if template else str(exc)
+            self.show_error(self.tr("Cannot import pilot run"), f"{Path(path).name}: {text}")
+            return False
+        except (PilotFileError, OSError) as exc:
+            self.show_error(self.tr("Cannot import pilot run"), str(exc))
+            return False
+        log.info("calibrated %s from %s: factor %.3f", cal.key, path, cal.factor)
+        self.statusBar().showMessage(self.tr("Calibrated from {name}: time × {factor}").format(
+            name=Path(path).name, factor=fmt_number(cal.factor, 3)), 8000)
+        return True
+
+    def forget_calibration(self) -> bool:
+        """Tools → Forget calibration: drop the saved calibration of the current plan's hardware and stack."""
+        try:
+            forgotten = self.store.forget_calibration()
+        except OSError as exc:
+            self.show_error(self.tr("Cannot forget calibration"), str(exc))
+            return False
+        if forgotten:
+            self.statusBar().showMessage(self.tr("Calibration forgotten"), 5000)
+        return forgotten
 
     def export_chart(self, chart, what: str, path: str | Path | None = None) -> bool:
         """Export a chart as PNG (2x resolution) or SVG, picked by the file extension."""

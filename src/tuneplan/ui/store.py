@@ -5,6 +5,10 @@ the store validates the new scenario with pydantic, computes :func:`tuneplan.cor
 synchronously (well under a millisecond) and emits ``scenario_changed`` and ``result_changed``.
 Widgets never compute estimates; they render what the store emits.
 
+Every estimate uses the saved pilot-run calibration (``tuneplan.storage.calibrations``) whose key is the plan's
+:func:`~tuneplan.core.estimate.plan_stack_key`, so plans sharing the hardware and stack are calibrated. The saved
+calibrations are read once and again after :meth:`AppStore.apply_pilot` and :meth:`AppStore.forget_calibration`.
+
 An invalid value never replaces the current scenario: the setter returns ``False`` and emits
 ``error(field, message)`` with a sentence for the user; the last good scenario and estimate stay.
 ``error(field, "")`` (an empty message) means the field is valid again.
@@ -21,9 +25,11 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 
 from tuneplan import catalog
 from tuneplan.core.architecture import ModelArchitecture
-from tuneplan.core.estimate import estimate
+from tuneplan.core.calibration import Calibration, PilotRun, calibrate
+from tuneplan.core.estimate import estimate, plan_stack_key
 from tuneplan.core.result import Estimate
 from tuneplan.core.scenario import Scenario, auto_name
+from tuneplan.storage.calibrations import CalibrationBook
 
 __all__ = ["METHOD_LABELS", "AppStore", "auto_name", "friendly_error"]
 
@@ -110,8 +116,11 @@ class AppStore(QObject):
     def __init__(self, scenario: Scenario | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         first = scenario if scenario is not None else catalog.default_scenario()
+        #: The saved calibrations (one per hardware-and-stack key), read once; see :meth:`reload_calibrations`.
+        self.calibration_book = CalibrationBook()
+        self._calibrations: dict[str, Calibration] = {c.key: c for c in self.calibration_book.load()}
         self._scenario: Scenario = first
-        self._result: Estimate = estimate(first)
+        self._result: Estimate = self._estimate(first)
         self._dirty = False
         self._errors: dict[str, str] = {}
         self._auto_name = first.name == auto_name(first) or scenario is None
@@ -129,6 +138,11 @@ class AppStore(QObject):
     def result(self) -> Estimate:
         """The estimate of :attr:`scenario`."""
         return self._result
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The saved calibration that applies to the current plan (same hardware and stack), or None."""
+        return self._calibrations.get(plan_stack_key(self._scenario))
 
     @property
     def dirty(self) -> bool:
@@ -229,7 +243,7 @@ class AppStore(QObject):
         """Replace the whole scenario (Open…, New). Clears field errors; ``dirty`` False means saved."""
         try:
             checked = Scenario.model_validate(scenario.model_dump())
-            result = estimate(checked)
+            result = self._estimate(checked)
         except (ValidationError, ValueError) as exc:
             self._reject("", self.tr("this plan cannot be computed: {error}").format(error=exc))
             return False
@@ -246,6 +260,53 @@ class AppStore(QObject):
     def mark_saved(self) -> None:
         """Tell the store the current scenario was written to disk."""
         self._set_dirty(False)
+
+    # ------------------------------------------------------------------ calibration
+    def apply_pilot(self, pilot: PilotRun) -> Calibration:
+        """Fit a pilot run of the current plan onto the step model, save it and recompute.
+
+        The factor is the pilot's step time over the model's uncalibrated prediction for this plan; it replaces a
+        calibration saved earlier for the same hardware and stack.
+
+        Raises:
+            CalibrationError: when the prediction cannot be used.
+            OSError: when the calibration cannot be saved (nothing changes).
+        """
+        s = self._scenario
+        predicted = estimate(s).time.step_seconds
+        cal = calibrate(pilot, predicted, plan_stack_key(s), label=s.name)
+        self.calibration_book.save(cal)
+        self.reload_calibrations()
+        return cal
+
+    def forget_calibration(self) -> bool:
+        """Forget the saved calibration of the current plan's hardware and stack and recompute.
+
+        Returns False when there was none.
+
+        Raises:
+            OSError: when the saved calibrations cannot be written.
+        """
+        key = plan_stack_key(self._scenario)
+        if key not in self._calibrations:
+            return False
+        self.calibration_book.remove(key)
+        self.reload_calibrations()
+        return True
+
+    def reload_calibrations(self) -> None:
+        """Read the saved calibrations again and recompute the current estimate with them."""
+        self._calibrations = {c.key: c for c in self.calibration_book.load()}
+        try:
+            result = self._estimate(self._scenario)
+        except ValueError as exc:  # the current plan was computable; keep its estimate
+            log.warning("cannot recompute with calibrations: %s", exc)
+            return
+        self._result = result
+        self.result_changed.emit(result)
+
+    def _estimate(self, scenario: Scenario) -> Estimate:
+        return estimate(scenario, self._calibrations.get(plan_stack_key(scenario)))
 
     # ------------------------------------------------------------------ internals
     def _priced(self, entry: catalog.PriceEntry) -> Any:
@@ -273,7 +334,7 @@ class AppStore(QObject):
         if self._auto_name and (new.name == old.name) and self._renames(old, new):
             new = new.model_copy(update={"name": auto_name(new)})
         try:
-            result = estimate(new)
+            result = self._estimate(new)
         except ValueError as exc:
             self._reject(field, str(exc))
             return False
