@@ -153,6 +153,12 @@ def _startup_mark(what: str) -> None:
 def run_gui(scenario_file: str | None = None) -> int:
     """Start the desktop app (optionally on a saved scenario file); returns the exit status."""
     started = time.perf_counter()
+    from tuneplan.ui.xcb_check import install_hint, missing_libraries
+
+    missing = missing_libraries()
+    if missing:  # Qt would abort with "Could not load the Qt platform plugin xcb"
+        sys.stderr.write(install_hint(missing))
+        return 2
     app = _make_app(sys.argv)
     from PySide6.QtCore import QTimer
 
