@@ -83,11 +83,35 @@ def check() -> int:
     return 1 if missing else 0
 
 
+CORE_STRINGS = SOURCES / "core_strings.py"
+
+
+def core_source() -> str:
+    """``src/tuneplan/ui/core_strings.py`` as generated from the core catalogue (``FORMULAS`` and ``NOTES``)."""
+    import tuneplan.core.calibration  # noqa: F401 - registers its notes
+    import tuneplan.core.throughput  # noqa: F401 - registers its notes
+    from tuneplan.core.terms import FORMULAS, NOTES
+
+    lines = ['"""The core catalogue\'s English templates (``tuneplan.core.terms.FORMULAS`` and ``NOTES``) marked for Qt\'s',
+             "translation tools, which read only the UI's sources. Generated from the catalogue; ``tests/ui/test_i18n.py`` "
+             "fails",
+             'when it and the catalogue differ (regenerate with ``python tools/i18n.py core``)."""', "",
+             "from __future__ import annotations", "", "from PySide6.QtCore import QT_TRANSLATE_NOOP", "",
+             '__all__ = ["CORE_TEMPLATES"]', "", "CORE_TEMPLATES = ("]
+    for table in (FORMULAS, NOTES):
+        for key in sorted(table):
+            lines.append(f'    QT_TRANSLATE_NOOP("Terms", {table[key]!r}),  # {key}')
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command line: ``extract``, ``compile``, ``check`` or (default) ``all`` = extract + compile."""
+    """Command line: ``core``, ``extract``, ``compile``, ``check`` or (default) ``all`` = core + extract + compile."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", nargs="?", default="all", choices=["all", "extract", "compile", "check"])
+    parser.add_argument("step", nargs="?", default="all", choices=["all", "core", "extract", "compile", "check"])
     step = parser.parse_args(argv).step
+    if step in {"all", "core"}:
+        CORE_STRINGS.write_text(core_source(), encoding="utf-8")
     if step in {"all", "extract"}:
         extract()
     if step in {"all", "compile"}:

@@ -346,7 +346,7 @@ Please attach that file when you report the problem.</source>
     </message>
     <message>
         <source>unknown field {field}</source>
-        <extracomment>Where GPU prices come from (``prices_for_gpu``, ``default_price``): the bundled catalog until the main window installs the user&apos;s price book (``ui.price_book_view``).</extracomment>
+        <extracomment>The saved calibrations (one per hardware-and-stack key), read once; see :meth:`reload_calibrations`. Where GPU prices come from (``prices_for_gpu``, ``default_price``): the bundled catalog until the main window installs the user&apos;s price book (``ui.price_book_view``).</extracomment>
         <translation>未知字段 {field}</translation>
     </message>
     <message>
@@ -983,6 +983,18 @@ Please attach that file when you report the problem.</source>
 <context>
     <name>CostChart</name>
     <message>
+        <source>Likely range</source>
+        <translation>可能范围</translation>
+    </message>
+    <message>
+        <source>likely {hours}, {low}–{high}</source>
+        <translation>可能 {hours}，{low}–{high}</translation>
+    </message>
+    <message>
+        <source>The same plan finishing faster or slower: the training phase scaled by the measured error of the time estimate (or by a pilot run&apos;s spread when calibrated)</source>
+        <translation>同一方案更快或更慢完成：训练阶段按时间估算的实测误差缩放（已校准时按试运行自身的波动）</translation>
+    </message>
+    <message>
         <source>(price per GPU-hour × GPUs + storage per hour) × hours = ${rate}/h × {hours} h</source>
         <translation>（每 GPU 小时价格 × GPU 数 + 每小时存储费）× 小时数 = ${rate}/小时 × {hours} 小时</translation>
     </message>
@@ -1205,32 +1217,12 @@ Please attach that file when you report the problem.</source>
         <translation>MFU</translation>
     </message>
     <message>
-        <source>Model FLOPs achieved ÷ spec peak: the default for {method} with the {tier} stack on this GPU class{adj}</source>
-        <translation>实际达到的模型 FLOPs ÷ 标称峰值：{method} 在此类 GPU 上使用{tier}软件栈时的默认值{adj}</translation>
-    </message>
-    <message>
-        <source>optimized</source>
-        <translation>优化的</translation>
-    </message>
-    <message>
-        <source>plain Hugging Face</source>
-        <translation>原生 Hugging Face </translation>
-    </message>
-    <message>
-        <source>Override it with a measured MFU in the scenario (mfu_override). Reference: throughput.md §6.</source>
-        <translation>可在方案中用实测 MFU 覆盖（mfu_override）。参考：throughput.md §6。</translation>
-    </message>
-    <message>
         <source>Throughput</source>
         <translation>吞吐量</translation>
     </message>
     <message>
         <source>{tps} tokens/s per GPU</source>
         <translation>每块 GPU {tps} token/秒</translation>
-    </message>
-    <message>
-        <source>MFU × peak ÷ FLOPs per token = {mfu} × {peak} TFLOPS ÷ {f} GFLOP ({bound}-bound)</source>
-        <translation>MFU × 峰值 ÷ 每 token FLOPs = {mfu} × {peak} TFLOPS ÷ {f} GFLOP（{bound}-bound）</translation>
     </message>
     <message>
         <source>Optimizer steps</source>
@@ -1283,10 +1275,6 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Wall clock</source>
         <translation>墙钟时间</translation>
-    </message>
-    <message>
-        <source>setup + training + evaluation + checkpoints</source>
-        <translation>准备 + 训练 + 评估 + 检查点</translation>
     </message>
     <message>
         <source>per second</source>
@@ -1542,6 +1530,7 @@ Please attach that file when you report the problem.</source>
     </message>
     <message>
         <source>Matrix multiplications</source>
+        <extracomment>``90.8 T FLOP`` -&gt; ``90.8 TFLOP``, ``120.7 G B/s`` -&gt; ``120.7 GB/s`` in a rendered formula Step terms (``TimeEstimate.step_terms``) by key, in the UI language via the ``Explain`` context.</extracomment>
         <translation>矩阵乘法</translation>
     </message>
     <message>
@@ -1736,6 +1725,14 @@ Please attach that file when you report the problem.</source>
 </context>
 <context>
     <name>GpuComparisonModel</name>
+    <message>
+        <source>Likely between {low} and {high} (the training phase scaled by the measured error of the time estimate)</source>
+        <translation>可能在 {low} 到 {high} 之间（训练阶段按时间估算的实测误差缩放）</translation>
+    </message>
+    <message>
+        <source>Likely {low}–{high} per run: the same run finishing faster or slower ({hours} h)</source>
+        <translation>每次运行可能 {low}–{high}：同一运行更快或更慢完成（{hours} 小时）</translation>
+    </message>
     <message>
         <source>Chart</source>
         <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Role holding the row&apos;s catalog GPU id. Header text: units on a second line keep the numeric columns narrow (translated when shown).</extracomment>
@@ -2144,6 +2141,7 @@ seen</source>
     <name>LibraryController</name>
     <message>
         <source>Scenario name:</source>
+        <extracomment>the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it)</extracomment>
         <translation>方案名称：</translation>
     </message>
     <message>
@@ -2213,6 +2211,10 @@ Restore it?</source>
     <message>
         <source>Opened “{name}”</source>
         <translation>已打开“{name}”</translation>
+    </message>
+    <message>
+        <source>Saved as a new plan “{name}”; “{old}” was left as it was</source>
+        <translation>已另存为新计划“{name}”；“{old}”保持不变</translation>
     </message>
     <message>
         <source>Save plan as</source>
@@ -3301,6 +3303,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>PNG image (*.png);;SVG drawing (*.svg)</source>
         <translation>PNG 图片 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Save the plan “{name}”?</source>
+        <translation>保存计划“{name}”？</translation>
+    </message>
+    <message>
+        <source>It has not been saved yet; Save puts it in your library.</source>
+        <translation>该计划尚未保存；“保存”会把它放入你的计划库。</translation>
+    </message>
+    <message>
+        <source>Save the changes as a new plan “{name}”?</source>
+        <translation>将更改另存为新计划“{name}”？</translation>
+    </message>
+    <message>
+        <source>The plan was renamed from “{old}”: Save keeps “{old}” ({file}) as it is and saves this one beside it.</source>
+        <translation>该计划已从“{old}”改名：“保存”会保留“{old}”（{file}）不变，并把当前计划另存在旁边。</translation>
+    </message>
+    <message>
+        <source>Save writes {file}.</source>
+        <translation>“保存”将写入 {file}。</translation>
     </message>
     <message>
         <source>Unsaved changes</source>
@@ -4629,6 +4651,105 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Scenario</source>
         <translation>方案</translation>
+    </message>
+</context>
+<context>
+    <name>Terms</name>
+    <message>
+        <source>attention FLOPs ÷ the {detail} kernel&apos;s measured rate: {flops} FLOP at {rate} FLOP/s (causal: half the score matrix; {keys_per_query} keys per query)</source>
+        <translation>注意力 FLOPs ÷ {detail} 内核的实测速率：{flops} FLOP，速率 {rate} FLOP/s（因果掩码：只算一半的分数矩阵；每个查询 {keys_per_query} 个键）</translation>
+    </message>
+    <message>
+        <source>collectives: {bytes} B at {link} B/s bus bandwidth, {overlapped} s of it hidden behind compute, which runs {contention} s slower beside them</source>
+        <translation>集合通信：{bytes} B，总线带宽 {link} B/s，其中 {overlapped} s 被计算掩盖，与之并行的计算因此慢 {contention} s</translation>
+    </message>
+    <message>
+        <source>host overhead: {ops} operator launches × {op_seconds} s where the CPU is slower than the GPU, plus {step_overhead} s per step</source>
+        <translation>主机开销：{ops} 次算子启动 × {op_seconds} s（CPU 比 GPU 慢的部分），另加每步 {step_overhead} s</translation>
+    </message>
+    <message>
+        <source>Σ over GEMMs of max(FLOPs ÷ achieved matmul rate, bytes ÷ memory bandwidth): {flops} FLOP at {rate} FLOP/s, {bytes} B at {bandwidth} B/s, {gemms} GEMMs × {micro_batches} micro-batches</source>
+        <translation>对每个 GEMM 求和 max(FLOPs ÷ 实际矩阵乘速率, 字节 ÷ 显存带宽)：{flops} FLOP，速率 {rate} FLOP/s；{bytes} B，带宽 {bandwidth} B/s；{gemms} 个 GEMM × {micro_batches} 个微批次</translation>
+    </message>
+    <message>
+        <source>CPU offload: {pcie_bytes} B over PCIe at {pcie} B/s, CPU optimizer {cpu_seconds} s, {overlapped} s hidden behind compute</source>
+        <translation>CPU 卸载：经 PCIe 传输 {pcie_bytes} B，速率 {pcie} B/s；CPU 优化器 {cpu_seconds} s；{overlapped} s 被计算掩盖</translation>
+    </message>
+    <message>
+        <source>optimizer step: {params} parameters × {bytes_per_param} B ÷ {bandwidth} B/s</source>
+        <translation>优化器步：{params} 个参数 × {bytes_per_param} B ÷ {bandwidth} B/s</translation>
+    </message>
+    <message>
+        <source>norms, activations, rotary, residuals, LoRA dropout, cross-entropy, dequantisation: {bytes} B ÷ {bandwidth} B/s</source>
+        <translation>归一化、激活、旋转位置编码、残差、LoRA dropout、交叉熵、反量化：{bytes} B ÷ {bandwidth} B/s</translation>
+    </message>
+    <message>
+        <source>{field} must be a positive number, got {value}</source>
+        <translation>{field} 必须是正数，实际为 {value}</translation>
+    </message>
+    <message>
+        <source>no step and time columns (step with _runtime, step_time or tokens_per_second)</source>
+        <translation>没有步数和时间列（需要 step 加 _runtime、step_time 或 tokens_per_second）</translation>
+    </message>
+    <message>
+        <source>the file has no train_runtime or step times to measure</source>
+        <translation>文件中没有 train_runtime 或可测量的步时间</translation>
+    </message>
+    <message>
+        <source>the file records no completed training steps</source>
+        <translation>文件中没有已完成的训练步</translation>
+    </message>
+    <message>
+        <source>the file is not a JSON object</source>
+        <translation>文件不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>at least two logged steps are needed, found {rows}</source>
+        <translation>至少需要两个已记录的步，只找到 {rows} 个</translation>
+    </message>
+    <message>
+        <source>calibrated from your run of {date}: time × {factor}</source>
+        <translation>已按你 {date} 的试运行校准：时间 × {factor}</translation>
+    </message>
+    <message>
+        <source>{share} % of the step waits for collectives over {link}</source>
+        <translation>每步有 {share}% 的时间在等待经 {link} 的集合通信</translation>
+    </message>
+    <message>
+        <source>{share} % of the step waits for CPU offload over PCIe and the CPU optimizer</source>
+        <translation>每步有 {share}% 的时间在等待经 PCIe 的 CPU 卸载和 CPU 优化器</translation>
+    </message>
+    <message>
+        <source>host-bound: the CPU launches kernels more slowly than the GPU runs them ({share} % of the step); a larger micro-batch or a compiled stack is faster</source>
+        <translation>受主机限制：CPU 启动内核的速度慢于 GPU 执行（占每步的 {share}%）；更大的微批次或编译优化的框架会更快</translation>
+    </message>
+    <message>
+        <source>FP32 training: TF32 tensor rate taken as half the BF16 rate</source>
+        <translation>FP32 训练：TF32 张量速率按 BF16 速率的一半计算</translation>
+    </message>
+    <message>
+        <source>memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster</source>
+        <translation>受显存带宽限制：从显存读写权重和激活比计算更耗时；更大的微批次会更快</translation>
+    </message>
+    <message>
+        <source>MFU override {mfu}: model FLOPs ÷ spec peak replaces the step model</source>
+        <translation>MFU 覆盖值 {mfu}：以模型 FLOPs ÷ 规格峰值代替步时间模型</translation>
+    </message>
+    <message>
+        <source>layers split across {n} GPUs run one GPU at a time</source>
+        <translation>层被拆分到 {n} 块 GPU 上，同一时间只有一块 GPU 在运行</translation>
+    </message>
+    <message>
+        <source>{gpu} has no BF16: timed at its FP16 rate</source>
+        <translation>{gpu} 不支持 BF16：按其 FP16 速率计时</translation>
+    </message>
+    <message>
+        <source>paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe at every optimizer step</source>
+        <translation>分页优化器状态有 {gib} GiB 溢出到 CPU 内存：每个优化器步都要经 PCIe 读写</translation>
+    </message>
+    <message>
+        <source>examples of {tokens} tokens are truncated to seq_len {seq_len}</source>
+        <translation>{tokens} 个 token 的样本被截断到序列长度 {seq_len}</translation>
     </message>
 </context>
 <context>

@@ -302,3 +302,24 @@ def test_fits_column_says_when_the_likely_range_disagrees(window, compare, qtbot
         assert text.endswith(expected) if expected else "·" not in text
     risks = {r.band_risk for r in compare.controller.rows}
     assert risks & {"tight", "unlikely", "possible"}, risks  # the plan exercises at least one warning
+
+
+def test_hours_and_on_demand_cells_show_the_likely_range(compare):
+    h100 = _rows(compare)["h100_sxm"]
+    assert h100.hours_low < h100.hours < h100.hours_high and h100.usd_low < h100.on_demand_usd < h100.usd_high
+    r = compare.proxy_row_of("h100_sxm")
+    hours_tip = _cell(compare, r, gc.HOURS, Qt.ItemDataRole.ToolTipRole)
+    assert f"Likely between {gc._duration(h100.hours_low)} and {gc._duration(h100.hours_high)}" in hours_tip
+    cost_tip = _cell(compare, r, gc.ON_DEMAND, Qt.ItemDataRole.ToolTipRole)
+    assert f"Likely {gc._usd(h100.usd_low)}–{gc._usd(h100.usd_high)} per run" in cost_tip
+    assert f"({gc._hours(h100.hours_low)}–{gc._hours(h100.hours_high)} h)" in cost_tip
+    # the cells themselves keep the central value, and sort by it
+    assert _cell(compare, r, gc.HOURS) == gc._hours(h100.hours)
+    assert _cell(compare, r, gc.ON_DEMAND) == gc._usd(h100.on_demand_usd)
+    assert _cell(compare, r, gc.HOURS, gc.SORT_ROLE) == h100.hours
+    assert _cell(compare, r, gc.ON_DEMAND, gc.SORT_ROLE) == h100.on_demand_usd
+    # no on-demand price or no fit: no cost range in the tooltip
+    for row in compare.controller.rows:
+        if row.on_demand_usd is None:
+            tip = _cell(compare, compare.proxy_row_of(row.gpu_id), gc.ON_DEMAND, Qt.ItemDataRole.ToolTipRole)
+            assert "Likely" not in tip

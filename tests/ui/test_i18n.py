@@ -460,3 +460,30 @@ def test_every_peak_moment_has_a_chinese_phrase(chinese):
     for phase in ("end of forward", "backward", "end of backward", "recomputed layer", "last layer backward",
                   "optimizer step"):
         assert not re.search(r"[A-Za-z]{3,}", peak_phase_text(phase)), phase
+
+
+def test_core_templates_are_marked_for_translation():
+    # the core's formula and note templates reach Qt's tools through ui/core_strings.py, generated from the catalogue
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("i18n_tool", root / "tools" / "i18n.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    assert (root / "src" / "tuneplan" / "ui" / "core_strings.py").read_text(encoding="utf-8") == tool.core_source()
+
+
+def test_time_terms_render_in_chinese(qapp):
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+    from tuneplan.core.terms import FORMULAS, render_formula
+    from tuneplan.ui.i18n import install_translator, translate
+
+    install_translator(qapp, "zh_CN")
+    try:
+        term = estimate(catalog.default_scenario()).time.term("matmul")
+        text = render_formula(term, template=translate("Terms", FORMULAS["matmul"]))
+        assert "矩阵乘" in text and "{" not in text
+    finally:
+        install_translator(qapp, "en")

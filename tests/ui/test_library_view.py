@@ -384,3 +384,50 @@ def test_saved_from_the_gui_the_cli_gives_the_same_numbers(window, answers):
     assert doc["memory"]["total_bytes"] == result.memory.total_bytes
     assert doc["cost"]["total_usd"] == result.cost.total_usd
     assert doc["scenario"] == "CLI check"
+
+
+def test_a_renamed_plan_is_never_saved_over_the_file_it_came_from(window, answers, monkeypatch):
+    # Issue #21's lost plan: Save As an auto-named Mistral plan; change model, method and GPU (the name follows);
+    # View > Language > Restart now; the prompt's Save. The Mistral file must still hold the Mistral plan, the
+    # 70B plan must be saved beside it, the prompt must say so, and the restart must reopen the plan that was open.
+    from PySide6.QtCore import QProcess
+
+    from tuneplan.ui import i18n
+
+    window.new_plan()
+    assert window.store.set_model("mistral-7b-v0.3") and window.store.set_field("training.method", "lora")
+    assert window.store.set_gpu("a100_80gb_sxm")
+    first_name = window.store.scenario.name
+    assert first_name.startswith("Mistral 7B v0.3 LoRA")
+    answers.names.append(first_name)
+    assert window.save_plan_as()
+    mistral_file = window.path
+    assert window.store.set_model("llama-3.1-70b") and window.store.set_field("training.method", "qlora")
+    assert window.store.set_gpu("rtx_a6000")
+    new_name = window.store.scenario.name
+    assert new_name.startswith("Llama 3.1 70B QLoRA") and window.store.dirty
+    text, detail = window.unsaved_question()
+    assert new_name in text and "new plan" in text
+    assert first_name in detail and mistral_file.name in detail
+    started: list[list[str]] = []
+    monkeypatch.setattr(QProcess, "startDetached", lambda program, args: (started.append(list(args)), (True, 1))[1])
+    monkeypatch.setattr(type(window), "ask_unsaved", lambda self: QMessageBox.StandardButton.Save)
+    monkeypatch.setattr(i18n.QCoreApplication, "instance", staticmethod(lambda: None))  # keep the test app alive
+    assert i18n.restart_app(window)
+    # the Mistral file is untouched; the 70B plan is a new library plan; the restart reopens it
+    assert read_scenario_file(mistral_file).name == first_name
+    assert read_scenario_file(mistral_file).model.name.startswith("Mistral")
+    saved = ScenarioLibrary().find(new_name)
+    assert len(saved) == 1 and saved[0].path != mistral_file
+    assert read_scenario_file(saved[0].path).training.method == "qlora"
+    assert started and started[0][-1] == str(saved[0].path)
+    monkeypatch.setattr(type(window), "ask_unsaved", lambda self: QMessageBox.StandardButton.Discard)
+
+
+def test_saving_an_unrenamed_plan_writes_its_own_file(window, answers):
+    path = _save_new(window, answers, "Keeps its file")
+    assert window.store.set_field("training.seq_len", 3072)
+    text, detail = window.unsaved_question()
+    assert "Keeps its file" in text and path.name in detail
+    assert window.save_plan() and window.path == path
+    assert read_scenario_file(path).training.seq_len == 3072

@@ -146,3 +146,33 @@ def test_each_offer_is_billed_by_its_own_granularity():
     assert hours % 1 > 0.01  # a run that does not end on the hour
     extra_hours = math.ceil(hours) - hours
     assert per_hour.on_demand_usd - per_second.on_demand_usd == pytest.approx(extra_hours * 1.0, abs=0.01)
+
+
+def test_rows_carry_the_likely_range_of_time_and_on_demand_cost(scenario):
+    gpu = _gpu("rtx4090")
+    (row,) = compare_gpus(scenario, [gpu], {"rtx4090": (0.74, 0.34)})
+    mb = row.micro_batch
+    planned = scenario.model_copy(update={
+        "gpu": gpu,
+        "training": scenario.training.model_copy(update={"micro_batch": mb, "grad_accumulation": 16 // mb}),
+        "pricing": scenario.pricing.model_copy(update={"price_per_gpu_hour": 0.74}),
+    })
+    result = estimate(planned)
+    # by hand: the ends of that GPU's own estimate, on-demand price
+    assert row.hours_low == pytest.approx(result.time.low_seconds / 3600)
+    assert row.hours_high == pytest.approx(result.time.high_seconds / 3600)
+    assert row.usd_low == pytest.approx(result.cost.low_usd)
+    assert row.usd_high == pytest.approx(result.cost.high_usd)
+    assert row.hours_low < row.hours < row.hours_high
+    assert row.usd_low < row.on_demand_usd < row.usd_high
+    # the range is at the on-demand price: 0.74 $/GPU-h x the extra hours, give or take billing and storage
+    assert row.usd_high - row.on_demand_usd == pytest.approx(0.74 * (row.hours_high - row.hours), rel=0.05)
+
+
+def test_rows_without_an_on_demand_price_have_no_cost_range(scenario):
+    tiny = _gpu("rtx3060_12gb", id="tiny", name="Tiny 4GB", memory_gib=4.0)
+    rows = {r.gpu_id: r for r in compare_gpus(scenario, [_gpu("rtx4090"), tiny], {"rtx4090": (None, 0.34),
+                                                                                 "tiny": (0.01, None)})}
+    assert rows["rtx4090"].usd_low is None and rows["rtx4090"].usd_high is None
+    assert rows["rtx4090"].hours_low < rows["rtx4090"].hours < rows["rtx4090"].hours_high  # time is still known
+    assert not rows["tiny"].fits and rows["tiny"].usd_low is None  # does not fit: no cost at all

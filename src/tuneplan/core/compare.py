@@ -66,10 +66,14 @@ class GpuComparisonRow(BaseModel):
             does not fit).
         hours: wall-clock hours of one run (setup, training, evaluation, checkpoints), without
             interruptions; computed at micro-batch 1 when the plan does not fit.
+        hours_low, hours_high: the likely range of ``hours`` (``TimeEstimate.low_seconds`` ..
+            ``high_seconds``: the training phase scaled by the measured error of the step model).
         on_demand_usd: expected USD per completed run at the on-demand price (``None``: no price
             or does not fit).
         spot_usd: expected USD per completed run at the spot/community price, interruptions
             included (``None``: no price or does not fit).
+        usd_low, usd_high: ``on_demand_usd`` at the ends of the likely time range
+            (``CostEstimate.low_usd`` .. ``high_usd``); ``None`` where ``on_demand_usd`` is.
         cheapest: the fitting GPU with the lowest of its on-demand and spot cost (one row at most).
         fastest_in_budget: the fitting GPU with the fewest hours whose lower cost is within
             ``budget_usd`` (any fitting GPU when no budget is given; one row at most).
@@ -92,6 +96,10 @@ class GpuComparisonRow(BaseModel):
     hours: float
     on_demand_usd: float | None
     spot_usd: float | None
+    hours_low: float = 0.0
+    hours_high: float = 0.0
+    usd_low: float | None = None
+    usd_high: float | None = None
     cheapest: bool = False
     fastest_in_budget: bool = False
     compatible: bool = True
@@ -258,7 +266,11 @@ def compare_gpus(
                 micro_batch=mb if fits else None,
                 peak_gib=result.memory.total_bytes / GIB,
                 hours=result.time.hours,
+                hours_low=result.time.low_seconds / 3600.0,
+                hours_high=result.time.high_seconds / 3600.0,
                 on_demand_usd=od_usd,
+                usd_low=result.cost.low_usd if od_usd is not None else None,
+                usd_high=result.cost.high_usd if od_usd is not None else None,
                 spot_usd=spot_usd,
                 band_risk=result.memory.band_risk,
             )

@@ -106,9 +106,9 @@ NOTES: dict[str, str] = {
     "time.memory_bound": N_("memory-bound: weights and activations streamed from memory outlast the math; "
                             "a larger micro-batch is faster"),
     "time.overhead_bound": N_("host-bound: the CPU launches kernels more slowly than the GPU runs them "
-                              "({share} of the step); a larger micro-batch or a compiled stack is faster"),
-    "time.communication_bound": N_("{share} of the step waits for collectives over {link}"),
-    "time.offload_bound": N_("{share} of the step waits for CPU offload over PCIe and the CPU optimizer"),
+                              "({share} % of the step); a larger micro-batch or a compiled stack is faster"),
+    "time.communication_bound": N_("{share} % of the step waits for collectives over {link}"),
+    "time.offload_bound": N_("{share} % of the step waits for CPU offload over PCIe and the CPU optimizer"),
     "time.paged_spill": N_("paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe "
                            "at every optimizer step"),
     "time.no_bf16": N_("{gpu} has no BF16: timed at its FP16 rate"),

@@ -217,12 +217,12 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     if bound == "memory":
         notes.append(Note(code="time.memory_bound"))
     elif bound == "overhead":
-        notes.append(Note(code="time.overhead_bound", params={"share": round(share.get("fixed", 0.0), 3)}))
+        notes.append(Note(code="time.overhead_bound", params={"share": round(100 * share.get("fixed", 0.0))}))
     elif bound == "communication":
         notes.append(Note(code="time.communication_bound",
-                          params={"share": round(share.get("communication", 0.0), 3), "link": st.link}))
+                          params={"share": round(100 * share.get("communication", 0.0)), "link": st.link}))
     elif bound == "offload":
-        notes.append(Note(code="time.offload_bound", params={"share": round(share.get("offload", 0.0), 3)}))
+        notes.append(Note(code="time.offload_bound", params={"share": round(100 * share.get("offload", 0.0))}))
 
     tokens_per_step_gpu = st.tokens
     tps_per_gpu = tokens_per_step_gpu / step_s

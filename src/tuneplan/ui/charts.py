@@ -18,7 +18,7 @@ import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QSize, Qt  # noqa: E402
 from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
 
-from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent  # noqa: E402
+from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent, TimeEstimate  # noqa: E402
 from tuneplan.ui import i18n  # noqa: E402
 
 #: Qt's translation function under the name pyside6-lupdate extracts from.
@@ -31,6 +31,7 @@ __all__ = [
     "CostChart",
     "VramChart",
     "component_tooltip",
+    "likely_curves",
     "phase_spans",
     "phase_tooltip",
     "short_gpu_name",
@@ -144,6 +145,70 @@ def phase_tooltip(span: tuple[str, float, float, float, float], total_usd: float
         .format(start=f"{h0:.2f}", end=f"{h1:.2f}", total=f"{total_usd:,.2f}"),
     ]
     return "<br>".join(lines)
+
+
+def likely_curves(cost: CostEstimate, time: TimeEstimate) -> tuple[list[tuple[float, float]], list[tuple[float, float]]] | None:
+    """The cost curve of the same plan finishing fast and slow: ``(fast, slow)``, each ``[(hours, USD), ...]``.
+
+    Each is ``cost.curve`` with every point after the setup phase scaled about the end of setup, hours and USD
+    each by its own factor, so that the run's ``done`` point lands on the likely range's end:
+    ``(low_seconds / 3600, low_usd)`` for the fast one, ``(high_seconds / 3600, high_usd)`` for the slow one
+    (plus the curve's expected interruption time, which the time range leaves out). Setup is not scaled: the range
+    comes from the training phase (``TimeEstimate.low_seconds``). ``None`` when there is no range to draw (an
+    estimate without one, or no time after setup).
+    """
+    curve = cost.curve
+    if len(curve) < 2 or time.high_seconds <= time.low_seconds or time.low_seconds <= 0:
+        return None
+    setup = [p for p in curve if p.phase == "setup"]
+    s_h, s_usd = (setup[-1].hours, setup[-1].usd) if setup else (0.0, curve[0].usd)
+    end_h, end_usd = curve[-1].hours, curve[-1].usd
+    lost_h = max(end_h - time.seconds / 3600.0, 0.0)  # expected interruptions: on the curve, not in the time range
+    if end_h - s_h <= 0:
+        return None
+    out = []
+    for seconds, usd in ((time.low_seconds, cost.low_usd), (time.high_seconds, cost.high_usd)):
+        fh = (seconds / 3600.0 + lost_h - s_h) / (end_h - s_h)
+        fu = (usd - s_usd) / (end_usd - s_usd) if end_usd > s_usd else 1.0
+        out.append([(p.hours, p.usd) if p.phase == "setup" else
+                    (s_h + (p.hours - s_h) * max(fh, 0.0), s_usd + (p.usd - s_usd) * max(fu, 0.0)) for p in curve])
+    return out[0], out[1]
+
+
+def _cumulative(points: list[tuple[float, float]], x: float) -> float:
+    """USD spent after ``x`` hours on a curve whose last point is the run's end (flat after it: nothing more is spent)."""
+    if x >= points[-1][0]:
+        return points[-1][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        if x0 <= x < x1:
+            return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return points[0][1]
+
+
+def likely_band(fast: list[tuple[float, float]], slow: list[tuple[float, float]]) -> tuple[list[float], list[float], list[float]]:
+    """The region between the fast and the slow run: ``(hours, lower USD, upper USD)``.
+
+    At every hour the cumulative cost lies between the two runs' curves, each flat once its run is done: the band
+    is a thin sliver while both runs train at the same rate, and widens from the fast run's end to the slow one's.
+    The end steps (billing rounding, egress, repeats at the ``done`` point) are kept vertical.
+    """
+    eps = 1e-9 * max(1.0, slow[-1][0], fast[-1][0])
+    xs = sorted({x for x, _ in fast} | {x for x, _ in slow} | {max(fast[-1][0] - eps, 0.0), max(slow[-1][0] - eps, 0.0)})
+    lower, upper = [], []
+    for x in xs:
+        a, b = _cumulative(fast, x), _cumulative(slow, x)
+        lower.append(min(a, b))
+        upper.append(max(a, b))
+    return xs, lower, upper
+
+
+def hours_range_text(low_h: float, high_h: float) -> str:
+    """``1.9–4.5 h`` (``25–48 min`` under an hour) in the number locale."""
+    if high_h < 1.0:
+        return translate("Units", "{n} min").format(n=f"{i18n.fmt_number(low_h * 60)}–{i18n.fmt_number(high_h * 60)}")
+    decimals = 1 if high_h < 100 else 0
+    return translate("Units", "{n} h").format(
+        n=f"{i18n.fmt_number(low_h, decimals)}–{i18n.fmt_number(high_h, decimals)}")
 
 
 def _style_plot(plot: pg.PlotItem) -> None:
@@ -446,8 +511,17 @@ class VramChart(pg.PlotWidget):
         return None
 
 
+# Fill of the cost chart's likely range: the VRAM bar's neutral grey, as translucent.
+BAND_RGBA = (120, 120, 120, 45)
+
+
 class CostChart(pg.PlotWidget):
-    """Cumulative cost (USD) over wall-clock hours, shaded by phase, with a marker where the run is done."""
+    """Cumulative cost (USD) over wall-clock hours, shaded by phase, with a marker where the run is done.
+
+    With the time estimate (``set_cost(cost, time)``) it also shades the likely range of the run: the region
+    between the same plan finishing fast and slow (:func:`likely_curves`, :func:`likely_band`), in the VRAM
+    bar's translucent grey, ending at ``(low_seconds / 3600, low_usd)`` and ``(high_seconds / 3600, high_usd)``.
+    """
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent=parent, background="w")
@@ -464,6 +538,20 @@ class CostChart(pg.PlotWidget):
         self.phase_fills: dict[str, pg.PlotDataItem] = {}
         for phase in PHASE_COLORS:
             self._phase_item(phase)
+        # The likely range: the region between a fast and a slow run (two invisible curves, filled between).
+        self.band_lower = pg.PlotCurveItem([], [], pen=pg.mkPen(None))
+        self.band_upper = pg.PlotCurveItem([], [], pen=pg.mkPen(None))
+        self.band = pg.FillBetweenItem(self.band_lower, self.band_upper, brush=pg.mkBrush(*BAND_RGBA))
+        self.band.setZValue(-20)
+        plot.addItem(self.band)
+        self.band.setVisible(False)
+        # its legend entry (a swatch, not drawn on the plot), as on the VRAM chart
+        self.band_sample = pg.BarGraphItem(x=[0.0], height=[1.0], width=1.0, brush=pg.mkBrush(*BAND_RGBA[:3], 70),
+                                           pen=pg.mkPen(None))
+        self.legend.addItem(self.band_sample, self.tr("Likely range"))
+        self._likely: tuple[tuple[float, float], tuple[float, float]] | None = None
+        self._band: tuple[list[float], list[float], list[float]] = ([], [], [])
+        self.band_text = ""
         self.pessimistic_line = pg.InfiniteLine(angle=0, pen=pg.mkPen(CAPACITY_COLOR, width=1.2, style=Qt.PenStyle.DashLine),
                                                 label="", labelOpts={"color": CAPACITY_COLOR, "position": 0.02,
                                                                      "anchors": [(0, 1), (0, 1)], "movable": False})
@@ -483,6 +571,7 @@ class CostChart(pg.PlotWidget):
         self.hover_text = ""
         self.scene().sigMouseMoved.connect(self._on_hover)
         self._last_cost: CostEstimate | None = None
+        self._last_time: TimeEstimate | None = None
         self._overlays: list[tuple[str, list[float], list[float]]] = []
         self.overlay_items: list[tuple[pg.PlotDataItem, pg.ScatterPlotItem]] = []
         self.overlay_legend: pg.LegendItem | None = None
@@ -505,16 +594,20 @@ class CostChart(pg.PlotWidget):
             self.getPlotItem().addItem(item)
         return self.phase_items[phase]
 
-    def set_cost(self, cost: CostEstimate) -> None:
-        """Redraw from a cost estimate (updates item data only)."""
+    def set_cost(self, cost: CostEstimate, time: TimeEstimate | None = None) -> None:
+        """Redraw from a cost estimate (updates item data only); with ``time``, its likely range as a band."""
         points = cost.curve
         xs = [p.hours for p in points]
         ys = [p.usd for p in points]
         self._curve = (xs, ys)
         self._spans, self._hover_total = phase_spans(cost), cost.total_usd
         # Short runs read better in minutes; the data stays in hours (current_series).
-        self._last_cost = cost
-        total_h = max([xs[-1] if xs else 0.0] + [o[1][-1] for o in self._overlays if o[1]])
+        self._last_cost, self._last_time = cost, time
+        curves = likely_curves(cost, time) if time is not None else None
+        self._likely = (curves[0][-1], curves[1][-1]) if curves else None
+        self._band = likely_band(*curves) if curves else ([], [], [])
+        band_h = [self._likely[1][0]] if self._likely else []
+        total_h = max([xs[-1] if xs else 0.0] + band_h + [o[1][-1] for o in self._overlays if o[1]])
         minutes = total_h < 1.0
         scale = 60.0 if minutes else 1.0
         if minutes != self._minutes:
@@ -562,16 +655,47 @@ class CostChart(pg.PlotWidget):
         else:
             self.done_marker.setData([], [])
             self.done_label.setText("")
+        self._draw_band(scale)
         pess = cost.pessimistic_usd
         show_pess = pess > cost.total_usd * 1.005
         self.pessimistic_line.setVisible(show_pess)
         if show_pess:
             self.pessimistic_line.setPos(pess)
             self.pessimistic_line.label.setFormat(self.tr("pessimistic {usd}").format(usd=f"${pess:,.2f}"))
-        top = max([*ys, pess if show_pess else 0.0, 0.01] + [o[2][-1] for o in self._overlays if o[2]])
-        right = max([x * scale for x in xs] + [0.01] + [o[1][-1] * scale for o in self._overlays if o[1]])
+        top = max([*ys, *self._band[2], pess if show_pess else 0.0, 0.01] + [o[2][-1] for o in self._overlays if o[2]])
+        right = max([x * scale for x in xs + band_h] + [0.01] + [o[1][-1] * scale for o in self._overlays if o[1]])
         self._draw_overlays(scale)
         self._set_range(x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.12)))
+
+    def _draw_band(self, scale: float) -> None:
+        hours, lower, upper = self._band
+        shown = bool(hours)
+        self.band_lower.setData([h * scale for h in hours], lower)
+        self.band_upper.setData([h * scale for h in hours], upper)
+        self.band.setVisible(shown)
+        for sample, label in self.legend.items if self.legend is not None else []:
+            if sample.item is self.band_sample:
+                sample.setVisible(shown)
+                label.setVisible(shown)
+        if self._likely is None:
+            self.band_text = ""
+            self.band.setToolTip("")
+            return
+        (low_h, low_usd), (high_h, high_usd) = self._likely
+        self.band_text = self.tr("likely {hours}, {low}–{high}").format(
+            hours=hours_range_text(low_h, high_h), low=i18n.fmt_usd(low_usd), high=i18n.fmt_usd(high_usd))
+        self.band.setToolTip("<br>".join((
+            f"<b>{html.escape(self.tr('Likely range'))}</b>: {html.escape(self.band_text)}",
+            self.tr("The same plan finishing faster or slower: the training phase scaled by the measured error of "
+                    "the time estimate (or by a pilot run's spread when calibrated)"))))
+
+    def likely_range(self) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """The band's two ends as drawn: ``((low hours, low USD), (high hours, high USD))``, or None without one."""
+        return self._likely
+
+    def band_series(self) -> tuple[list[float], list[float], list[float]]:
+        """The band as drawn, in hours: ``(hours, lower cumulative USD, upper cumulative USD)``."""
+        return tuple(list(v) for v in self._band)  # type: ignore[return-value]
 
     def _set_range(self, x=None, y=None) -> None:
         _set_range(self, x, y)
@@ -593,6 +717,8 @@ class CostChart(pg.PlotWidget):
             span = self.phase_at(hours)
             if span is not None:
                 text = phase_tooltip(span, self._hover_total)
+            if self._likely is not None and self._likely[0][0] <= hours <= self._likely[1][0]:
+                text = "<br>".join(t for t in (text, self.band.toolTip()) if t)
         if text != self.hover_text:
             self.hover_text = text
             self.setToolTip(text)
@@ -612,7 +738,7 @@ class CostChart(pg.PlotWidget):
         """
         self._overlays = [(label, list(xs), list(ys)) for label, xs, ys in overlays]
         if self._last_cost is not None:
-            self.set_cost(self._last_cost)
+            self.set_cost(self._last_cost, self._last_time)
         else:
             self._draw_overlays(60.0 if self._minutes else 1.0)
 

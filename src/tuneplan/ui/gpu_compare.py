@@ -404,9 +404,19 @@ class GpuComparisonModel(QAbstractTableModel):
             return self.tr("Needs {peak} GiB at micro-batch 1; this GPU has {memory} GiB").format(
                 peak=f"{r.peak_gib:.1f}", memory=f"{item.memory_gib:g}")
         if col == HOURS:
-            return self.tr("{duration} per run, without interruptions").format(duration=_duration(r.hours))
+            text = self.tr("{duration} per run, without interruptions").format(duration=_duration(r.hours))
+            if 0 < r.hours_low < r.hours_high:
+                text += "<br>" + self.tr("Likely between {low} and {high} (the training phase scaled by the measured "
+                                         "error of the time estimate)").format(
+                    low=_duration(r.hours_low), high=_duration(r.hours_high))
+            return text
         if col == ON_DEMAND:
-            return self._price_tip(item.on_demand, "on-demand", r.on_demand_usd, r)
+            text = self._price_tip(item.on_demand, "on-demand", r.on_demand_usd, r)
+            if r.on_demand_usd is not None and r.usd_low is not None and r.usd_high is not None and r.usd_low < r.usd_high:
+                text += "<br>" + self.tr("Likely {low}–{high} per run: the same run finishing faster or slower "
+                                         "({hours} h)").format(low=_usd(r.usd_low), high=_usd(r.usd_high),
+                                                               hours=f"{_hours(r.hours_low)}–{_hours(r.hours_high)}")
+            return text
         if col == SPOT:
             return self._price_tip(item.spot, "spot", r.spot_usd, r)
         if col == DATE:

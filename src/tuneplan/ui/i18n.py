@@ -688,10 +688,15 @@ def restart_app(window: Any) -> bool:
     """Close ``window`` (it asks about unsaved changes) and start Tuneplan again; False if the user stayed."""
     if not window.close():
         return False
+    # reopen the plan that was open (the file it was saved to, or the one it came from)
+    keep = [a for a in sys.argv[1:] if a.startswith("-")]
+    path = getattr(window, "path", None)
+    if path is not None:
+        keep.append(str(path))
     if getattr(sys, "frozen", False):
-        program, args = sys.executable, sys.argv[1:]
+        program, args = sys.executable, keep
     else:
-        program, args = sys.executable, ["-m", "tuneplan", *sys.argv[1:]]
+        program, args = sys.executable, ["-m", "tuneplan", *keep]
     ok, _pid = QProcess.startDetached(program, args)
     if not ok:
         log.warning("could not restart %s %s", program, args)

@@ -137,6 +137,8 @@ class LibraryController(QObject):
         self.instance_id = uuid.uuid4().hex
         _LIVE_INSTANCES.add(self.instance_id)
         self._stamps: dict[Path, FileStamp] = {}
+        #: the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it)
+        self._file_names: dict[Path, str] = {}
         self._autosave_blocked_logged = False
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
@@ -223,6 +225,16 @@ class LibraryController(QObject):
         target = path if path is not None else self.path
         return self._stamps.get(target.resolve()) if target is not None else None
 
+    def file_plan_name(self, path: Path | None = None) -> str | None:
+        """The plan name the open file holds (as last loaded or saved here), or None for a plan without a file."""
+        target = path if path is not None else self.path
+        return self._file_names.get(target.resolve()) if target is not None else None
+
+    def renamed_since_saved(self) -> bool:
+        """Whether the plan's name differs from the one its file holds (a rename, typed or automatic)."""
+        held = self.file_plan_name()
+        return held is not None and held != self.store.scenario.name
+
     def _remember_stamp(self, path: Path, stamp: FileStamp | None) -> None:
         key = path.resolve()
         if stamp is None:
@@ -268,6 +280,7 @@ class LibraryController(QObject):
         if not self.store.load_scenario(scenario):
             return False
         self._remember_stamp(p, stamp)
+        self._file_names[p.resolve()] = scenario.name
         self._set_window_path(p)
         self.clear_autosave()
         log.info("opened %s", p)
@@ -284,6 +297,20 @@ class LibraryController(QObject):
         """
         if self.path is None:
             return self.save_plan_as()
+        if self.renamed_since_saved():
+            # The plan was renamed since its file was written (changing the model, method or GPU renames an
+            # auto-named plan): it is another plan now. Saving it over the file would silently replace the
+            # plan the file holds, so it becomes a new library plan and that file is left as it is.
+            old = self.file_plan_name()
+            taken = [info.name for info in self.library.list()]
+            name = self.library.unique_name(self.store.scenario.name, taken)
+            if name != self.store.scenario.name and not self.store.set_field("name", name):
+                return False
+            if not self._save(None, None):
+                return False
+            self._status(self.tr("Saved as a new plan “{name}”; “{old}” was left as it was").format(
+                name=name, old=old))
+            return True
         return self._save(self.path, self.stamp(self.path))
 
     def save_plan_as(self, path: str | Path | None = None) -> bool:
@@ -344,6 +371,7 @@ class LibraryController(QObject):
 
     def _after_save(self, target: Path, scenario: Scenario) -> None:
         self._remember_stamp(target, self.library.stamp(target))
+        self._file_names[target.resolve()] = scenario.name
         self._set_window_path(target)
         if self.store.scenario == scenario:
             self.store.mark_saved()

@@ -438,7 +438,7 @@ class MainWindow(QMainWindow):
         self.cost_card.detail.setText(self.tr("pessimistic {usd} · {hours} billed h").format(
             usd=_usd(c.pessimistic_usd), hours=fmt_number(c.billed_hours, 2)))
         self.vram_chart.set_estimate(result, s.gpu.name)
-        self.cost_chart.set_cost(c)
+        self.cost_chart.set_cost(c, t)
         self.summary.setText(self._summary_html(s, result))
         self.forget_calibration_action.setEnabled(self.store.calibration is not None)
 
@@ -542,13 +542,31 @@ class MainWindow(QMainWindow):
                     "Step times (*.csv *.tsv);;All files (*)"))
         return path or None
 
+    def unsaved_question(self) -> tuple[str, str]:
+        """The unsaved-changes question and its detail, naming the file Save will write (plain text)."""
+        name = self.store.scenario.name
+        docs = self.documents
+        held = docs.file_plan_name() if docs is not None else None
+        if self.path is None:
+            return (self.tr("Save the plan “{name}”?").format(name=name),
+                    self.tr("It has not been saved yet; Save puts it in your library."))
+        if held is not None and held != name:
+            return (self.tr("Save the changes as a new plan “{name}”?").format(name=name),
+                    self.tr("The plan was renamed from “{old}”: Save keeps “{old}” ({file}) as it is and saves "
+                            "this one beside it.").format(old=held, file=self.path.name))
+        return (self.tr("Save the changes to “{name}”?").format(name=name),
+                self.tr("Save writes {file}.").format(file=self.path.name))
+
     def ask_unsaved(self) -> QMessageBox.StandardButton:
-        """Save, Discard or Cancel for unsaved changes."""
-        return QMessageBox.question(
-            self, self.tr("Unsaved changes"), self.tr("Save the changes to “{name}”?").format(name=self.store.scenario.name),
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save,
-        )
+        """Save, Discard or Cancel for unsaved changes; the question names the file Save will write."""
+        text, detail = self.unsaved_question()
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Unsaved changes"), text,
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setInformativeText(detail)
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        return QMessageBox.StandardButton(box.exec())
 
     # ------------------------------------------------------------------ file actions
     def _may_discard(self) -> bool:

@@ -380,7 +380,7 @@ def report_images(scenarios: Sequence[Scenario], estimates: Sequence[Estimate],
         images.append((translate("Report", "Memory per GPU at the step's peak, {gpu} (red line: its memory)").format(gpu=s.gpu.name),
                        render_png(vram, 1000, 260)))
         cost = CostChart()
-        cost.set_cost(r.cost)
+        cost.set_cost(r.cost, r.time)
         images.append((translate("Report", "Cumulative cost over the run"), render_png(cost, 1000, 300)))
         for w in (vram, cost):
             w.deleteLater()

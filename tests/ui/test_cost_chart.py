@@ -1,0 +1,126 @@
+"""The cost chart's likely range: a translucent band between the plan finishing fast and slow, read from its data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF
+
+from tuneplan import catalog
+from tuneplan.core.estimate import estimate
+from tuneplan.ui import i18n
+from tuneplan.ui.charts import CostChart, likely_band, likely_curves
+
+
+@pytest.fixture(scope="module")
+def result():
+    return estimate(catalog.default_scenario())  # Llama 3.1 8B QLoRA on an RTX 4090, about 2.4 h
+
+
+@pytest.fixture
+def chart(qtbot):
+    c = CostChart()
+    qtbot.addWidget(c)
+    c.resize(700, 300)
+    c.show()
+    qtbot.waitExposed(c)
+    return c
+
+
+def _legend(chart):
+    return {label.text: label.isVisible() for _sample, label in chart.legend.items}
+
+
+def test_the_band_ends_at_the_likely_range_of_time_and_cost(chart, result):
+    t, c = result.time, result.cost
+    assert t.low_seconds < t.seconds < t.high_seconds and c.low_usd < c.total_usd < c.high_usd
+    chart.set_cost(c, t)
+    (low_h, low_usd), (high_h, high_usd) = chart.likely_range()
+    assert (low_h, low_usd) == pytest.approx((t.low_seconds / 3600, c.low_usd))
+    assert (high_h, high_usd) == pytest.approx((t.high_seconds / 3600, c.high_usd))
+    hours, lower, upper = chart.band_series()
+    assert hours[0] == 0.0 and lower[0] == upper[0] == pytest.approx(c.curve[0].usd)
+    assert hours[-1] == pytest.approx(high_h) and upper[-1] == pytest.approx(high_usd)
+    assert all(lo <= up + 1e-12 for lo, up in zip(lower, upper, strict=True))
+    assert hours == sorted(hours)
+    # once the fast run is done its cost stays put at low_usd: one edge of the band from low_h on
+    assert all(low_usd in (pytest.approx(lo), pytest.approx(up))
+               for h, lo, up in zip(hours, lower, upper, strict=True) if h >= low_h)
+    # the main curve lies inside the band (to a thousandth: each run's own billing and storage bend it a little)
+    for h, usd in list(zip(*chart.current_series(), strict=True))[:-1]:  # (the done point: a vertical step)
+        assert np.interp(h, hours, lower) * 0.999 <= usd <= np.interp(h, hours, upper) * 1.001
+    # what is drawn: the two edges of the FillBetweenItem, on the axis in hours
+    xs, ys = chart.band_upper.getData()
+    assert list(xs) == pytest.approx(hours) and list(ys) == pytest.approx(upper)
+    assert list(chart.band_lower.getData()[1]) == pytest.approx(lower)
+    assert chart.band.isVisible() and not chart.band.path().isEmpty()
+    assert chart.band.brush().color().alpha() < 80  # translucent, like the VRAM bar's range
+    # the axes reach the slow end
+    (_x0, x1), (_y0, y1) = chart.getPlotItem().vb.viewRange()
+    assert x1 >= high_h and y1 >= high_usd
+
+
+def test_setup_is_not_scaled_and_the_curves_scale_after_it(result):
+    t, c = result.time, result.cost
+    fast, slow = likely_curves(c, t)
+    setup = [(p.hours, p.usd) for p in c.curve if p.phase == "setup"]
+    assert fast[:len(setup)] == setup and slow[:len(setup)] == setup
+    s_h, s_usd = setup[-1]
+    f = (t.low_seconds / 3600 - s_h) / (c.curve[-1].hours - s_h)
+    p = c.curve[len(setup) + 3]
+    assert fast[len(setup) + 3][0] == pytest.approx(s_h + (p.hours - s_h) * f)
+    assert fast[-1] == pytest.approx((t.low_seconds / 3600, c.low_usd))
+    assert slow[-1] == pytest.approx((t.high_seconds / 3600, c.high_usd))
+    hours, lower, upper = likely_band(fast, slow)
+    # between the two ends the band is the slow run still climbing over the fast run's total
+    mid = next(k for k, h in enumerate(hours) if h > (fast[-1][0] + slow[-1][0]) / 2)
+    assert lower[mid] == pytest.approx(c.low_usd) and c.low_usd < upper[mid] < c.high_usd
+
+
+def test_legend_and_hover_name_both_ends(chart, result, qtbot):
+    t, c = result.time, result.cost
+    chart.set_cost(c, t)
+    assert _legend(chart)["Likely range"]
+    low, high = i18n.fmt_usd(c.low_usd), i18n.fmt_usd(c.high_usd)
+    hours = f"{i18n.fmt_number(t.low_seconds / 3600, 1)}–{i18n.fmt_number(t.high_seconds / 3600, 1)} h"
+    assert chart.band_text == f"likely {hours}, {low}–{high}"  # "likely 1.9–4.5 h, $1.45–$3.33"
+    assert chart.band_text in chart.band.toolTip()
+    # hovering the plot between the two ends shows the range
+    vb = chart.getPlotItem().vb
+    x = (t.low_seconds + t.high_seconds) / 2 / 3600
+    chart._on_hover(vb.mapViewToScene(QPointF(x, c.total_usd)))
+    assert chart.band_text in chart.hover_text
+    # and inside the training phase before the fast end, the phase and not the range
+    chart._on_hover(vb.mapViewToScene(QPointF(t.low_seconds / 3600 * 0.6, c.total_usd / 2)))
+    assert "Training" in chart.hover_text and chart.band_text not in chart.hover_text
+
+
+def test_no_time_or_no_range_draws_no_band(chart, result):
+    chart.set_cost(result.cost, result.time)
+    chart.set_cost(result.cost)  # e.g. the report's chart: no time estimate
+    assert chart.likely_range() is None and chart.band_series() == ([], [], [])
+    assert not chart.band.isVisible() and not _legend(chart)["Likely range"]
+    assert chart.band_text == "" and len(chart.band_upper.getData()[0]) == 0
+    flat = result.time.model_copy(update={"low_seconds": 0.0, "high_seconds": 0.0})
+    chart.set_cost(result.cost, flat)
+    assert chart.likely_range() is None and not chart.band.isVisible()
+
+
+def test_short_runs_give_the_range_in_minutes(chart):
+    s = catalog.default_scenario()
+    s = s.model_copy(update={"dataset": s.dataset.model_copy(update={"examples": 200})})
+    r = estimate(s)
+    assert r.time.high_seconds < 3600
+    chart.set_cost(r.cost, r.time)
+    assert "minutes" in chart.getPlotItem().getAxis("bottom").labelText
+    assert " min, $" in chart.band_text
+    xs, _ys = chart.band_upper.getData()
+    assert xs[-1] == pytest.approx(r.time.high_seconds / 60)  # drawn in minutes
+    assert chart.band_series()[0][-1] == pytest.approx(r.time.high_seconds / 3600)  # data in hours
+
+
+def test_overlays_keep_the_band(chart, result):
+    chart.set_cost(result.cost, result.time)
+    xs = [p.hours for p in result.cost.curve]
+    chart.set_overlays([("Other GPU", [x * 0.5 for x in xs], [p.usd for p in result.cost.curve])])
+    assert chart.likely_range() is not None and chart.band.isVisible()
