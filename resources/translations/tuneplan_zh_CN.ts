@@ -3201,12 +3201,20 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · 可能放得下：下限放得下</translation>
     </message>
     <message>
-        <source>{steps} steps · {tps} tok/s per GPU</source>
-        <translation>{steps} 步 · 每 GPU {tps} token/秒</translation>
+        <source>likely {low}–{high} · {tps} tok/s per GPU</source>
+        <translation>可能 {low}–{high} · 每 GPU {tps} token/秒</translation>
     </message>
     <message>
-        <source>pessimistic {usd} · {hours} billed h</source>
-        <translation>悲观 {usd} · 计费 {hours} 小时</translation>
+        <source>{steps} optimizer steps of {step} s; likely range from the time model&apos;s measured error on published runs (docs/time-accuracy.md)</source>
+        <translation>{steps} 个优化器步，每步 {step} 秒；可能范围来自时间模型在已发表运行上的实测误差（docs/time-accuracy.md）</translation>
+    </message>
+    <message>
+        <source>likely {low}–{high} · pessimistic {usd}</source>
+        <translation>可能 {low}–{high} · 悲观 {usd}</translation>
+    </message>
+    <message>
+        <source>{hours} billed hours; likely range: the same run finishing faster or slower</source>
+        <translation>计费 {hours} 小时；可能范围：同一次运行更快或更慢完成</translation>
     </message>
     <message>
         <source> · interruptions {usd}</source>

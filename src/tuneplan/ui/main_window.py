@@ -432,11 +432,18 @@ class MainWindow(QMainWindow):
         t, c = result.time, result.cost
         self.time_card.value.setText(format_hours(t.hours))
         # U+2060 WORD JOINER after each slash: the card wraps between words, never inside "tok/s"
-        self.time_card.detail.setText(self.tr("{steps} steps · {tps} tok/s per GPU").format(
-            steps=fmt_number(t.steps), tps=fmt_number(t.tokens_per_second)).replace("/", "/\u2060"))
+        # two short lines per card: the likely range first; steps and billed hours in the tooltips
+        self.time_card.detail.setText(self.tr("likely {low}–{high} · {tps} tok/s per GPU").format(
+            low=format_hours(t.low_seconds / 3600), high=format_hours(t.high_seconds / 3600),
+            tps=fmt_number(t.tokens_per_second)).replace("/", "/\u2060"))
+        self.time_card.setToolTip(self.tr("{steps} optimizer steps of {step} s; likely range from the time model's "
+                                          "measured error on published runs (docs/time-accuracy.md)").format(
+            steps=fmt_number(t.steps), step=fmt_number(t.step_seconds, 3)))
         self.cost_card.value.setText(_usd(c.total_usd))
-        self.cost_card.detail.setText(self.tr("pessimistic {usd} · {hours} billed h").format(
-            usd=_usd(c.pessimistic_usd), hours=fmt_number(c.billed_hours, 2)))
+        self.cost_card.detail.setText(self.tr("likely {low}–{high} · pessimistic {usd}").format(
+            low=_usd(c.low_usd), high=_usd(c.high_usd), usd=_usd(c.pessimistic_usd)))
+        self.cost_card.setToolTip(self.tr("{hours} billed hours; likely range: the same run finishing faster or "
+                                          "slower").format(hours=fmt_number(c.billed_hours, 2)))
         self.vram_chart.set_estimate(result, s.gpu.name)
         self.cost_chart.set_cost(c, t)
         self.summary.setText(self._summary_html(s, result))
