@@ -19,6 +19,7 @@ Sources for the shapes:
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -205,8 +206,12 @@ class ModelArchitecture(BaseModel):
     def linear_modules(self) -> list[tuple[int, list[LinearModule]]]:
         """Every layer's weight matrices, grouped as ``(number_of_layers, modules_of_one_layer)``.
 
-        Layers with the same shape are grouped so callers can multiply instead of loop.
+        Layers with the same shape are grouped so callers can multiply instead of loop. Cached per architecture
+        (it is frozen); the lists returned are fresh copies.
         """
+        return [(n, list(mods)) for n, mods in _linear_modules(self)]
+
+    def _build_linear_modules(self) -> list[tuple[int, list[LinearModule]]]:
         groups: list[tuple[int, list[LinearModule]]] = []
         attn_layers = self.num_attention_layers
         dense_mlp = self.dense_mlp_modules()
@@ -288,6 +293,11 @@ class ModelArchitecture(BaseModel):
         """Weights each token is multiplied with: active layer matrices plus the LM head (``N`` in 6N)."""
         active_layers = sum(n * sum(m.active_params for m in mods) for n, mods in self.linear_modules())
         return active_layers + self.vocab_size * self.hidden_size
+
+
+@lru_cache(maxsize=512)
+def _linear_modules(arch: ModelArchitecture) -> tuple[tuple[int, tuple[LinearModule, ...]], ...]:
+    return tuple((n, tuple(mods)) for n, mods in arch._build_linear_modules())
 
 
 # ---------------------------------------------------------------------- HF config.json parsing
