@@ -57,8 +57,11 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         spilled = max(memory.paged_bytes - (memory.capacity_bytes - memory.total_bytes), 0.0)
     if calibration is not None and calibration.key != plan_stack_key(scenario):
         calibration = None
+    # activation offload moves every layer's saved tensors (its checkpoint alone with checkpointing) per micro-batch
+    per_token = ledger.checkpoint_per_layer_token if t.grad_checkpointing else ledger.activation_per_layer_token
+    offloaded = per_token * arch.num_layers * t.micro_batch * t.seq_len if t.activation_offload else 0.0
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
-                         spilled_bytes=spilled, calibration=calibration)
+                         spilled_bytes=spilled, calibration=calibration, activation_bytes=offloaded)
     cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
     cost = cost.model_copy(update=dict(zip(("low_usd", "high_usd"), (
         estimate_cost(_time_at(time, sec), scenario.pricing, t.num_gpus, curve_points=2).total_usd

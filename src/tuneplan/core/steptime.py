@@ -693,7 +693,8 @@ class StepTime:
         raise KeyError(key)
 
 
-def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0) -> StepTime:
+def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0,
+              activation_bytes: float = 0.0) -> StepTime:
     """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring).
 
     Args:
@@ -703,6 +704,9 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         row: tokens per sequence computed (``seq_len``, or the padded row under dynamic padding).
         spilled_bytes: paged optimizer states that do not fit on the GPU (bytes): read and written over PCIe at
             each optimizer step.
+        activation_bytes: saved activations one micro-batch offloads to the CPU (bytes; ``t.activation_offload``):
+            copied out in the forward and back in the backward on their own CUDA streams, so only the part that
+            outlasts the micro-batch's compute is exposed (torchtune ``OffloadActivations``).
 
     Raises:
         ValueError: when the card has no tensor throughput.
@@ -727,6 +731,10 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     contention = OVERLAP_SLOWDOWN * comm.hidden  # the compute that hid the collectives ran slower
     off_s, off_bytes, pcie, cpu_s, off_hidden = _offload(ctx, gpu_mb)
     spill_s = 2.0 * spilled_bytes / pcie_bandwidth(gpu) if spilled_bytes > 0 else 0.0
+    act_bytes = activation_bytes if t.activation_offload else 0.0
+    act_transfer = 2.0 * act_bytes / pcie_bandwidth(gpu)
+    act_s = max(act_transfer - gpu_mb, 0.0) * A
+    act_hidden = min(act_transfer, gpu_mb) * A
 
     def scaled(term: Term) -> Term:
         return term.model_copy(update={"value": term.value * A,
@@ -741,12 +749,13 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             Quantity(key="contention", value=contention, unit="s", source="arXiv:2507.03114"),
         ), source="NCCL ring all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n of the data "
                   "(nccl-tests doc/PERFORMANCE.md)"),
-        Term(key="offload", value=off_s + spill_s, parts=(
-            Quantity(key="pcie_bytes", value=off_bytes + 2.0 * spilled_bytes, unit="B"),
+        Term(key="offload", value=off_s + spill_s + act_s, parts=(
+            Quantity(key="pcie_bytes", value=off_bytes + 2.0 * spilled_bytes + 2.0 * act_bytes * A, unit="B"),
             Quantity(key="pcie", value=pcie or pcie_bandwidth(gpu), unit="B/s"),
             Quantity(key="cpu_seconds", value=cpu_s, unit="s"),
-            Quantity(key="overlapped", value=off_hidden, unit="s"),
+            Quantity(key="overlapped", value=off_hidden + act_hidden, unit="s"),
             Quantity(key="spilled_bytes", value=spilled_bytes, unit="B"),
+            Quantity(key="activation_bytes", value=act_bytes, unit="B"),
         ), source="PCIe transfers and the CPU optimizer over host memory bandwidth"),
         Term(key="fixed", value=exposed_host * A, parts=(
             Quantity(key="ops", value=ops * A, unit="count"),

@@ -136,7 +136,7 @@ def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
 
 def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu: GpuSpec, pricing: Pricing,
                   checkpoint_bytes: float, spilled_bytes: float = 0.0,
-                  calibration: Calibration | None = None) -> TimeEstimate:
+                  calibration: Calibration | None = None, activation_bytes: float = 0.0) -> TimeEstimate:
     """Wall-clock phases of one run (seconds) and the training throughput per GPU (tokens/s).
 
     The training step comes from :func:`tuneplan.core.steptime.step_time` (seven terms with their parts), unless
@@ -155,6 +155,8 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         checkpoint_bytes: bytes written per checkpoint save (adapters, or weights + optimizer).
         spilled_bytes: paged optimizer states that live in host RAM (bytes), read and written over PCIe at
             every optimizer step.
+        activation_bytes: saved activations one micro-batch offloads to the CPU with ``t.activation_offload``
+            (bytes, from the memory ledger).
         calibration: a pilot run's measured step time for this hardware and stack (:class:`Calibration`):
             multiplies the step time by its factor and replaces the band with the pilot's own spread.
 
@@ -182,7 +184,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     naive_split = t.num_gpus > 1 and t.sharding == "none"
     # with layers split across GPUs, one GPU at a time runs the whole model's work
     t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
-    st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes)
+    st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes)
     if spilled_bytes > 0:
         notes.append(Note(code="time.paged_spill", params={"gib": round(spilled_bytes / 2**30, 1)}))
     terms = list(st.terms)
