@@ -90,7 +90,7 @@ def core_source() -> str:
     """``src/tuneplan/ui/core_strings.py`` as generated from the core catalogue (``FORMULAS`` and ``NOTES``)."""
     import tuneplan.core.calibration  # noqa: F401 - registers its notes
     import tuneplan.core.throughput  # noqa: F401 - registers its notes
-    from tuneplan.core.terms import FORMULAS, NOTES
+    from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, NOTES
 
     lines = ['"""The core catalogue\'s English templates (``tuneplan.core.terms.FORMULAS`` and ``NOTES``) marked for Qt\'s',
              "translation tools, which read only the UI's sources. Generated from the catalogue; ``tests/ui/test_i18n.py`` "
@@ -98,7 +98,7 @@ def core_source() -> str:
              'when it and the catalogue differ (regenerate with ``python tools/i18n.py core``)."""', "",
              "from __future__ import annotations", "", "from PySide6.QtCore import QT_TRANSLATE_NOOP", "",
              '__all__ = ["CORE_TEMPLATES"]', "", "CORE_TEMPLATES = ("]
-    for table in (FORMULAS, NOTES):
+    for table in (FORMULAS, NOTES, {"calibration_suffix": CALIBRATION_SUFFIX}):
         for key in sorted(table):
             lines.append(f'    QT_TRANSLATE_NOOP("Terms", {table[key]!r}),  # {key}')
     lines.append(")")

@@ -4664,34 +4664,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
 <context>
     <name>Terms</name>
     <message>
-        <source>attention FLOPs ÷ the {detail} kernel&apos;s measured rate: {flops} FLOP at {rate} FLOP/s (causal: half the score matrix; {keys_per_query} keys per query)</source>
-        <translation>注意力 FLOPs ÷ {detail} 内核的实测速率：{flops} FLOP，速率 {rate} FLOP/s（因果掩码：只算一半的分数矩阵；每个查询 {keys_per_query} 个键）</translation>
-    </message>
-    <message>
-        <source>collectives: {bytes} B at {link} B/s bus bandwidth, {overlapped} s of it hidden behind compute, which runs {contention} s slower beside them</source>
-        <translation>集合通信：{bytes} B，总线带宽 {link} B/s，其中 {overlapped} s 被计算掩盖，与之并行的计算因此慢 {contention} s</translation>
-    </message>
-    <message>
-        <source>host overhead: {ops} operator launches × {op_seconds} s where the CPU is slower than the GPU, plus {step_overhead} s per step</source>
-        <translation>主机开销：{ops} 次算子启动 × {op_seconds} s（CPU 比 GPU 慢的部分），另加每步 {step_overhead} s</translation>
-    </message>
-    <message>
-        <source>Σ over GEMMs of max(FLOPs ÷ achieved matmul rate, bytes ÷ memory bandwidth): {flops} FLOP at {rate} FLOP/s, {bytes} B at {bandwidth} B/s, {gemms} GEMMs × {micro_batches} micro-batches</source>
-        <translation>对每个 GEMM 求和 max(FLOPs ÷ 实际矩阵乘速率, 字节 ÷ 显存带宽)：{flops} FLOP，速率 {rate} FLOP/s；{bytes} B，带宽 {bandwidth} B/s；{gemms} 个 GEMM × {micro_batches} 个微批次</translation>
-    </message>
-    <message>
-        <source>CPU offload: {pcie_bytes} B over PCIe at {pcie} B/s, CPU optimizer {cpu_seconds} s, {overlapped} s hidden behind compute</source>
-        <translation>CPU 卸载：经 PCIe 传输 {pcie_bytes} B，速率 {pcie} B/s；CPU 优化器 {cpu_seconds} s；{overlapped} s 被计算掩盖</translation>
-    </message>
-    <message>
-        <source>optimizer step: {params} parameters × {bytes_per_param} B ÷ {bandwidth} B/s</source>
-        <translation>优化器步：{params} 个参数 × {bytes_per_param} B ÷ {bandwidth} B/s</translation>
-    </message>
-    <message>
-        <source>norms, activations, rotary, residuals, LoRA dropout, cross-entropy, dequantisation: {bytes} B ÷ {bandwidth} B/s</source>
-        <translation>归一化、激活、旋转位置编码、残差、LoRA dropout、交叉熵、反量化：{bytes} B ÷ {bandwidth} B/s</translation>
-    </message>
-    <message>
         <source>{field} must be a positive number, got {value}</source>
         <translation>{field} 必须是正数，实际为 {value}</translation>
     </message>
@@ -4736,6 +4708,50 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>FP32 训练：TF32 张量速率按 BF16 速率的一半计算</translation>
     </message>
     <message>
+        <source>per micro-batch: {flops} FLOP at the {detail} kernel&apos;s measured {rate} FLOP/s (causal: {keys_per_query} keys per query); × {micro_batches} micro-batches per step</source>
+        <translation>每个微批次：{flops} FLOP，{detail} 内核的实测速率 {rate} FLOP/s（因果掩码：每个查询 {keys_per_query} 个键）；× 每步 {micro_batches} 个微批次</translation>
+    </message>
+    <message>
+        <source>{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower</source>
+        <translation>{exposed} s 未被掩盖的集合通信（{bytes} B，总线带宽 {link} B/s，其中 {overlapped} s 被计算掩盖）+ 与之并行的计算变慢 {contention} s</translation>
+    </message>
+    <message>
+        <source>{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile</source>
+        <translation>{ops} 次算子启动 × 每次 {op_seconds} s 主机时间，减去同期 GPU 忙碌的 {gpu_seconds} s</translation>
+    </message>
+    <message>
+        <source>per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective {effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} micro-batches per step</source>
+        <translation>每个微批次：{compute_seconds} s 受算力限制的 GEMM（{compute_flops} FLOP，有效速率 {effective_rate} FLOP/s：持续速率 {rate} FLOP/s 扣除波次量化）+ {memory_seconds} s 受显存带宽限制的 GEMM（{memory_bytes} B，带宽 {bandwidth} B/s）；共 {gemms} 个 GEMM；× 每步 {micro_batches} 个微批次</translation>
+    </message>
+    <message>
+        <source>{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s − {overlapped} s hidden behind compute</source>
+        <translation>经 PCIe {transfer_seconds} s（{pcie_bytes} B，速率 {pcie} B/s）+ CPU 优化器 {cpu_seconds} s − 被计算掩盖的 {overlapped} s</translation>
+    </message>
+    <message>
+        <source>{params} parameters × {bytes_per_param} B read and written ÷ {bandwidth} B/s</source>
+        <translation>{params} 个参数 × 读写 {bytes_per_param} B ÷ {bandwidth} B/s</translation>
+    </message>
+    <message>
+        <source>per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step</source>
+        <translation>每个微批次：归一化、激活、旋转位置编码、残差、LoRA dropout、交叉熵和反量化共 {bytes} B，带宽 {bandwidth} B/s；× 每步 {micro_batches} 个微批次</translation>
+    </message>
+    <message>
+        <source>the pilot&apos;s {seconds} s per step would mean {mfu} % of the GPU&apos;s peak rate, which no card reaches: is it a different plan, or per micro-batch?</source>
+        <translation>试运行每步 {seconds} s 意味着达到 GPU 峰值速率的 {mfu}%，没有显卡能做到：是不是别的计划，或者是按微批次计的时间？</translation>
+    </message>
+    <message>
+        <source>the pilot ran micro-batch {pilot}, the plan has {plan}: set the plan to the pilot&apos;s settings, then import it</source>
+        <translation>试运行的微批次为 {pilot}，计划为 {plan}：先把计划设成试运行的设置，再导入</translation>
+    </message>
+    <message>
+        <source>{rows} rows, but no usable step times: they must be positive numbers, and _runtime must grow from step to step</source>
+        <translation>共 {rows} 行，但没有可用的步时间：必须是正数，且 _runtime 必须逐步增长</translation>
+    </message>
+    <message>
+        <source>the pilot&apos;s {seconds} s per step is {factor} times the model&apos;s {predicted} s: a different plan, a stalled run or the wrong file</source>
+        <translation>试运行每步 {seconds} s 是模型预测 {predicted} s 的 {factor} 倍：可能是别的计划、卡住的运行或错误的文件</translation>
+    </message>
+    <message>
         <source>memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster</source>
         <translation>受显存带宽限制：从显存读写权重和激活比计算更耗时；更大的微批次会更快</translation>
     </message>
@@ -4758,6 +4774,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>examples of {tokens} tokens are truncated to seq_len {seq_len}</source>
         <translation>{tokens} 个 token 的样本被截断到序列长度 {seq_len}</translation>
+    </message>
+    <message>
+        <source> × {calibration} (calibrated from your run)</source>
+        <translation> × {calibration}（按你的试运行校准）</translation>
     </message>
 </context>
 <context>
@@ -4810,6 +4830,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>communication-bound</source>
         <translation>通信受限</translation>
+    </message>
+    <message>
+        <source>no single limit</source>
+        <translation>无单一瓶颈</translation>
     </message>
     <message>
         <source>host-bound</source>

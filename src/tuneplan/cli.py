@@ -336,7 +336,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         _print_advice(tips, m.fits, out)
     print(f"\nTime: {t.hours:.2f} h, likely {t.low_seconds / 3600:.2f}-{t.high_seconds / 3600:.2f} h "
           f"({t.tokens_per_second:,.0f} tokens/s per GPU, likely {t.tokens_per_second_low:,.0f}-"
-          f"{t.tokens_per_second_high:,.0f}; MFU {t.mfu:.0%}, {t.bound}-bound)", file=out)
+          f"{t.tokens_per_second_high:,.0f}; MFU {t.mfu:.0%}, "
+          f"{'no single limit' if t.bound == 'mixed' else t.bound + '-bound'})", file=out)
     for name, sec in t.phases.items():
         print(f"  {name:<12} {sec / 3600:8.2f} h", file=out)
     print(f"  one optimizer step: {t.step_seconds:.3f} s for {t.tokens_per_step:,.0f} tokens per GPU", file=out)
@@ -399,7 +400,11 @@ def _calibration(args: argparse.Namespace, scenario: Scenario, result: Estimate)
     step_s = getattr(args, "pilot_step_seconds", None)
     tps = getattr(args, "pilot_tokens_per_second", None)
     key = plan_stack_key(scenario)
-    if not (file or step_s or tps):
+    given = [flag for flag, value in (("--calibration", file), ("--pilot-step-seconds", step_s),
+                                      ("--pilot-tokens-per-second", tps)) if value]
+    if len(given) > 1:
+        raise CliError(f"calibration: give one of {', '.join(given)}, not several")
+    if not given:
         if getattr(args, "use_saved_calibration", False):
             return CalibrationBook().find(key)
         return None
@@ -412,7 +417,8 @@ def _calibration(args: argparse.Namespace, scenario: Scenario, result: Estimate)
             pilot = pilot_from_numbers(step_seconds=step_s, tokens_per_second=tps,
                                        tokens_per_step=result.time.tokens_per_step,
                                        date=datetime.date.today().isoformat())
-        cal = calibrate(pilot, result.time.step_seconds, key, label=scenario.name)
+        cal = calibrate(pilot, result.time.step_seconds, key, label=scenario.name, predicted_mfu=result.time.mfu,
+                        plan_micro_batch=scenario.training.micro_batch)
     except (CalibrationError, PilotFileError) as exc:
         raise CliError(f"calibration: {exc}") from None
     if getattr(args, "save_calibration", False):

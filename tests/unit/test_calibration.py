@@ -137,8 +137,9 @@ def test_read_pilot_files_and_the_book(tmp_path):
 def test_cli_calibrates_from_a_trainer_state_file(tmp_path):
     state = tmp_path / "trainer_state.json"
     state.write_text(json.dumps(trainer_state(20, 40.0)), encoding="utf-8")
+    # the pilot ran micro-batch 4 (train_batch_size), as the plan does
     cmd = [sys.executable, "-m", "tuneplan", "estimate", "--model", "llama-3.1-8b", "--method", "qlora",
-           "--gpu", "RTX 4090", "--json"]
+           "--gpu", "RTX 4090", "--micro-batch", "4", "--json"]
     env = {"TUNEPLAN_DATA_DIR": str(tmp_path / "data"), "PATH": "/usr/bin:/bin"}
     plain = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout)[0]
     cal = json.loads(subprocess.run([*cmd, "--calibration", str(state), "--save-calibration"], capture_output=True,
@@ -156,3 +157,53 @@ def test_cli_calibrates_from_a_trainer_state_file(tmp_path):
     broken.write_text("[1, 2]", encoding="utf-8")
     res = subprocess.run([*cmd, "--calibration", str(broken)], capture_output=True, text=True, env=env)
     assert res.returncode == 2 and "not a JSON object" in res.stderr
+
+
+def test_impossible_or_mismatched_pilots_are_refused():
+    pilot = pilot_from_numbers(step_seconds=0.1)
+    # predicted 1.0 s at MFU 0.4: 0.1 s would be MFU 4.0, faster than the card's peak
+    with pytest.raises(CalibrationError) as err:
+        calibrate(pilot, 1.0, "k", predicted_mfu=0.4)
+    assert err.value.code == "calibration.faster_than_hardware" and err.value.params["mfu"] == "400"
+    with pytest.raises(CalibrationError) as err:
+        calibrate(pilot_from_numbers(step_seconds=1e300), 1.0, "k", predicted_mfu=0.4)
+    assert err.value.code == "calibration.too_slow"
+    four = pilot_from_trainer_state(trainer_state(20, 40.0))  # train_batch_size 4
+    with pytest.raises(CalibrationError) as err:
+        calibrate(four, 1.0, "k", plan_micro_batch=1)
+    assert err.value.code == "calibration.micro_batch_differs"
+    assert calibrate(four, 1.0, "k", predicted_mfu=0.4, plan_micro_batch=4).factor == pytest.approx(2.0)
+
+
+def test_spreadsheet_csvs_with_semicolons_and_decimal_commas(tmp_path):
+    f = tmp_path / "steps.csv"
+    f.write_text("step;step_time\n1;2,5\n2;1,7\n3;1,8\n4;1,7\n5;1,75\n", encoding="utf-8")
+    # first interval dropped (warm-up): median of 1.7, 1.8, 1.7, 1.75
+    assert read_pilot(f).step_seconds == pytest.approx(1.725)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("step,step_time\n1,-3\n2,abc\n", encoding="utf-8")
+    with pytest.raises(CalibrationError) as err:
+        read_pilot(bad)
+    assert err.value.code == "calibration.no_usable_rows" and err.value.params["rows"] == 2
+
+
+def test_an_output_dir_reads_its_trainer_state(tmp_path):
+    out = tmp_path / "out"
+    (out / "checkpoint-20").mkdir(parents=True)
+    (out / "checkpoint-100").mkdir()
+    (out / "checkpoint-20" / "trainer_state.json").write_text(json.dumps(trainer_state(20, 40.0)), encoding="utf-8")
+    (out / "checkpoint-100" / "trainer_state.json").write_text(json.dumps(trainer_state(100, 150.0)),
+                                                               encoding="utf-8")
+    assert read_pilot(out).step_seconds == pytest.approx(1.5)  # the newest checkpoint: 150 s / 100 steps
+    (out / "trainer_state.json").write_text(json.dumps(trainer_state(50, 125.0)), encoding="utf-8")
+    assert read_pilot(out).step_seconds == pytest.approx(2.5)  # the run's own, written at the end
+    with pytest.raises(PilotFileError, match="no trainer_state.json"):
+        read_pilot(tmp_path)
+
+
+def test_cli_refuses_two_pilot_sources(tmp_path):
+    cmd = [sys.executable, "-m", "tuneplan", "estimate", "--model", "llama-3.1-8b", "--method", "qlora",
+           "--gpu", "RTX 4090", "--pilot-step-seconds", "1.2", "--pilot-tokens-per-second", "900"]
+    res = subprocess.run(cmd, capture_output=True, text=True, env={"TUNEPLAN_DATA_DIR": str(tmp_path),
+                                                                    "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 2 and "not several" in res.stderr

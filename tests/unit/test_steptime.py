@@ -266,3 +266,28 @@ def test_activation_offload_is_exposed_only_beyond_the_compute():
     assert st.term("offload").value == pytest.approx(transfer - gpu_mb)
     off = step_time(ARCH, t.model_copy(update={"activation_offload": False}), GPU, 512.0, activation_bytes=1e9)
     assert off.term("offload").value == 0.0
+
+
+def test_matmul_formula_parts_add_up_to_the_value():
+    # the value is the compute-bound GEMMs' seconds plus the memory-bound ones', per micro-batch x micro-batches
+    t = TrainingSetup(method="lora", lora_rank=8, micro_batch=1, seq_len=256, grad_accumulation=3, framework="hf")
+    st = step_time(ARCH, t, GPU, 256.0)
+    mm = st.term("matmul")
+    assert mm.part("memory_seconds") > 0 and mm.part("compute_seconds") > 0  # thin LoRA GEMMs are memory-bound
+    assert mm.value == pytest.approx(3 * (mm.part("compute_seconds") + mm.part("memory_seconds")))
+    assert mm.part("compute_seconds") == pytest.approx(mm.part("compute_flops") / mm.part("effective_rate"))
+    assert mm.part("memory_seconds") == pytest.approx(mm.part("memory_bytes") / mm.part("bandwidth"))
+    fx = st.term("fixed")
+    assert fx.value == pytest.approx(max(fx.part("ops") * fx.part("op_seconds") - fx.part("gpu_seconds"), 0.0))
+
+
+def test_no_single_limit_when_none_takes_half_the_step():
+    from tuneplan import catalog
+
+    arch = catalog.get_model("qwen2.5-1.5b").architecture
+    t = TrainingSetup(method="full", micro_batch=1, seq_len=256, framework="hf")
+    st = step_time(arch, t, catalog.get_gpu("a100_80gb_sxm"), 256.0)
+    shares = {term.key: term.value / st.seconds for term in st.terms}
+    assert max(shares["matmul"] + shares["attention"], shares["optimizer"] + shares["other_kernels"],
+               shares["fixed"]) < 0.5
+    assert st.bound == "mixed"

@@ -207,9 +207,12 @@ def test_mfu_override_replaces_the_step_model(llama8b):
 def test_layers_split_across_gpus_run_one_at_a_time(llama8b):
     one = _time(llama8b, "rtx4090", method="qlora", micro_batch=1, seq_len=2048)
     four = _time(llama8b, "rtx4090", method="qlora", micro_batch=1, seq_len=2048, num_gpus=4, sharding="none")
-    # each GPU idles while the other three run their layers: per-GPU throughput / 4, same wall clock
+    # each GPU idles while the other three run their layers: per-GPU throughput / 4, same wall clock; one model
+    # replica, so the step (what a pilot run measures) and the number of steps are the single GPU's
     assert four.tokens_per_second == pytest.approx(one.tokens_per_second / 4)
     assert four.phases["training"] == pytest.approx(one.phases["training"])
+    assert four.step_seconds == pytest.approx(one.step_seconds) and four.steps == one.steps
+    assert sum(term.value for term in four.step_terms) == pytest.approx(four.step_seconds)
 
 
 def test_dynamic_rows_feed_the_step_model(llama8b):

@@ -42,7 +42,19 @@ NOTES.update({
     "calibration.bad_number": N_("{field} must be a positive number, got {value}"),
     "calibration.no_columns": N_("no step and time columns (step with _runtime, step_time or tokens_per_second)"),
     "calibration.too_few_rows": N_("at least two logged steps are needed, found {rows}"),
+    "calibration.no_usable_rows": N_("{rows} rows, but no usable step times: they must be positive numbers, and "
+                                     "_runtime must grow from step to step"),
+    "calibration.faster_than_hardware": N_("the pilot's {seconds} s per step would mean {mfu} % of the GPU's peak "
+                                           "rate, which no card reaches: is it a different plan, or per micro-batch?"),
+    "calibration.too_slow": N_("the pilot's {seconds} s per step is {factor} times the model's {predicted} s: "
+                               "a different plan, a stalled run or the wrong file"),
+    "calibration.micro_batch_differs": N_("the pilot ran micro-batch {pilot}, the plan has {plan}: set the plan to "
+                                          "the pilot's settings, then import it"),
 })
+
+#: A pilot more than this many times slower than the model's prediction is refused as a different plan or a stalled
+#: run (a validation bound, not a model constant: the evidence's slowest plausible row is 3x, docs/time-accuracy.md).
+MAX_SLOWDOWN = 20.0
 
 
 class CalibrationError(ValueError):
@@ -179,11 +191,13 @@ _PEAK_COLS = ("peak_gib", "max_memory_reserved_gib", "memory_gib", "peak_memory_
 
 
 def _col(header: list[str], names: tuple[str, ...]) -> str | None:
-    low = {h.strip().lower(): h for h in header}
+    low = {h.strip().lower(): h for h in header if isinstance(h, str)}
     return next((low[n] for n in names if n in low), None)
 
 
 def _float_or_none(text: Any) -> float | None:
+    if isinstance(text, str):
+        text = text.strip().replace(",", ".") if text.count(",") == 1 and "." not in text else text.strip()
     try:
         x = float(text)
     except (TypeError, ValueError):
@@ -219,6 +233,8 @@ def pilot_from_rows(rows: list[dict[str, str]], tokens_per_step: float | None = 
         times = [tokens_per_step / x for r in rows if (x := _float_or_none(r.get(tps_c))) is not None and x > 0]
     else:
         raise CalibrationError("calibration.no_columns")
+    if not times:
+        raise CalibrationError("calibration.no_usable_rows", rows=len(rows))
     if len(times) > 3:
         times = times[1:]
     if len(times) < 2 and not (st_c and len(times) == 1):
@@ -231,16 +247,35 @@ def pilot_from_rows(rows: list[dict[str, str]], tokens_per_step: float | None = 
                     peak_gib=max(peaks) if peaks else None, date=date, kind="csv")
 
 
-def calibrate(pilot: PilotRun, predicted_step_seconds: float, key: str, label: str = "") -> Calibration:
+def calibrate(pilot: PilotRun, predicted_step_seconds: float, key: str, label: str = "",
+              predicted_mfu: float | None = None, plan_micro_batch: int | None = None) -> Calibration:
     """Fit ``pilot`` onto the plan whose step the model predicts as ``predicted_step_seconds``.
 
     ``factor = pilot.step_seconds / predicted``; the band on tokens/s is the pilot's own spread (median / p90 ..
     median / p10 of its step times) widened by :data:`CALIBRATED_SPREAD` (multiplied).
 
+    Args:
+        pilot: what the run measured.
+        predicted_step_seconds: the model's step for the plan (seconds).
+        key: the plan's :func:`stack_key`.
+        label: the plan's name.
+        predicted_mfu: the plan's predicted MFU (model FLOPs / spec peak): a pilot whose implied MFU
+            (``predicted_mfu x predicted / measured``) exceeds 1 ran faster than the card's peak and is refused.
+        plan_micro_batch: the plan's micro-batch; a pilot that logged another (``train_batch_size``) is refused.
+
     Raises:
-        CalibrationError: for a non-positive prediction.
+        CalibrationError: a non-positive prediction, a pilot faster than the hardware allows, more than
+            :data:`MAX_SLOWDOWN` times slower than predicted, or run with another micro-batch.
     """
     pred = _positive(predicted_step_seconds, "predicted_step_seconds")
+    if plan_micro_batch is not None and pilot.micro_batch is not None and pilot.micro_batch != plan_micro_batch:
+        raise CalibrationError("calibration.micro_batch_differs", pilot=pilot.micro_batch, plan=plan_micro_batch)
+    if predicted_mfu is not None and predicted_mfu * pred / pilot.step_seconds > 1.0:
+        raise CalibrationError("calibration.faster_than_hardware", seconds=f"{pilot.step_seconds:.4g}",
+                               mfu=f"{100 * predicted_mfu * pred / pilot.step_seconds:.3g}")
+    if pilot.step_seconds / pred > MAX_SLOWDOWN:
+        raise CalibrationError("calibration.too_slow", seconds=f"{pilot.step_seconds:.4g}",
+                               factor=f"{pilot.step_seconds / pred:.3g}", predicted=f"{pred:.4g}")
     own_lo = pilot.step_seconds / pilot.step_seconds_high
     own_hi = pilot.step_seconds / pilot.step_seconds_low
     band = (own_lo * CALIBRATED_SPREAD[0], own_hi * CALIBRATED_SPREAD[1])

@@ -309,22 +309,32 @@ def _lora_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
 
 def matmul_term(ctx: _Ctx) -> Term:
     """GPU seconds of every GEMM of one micro-batch (module docstring), with FLOPs, bytes and rates."""
-    seconds = flops = nbytes = mem_s = 0.0
+    flops = nbytes = mem_s = comp_s = comp_flops = mem_bytes = 0.0
     gemms = 0.0
     for count, m, k, n, g in _base_gemms(ctx) + _lora_gemms(ctx):
         s, f, b, membound = _gemm_seconds(ctx, m, k, n, g)
-        seconds += count * s
         flops += count * f
         nbytes += count * b
         gemms += count
         if membound:
             mem_s += count * s
-    return Term(key="matmul", value=seconds, parts=(
-        Quantity(key="flops", value=flops, unit="FLOP"),
-        Quantity(key="rate", value=ctx.rate, unit="FLOP/s", source="measured matmul ceiling (gpus.csv)"),
-        Quantity(key="bytes", value=nbytes, unit="B"),
+            mem_bytes += count * b
+        else:
+            comp_s += count * s
+            comp_flops += count * f
+    effective = comp_flops / comp_s if comp_s > 0 else ctx.rate
+    return Term(key="matmul", value=comp_s + mem_s, parts=(
+        Quantity(key="compute_seconds", value=comp_s, unit="s"),
+        Quantity(key="compute_flops", value=comp_flops, unit="FLOP"),
+        Quantity(key="effective_rate", value=effective, unit="FLOP/s", source="wave quantisation (GEMM_TILE)"),
+        Quantity(key="rate", value=ctx.rate, unit="FLOP/s",
+                 source="measured matmul ceiling (gpus.csv) x sustained share (SUSTAINED_SHARE)"),
+        Quantity(key="memory_seconds", value=mem_s, unit="s"),
+        Quantity(key="memory_bytes", value=mem_bytes, unit="B"),
         Quantity(key="bandwidth", value=ctx.bw, unit="B/s", source="spec bandwidth x BW_EFFICIENCY"),
         Quantity(key="gemms", value=gemms, unit="count"),
+        Quantity(key="flops", value=flops, unit="FLOP"),
+        Quantity(key="bytes", value=nbytes, unit="B"),
         Quantity(key="memory_bound_seconds", value=mem_s, unit="s"),
     ), source="roofline per GEMM: Williams, Waterman, Patterson 2009")
 
@@ -669,8 +679,9 @@ class StepTime:
         seconds: wall time of one optimizer step.
         tokens: tokens one GPU computes per step (micro-batch x row x accumulation).
         forward_seconds: GPU time of one micro-batch's forward alone (for evaluation passes).
-        bound: the largest term's class: ``compute`` (matmul/attention), ``memory`` (bandwidth-bound kernels and
-            optimizer), ``overhead`` (host), ``communication`` or ``offload``.
+        bound: the class that takes at least half the step: ``compute`` (matmul/attention), ``memory``
+            (bandwidth-bound kernels and optimizer), ``overhead`` (host), ``communication`` or ``offload``; ``mixed``
+            when none does.
         link: the collective link's name (``nvlink``, ``pcie``, ``pcie-host``, ``infiniband``) or empty.
     """
 
@@ -743,6 +754,7 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     terms = (
         scaled(mm), scaled(att), scaled(other), opt,
         Term(key="communication", value=comm.seconds + contention, parts=(
+            Quantity(key="exposed", value=comm.seconds, unit="s"),
             Quantity(key="bytes", value=comm.volume, unit="B"),
             Quantity(key="link", value=comm.link, unit="B/s"),
             Quantity(key="overlapped", value=comm.hidden, unit="s"),
@@ -750,6 +762,8 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         ), source="NCCL ring all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n of the data "
                   "(nccl-tests doc/PERFORMANCE.md)"),
         Term(key="offload", value=off_s + spill_s + act_s, parts=(
+            Quantity(key="transfer_seconds", value=(off_bytes + 2.0 * spilled_bytes + 2.0 * act_bytes * A)
+                     / pcie_bandwidth(gpu), unit="s"),
             Quantity(key="pcie_bytes", value=off_bytes + 2.0 * spilled_bytes + 2.0 * act_bytes * A, unit="B"),
             Quantity(key="pcie", value=pcie or pcie_bandwidth(gpu), unit="B/s"),
             Quantity(key="cpu_seconds", value=cpu_s, unit="s"),
@@ -760,7 +774,7 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         Term(key="fixed", value=exposed_host * A, parts=(
             Quantity(key="ops", value=ops * A, unit="count"),
             Quantity(key="op_seconds", value=OP_HOST_S, unit="s"),
-            Quantity(key="step_overhead", value=0.0, unit="s"),
+            Quantity(key="gpu_seconds", value=gpu_mb * A, unit="s"),
         ), source="host dispatch per operator in eager PyTorch"),
     )
     seconds = sum(term.value for term in terms)
@@ -770,6 +784,8 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     classes["compute"] -= mem_mm
     classes["memory"] += mem_mm
     bound = max(classes, key=lambda k: classes[k])
+    if seconds > 0 and classes[bound] < 0.5 * seconds:
+        bound = "mixed"  # no single limit takes half the step
     fwd = (mm.value + att.value + other.value) / (fwd_passes + 2.0)
     return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd, bound=bound,
                     link=comm.name)

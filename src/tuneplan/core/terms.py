@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "render_formula", "render_note"]
+__all__ = ["CALIBRATION_SUFFIX", "FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "render_formula", "render_note"]
 
 
 def N_(text: str) -> str:  # noqa: N802 - the customary name of a translation marker
@@ -84,21 +84,25 @@ class Note(_Frozen):
 
 #: Formula templates of time terms (per optimizer step, per GPU); ``{key}`` names a part of the term.
 FORMULAS: dict[str, str] = {
-    "matmul": N_("Σ over GEMMs of max(FLOPs ÷ achieved matmul rate, bytes ÷ memory bandwidth): "
-                 "{flops} FLOP at {rate} FLOP/s, {bytes} B at {bandwidth} B/s, {gemms} GEMMs × {micro_batches} "
-                 "micro-batches"),
-    "attention": N_("attention FLOPs ÷ the {detail} kernel's measured rate: {flops} FLOP at {rate} FLOP/s "
-                    "(causal: half the score matrix; {keys_per_query} keys per query)"),
-    "other_kernels": N_("norms, activations, rotary, residuals, LoRA dropout, cross-entropy, dequantisation: "
-                        "{bytes} B ÷ {bandwidth} B/s"),
-    "optimizer": N_("optimizer step: {params} parameters × {bytes_per_param} B ÷ {bandwidth} B/s"),
-    "communication": N_("collectives: {bytes} B at {link} B/s bus bandwidth, {overlapped} s of it hidden "
-                        "behind compute, which runs {contention} s slower beside them"),
-    "offload": N_("CPU offload: {pcie_bytes} B over PCIe at {pcie} B/s, CPU optimizer {cpu_seconds} s, "
-                  "{overlapped} s hidden behind compute"),
-    "fixed": N_("host overhead: {ops} operator launches × {op_seconds} s where the CPU is slower than the "
-                "GPU, plus {step_overhead} s per step"),
+    "matmul": N_("per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective "
+                 "{effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s "
+                 "of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} "
+                 "micro-batches per step"),
+    "attention": N_("per micro-batch: {flops} FLOP at the {detail} kernel's measured {rate} FLOP/s (causal: "
+                    "{keys_per_query} keys per query); × {micro_batches} micro-batches per step"),
+    "other_kernels": N_("per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, "
+                        "cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step"),
+    "optimizer": N_("{params} parameters × {bytes_per_param} B read and written ÷ {bandwidth} B/s"),
+    "communication": N_("{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s "
+                        "hidden behind compute) + {contention} s the compute beside them runs slower"),
+    "offload": N_("{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s "
+                  "− {overlapped} s hidden behind compute"),
+    "fixed": N_("{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy "
+                "meanwhile"),
 }
+
+#: Appended to a formula when a pilot run calibrated the term.
+CALIBRATION_SUFFIX = N_(" × {calibration} (calibrated from your run)")
 
 #: English templates of the time model's notes.
 NOTES: dict[str, str] = {
@@ -118,18 +122,22 @@ NOTES: dict[str, str] = {
 }
 
 
-def render_formula(term: Term, fmt: Any = None, template: str | None = None) -> str:
-    """``FORMULAS[term.key]`` (or ``template``) with the term's parts filled in.
+def render_formula(term: Term, fmt: Any = None, template: str | None = None, suffix: str | None = None) -> str:
+    """``FORMULAS[term.key]`` (or ``template``) with the term's parts filled in; a calibrated term gets
+    :data:`CALIBRATION_SUFFIX` (or ``suffix``) with its factor.
 
     Args:
         term: the term.
         fmt: ``fmt(value, unit) -> str`` for numbers (the UI passes a locale-aware one); default ``%.4g``.
         template: a translated template to use instead of the English one.
+        suffix: a translated calibration suffix.
     """
     fmt = fmt or (lambda v, _u: f"{v:.4g}")
     values = {q.key: fmt(q.value, q.unit) for q in term.parts}
     values["detail"] = term.detail
     text = template if template is not None else FORMULAS.get(term.key, "")
+    if "calibration" in values:
+        text += suffix if suffix is not None else CALIBRATION_SUFFIX
     try:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):

@@ -211,9 +211,10 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         low_f, high_f = calibration.band
         notes.append(Note(code="time.calibrated", params={"date": calibration.date,
                                                            "factor": round(cal_factor, 3)}))
+    # model replicas training in parallel: every GPU under data parallelism (DDP, ZeRO, FSDP); one replica when
+    # the layers are split across the GPUs, which then take turns on its step
+    replicas = 1 if naive_split else t.num_gpus
     if naive_split:
-        step_s *= t.num_gpus  # per GPU: the others wait
-        terms = [term.model_copy(update={"value": term.value * t.num_gpus}) for term in terms]
         notes.append(Note(code="time.naive_model_parallel", params={"n": t.num_gpus}))
     share = {k: v.value / step_s for k, v in zip(TERM_KEYS, terms, strict=True)} if step_s > 0 else {}
     if bound == "memory":
@@ -226,14 +227,14 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     elif bound == "offload":
         notes.append(Note(code="time.offload_bound", params={"share": round(100 * share.get("offload", 0.0))}))
 
-    tokens_per_step_gpu = st.tokens
-    tps_per_gpu = tokens_per_step_gpu / step_s
+    tokens_per_step_gpu = st.tokens  # per replica
+    tps_per_gpu = tokens_per_step_gpu / step_s * replicas / t.num_gpus
     tokens_total, _real, pad_note = computed_tokens(t, data)
     if pad_note:
         notes.append(Note(code="time.truncated", params={"tokens": round(data.tokens_per_example),
                                                            "seq_len": t.seq_len}))
     training_s = tokens_total / (tps_per_gpu * t.num_gpus) if tokens_total > 0 else 0.0
-    steps = math.ceil(tokens_total / (tokens_per_step_gpu * t.num_gpus)) if tokens_total > 0 else 0
+    steps = math.ceil(tokens_total / (tokens_per_step_gpu * replicas)) if tokens_total > 0 else 0
     achieved_mfu = tps_per_gpu * model_flops / spec_peak
 
     # ---- other phases
@@ -243,9 +244,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     eval_tokens = data.tokens_per_epoch * data.eval_fraction * math.ceil(data.epochs)
     # evaluation: forward passes only, at the forward's share of the micro-batch time
     fwd_s = st.forward_seconds * cal_factor
-    eval_tps = (t.micro_batch * row / fwd_s) if fwd_s > 0 else tps_per_gpu
-    if naive_split:
-        eval_tps /= t.num_gpus
+    eval_tps = (t.micro_batch * row / fwd_s) * replicas / t.num_gpus if fwd_s > 0 else tps_per_gpu
     eval_s = pricing.eval_minutes * 60 + (eval_tokens / (eval_tps * t.num_gpus) if eval_tokens > 0 else 0.0)
     # One save per checkpoint interval of training time, and at least ``checkpoint_count`` (0: never save)
     saves = 0

@@ -33,6 +33,12 @@ class PilotFileError(ValueError):
     """A pilot file that cannot be read (missing, too large, not JSON/CSV)."""
 
 
+def _checkpoint_step(state: Path) -> int:
+    """The step of ``checkpoint-<step>/trainer_state.json`` (-1 when the folder name has none)."""
+    tail = state.parent.name.rsplit("-", 1)[-1]
+    return int(tail) if tail.isdigit() else -1
+
+
 def _file_date(path: Path) -> str:
     try:
         return _dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
@@ -52,6 +58,13 @@ def read_pilot(path: str | Path, tokens_per_step: float | None = None) -> PilotR
         CalibrationError: readable, but without the numbers a calibration needs.
     """
     p = Path(path).expanduser()
+    if p.is_dir():  # HF Trainer's output_dir: its trainer_state.json, else the newest checkpoint's
+        candidates = [p / "trainer_state.json"] + sorted(p.glob("checkpoint-*/trainer_state.json"),
+                                                         key=_checkpoint_step, reverse=True)
+        found = next((c for c in candidates if c.is_file()), None)
+        if found is None:
+            raise PilotFileError(f"{p}: the folder has no trainer_state.json (nor checkpoint-*/trainer_state.json)")
+        p = found
     date = _file_date(p)
     if p.suffix.lower() in {".csv", ".tsv"}:
         try:
@@ -64,9 +77,12 @@ def read_pilot(path: str | Path, tokens_per_step: float | None = None) -> PilotR
             raise PilotFileError(f"{p}: not a CSV file (not UTF-8 text)") from None
         except OSError as exc:
             raise PilotFileError(f"{p}: cannot read the file ({describe_os_error(exc)})") from None
-        dialect = "excel-tab" if p.suffix.lower() == ".tsv" else "excel"
+        head = text[:4096]
+        # the delimiter the file uses: tab, semicolon (spreadsheets in locales with a decimal comma) or comma
+        delimiter = "\t" if p.suffix.lower() == ".tsv" or head.count("\t") > head.count(",") else \
+            ";" if head.count(";") > head.count(",") else ","
         try:
-            rows = list(csv.DictReader(io.StringIO(text), dialect=dialect))
+            rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
         except csv.Error as exc:
             raise PilotFileError(f"{p}: not a readable CSV file ({exc})") from None
         return pilot_from_rows(rows, tokens_per_step=tokens_per_step, date=date)

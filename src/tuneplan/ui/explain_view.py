@@ -51,7 +51,7 @@ from PySide6.QtWidgets import (
 from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
-from tuneplan.core.terms import FORMULAS, NOTES, Note, render_formula, render_note
+from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, NOTES, Note, render_formula, render_note
 from tuneplan.core.throughput import tokens_per_row
 from tuneplan.ui.charts import COMPONENT_COLORS
 from tuneplan.ui.i18n import (
@@ -380,7 +380,8 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
                 term_label(term.key),
                 _seconds(term.value),
                 _SI_UNIT.sub(r"\1 \2\3", render_formula(
-                    term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None
+                    term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None,
+                    suffix=translate("Terms", CALIBRATION_SUFFIX),
                 )),
                 tip=term.source,
             )

@@ -337,6 +337,7 @@ BOUND_LABELS = TranslatedLabels("Throughput", {
     "overhead": QT_TRANSLATE_NOOP("Throughput", "host-bound"),
     "communication": QT_TRANSLATE_NOOP("Throughput", "communication-bound"),
     "offload": QT_TRANSLATE_NOOP("Throughput", "offload-bound"),
+    "mixed": QT_TRANSLATE_NOOP("Throughput", "no single limit"),
 })  # fmt: skip
 
 

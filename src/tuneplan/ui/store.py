@@ -273,8 +273,9 @@ class AppStore(QObject):
             OSError: when the calibration cannot be saved (nothing changes).
         """
         s = self._scenario
-        predicted = estimate(s).time.step_seconds
-        cal = calibrate(pilot, predicted, plan_stack_key(s), label=s.name)
+        plain = estimate(s).time
+        cal = calibrate(pilot, plain.step_seconds, plan_stack_key(s), label=s.name, predicted_mfu=plain.mfu,
+                        plan_micro_batch=s.training.micro_batch)
         self.calibration_book.save(cal)
         self.reload_calibrations()
         return cal
