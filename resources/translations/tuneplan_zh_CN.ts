@@ -3201,14 +3201,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · 可能放得下：下限放得下</translation>
     </message>
     <message>
-        <source>likely {low}–{high} · {tps} tok/s per GPU</source>
-        <translation>可能 {low}–{high} · 每 GPU {tps} token/秒</translation>
-    </message>
-    <message>
-        <source>{steps} optimizer steps of {step} s; likely range from the time model&apos;s measured error on published runs (docs/time-accuracy.md)</source>
-        <translation>{steps} 个优化器步，每步 {step} 秒；可能范围来自时间模型在已发表运行上的实测误差（docs/time-accuracy.md）</translation>
-    </message>
-    <message>
         <source>likely {low}–{high} · pessimistic {usd}</source>
         <translation>可能 {low}–{high} · 悲观 {usd}</translation>
     </message>
@@ -3339,6 +3331,30 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Save the changes to “{name}”?</source>
         <translation>保存对“{name}”的修改吗？</translation>
+    </message>
+    <message>
+        <source>calibrated: {range}</source>
+        <translation>已校准：{range}</translation>
+    </message>
+    <message>
+        <source>likely {range}</source>
+        <translation>可能 {range}</translation>
+    </message>
+    <message>
+        <source>{tps} tok/s per GPU</source>
+        <translation>每 GPU {tps} token/秒</translation>
+    </message>
+    <message>
+        <source>calibrated from your pilot run; the range is its own spread and how the model&apos;s error varies within one stack</source>
+        <translation>已按你的试运行校准；范围来自试运行自身的波动，以及模型误差在同一框架与硬件组合内的变化</translation>
+    </message>
+    <message>
+        <source>likely range from the time model&apos;s measured error on published runs (docs/time-accuracy.md)</source>
+        <translation>可能范围来自时间模型在已发表运行上的实测误差（docs/time-accuracy.md）</translation>
+    </message>
+    <message>
+        <source>{steps} optimizer steps of {step} s; {why}</source>
+        <translation>{steps} 个优化器步，每步 {step} 秒；{why}</translation>
     </message>
     <message>
         <source>Cannot open plan</source>

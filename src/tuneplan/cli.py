@@ -459,6 +459,15 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         out.write("\n")
     else:
         _print_text(scenario, result, out)
+        if calibration is None:
+            from tuneplan.core.estimate import plan_stack_key
+            from tuneplan.storage.calibrations import CalibrationBook
+
+            saved = CalibrationBook().find(plan_stack_key(scenario))
+            if saved is not None:
+                print(f"note: a saved calibration for this GPU and stack (your run of {saved.date or 'unknown date'}: "
+                      f"time x {saved.factor:.3g}) is not applied; --use-saved-calibration applies it, as the GUI "
+                      "does", file=out)
     return 0
 
 
@@ -466,8 +475,19 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``tuneplan compare-gpus``: the plan on every catalog GPU (see :mod:`tuneplan.core.compare`)."""
     try:
         scenario = scenario_from_args(args)
+        # a pilot of the plan calibrates its own GPU's row (and every GPU whose plan shares the stack key)
+        calibrations: dict[str, Any] = {}
+        if getattr(args, "use_saved_calibration", False):
+            from tuneplan.storage.calibrations import CalibrationBook
+
+            calibrations = {c.key: c for c in CalibrationBook().load()}
+        pilot_cal = _calibration(args, scenario, estimate(scenario))
+        if pilot_cal is not None:
+            calibrations[pilot_cal.key] = pilot_cal
     except CliError as exc:
         return _fail(str(exc))
+    except ValueError as exc:
+        return _fail(str(exc).splitlines()[0])
     from tuneplan.catalog import list_gpus
     from tuneplan.catalog.prices import on_demand_price, spot_price
     from tuneplan.core.compare import compare_gpus
@@ -477,7 +497,8 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         od, sp = on_demand_price(gpu.id), spot_price(gpu.id)
         prices[gpu.id] = (od.usd_per_gpu_hour if od else None, sp.usd_per_gpu_hour if sp else None)
         billing[gpu.id] = (od.billing if od else None, sp.billing if sp else None)
-    rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None), billing=billing)
+    rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None), billing=billing,
+                        calibrations=calibrations)
     if args.json:
         json.dump([r.model_dump() for r in rows], out, indent=2)
         out.write("\n")

@@ -36,3 +36,11 @@ def test_the_app_exits_2_with_the_hint_before_qt_starts(tmp_path):
     assert res.returncode == 2, res.stderr
     assert "sudo apt-get install libxcb-cursor0" in res.stderr
     assert "PySide6" not in res.stderr
+
+
+def test_the_first_window_fits_a_laptop_screen():
+    from tuneplan.ui.app import initial_size
+
+    assert initial_size(1920, 1050) == (1400, 900)
+    assert initial_size(1366, 738) == (1366, 738)  # 1366 x 768 less a 30-pixel panel
+    assert initial_size(300, 200) == (640, 480)

@@ -26,8 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from tuneplan.core.calibration import Calibration
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.estimate import estimate
+from tuneplan.core.estimate import estimate, plan_stack_key
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import GpuSpec, Scenario, TrainingSetup
@@ -198,6 +199,7 @@ def compare_gpus(
     prices: Mapping[str, PricePair],
     budget_usd: float | None = None,
     billing: Mapping[str, tuple[str | None, str | None]] | None = None,
+    calibrations: Mapping[str, Calibration] | None = None,
 ) -> list[GpuComparisonRow]:
     """Plan ``scenario`` on every GPU in ``gpus`` and rank them.
 
@@ -212,6 +214,8 @@ def compare_gpus(
         billing: ``gpu_id -> (on-demand granularity | None, spot granularity | None)`` of the
             offers in ``prices`` (``second``/``minute``/``hour``); each price is billed by its own
             provider's rule. Missing: the plan's billing granularity.
+        calibrations: saved pilot-run calibrations by stack key: a GPU whose plan shares a calibration's
+            hardware and stack is timed with it, as the plan itself is.
 
     Returns:
         One :class:`GpuComparisonRow` per GPU: fitting GPUs first, by lower cost (unpriced ones
@@ -238,7 +242,8 @@ def compare_gpus(
         def plan(best: int, gpu: GpuSpec = gpu, pricing=pricing):  # noqa: ANN202 - (micro_batch, TrainingSetup, Estimate)
             mb = _largest_divisor_at_most(effective, best) if best else 1
             training = t0.model_copy(update={"micro_batch": mb, "grad_accumulation": effective // mb})
-            return mb, training, estimate(scenario.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing}))
+            planned = scenario.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing})
+            return mb, training, estimate(planned, (calibrations or {}).get(plan_stack_key(planned)))
 
         mb, training, result = plan(best)
         if best and not result.memory.fits:  # the shared probe was wrong for this card: search exactly

@@ -119,8 +119,22 @@ def _placeholder_window():  # noqa: ANN202 - QMainWindow, imported lazily
     label.setAlignment(Qt.AlignmentFlag.AlignCenter)
     label.setAccessibleName(QCoreApplication.translate("App", "Loading"))
     w.setCentralWidget(label)
-    w.resize(1400, 900)
+    w.resize(*initial_size())
     return w
+
+
+def initial_size(screen_w: int | None = None, screen_h: int | None = None) -> tuple[int, int]:
+    """1400 x 900, or the screen's available area when it is smaller (a 1366 x 768 laptop keeps the whole
+    window, title bar and status bar on screen)."""
+    if screen_w is None or screen_h is None:
+        from PySide6.QtGui import QGuiApplication
+
+        screen = QGuiApplication.primaryScreen()
+        if screen is None:
+            return 1400, 900
+        area = screen.availableGeometry()
+        screen_w, screen_h = area.width(), area.height()
+    return min(1400, max(screen_w, 640)), min(900, max(screen_h, 480))
 
 
 def _show_and_wait_for_paint(app, window, timeout_s: float = 2.0) -> None:  # noqa: ANN001

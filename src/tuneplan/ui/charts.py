@@ -186,20 +186,16 @@ def _cumulative(points: list[tuple[float, float]], x: float) -> float:
 
 
 def likely_band(fast: list[tuple[float, float]], slow: list[tuple[float, float]]) -> tuple[list[float], list[float], list[float]]:
-    """The region between the fast and the slow run: ``(hours, lower USD, upper USD)``.
+    """Where the run is likely to end: ``(hours, lower USD, upper USD)`` from the fast run's end to the slow run's.
 
-    At every hour the cumulative cost lies between the two runs' curves, each flat once its run is done: the band
-    is a thin sliver while both runs train at the same rate, and widens from the fast run's end to the slow one's.
-    The end steps (billing rounding, egress, repeats at the ``done`` point) are kept vertical.
+    Cost grows with time at one rate, so every likely run ends on the line from the fast end ``(low h, low USD)`` to
+    the slow end ``(high h, high USD)``; the band shades the window under that line, from the axis up: "it finishes
+    somewhere in these hours, and costs what the top edge says then". (Between two cost curves of the same rate the
+    region is only a sliver, and a flat edge after the fast end would suggest a long run can cost as little as a
+    short one.)
     """
-    eps = 1e-9 * max(1.0, slow[-1][0], fast[-1][0])
-    xs = sorted({x for x, _ in fast} | {x for x, _ in slow} | {max(fast[-1][0] - eps, 0.0), max(slow[-1][0] - eps, 0.0)})
-    lower, upper = [], []
-    for x in xs:
-        a, b = _cumulative(fast, x), _cumulative(slow, x)
-        lower.append(min(a, b))
-        upper.append(max(a, b))
-    return xs, lower, upper
+    (h0, u0), (h1, u1) = fast[-1], slow[-1]
+    return [h0, h1], [0.0, 0.0], [u0, u1]
 
 
 def hours_range_text(low_h: float, high_h: float) -> str:

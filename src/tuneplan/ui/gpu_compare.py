@@ -52,7 +52,6 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.catalog.prices import PriceEntry
 from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuComparisonRow, compare_gpus
-from tuneplan.core.estimate import estimate
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
 from tuneplan.ui.i18n import OFFER_KIND_LABELS
@@ -537,7 +536,7 @@ class GpuCompareController(QObject):
         ids = [g.id for g in self.gpus]
         try:
             rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids), self.budget_usd,
-                                billing=self.prices.comparison_billing(ids))
+                                billing=self.prices.comparison_billing(ids), calibrations=self.store.calibrations)
         except ValueError as exc:
             log.warning("GPU comparison failed: %s", exc)
             self.failed.emit(self.tr("The comparison cannot be computed for this plan: {error}").format(error=exc))
@@ -585,7 +584,7 @@ class GpuCompareController(QObject):
             kind = self.tr("spot")
         else:
             return None
-        result = estimate(s.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing}))
+        result = self.store.estimate_for(s.model_copy(update={"gpu": gpu, "training": training, "pricing": pricing}))
         xs = [p.hours for p in result.cost.curve]
         ys = [p.usd for p in result.cost.curve]
         return f"{short_gpu_name(gpu.name)}, {kind}: {_usd(ys[-1])}", xs, ys

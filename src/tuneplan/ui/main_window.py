@@ -433,12 +433,17 @@ class MainWindow(QMainWindow):
         self.time_card.value.setText(format_hours(t.hours))
         # U+2060 WORD JOINER after each slash: the card wraps between words, never inside "tok/s"
         # two short lines per card: the likely range first; steps and billed hours in the tooltips
-        self.time_card.detail.setText(self.tr("likely {low}–{high} · {tps} tok/s per GPU").format(
-            low=format_hours(t.low_seconds / 3600), high=format_hours(t.high_seconds / 3600),
-            tps=fmt_number(t.tokens_per_second)).replace("/", "/\u2060"))
-        self.time_card.setToolTip(self.tr("{steps} optimizer steps of {step} s; likely range from the time model's "
-                                          "measured error on published runs (docs/time-accuracy.md)").format(
-            steps=fmt_number(t.steps), step=fmt_number(t.step_seconds, 3)))
+        from tuneplan.ui.charts import hours_range_text
+
+        span = hours_range_text(t.low_seconds / 3600, t.high_seconds / 3600)
+        lead = self.tr("calibrated: {range}") if t.calibrated else self.tr("likely {range}")
+        self.time_card.detail.setText((lead.format(range=span) + " · " + self.tr("{tps} tok/s per GPU").format(
+            tps=fmt_number(t.tokens_per_second))).replace("/", "/\u2060"))
+        why = (self.tr("calibrated from your pilot run; the range is its own spread and how the model's error varies "
+                       "within one stack") if t.calibrated else
+               self.tr("likely range from the time model's measured error on published runs (docs/time-accuracy.md)"))
+        self.time_card.setToolTip(self.tr("{steps} optimizer steps of {step} s; {why}").format(
+            steps=fmt_number(t.steps), step=fmt_number(t.step_seconds, 3), why=why))
         self.cost_card.value.setText(_usd(c.total_usd))
         self.cost_card.detail.setText(self.tr("likely {low}–{high} · pessimistic {usd}").format(
             low=_usd(c.low_usd), high=_usd(c.high_usd), usd=_usd(c.pessimistic_usd)))

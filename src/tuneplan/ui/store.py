@@ -309,6 +309,15 @@ class AppStore(QObject):
     def _estimate(self, scenario: Scenario) -> Estimate:
         return estimate(scenario, self._calibrations.get(plan_stack_key(scenario)))
 
+    def estimate_for(self, scenario: Scenario) -> Estimate:
+        """:func:`estimate` of another plan (a comparison's variant) with the saved calibration of its stack."""
+        return self._estimate(scenario)
+
+    @property
+    def calibrations(self) -> dict[str, Calibration]:
+        """The saved calibrations by stack key (a copy)."""
+        return dict(self._calibrations)
+
     # ------------------------------------------------------------------ internals
     def _priced(self, entry: catalog.PriceEntry) -> Any:
         fresh = catalog.pricing_from_entry(entry)
