@@ -23,7 +23,7 @@ from tuneplan.core.calibration import (
     pilot_from_trainer_state,
     stack_key,
 )
-from tuneplan.storage.calibrations import CalibrationBook, PilotFileError, read_pilot
+from tuneplan.storage.calibrations import CalibrationBook, CalibrationBookError, PilotFileError, read_pilot
 
 
 def trainer_state(steps: int = 50, runtime: float = 125.0, tokens_per_second: float | None = None) -> dict:
@@ -130,8 +130,20 @@ def test_read_pilot_files_and_the_book(tmp_path):
     book.save(cal.model_copy(update={"factor": 1.4}))  # same key: replaced
     assert [c.factor for c in book.load()] == [1.4]
     assert book.find("gpu x1/hf/lora/none").label == "pilot"
+    # an entry this version cannot read (a hand edit, a newer Tuneplan) is skipped, and kept when saving
+    entries = json.loads((tmp_path / "data" / "calibrations.json").read_text(encoding="utf-8"))
+    entries.append({**entries[0], "key": "other", "factor": -1})
+    (tmp_path / "data" / "calibrations.json").write_text(json.dumps(entries), encoding="utf-8")
+    assert [c.key for c in book.load()] == ["gpu x1/hf/lora/none"]
+    book.save(cal.model_copy(update={"key": "third"}))
+    kept = json.loads((tmp_path / "data" / "calibrations.json").read_text(encoding="utf-8"))
+    assert [e["key"] for e in kept] == ["gpu x1/hf/lora/none", "other", "third"] and kept[1]["factor"] == -1
+    # an unreadable book is ignored when reading, and never overwritten
     (tmp_path / "data" / "calibrations.json").write_text("garbage", encoding="utf-8")
-    assert book.load() == []  # an unreadable book is ignored, not fatal
+    assert book.load() == []
+    with pytest.raises(CalibrationBookError, match="not valid JSON"):
+        book.save(cal)
+    assert (tmp_path / "data" / "calibrations.json").read_text(encoding="utf-8") == "garbage"
 
 
 def test_cli_calibrates_from_a_trainer_state_file(tmp_path):

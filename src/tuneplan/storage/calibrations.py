@@ -15,14 +15,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from tuneplan.core.calibration import Calibration, PilotRun, pilot_from_rows, pilot_from_trainer_state
 from tuneplan.storage._fs import atomic_write_bytes, describe_os_error
 from tuneplan.storage.files import ScenarioFileError, _load_json
 from tuneplan.storage.paths import data_dir
 
-__all__ = ["MAX_PILOT_BYTES", "CalibrationBook", "PilotFileError", "read_pilot"]
+__all__ = ["MAX_PILOT_BYTES", "CalibrationBook", "CalibrationBookError", "PilotFileError", "read_pilot"]
 
 #: pilot files above this size are refused (a long run's trainer_state.json is a few MB)
 MAX_PILOT_BYTES = 32 * 1024 * 1024
@@ -31,6 +31,10 @@ _FILE = "calibrations.json"
 
 class PilotFileError(ValueError):
     """A pilot file that cannot be read (missing, too large, not JSON/CSV)."""
+
+
+class CalibrationBookError(OSError):
+    """``calibrations.json`` exists but is not a readable list: it is never overwritten."""
 
 
 def _checkpoint_step(state: Path) -> int:
@@ -93,7 +97,6 @@ def read_pilot(path: str | Path, tokens_per_step: float | None = None) -> PilotR
     return pilot_from_trainer_state(data, date=date)
 
 
-_LIST = TypeAdapter(list[Calibration])
 
 
 class CalibrationBook:
@@ -106,36 +109,70 @@ class CalibrationBook:
     def __init__(self, folder: Path | None = None) -> None:
         self.path = (folder or data_dir()) / _FILE
 
-    def load(self) -> list[Calibration]:
-        """The saved calibrations; [] when there is no file or it cannot be read (it is then left alone)."""
+    def _read(self) -> tuple[list[Calibration], list[Any]]:
+        """(the entries that validate, every raw entry as read); ([], []) without a file.
+
+        Raises:
+            CalibrationBookError: the file exists but is not a JSON list (it is then not overwritten).
+        """
         try:
-            data: Any = json.loads(self.path.read_text(encoding="utf-8"))
-            return _LIST.validate_python(data)
-        except (OSError, ValueError, ValidationError):
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return [], []
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CalibrationBookError(f"{self.path}: cannot be read ({exc})") from None
+        try:
+            data: Any = json.loads(text)
+        except ValueError:
+            raise CalibrationBookError(f"{self.path}: not valid JSON") from None
+        if not isinstance(data, list):
+            raise CalibrationBookError(f"{self.path}: not a list of calibrations")
+        good: list[Calibration] = []
+        for entry in data:
+            try:
+                good.append(Calibration.model_validate(entry))
+            except ValidationError:
+                continue  # kept as it is in the file (a newer Tuneplan's entry, or a hand edit), never applied
+        return good, data
+
+    def load(self) -> list[Calibration]:
+        """The saved calibrations that validate; [] when there is no file or it cannot be read (it is left alone)."""
+        try:
+            return self._read()[0]
+        except CalibrationBookError:
             return []
 
     def find(self, key: str) -> Calibration | None:
         """The calibration for this stack key, or None."""
         return next((c for c in self.load() if c.key == key), None)
 
+    def _write(self, keep: list[Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.path, json.dumps(keep, indent=2).encode("utf-8"))
+
+    def _raw_key(self, entry: Any) -> Any:
+        return entry.get("key") if isinstance(entry, dict) else None
+
     def save(self, calibration: Calibration) -> None:
-        """Add ``calibration``, replacing one with the same key; atomic.
+        """Add ``calibration``, replacing one with the same key; atomic. Entries this version cannot read are kept.
 
         Raises:
+            CalibrationBookError: the file exists but cannot be read as a list (it is left as it is).
             OSError: when the file cannot be written (the previous file is kept).
         """
-        items = [c for c in self.load() if c.key != calibration.key] + [calibration]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(self.path, _LIST.dump_json(items, indent=2))
+        _good, raw = self._read()
+        keep = [e for e in raw if self._raw_key(e) != calibration.key]
+        keep.append(json.loads(calibration.model_dump_json()))
+        self._write(keep)
 
     def remove(self, key: str) -> None:
-        """Forget the calibration for this key (nothing when there is none).
+        """Forget the calibration for this key (nothing when there is none); other entries are kept as they are.
 
         Raises:
+            CalibrationBookError: the file exists but cannot be read as a list (it is left as it is).
             OSError: when the file cannot be written.
         """
-        items = self.load()
-        kept = [c for c in items if c.key != key]
-        if len(kept) != len(items):
-            atomic_write_bytes(self.path, _LIST.dump_json(kept, indent=2))
-
+        _good, raw = self._read()
+        keep = [e for e in raw if self._raw_key(e) != key]
+        if len(keep) != len(raw):
+            self._write(keep)
