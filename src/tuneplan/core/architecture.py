@@ -106,6 +106,8 @@ class ModelArchitecture(BaseModel):
     learned_position_embeddings: int = Field(default=0, ge=0)
     max_position_embeddings: int | None = None
     sliding_window: int | None = None
+    #: attention layers that use ``sliding_window`` (the others attend to the whole sequence); ``None``: all of them
+    sliding_window_layers: int | None = Field(default=None, ge=0)
     # Mixture of experts: 0 experts means dense.
     num_experts: int = Field(default=0, ge=0)
     experts_per_token: int = Field(default=0, ge=0)
@@ -468,6 +470,18 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
     if model_type == "gpt_neox":
         parallel = False  # NeoX keeps two LayerNorms even with the parallel residual
     sliding = cfg.get("sliding_window")
+    if cfg.get("use_sliding_window") is False:
+        sliding = None  # Qwen2 states a window it does not use (modeling_qwen2: only with use_sliding_window)
+    windowed: int | None = None
+    if isinstance(layer_types, list) and any(str(t) == "sliding_attention" for t in layer_types):
+        windowed = sum(1 for t in layer_types if str(t) == "sliding_attention")
+    elif isinstance(cfg.get("sliding_window_pattern"), int) and cfg["sliding_window_pattern"] > 0:
+        # Gemma 3: every pattern-th layer is global, the others local (transformers Gemma3Config)
+        windowed = layers - layers // int(cfg["sliding_window_pattern"])
+    elif model_type == "gemma2":
+        windowed = (layers + 1) // 2  # Gemma 2 alternates local and global layers, local first (modeling_gemma2)
+    elif model_type in {"gemma3", "gemma3_text"}:
+        windowed = layers - layers // 6  # Gemma 3's default pattern: five local layers to one global
     return ModelArchitecture(
         name=name or str(outer.get("_name_or_path") or cfg.get("_name_or_path") or model_type or "custom model"),
         model_type=model_type or "custom",
@@ -493,6 +507,7 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
         max_position_embeddings=_int_field(cfg, "max_position_embeddings", "seq_length", "n_positions", required=False),
         sliding_window=(int(sliding) if isinstance(sliding, (int, float)) and not isinstance(sliding, bool)
                         and math.isfinite(sliding) and sliding > 0 else None),
+        sliding_window_layers=windowed,
         num_experts=num_experts,
         experts_per_token=experts_per_token if num_experts else 0,
         moe_intermediate_size=moe_inter if num_experts else 0,

@@ -132,9 +132,10 @@ NCCL_EFFICIENCY = 0.80
 IB_PER_GPU = {"h": 50e9, "a": 25e9}
 GPUS_PER_NODE = 8
 #: CPU Adam step rate, parameters per second per node: DeepSpeed's vectorised CPU-Adam updated 11.6B parameters
-#: in 8.2 s (github.com/deepspeedai/DeepSpeed/pull/735; torch 1.x's per-parameter CPU Adam took 56 s there). Both
-#: DeepSpeed and FSDP's CPU offload (torch 2's multi-tensor CPU AdamW) are timed at the vectorised rate.
-CPU_ADAM_PARAMS_PER_S = {"deepspeed": 11.6e9 / 8.2, "torch": 11.6e9 / 8.2}
+#: in 8.2 s, torch's CPU Adam in 56 s (github.com/deepspeedai/DeepSpeed/pull/735). DeepSpeed (ZeRO) uses its
+#: CPU-Adam; FSDP's CPU offload steps torch's optimizer on the CPU. (torch 2's multi-tensor CPU AdamW is likely
+#: faster than that 2020 measurement; no newer one was found, so FSDP offload may come out slow.)
+CPU_ADAM_PARAMS_PER_S = {"deepspeed": 11.6e9 / 8.2, "torch": 11.6e9 / 56.0}
 #: torch.optim.AdamW's default foreach implementation moves the state tensors 14 times, the gradient 3 times and
 #: the parameter 4 times per step (lerp, mul, addcmul, sqrt, div, add, weight-decay mul, addcdiv), which for
 #: 8.03B bf16 parameters on a B200 is 337 GB: 47.9 ms at 88 % of 8 TB/s, against 46.6 ms measured
@@ -198,8 +199,8 @@ def link_bandwidth(gpu: GpuSpec, n: int) -> tuple[float, str]:
     """NCCL bus bandwidth per GPU for ``n`` GPUs (B/s) and the link's name.
 
     NVLink/NVSwitch/Infinity Fabric (and 2-way bridges for a pair): half the bidirectional link rate x
-    :data:`NCCL_EFFICIENCY`; otherwise PCIe peer-to-peer at :func:`pcie_bandwidth`, halved on consumer cards,
-    whose driver disables peer-to-peer so that traffic is staged through host memory (:data:`NO_P2P_SHARE`); beyond one node of
+    :data:`NCCL_EFFICIENCY`; otherwise PCIe peer-to-peer at :func:`pcie_bandwidth`, less on consumer cards,
+    whose driver disables peer-to-peer so that traffic is staged through host memory at :data:`NO_P2P_SHARE` of it; beyond one node of
     :data:`GPUS_PER_NODE`, the slower of that and InfiniBand (:data:`IB_PER_GPU`).
     """
     if _nvlink_class(gpu, n):
@@ -239,12 +240,18 @@ class _Ctx:
         return t.num_gpus if t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"} else 1
 
 
-def wave_efficiency(m: float, n: float, sms: int) -> float:
-    """Share of the SMs a GEMM with an ``m x n`` output keeps busy: tiles / (waves x SMs) (:data:`GEMM_TILE`);
-    1 when the SM count is unknown."""
+def wave_efficiency(m: float, n: float, sms: int, k: float = 0.0) -> float:
+    """Share of the SMs a GEMM with an ``m x n`` output and depth ``k`` keeps busy: work units / (waves x SMs).
+
+    The output is cut into :data:`GEMM_TILE` tiles; when there are fewer tiles than SMs, the depth is split as well
+    (split-K / stream-K, which cuBLAS and CUTLASS use for such shapes: Osama et al. 2023, arXiv:2301.03598), into at
+    most ``SMs // tiles`` slices no thinner than one tile edge (``k / 256``). 1 when the SM count is unknown.
+    """
     if sms <= 0:
         return 1.0
     tiles = math.ceil(max(m, 1.0) / GEMM_TILE[0]) * math.ceil(max(n, 1.0) / GEMM_TILE[1])
+    if tiles < sms:
+        tiles *= max(1, min(sms // tiles, math.ceil(max(k, 1.0) / GEMM_TILE[0])))
     return tiles / (math.ceil(tiles / sms) * sms)
 
 
@@ -255,12 +262,12 @@ def _gemm_seconds(ctx: _Ctx, m: float, k: float, n: float, groups: float = 1.0) 
     flops = 2.0 * m * k * n
     nbytes = ctx.elem * (m * k + groups * k * n + m * n)
     tiles_m = m if groups == 1.0 else m + (groups - 1.0) * GEMM_TILE[0] / 2  # each group's last tile is partial
-    compute = flops / (ctx.rate * wave_efficiency(tiles_m, n, ctx.gpu.sm_count))
+    compute = flops / (ctx.rate * wave_efficiency(tiles_m, n, ctx.gpu.sm_count, k))
     memory = nbytes / ctx.bw
     return max(compute, memory), flops, nbytes, memory > compute
 
 
-def _base_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
+def _base_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, float, float, float, float]]:
     """(count per micro-batch, M, K, N, weight groups) of the model's GEMMs in every pass (module docstring).
 
     Experts: eager stacks (transformers' expert loop) run one GEMM per expert on ``T x k / E`` tokens; fused stacks
@@ -268,8 +275,8 @@ def _base_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
     grouped experts), which fills the GPU as one large GEMM does."""
     a, t, tok = ctx.arch, ctx.t, ctx.tokens
     full = t.method == "full"
-    layer_dw = full or t.frozen_weight_grads
-    passes_fwd = 2 if t.grad_checkpointing else 1
+    layer_dw = (full or t.frozen_weight_grads) and not forward_only
+    passes_fwd = 2 if t.grad_checkpointing and not forward_only else 1
     out: list[tuple[float, float, float, float, float]] = []
     for n_layers, mods in a.linear_modules():
         for mod in mods:
@@ -282,29 +289,52 @@ def _base_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
                 m, count = tok, 1.0
             # forward (+ recompute): T x in -> out; activation gradient: T x out -> in; weight gradient: in x T -> out
             out.append((n_layers * count * (passes_fwd + 0.0), m, mod.d_in, mod.d_out, g))
-            out.append((n_layers * count, m, mod.d_out, mod.d_in, g))
+            if not forward_only:
+                out.append((n_layers * count, m, mod.d_out, mod.d_in, g))
             if layer_dw:
                 # weight gradients of grouped experts: each expert's in x (its tokens) -> out
                 dw_m = m / g
                 out.append((n_layers * count * g, mod.d_in, dw_m, mod.d_out, 1.0))
     h, v = a.hidden_size, a.vocab_size
-    out += [(1.0, tok, h, v, 1.0), (1.0, tok, v, h, 1.0)]
+    out.append((1.0, tok, h, v, 1.0))
+    if forward_only:
+        return out
+    out.append((1.0, tok, v, h, 1.0))
     if full or t.trainable_embeddings:
         out.append((1.0, h, tok, v, 1.0))
     return out
 
 
-def _lora_gemms(ctx: _Ctx) -> list[tuple[float, float, float, float, float]]:
+def _lora_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, float, float, float, float]]:
     """LoRA A and B GEMMs: forward (+ recompute), activation gradient and weight gradient of each."""
     t = ctx.t
     if t.method == "full":
         return []
-    fwd = 2.0 if t.grad_checkpointing else 1.0
+    fwd = 2.0 if t.grad_checkpointing and not forward_only else 1.0
     out: list[tuple[float, float, float, float, float]] = []
     for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, t.lora_targets):
-        out += [(n * fwd, ctx.tokens, cols, rows, 1.0), (float(n), ctx.tokens, rows, cols, 1.0),
-                (float(n), cols, ctx.tokens, rows, 1.0)]
+        out.append((n * fwd, ctx.tokens, cols, rows, 1.0))
+        if not forward_only:
+            out += [(float(n), ctx.tokens, rows, cols, 1.0), (float(n), cols, ctx.tokens, rows, 1.0)]
     return out
+
+
+def forward_seconds(ctx: _Ctx) -> float:
+    """GPU seconds of one micro-batch's forward alone (evaluation; the part of a step DDP cannot hide collectives
+    behind): its GEMMs, one pass of attention, one pass of the layers' elementwise bytes, the loss's forward (14 of
+    the eager loss's 36 bytes per logit, half the fused loss's), one dequantisation of NF4 weights."""
+    t = ctx.t
+    mm = sum(count * _gemm_seconds(ctx, m, k, n, g)[0]
+             for count, m, k, n, g in _base_gemms(ctx, True) + _lora_gemms(ctx, True))
+    att = attention_term(ctx)
+    fwd_passes = 2.0 if t.grad_checkpointing else 1.0
+    att_fwd = att.value / (fwd_passes + ATTN_BWD_FACTOR)
+    a = ctx.arch
+    layer = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens
+    fused_loss = t.fused_cross_entropy or ctx.fused
+    ce = ctx.tokens * a.vocab_size * (4.0 if fused_loss else 14.0)
+    dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
+    return mm + att_fwd + (layer + ce + dequant) / ctx.bw
 
 
 def matmul_term(ctx: _Ctx) -> Term:
@@ -340,12 +370,19 @@ def matmul_term(ctx: _Ctx) -> Term:
 
 
 def _keys_per_query(ctx: _Ctx) -> float:
-    """Mean keys each query attends to under a causal mask: about half the row, or the sliding window."""
+    """Mean keys each query attends to under a causal mask, averaged over the attention layers: about half the row
+    in a global layer, about the window in a sliding-window layer (``ModelArchitecture.sliding_window_layers`` of
+    them: Gemma 2 alternates, Gemma 3 has five local layers to one global)."""
     s = ctx.row
-    w = ctx.arch.sliding_window
-    if w and w < s:
-        return w - w * w / (2.0 * s)
-    return (s + 1.0) / 2.0
+    a = ctx.arch
+    full = (s + 1.0) / 2.0
+    w = a.sliding_window
+    if not w or w >= s:
+        return full
+    local = w - w * w / (2.0 * s)
+    layers = max(a.num_attention_layers, 1)
+    windowed = layers if a.sliding_window_layers is None else min(a.sliding_window_layers, layers)
+    return (windowed * local + (layers - windowed) * full) / layers
 
 
 def attention_kernel(ctx: _Ctx) -> str:
@@ -354,7 +391,8 @@ def attention_kernel(ctx: _Ctx) -> str:
     att = ctx.t.attention
     if att == "eager":
         return "eager"
-    old = ctx.gpu.id.startswith(("t4", "v100"))
+    # FlashAttention needs compute capability 8.0 (Ampere) or newer; 0 = unknown, taken as new enough
+    old = 0.0 < ctx.gpu.compute_capability < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
     if att == "sdpa":
         return "sdpa-efficient" if old else "sdpa-flash"
     return "sdpa-efficient" if old else "flash"
@@ -599,11 +637,14 @@ def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float) -> _Comm:
         exposed = max(volume / link - window, 0.0)
         return _Comm(exposed, volume, volume / link - exposed, link, name)
     if t.sharding in {"zero1", "zero2"}:
-        # gradients reduce-scattered every micro-batch (ZeRO-2) / all-reduced (ZeRO-1), updated params gathered
-        per_mb = ring * grads * (2 if t.sharding == "zero1" else 1)
-        gather = ring * _weight_bytes_gathered(ctx)
-        volume = per_mb * A + gather
-        hidden = min(per_mb / link, mb_compute * bwd_share) * A
+        # ZeRO stages 1 and 2 move what DDP moves, 2 Psi per step (ZeRO paper arXiv:1910.02054 §7.2): the gradients
+        # reduce-scattered to their owners (ZeRO-2 during every micro-batch's backward, ZeRO-1 at the accumulation
+        # boundary) and the updated trainable parameters all-gathered after the optimizer step (not overlapped)
+        rs_count = A if t.sharding == "zero2" else 1
+        rs = ring * grads
+        gather = ring * _trainable(ctx) * (4.0 if t.precision == "fp32" else 2.0)
+        volume = rs * rs_count + gather
+        hidden = min(rs / link, mb_compute * bwd_share) * rs_count
         exposed = volume / link - hidden
         return _Comm(exposed, volume, hidden, link, name)
     # ZeRO-3 / FSDP: every micro-batch gathers the weights for the forward and again for the backward, and
@@ -614,16 +655,28 @@ def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float) -> _Comm:
     # overlap: prefetching hides a unit's gather behind the previous unit's compute; the first unit's is exposed
     first_unit = gather / max(ctx.arch.num_layers, 1) / link
     per_mb_comm = (2 * gather) / link + ring * grads * rs_count / A / link
-    exposed_mb = max(per_mb_comm - mb_compute, 0.0) + 2 * first_unit
+    exposed_mb = max(per_mb_comm - mb_compute, min(2 * first_unit, per_mb_comm))
     exposed = exposed_mb * A
-    return _Comm(exposed, volume, volume / link - exposed, link, name)
+    return _Comm(exposed, volume, max(volume / link - exposed, 0.0), link, name)
 
 
-def _offload(ctx: _Ctx, mb_compute: float) -> tuple[float, float, float, float, float]:
-    """(exposed seconds, PCIe bytes, PCIe B/s, CPU optimizer seconds, hidden seconds) per optimizer step."""
+def _offload(ctx: _Ctx, mb_compute: float, activation_bytes: float = 0.0, spilled_bytes: float = 0.0,
+             ) -> tuple[float, float, float, float, float]:
+    """(exposed seconds, PCIe bytes, PCIe B/s, CPU optimizer seconds, hidden seconds) per optimizer step.
+
+    What crosses the one PCIe link during a micro-batch (offloaded parameter shards in for the forward and the
+    backward, offloaded activations out and back) is added up first and hidden behind that micro-batch's compute
+    once; gradients out, updated parameters in, paged optimizer states and the CPU optimizer step are not hidden.
+    """
     t = ctx.t
+    pcie = pcie_bandwidth(ctx.gpu)
+    A = t.grad_accumulation
+    act_mb = 2.0 * activation_bytes if t.activation_offload else 0.0  # out in the forward, back in the backward
+    spill = 2.0 * spilled_bytes
     if not t.cpu_offload:
-        return 0.0, 0.0, 0.0, 0.0, 0.0
+        hidden = min(act_mb / pcie, mb_compute) * A
+        pcie_bytes = act_mb * A + spill
+        return pcie_bytes / pcie - hidden, pcie_bytes, pcie, 0.0, hidden
     pcie = pcie_bandwidth(ctx.gpu)
     A = t.grad_accumulation
     params = _trainable(ctx) / ctx.opt_shard
@@ -635,12 +688,12 @@ def _offload(ctx: _Ctx, mb_compute: float) -> tuple[float, float, float, float, 
         # parameters live on the CPU: each micro-batch copies this GPU's shard in for the forward and again
         # for the backward; gradients go out once per step (accumulated on the CPU)
         weights = _weight_bytes_gathered(ctx) / ctx.shard
-        per_mb = 2 * weights
+        per_mb = 2 * weights + act_mb
         hidden = min(per_mb / pcie, mb_compute) * A
-        pcie_bytes = per_mb * A + grads
+        pcie_bytes = per_mb * A + grads + spill
     else:  # ZeRO-1/2 optimizer offload: gradients out, updated 16-bit parameters back, once per step
-        pcie_bytes = grads + params * 2.0
-        hidden = 0.0
+        hidden = min(act_mb / pcie, mb_compute) * A
+        pcie_bytes = grads + params * 2.0 + act_mb * A + spill
     exposed = pcie_bytes / pcie - hidden + cpu_s
     return exposed, pcie_bytes, pcie, cpu_s, hidden
 
@@ -734,18 +787,16 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     ops = _ops_per_layer(ctx) * arch.num_layers * (fwd_passes + 1.0) + 20.0
     host_mb = ops * OP_HOST_S
     exposed_host = max(host_mb - gpu_mb, 0.0)
-    # backward share of the micro-batch's compute (what DDP's bucketed all-reduce can hide behind)
-    bwd_share = 1.0 - 1.0 / (fwd_passes + 2.0)
+    # backward share of the micro-batch's compute (what DDP's bucketed all-reduce can hide behind): everything but
+    # the forward (a checkpointed layer's recompute runs during the backward)
+    fwd_mb = forward_seconds(ctx)
+    bwd_share = max(1.0 - fwd_mb / gpu_mb, 0.0) if gpu_mb > 0 else 0.0
     on_cpu = t.cpu_offload
     opt = optimizer_term(ctx, on_cpu)
     comm = _communication(ctx, gpu_mb, bwd_share)
     contention = OVERLAP_SLOWDOWN * comm.hidden  # the compute that hid the collectives ran slower
-    off_s, off_bytes, pcie, cpu_s, off_hidden = _offload(ctx, gpu_mb)
-    spill_s = 2.0 * spilled_bytes / pcie_bandwidth(gpu) if spilled_bytes > 0 else 0.0
     act_bytes = activation_bytes if t.activation_offload else 0.0
-    act_transfer = 2.0 * act_bytes / pcie_bandwidth(gpu)
-    act_s = max(act_transfer - gpu_mb, 0.0) * A
-    act_hidden = min(act_transfer, gpu_mb) * A
+    off_s, off_bytes, pcie, cpu_s, off_hidden = _offload(ctx, gpu_mb, act_bytes, spilled_bytes)
 
     def scaled(term: Term) -> Term:
         return term.model_copy(update={"value": term.value * A,
@@ -761,13 +812,12 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             Quantity(key="contention", value=contention, unit="s", source="arXiv:2507.03114"),
         ), source="NCCL ring all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n of the data "
                   "(nccl-tests doc/PERFORMANCE.md)"),
-        Term(key="offload", value=off_s + spill_s + act_s, parts=(
-            Quantity(key="transfer_seconds", value=(off_bytes + 2.0 * spilled_bytes + 2.0 * act_bytes * A)
-                     / pcie_bandwidth(gpu), unit="s"),
-            Quantity(key="pcie_bytes", value=off_bytes + 2.0 * spilled_bytes + 2.0 * act_bytes * A, unit="B"),
-            Quantity(key="pcie", value=pcie or pcie_bandwidth(gpu), unit="B/s"),
+        Term(key="offload", value=off_s, parts=(
+            Quantity(key="transfer_seconds", value=off_bytes / pcie, unit="s"),
+            Quantity(key="pcie_bytes", value=off_bytes, unit="B"),
+            Quantity(key="pcie", value=pcie, unit="B/s"),
             Quantity(key="cpu_seconds", value=cpu_s, unit="s"),
-            Quantity(key="overlapped", value=off_hidden + act_hidden, unit="s"),
+            Quantity(key="overlapped", value=off_hidden, unit="s"),
             Quantity(key="spilled_bytes", value=spilled_bytes, unit="B"),
             Quantity(key="activation_bytes", value=act_bytes, unit="B"),
         ), source="PCIe transfers and the CPU optimizer over host memory bandwidth"),
@@ -786,7 +836,6 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     bound = max(classes, key=lambda k: classes[k])
     if seconds > 0 and classes[bound] < 0.5 * seconds:
         bound = "mixed"  # no single limit takes half the step
-    fwd = (mm.value + att.value + other.value) / (fwd_passes + 2.0)
-    return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd, bound=bound,
+    return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd_mb, bound=bound,
                     link=comm.name)
 
