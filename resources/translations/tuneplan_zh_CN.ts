@@ -688,8 +688,8 @@ Please attach that file when you report the problem.</source>
         <translation>融合进反向传播的优化器步骤无法累积梯度：请把梯度累积设为 1（torchtune 不允许这种组合）</translation>
     </message>
     <message>
-        <source>paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does not include (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
-        <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算未包含这部分（在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们必须放进 GPU 显存）</translation>
+        <source>paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
+        <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算已包含这部分（在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们必须放进 GPU 显存）</translation>
     </message>
     <message>
         <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
@@ -828,8 +828,8 @@ Please attach that file when you report the problem.</source>
         <translation>像 axolotl、TRL、torchtune 和 Unsloth 那样把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持为训练精度，而不是 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
     </message>
     <message>
-        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which the time estimate does not include.</source>
-        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多，时间估算未计入这部分。</translation>
+        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which the time estimate includes.</source>
+        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多，时间估算已计入这部分。</translation>
     </message>
     <message>
         <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>

@@ -435,7 +435,7 @@ def test_qm_is_found_from_the_source_tree_and_bundled(monkeypatch):
 
 def test_paged_and_fused_step_warnings_are_translated(chinese):
     text = ("paged optimizer states (59.8 GiB) exceed the 4.4 GiB left on the GPU: about 55.4 GiB live in CPU RAM "
-            "and cross PCIe at every optimizer step, which the time estimate does not include (on Windows and WSL2 "
+            "and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 "
             "CUDA cannot page them out: there they must fit on the GPU)")
     out = i18n.translate_core_text(text)
     assert out.startswith("分页优化器状态（59.8 GiB）") and "55.4 GiB" in out and "WSL2" in out

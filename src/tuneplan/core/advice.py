@@ -183,7 +183,7 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         c.append(("grad_sync", "Sync gradients every micro-batch",
                   "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
                   "unsharded gradient (accelerate sync_each_batch=True); more communication, which the time "
-                  "estimate does not include.",
+                  "estimate includes.",
                   {"training.grad_sync": "micro-batch"}))
     if t.frozen_weight_grads:
         c.append(("fsdp_units", "Wrap the adapters in their own FSDP units",

@@ -51,12 +51,13 @@ from PySide6.QtWidgets import (
 from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
-from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, NOTES, Note, render_formula, render_note
+from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, Note, render_formula
 from tuneplan.core.throughput import tokens_per_row
 from tuneplan.ui.charts import COMPONENT_COLORS
 from tuneplan.ui.i18n import (
     BOUND_LABELS,
     component_label,
+    core_note_text,
     fmt_number,
     number_locale,
     translate_core_text,
@@ -139,9 +140,8 @@ def term_label(key: str) -> str:
 
 
 def _note_text(note: Note) -> str:
-    """A time note in the UI language (its template translated in the ``Terms`` context)."""
-    template = NOTES.get(note.code)
-    return render_note(note, template=translate("Terms", template) if template is not None else None)
+    """A time note in the UI language (:func:`tuneplan.ui.i18n.core_note_text`)."""
+    return core_note_text(note)
 
 
 def _count(n: float) -> str:

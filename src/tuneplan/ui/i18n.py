@@ -39,6 +39,7 @@ from PySide6.QtCore import (
 )
 
 __all__ = [
+    "core_note_text",
     "LANGUAGES",
     "TranslatedLabels",
     "component_label",
@@ -408,11 +409,11 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "gradient accumulation to 1 (torchtune refuses this combination)")),
     (re.compile(r"paged optimizer states \((?P<p>[\d.]+) GiB\) exceed the (?P<f>[\d.]+) GiB left on the GPU: about "
                 r"(?P<o>[\d.]+) GiB live in CPU RAM and cross PCIe at every optimizer step, which the time "
-                r"estimate does not include \(on Windows and WSL2 CUDA cannot page them out: there they must fit "
+                r"estimate includes \(on Windows and WSL2 CUDA cannot page them out: there they must fit "
                 r"on the GPU\)"),
      QT_TRANSLATE_NOOP("CoreNotes", "paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} "
-                       "GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate does "
-                       "not include (on Windows and WSL2 CUDA cannot page them out: there they must fit on the "
+                       "GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate "
+                       "includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the "
                        "GPU)")),
     (re.compile(r"bitsandbytes does not quantise the stacked experts of this mixture-of-experts model "
                 r"\(transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849\): they are counted "
@@ -527,10 +528,10 @@ _CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
                        "stream between layers.")),
     (re.compile(r"Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
                 r"unsharded gradient \(accelerate sync_each_batch=True\); more communication, which the time "
-                r"estimate does not include\."),
+                r"estimate includes\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead "
                        "of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which "
-                       "the time estimate does not include.")),
+                       "the time estimate includes.")),
     (re.compile(r"Frozen weights then get no gradients \(PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538\)\."),
      QT_TRANSLATE_NOOP("CoreNotes", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; "
                        "litgpt PR #1538).")),
@@ -683,6 +684,15 @@ def _view_menu(window: Any) -> Any:
     menu = window.menuBar().addMenu(translate("Theme", "&View"))
     menu.setObjectName("viewMenu")
     return menu
+
+
+def core_note_text(note: Any) -> str:
+    """A coded core note (:class:`tuneplan.core.terms.Note`) in the UI language: its catalogue template translated in
+    the ``Terms`` context, filled with its parameters (nothing parsed)."""
+    from tuneplan.core.terms import NOTES, render_note
+
+    template = NOTES.get(note.code)
+    return render_note(note, template=translate("Terms", template) if template is not None else None)
 
 
 def restart_app(window: Any) -> bool:

@@ -45,6 +45,7 @@ from tuneplan.ui.i18n import (
     BOUND_LABELS,
     COST_LABELS,
     PHASE_LABELS,
+    core_note_text,
     fmt_gib,
     fmt_number,
     fmt_usd,
@@ -489,9 +490,10 @@ class MainWindow(QMainWindow):
         for k, v in rows:
             out.append(f"<tr><td style='color:#666666; padding-right:10px'>{k}</td><td>{v}</td></tr>")
         out.append("</table>")
-        notes = [*r.warnings, *t.notes, *c.notes]
+        notes = [translate_core_text(w) for w in r.warnings] + [core_note_text(n) for n in t.messages] + [
+            translate_core_text(n) for n in c.notes]
         for w in notes:
-            out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(translate_core_text(w))}</div>")
+            out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")
         return "".join(out)
 
     def _update_title(self) -> None:

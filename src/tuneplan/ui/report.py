@@ -319,9 +319,11 @@ def build_report_html(
         parts.append("<h3>" + translate("Report", "Memory per GPU at the step's peak ({phase})").format(
             phase=_e(peak_phase_text(r.memory.peak_phase))) + "</h3>")
         parts.append(_memory_table(r))
-        notes = [*r.warnings, *r.time.notes, *r.cost.notes]
+        i18n = _i18n()
+        notes = ([i18n.translate_core_text(w) for w in r.warnings] + [i18n.core_note_text(n) for n in r.time.messages]
+                 + [i18n.translate_core_text(n) for n in r.cost.notes])
         for note in notes:
-            parts.append(f'<p class="warn">⚠ {_e(_i18n().translate_core_text(note))}</p>')
+            parts.append(f'<p class="warn">⚠ {_e(note)}</p>')
         if s.notes.strip():
             parts.append("<p><b>" + translate("Report", "Notes:") + f"</b> {_e(s.notes)}</p>")
         parts.append("</section>")
