@@ -4768,6 +4768,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>试运行每步 {seconds} s 是模型预测 {predicted} s 的 {factor} 倍：可能是别的计划、卡住的运行或错误的文件</translation>
     </message>
     <message>
+        <source>your run of {date} was fitted to an earlier version of the time model and is not applied: import it again</source>
+        <translation>你 {date} 的试运行是按时间模型的旧版本校准的，现不再应用：请重新导入</translation>
+    </message>
+    <message>
         <source>memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster</source>
         <translation>受显存带宽限制：从显存读写权重和激活比计算更耗时；更大的微批次会更快</translation>
     </message>

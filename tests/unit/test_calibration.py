@@ -219,3 +219,22 @@ def test_cli_refuses_two_pilot_sources(tmp_path):
     res = subprocess.run(cmd, capture_output=True, text=True, env={"TUNEPLAN_DATA_DIR": str(tmp_path),
                                                                     "PATH": "/usr/bin:/bin"})
     assert res.returncode == 2 and "not several" in res.stderr
+
+
+def test_a_calibration_of_another_model_version_is_not_applied():
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate, plan_stack_key
+    from tuneplan.core.steptime import STEP_MODEL_VERSION
+
+    s = catalog.default_scenario()
+    base = estimate(s)
+    cal = calibrate(pilot_from_numbers(step_seconds=base.time.step_seconds * 1.3, date="2026-11-02"),
+                    base.time.step_seconds, plan_stack_key(s))
+    assert cal.model_version == STEP_MODEL_VERSION
+    old = cal.model_copy(update={"model_version": STEP_MODEL_VERSION - 1})
+    r = estimate(s, calibration=old)
+    assert not r.time.calibrated and r.time.step_seconds == pytest.approx(base.time.step_seconds)
+    assert any(n.code == "time.calibration_stale" and n.params["date"] == "2026-11-02" for n in r.time.messages)
+    # an MFU override replaces the step model: a calibration has nothing to scale
+    over = s.model_copy(update={"training": s.training.model_copy(update={"mfu_override": 0.3})})
+    assert not estimate(over, calibration=cal).time.calibrated

@@ -48,6 +48,8 @@ NOTES.update({
                                            "rate, which no card reaches: is it a different plan, or per micro-batch?"),
     "calibration.too_slow": N_("the pilot's {seconds} s per step is {factor} times the model's {predicted} s: "
                                "a different plan, a stalled run or the wrong file"),
+    "time.calibration_stale": N_("your run of {date} was fitted to an earlier version of the time model and is not "
+                                 "applied: import it again"),
     "calibration.micro_batch_differs": N_("the pilot ran micro-batch {pilot}, the plan has {plan}: set the plan to "
                                           "the pilot's settings, then import it"),
 })
@@ -105,6 +107,8 @@ class Calibration(BaseModel):
         pilot: what the pilot measured.
         predicted_step_seconds: the step model's prediction for the pilot's plan.
         label: the pilot plan's name, for lists.
+        model_version: the step model's version the factor was fitted against
+            (``tuneplan.core.steptime.STEP_MODEL_VERSION``); another version's calibration is not applied.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -116,6 +120,7 @@ class Calibration(BaseModel):
     pilot: PilotRun
     predicted_step_seconds: float = Field(gt=0)
     label: str = ""
+    model_version: int = 0
 
 
 def stack_key(gpu_id: str, num_gpus: int, framework: str, method: str, sharding: str) -> str:
@@ -279,5 +284,7 @@ def calibrate(pilot: PilotRun, predicted_step_seconds: float, key: str, label: s
     own_lo = pilot.step_seconds / pilot.step_seconds_high
     own_hi = pilot.step_seconds / pilot.step_seconds_low
     band = (own_lo * CALIBRATED_SPREAD[0], own_hi * CALIBRATED_SPREAD[1])
+    from tuneplan.core.steptime import STEP_MODEL_VERSION
+
     return Calibration(key=key, factor=pilot.step_seconds / pred, band=band, date=pilot.date, pilot=pilot,
-                       predicted_step_seconds=pred, label=label)
+                       predicted_step_seconds=pred, label=label, model_version=STEP_MODEL_VERSION)

@@ -7,7 +7,7 @@ from tuneplan.core.cost import estimate_cost
 from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario
-from tuneplan.core.throughput import estimate_time
+from tuneplan.core.throughput import estimate_time, tokens_per_row
 
 __all__ = ["estimate", "plan_stack_key"]
 
@@ -59,7 +59,8 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         calibration = None
     # activation offload moves every layer's saved tensors (its checkpoint alone with checkpointing) per micro-batch
     per_token = ledger.checkpoint_per_layer_token if t.grad_checkpointing else ledger.activation_per_layer_token
-    offloaded = per_token * arch.num_layers * t.micro_batch * t.seq_len if t.activation_offload else 0.0
+    row = tokens_per_row(t, scenario.dataset)  # the rows the GPU computes (padded only to the batch's longest)
+    offloaded = per_token * arch.num_layers * t.micro_batch * row if t.activation_offload else 0.0
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
                          spilled_bytes=spilled, calibration=calibration, activation_bytes=offloaded)
     cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)

@@ -45,6 +45,7 @@ from tuneplan.core.terms import Quantity, Term
 
 __all__ = [
     "BW_EFFICIENCY",
+    "STEP_MODEL_VERSION",
     "StepTime",
     "TERM_KEYS",
     "achieved_bandwidth",
@@ -52,6 +53,10 @@ __all__ = [
     "pcie_bandwidth",
     "step_time",
 ]
+
+#: Version of the step model's arithmetic: a pilot's calibration is a ratio to the model's prediction, so one saved
+#: under another version is not applied (bump on every change that moves predictions).
+STEP_MODEL_VERSION = 2
 
 TERM_KEYS = ("matmul", "attention", "other_kernels", "optimizer", "communication", "offload", "fixed")
 
@@ -63,12 +68,13 @@ _FA = "https://github.com/Dao-AILab/flash-attention/blob/0251105a2fb19d2957484b7
 #: A100 40GB (87 %, github.com/PTsolvers/gpu-workshop-JuliaCon23/issues/7) and 1,727 of 1,935 GB/s on an A800
 #: PCIe (89 %, github.com/mli/transformers-benchmarks/issues/4).
 BW_EFFICIENCY = 0.88
-#: Sustained share of the burst matmul ceiling under training's continuous load, where the card sits at its
-#: power cap: H200 cuBLAS BF16 at n = 4,096-16,384 sustained 0.7077 x 989.5 = 700 TFLOPS against 0.768 x 989.5 = 760
-#: in short bursts, clocks 1.2-1.4 GHz at 700 W (github.com/tile-ai/TileOPs/pull/1980); A100 cuBLAS 8192^3 on random
-#: data 257.5 TFLOPS (thonking.ai "Strangely, matrix multiplications on GPUs run faster when given predictable
-#: data", 400 W cap) against the 271.2 MAMF burst. By compute capability: 9.0 and newer take the Hopper figure,
-#: older cards the A100 figure (the nearest measured part; both are power-capped at full matmul load).
+#: What large real GEMMs reach of the catalog's matmul ceiling (MAMF: the best shape of a short sweep). Hopper: cuBLAS
+#: BF16 at n = 4,096-16,384 held for ~4 s at the 700 W cap ran 0.7077 x 989.5 = 700 TFLOPS against 0.768 x 989.5 = 760
+#: in short bursts on an H200 (clocks 1.2-1.4 GHz; github.com/tile-ai/TileOPs/pull/1980). Ampere: a large square
+#: GEMM (8192^3, cuBLAS) on random data ran 257.5 TFLOPS on a 400 W A100 (thonking.ai "Strangely, matrix
+#: multiplications on GPUs run faster when given predictable data", power-limited), against the 271.2 MAMF best
+#: shape. By compute capability: 9.0-11.x (Hopper, data-centre Blackwell) take the Hopper figure, other cards
+#: (Ampere, Ada, consumer Blackwell) the A100 figure, the nearest measured parts.
 SUSTAINED_SHARE = {"hopper": 700.0 / 760.0, "ampere": 257.5 / 271.2}
 #: Slowdown of computation that overlaps NCCL collectives (SMs and HBM bandwidth taken by the communication
 #: kernels): 18.9 % on average over GPT and LLaMA training on 4 x A100 / H100 / MI250 / MI210 (arXiv:2507.03114);
@@ -164,7 +170,7 @@ def matmul_ceiling(gpu: GpuSpec, precision: str = "bf16") -> float:
         rate = gpu.measured_bf16_tflops * 1e12
     else:
         rate = spec * DEFAULT_CEILING_SHARE
-    rate *= SUSTAINED_SHARE["hopper" if gpu.compute_capability >= 9.0 else "ampere"]
+    rate *= SUSTAINED_SHARE["hopper" if 9.0 <= gpu.compute_capability < 12.0 else "ampere"]
     return rate / 2 if precision == "fp32" else rate
 
 

@@ -30,7 +30,7 @@ from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
-from tuneplan.core.steptime import TERM_KEYS, step_time
+from tuneplan.core.steptime import STEP_MODEL_VERSION, TERM_KEYS, step_time
 from tuneplan.core.terms import N_, NOTES, Note, Quantity, Term, render_note
 
 __all__ = [
@@ -203,6 +203,9 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         notes.append(Note(code="time.mfu_override", params={"mfu": t.mfu_override}))
     low_f, high_f = MEASURED_TIME_ERROR
     cal_factor = 1.0
+    if calibration is not None and calibration.model_version != STEP_MODEL_VERSION:
+        notes.append(Note(code="time.calibration_stale", params={"date": calibration.date}))
+        calibration = None
     if calibration is not None and t.mfu_override is None:
         cal_factor = calibration.factor
         step_s *= cal_factor
@@ -277,7 +280,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         steps=float(steps),
         bound=bound,
         link=st.link,
-        calibrated=cal_factor != 1.0 or calibration is not None,
+        calibrated=calibration is not None and t.mfu_override is None,
         messages=notes,
         notes=[render_note(n) for n in notes],
     )

@@ -27,6 +27,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'at least two logged steps are needed, found {rows}'),  # calibration.too_few_rows
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step is {factor} times the model's {predicted} s: a different plan, a stalled run or the wrong file"),  # calibration.too_slow
     QT_TRANSLATE_NOOP("Terms", 'calibrated from your run of {date}: time × {factor}'),  # time.calibrated
+    QT_TRANSLATE_NOOP("Terms", 'your run of {date} was fitted to an earlier version of the time model and is not applied: import it again'),  # time.calibration_stale
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for collectives over {link}'),  # time.communication_bound
     QT_TRANSLATE_NOOP("Terms", 'FP32 training: TF32 tensor rate taken as half the BF16 rate'),  # time.fp32
     QT_TRANSLATE_NOOP("Terms", 'memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster'),  # time.memory_bound
