@@ -3,7 +3,7 @@
 A step of ``A`` micro-batches (gradient accumulation) of ``T = micro_batch x row`` tokens each on one GPU
 takes, in seconds::
 
-    step = A x max(gpu_mb, host_mb) + optimizer + exposed communication + exposed offload + spill
+    step = A x max(gpu_mb, host_mb) + optimizer + exposed communication + exposed offload
 
     gpu_mb  = matmul + attention + other kernels                 (GPU time of one micro-batch)
     host_mb = operator launches x host time per launch            (the CPU enqueues kernels ahead of the
@@ -13,22 +13,24 @@ Terms (each a :class:`~tuneplan.core.terms.Term` with its parts; they add up to 
 
 * ``matmul``: every GEMM of the forward, the recomputed forward (gradient checkpointing), the backward's
   activation gradients, the weight gradients of what is trained, and the LoRA adapters, with its real shape
-  ``M x K x N`` (``M`` = tokens of the micro-batch; a mixture-of-experts expert sees ``T x k / E``), timed as
-  ``max(2MKN / R, e(MK + KN + MN) / BW) + t_kernel`` (roofline: Williams et al. 2009, CACM 52(4); ``R`` the
-  card's measured matmul ceiling, ``BW`` its achieved memory bandwidth, ``e`` bytes per element).
-* ``attention``: causal attention FLOPs (``4 T q_dim S`` forward with ``S`` the mean keys per query, half the
-  sequence or the sliding window; backward 2.5x the forward, FlashAttention-2 paper arXiv:2307.08691 §3.2)
-  at the kernel's achieved rate; eager attention computes the full score matrix and moves it through memory.
+  ``M x K x N`` (``M`` = tokens of the micro-batch; experts run per expert in eager stacks, grouped in fused
+  ones), timed as ``max(2MKN / (R x wave efficiency), e(MK + KN + MN) / BW)`` (roofline: Williams et al. 2009,
+  CACM 52(4); ``R`` the card's measured matmul ceiling at sustained load, wave efficiency from the output tiles
+  and split-K on the card's SMs, ``BW`` its achieved memory bandwidth, ``e`` bytes per element).
+* ``attention``: causal attention FLOPs (``4 T q_dim S`` forward with ``S`` the mean keys per query: half the
+  row, or the window in sliding-window layers; backward 2.5x the forward, FlashAttention-2 paper
+  arXiv:2307.08691 §3.2) at the kernel's measured rate for that sequence length and head dim.
 * ``other_kernels``: bytes moved by norms, activations, rotary embeddings, residual adds, attention layout
   copies, LoRA dropout and adds, the cross-entropy over the vocabulary, NF4 dequantisation and autocast
   weight casts, divided by the achieved bandwidth. Unfused eager PyTorch (plain Hugging Face) and fused or
   compiled kernels (Unsloth, Liger, torchtune with ``torch.compile``) move different amounts.
 * ``optimizer``: bytes per trainable parameter read and written by the optimizer step, over the bandwidth.
-* ``communication``: DDP all-reduce, ZeRO/FSDP all-gather and reduce-scatter volumes over the link's bus
-  bandwidth (NCCL's ring formulas, nccl-tests ``doc/PERFORMANCE.md``), minus what overlaps with compute.
-* ``offload``: parameters, gradients and optimizer states crossing PCIe, and the CPU optimizer step over the
-  host memory bandwidth, minus what overlaps.
-* ``fixed``: host time per operator launch beyond the GPU's time, and per-step host work.
+* ``communication``: DDP all-reduce, ZeRO reduce-scatter and all-gather, FSDP's gathers per micro-batch, over the
+  link's bus bandwidth (NCCL's ring formulas, nccl-tests ``doc/PERFORMANCE.md``), minus what overlaps with
+  compute, plus the slowdown of the compute that overlaps.
+* ``offload``: parameters, gradients, activations and paged optimizer states crossing PCIe, and the CPU
+  optimizer step, minus what overlaps.
+* ``fixed``: host time per operator launch beyond the GPU's time.
 
 Every constant is a physical quantity; each names its source beside it.
 """
