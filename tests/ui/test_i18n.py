@@ -266,7 +266,7 @@ def test_english_shows_english(qapp, qtbot, monkeypatch):
     try:
         w = _window(qtbot, monkeypatch)
         assert w.tabs.tabText(0) == "Plan"
-        assert [a.text() for a in w.menuBar().actions()][:2] == ["&File", "&View"]
+        assert [a.text() for a in w.menuBar().actions()][:3] == ["&File", "&Edit", "&View"]
         assert w.verdict_label.text() == w.store.result.memory.verdict()
         assert w.memory_card.title.text() == "Peak GPU memory"
         assert not any(re.search(r"[\u4e00-\u9fff]", t) for t in visible_texts(w) if "简体中文" not in t)

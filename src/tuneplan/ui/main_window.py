@@ -340,6 +340,7 @@ class MainWindow(QMainWindow):
         limits_view.install_limits(self)
         presets.install_presets(self)
         theme.install_theme(self)
+        self.store.clear_history()  # what the views adjusted while starting up is no edit to undo
 
     # ------------------------------------------------------------------ building
     def add_tab(self, widget: QWidget, title: str) -> int:
@@ -385,6 +386,19 @@ class MainWindow(QMainWindow):
         toolbar.addSeparator()
         toolbar.addAction(self.export_vram_action)
         toolbar.addAction(self.export_cost_action)
+        # Edit → Undo / Redo (issue #21): the store's undo stack; the texts say what they undo
+        edit = self.menuBar().addMenu(self.tr("&Edit"))
+        self.store.field_label = self._field_label
+        stack = self.store.undo_stack
+        self.undo_action = stack.createUndoAction(self, self.tr("&Undo"))
+        self.undo_action.setShortcuts(QKeySequence.keyBindings(QKeySequence.StandardKey.Undo))
+        self.redo_action = stack.createRedoAction(self, self.tr("&Redo"))
+        redo_keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Redo)
+        shift_z = QKeySequence(Qt.Modifier.CTRL | Qt.Modifier.SHIFT | Qt.Key.Key_Z)
+        # Ctrl+Shift+Z first (the one the menu shows) on every platform; Ctrl+Y etc. still work
+        self.redo_action.setShortcuts([shift_z] + [k for k in redo_keys if k != shift_z])
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
         # View → Language (the theme adds View → Theme to the same menu)
         self.language_menu = install_language_menu(self)
         # Tools → Import pilot run… / Forget calibration (the price book adds Tools → Prices… to the same menu)

@@ -12,16 +12,27 @@ calibrations are read once and again after :meth:`AppStore.apply_pilot` and :met
 An invalid value never replaces the current scenario: the setter returns ``False`` and emits
 ``error(field, message)`` with a sentence for the user; the last good scenario and estimate stay.
 ``error(field, "")`` (an empty message) means the field is valid again.
+
+Undo and redo (issue #21): every accepted change that alters the scenario pushes one command on
+:attr:`AppStore.undo_stack` (a :class:`QUndoStack`) holding the scenario before and after; a rejected
+edit pushes nothing. Undo and redo put a snapshot back through the same path as an edit (recompute,
+``scenario_changed``, ``result_changed``) and the plan is clean again when it equals the one last saved.
+Consecutive edits of the same field within :data:`MERGE_SECONDS` (typing a number) are one step.
+Loading a plan (Open…, New) clears the history: there is no undoing into another file.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from tuneplan import catalog
 from tuneplan.core.architecture import ModelArchitecture
@@ -41,6 +52,8 @@ translate = QCoreApplication.translate
 #: Method words (English: plan names are data and stay English; views translate them where shown).
 METHOD_LABELS = {"full": QT_TRANSLATE_NOOP("AppStore", "full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 CUSTOM_OFFER = "custom"
+# Edits of one field closer together than this (seconds) undo as one step (typing ``4096`` is one edit).
+MERGE_SECONDS = 2.0
 
 
 def _fmt_limit(value: Any) -> str:
@@ -97,6 +110,41 @@ def _set_path(data: dict[str, Any], path: str, value: Any) -> None:
     node[parts[-1]] = value
 
 
+class _Edit(QUndoCommand):
+    """One undo step: the scenario (and whether its name follows the plan) before and after a change."""
+
+    def __init__(self, store: AppStore, text: str, before: tuple[Scenario, bool], after: tuple[Scenario, bool],
+                 merge_id: int = -1) -> None:
+        super().__init__(text)
+        self.store, self.before, self.after, self.merge_id = store, before, after, merge_id
+        self.at = time.monotonic()
+        self._applied = True  # pushed after the store made the change: the first redo() has nothing to do
+
+    def id(self) -> int:  # noqa: A003 - Qt naming
+        """The edited field's merge id (-1: never merges)."""
+        return self.merge_id
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt naming
+        """Absorb a later edit of the same field made soon after this one."""
+        if not isinstance(other, _Edit) or other.merge_id != self.merge_id or other.at - self.at > MERGE_SECONDS:
+            return False
+        self.after, self.at = other.after, other.at
+        if self.after == self.before:
+            self.setObsolete(True)  # typed back to where it was: nothing left to undo
+        return True
+
+    def redo(self) -> None:
+        """Put the "after" scenario back (the first call, from ``push``, finds it already there)."""
+        if self._applied:
+            self._applied = False
+            return
+        self.store._restore(*self.after)
+
+    def undo(self) -> None:
+        """Put the "before" scenario back."""
+        self.store._restore(*self.before)
+
+
 class AppStore(QObject):
     """Holds the current :class:`Scenario` and its :class:`Estimate`; the GUI's only source of truth.
 
@@ -106,6 +154,10 @@ class AppStore(QObject):
         error(str, str): ``(field path, message)``; an empty message clears that field's error.
             The field path is ``""`` for errors that belong to no single field.
         dirty_changed(bool): the scenario differs (or no longer differs) from the saved file.
+
+    Attributes:
+        undo_stack: the :class:`QUndoStack` of accepted changes (Edit → Undo / Redo act on it).
+        field_label: ``(field path) -> label`` naming fields in the Undo/Redo texts; None: the path's last part.
     """
 
     scenario_changed = Signal(object)
@@ -127,6 +179,15 @@ class AppStore(QObject):
         #: Where GPU prices come from (``prices_for_gpu``, ``default_price``): the bundled catalog
         #: until the main window installs the user's price book (``ui.price_book_view``).
         self.prices: Any = catalog
+        # The scenario as last saved (or loaded from its file); None when no file holds this plan.
+        self._saved: Scenario | None = first
+        # Undo/redo of every accepted change (see the module docstring).
+        self.undo_stack = QUndoStack(self)
+        # Names a field path for the Undo/Redo texts (the main window passes its form labels).
+        self.field_label: Callable[[str], str] | None = None
+        self._merge_ids: dict[str, int] = {}
+        self._restoring = False
+        self._group_depth = 0
 
     # ------------------------------------------------------------------ state
     @property
@@ -154,6 +215,38 @@ class AppStore(QObject):
         """Fields whose last edit was rejected, with the message shown for each."""
         return dict(self._errors)
 
+    # ------------------------------------------------------------------ undo / redo
+    def undo(self) -> None:
+        """Undo the last change (nothing when there is none)."""
+        self.undo_stack.undo()
+
+    def redo(self) -> None:
+        """Redo the last undone change (nothing when there is none)."""
+        self.undo_stack.redo()
+
+    def clear_history(self) -> None:
+        """Forget every undo step (the plan itself stays)."""
+        self.undo_stack.clear()
+
+    @contextmanager
+    def undo_group(self, text: str) -> Iterator[None]:
+        """Make every change inside the ``with`` block one undo step named ``text``.
+
+        For an action that calls several setters (a suggestion that switches GPU and sets fields).
+        """
+        self.undo_stack.beginMacro(text)
+        self._group_depth += 1
+        try:
+            yield
+        finally:
+            self._group_depth -= 1
+            self.undo_stack.endMacro()
+            # a group whose setters all failed leaves an empty step: drop it
+            top = self.undo_stack.command(self.undo_stack.index() - 1) if self.undo_stack.index() else None
+            if top is not None and top.text() == text and top.childCount() == 0 and not self._group_depth:
+                top.setObsolete(True)
+                self.undo_stack.undo()
+
     # ------------------------------------------------------------------ setters
     def set_field(self, path: str, value: Any) -> bool:
         """Set one field by dotted path (``"training.seq_len"``, ``"dataset.epochs"``, ``"name"``).
@@ -168,24 +261,24 @@ class AppStore(QObject):
             if value != p.price_per_gpu_hour or p.offer_kind != CUSTOM_OFFER:
                 updates.update({"pricing.provider": "Your price", "pricing.offer_kind": CUSTOM_OFFER,
                                 "pricing.price_date": ""})
-        if path == "name":
-            ok = self.set_fields(updates, error_field=path)
-            if ok:
-                self._auto_name = False
-            return ok
-        return self.set_fields(updates, error_field=path)
+        return self._update(updates, path, names=[path], merge=path, named=path == "name")
 
     def set_fields(self, updates: dict[str, Any], *, error_field: str | None = None) -> bool:
         """Set several fields at once (all or nothing). Keys are dotted paths as in :meth:`set_field`."""
-        data = self._scenario.model_dump()
         field = error_field if error_field is not None else next(iter(updates), "")
+        return self._update(updates, field, names=[error_field] if error_field else list(updates))
+
+    def _update(self, updates: dict[str, Any], field: str, names: list[str], merge: str | None = None,
+                named: bool = False) -> bool:
+        data = self._scenario.model_dump()
         try:
             for path, value in updates.items():
                 _set_path(data, path, value)
         except KeyError:
             self._reject(field, self.tr("unknown field {field}").format(field=repr(field)))
             return False
-        return self._apply_data(data, field, touched=set(updates))
+        # named: a name the user typed, so the plan's name no longer follows its settings
+        return self._apply_data(data, field, touched=set(updates), names=names, merge=merge, named=named)
 
     def set_model(self, catalog_id: str) -> bool:
         """Switch to a catalog model by id (e.g. ``"llama-3.1-8b"``)."""
@@ -248,6 +341,8 @@ class AppStore(QObject):
             self._reject("", self.tr("this plan cannot be computed: {error}").format(error=exc))
             return False
         self._auto_name = checked.name == auto_name(checked)
+        self.undo_stack.clear()  # another plan: its history is not this one's
+        self._saved = None if dirty else checked
         self._commit(checked, result, touched=None)
         self._set_dirty(dirty)
         return True
@@ -259,6 +354,7 @@ class AppStore(QObject):
 
     def mark_saved(self) -> None:
         """Tell the store the current scenario was written to disk."""
+        self._saved = self._scenario
         self._set_dirty(False)
 
     # ------------------------------------------------------------------ calibration
@@ -331,10 +427,11 @@ class AppStore(QObject):
         data = self._scenario.model_dump()
         for key, value in top_level.items():
             data[key] = value.model_dump() if hasattr(value, "model_dump") else value
-        return self._apply_data(data, field, touched={field})
+        return self._apply_data(data, field, touched={field}, names=[field])
 
-    def _apply_data(self, data: dict[str, Any], field: str, touched: set[str]) -> bool:
-        old = self._scenario
+    def _apply_data(self, data: dict[str, Any], field: str, touched: set[str], names: Iterable[str] = (),
+                    merge: str | None = None, named: bool = False) -> bool:
+        old, old_auto = self._scenario, self._auto_name
         try:
             new = Scenario.model_validate(data)
         except ValidationError as exc:
@@ -348,10 +445,47 @@ class AppStore(QObject):
         except ValueError as exc:
             self._reject(field, str(exc))
             return False
+        if named:
+            self._auto_name = False
         self._commit(new, result, touched=touched | {field})
         if new != old:
             self._set_dirty(True)
+            self._push(self._edit_text(names or [field]), (old, old_auto), (new, self._auto_name), merge)
         return True
+
+    def _push(self, text: str, before: tuple[Scenario, bool], after: tuple[Scenario, bool],
+              merge: str | None) -> None:
+        if self._restoring:  # a view echoing the restored plan back is no new step
+            return
+        merge_id = -1
+        if merge is not None and not self._group_depth:
+            merge_id = self._merge_ids.setdefault(merge, len(self._merge_ids) + 1)
+        self.undo_stack.push(_Edit(self, text, before, after, merge_id))
+
+    def _edit_text(self, paths: Iterable[str]) -> str:
+        labels: list[str] = []
+        for path in paths:
+            label = (self.field_label(path) if self.field_label is not None else "") or \
+                path.rsplit(".", 1)[-1].replace("_", " ")
+            if label not in labels:
+                labels.append(label)
+        shown = ", ".join(labels[:3]) + ("…" if len(labels) > 3 else "")
+        return self.tr("change {fields}").format(fields=shown)
+
+    def _restore(self, scenario: Scenario, auto: bool) -> None:
+        """Undo/redo: make ``scenario`` current again, recomputed; clean when it is the saved plan."""
+        try:
+            result = self._estimate(scenario)
+        except ValueError as exc:  # computable when it was current; calibrations may have changed since
+            self._reject("", self.tr("this plan cannot be computed: {error}").format(error=exc))
+            return
+        self._auto_name = auto
+        self._restoring = True
+        try:
+            self._commit(scenario, result, touched=None)
+        finally:
+            self._restoring = False
+        self._set_dirty(self._saved is None or scenario != self._saved)
 
     @staticmethod
     def _renames(old: Scenario, new: Scenario) -> bool:
