@@ -260,8 +260,8 @@
         <translation>用 FSDP（ZeRO-3）分片到 {n} 块 GPU</translation>
     </message>
     <message>
-        <source>Use a larger GPU: {gpu} ({gib} GiB)</source>
-        <translation>换用更大的 GPU：{gpu}（{gib} GiB）</translation>
+        <source>Use a larger GPU: {gpu} ({memory})</source>
+        <translation>换用更大的 GPU：{gpu}（{memory}）</translation>
     </message>
 </context>
 <context>
@@ -360,6 +360,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>this plan cannot be computed: {error}</source>
         <translation>无法计算此方案：{error}</translation>
+    </message>
+    <message>
+        <source>change {fields}</source>
+        <translation>修改{fields}</translation>
     </message>
 </context>
 <context>
@@ -3177,6 +3181,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>文件</translation>
     </message>
     <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
         <source>of {capacity} on {gpu} · device total (what must fit; nvidia-smi adds the cache)</source>
         <translation>{gpu} 共 {capacity} · 设备总量（必须容纳的部分；nvidia-smi 还会显示缓存）</translation>
     </message>
@@ -3475,6 +3491,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>short by {short}</source>
         <translation>放不下，还差 {short}</translation>
+    </message>
+    <message>
+        <source> · tight</source>
+        <translation> · 偏紧</translation>
+    </message>
+    <message>
+        <source> · unlikely to fit</source>
+        <translation> · 不太可能放得下</translation>
+    </message>
+    <message>
+        <source> · may fit</source>
+        <translation> · 可能放得下</translation>
     </message>
 </context>
 <context>

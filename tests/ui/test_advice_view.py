@@ -154,3 +154,23 @@ def test_a_plan_whose_likely_range_reaches_past_the_card_gets_advice(window, qtb
     ranks = [(not g.fits, g.band_risk in {"tight", "unlikely"}) for g in state.suggestions]
     assert ranks == sorted(ranks)
     assert any(g.fits and g.band_risk == "none" for g in state.suggestions)
+
+
+def test_larger_gpu_advice_prints_the_cards_memory_as_the_gpu_list_does(window, qtbot):
+    """Issue #21: the H100 was "80 GiB" in advice and 79.65 GiB in the GPU list; one formatter for both."""
+    from tuneplan.ui import gpu_compare as gc
+
+    assert window.store.set_field("training.method", "full")  # 8B full fine-tune: too big for the 4090
+    state = _current(window, qtbot)
+    g = next(g for g in state.suggestions if g.key.startswith("gpu_"))
+    spec = catalog.get_gpu(g.key.removeprefix("gpu_"))
+    assert spec.id == "h100_pcie" and spec.memory_gib == pytest.approx(81559 / 1024, abs=0.005)  # 79.65
+    expected = f"Use a larger GPU: {spec.name} (79.65 GiB)"
+    assert g.title == expected
+    window.advice_view.more.setChecked(True)
+    assert expected in [r.title.text() for r in window.advice_view.rows if r.title.isVisible()]
+
+    view = window.gpu_compare
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0 and not view.controller.stale)
+    assert view.proxy.index(view.proxy_row_of(spec.id), gc.MEMORY).data() == "79.65"

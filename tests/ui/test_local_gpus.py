@@ -134,7 +134,7 @@ def test_verdict_does_not_fit_names_the_limits():
         seq_len_limit=1024,
     )
     assert text == (
-        "does not fit on your RTX 3060 (12 GiB): short by 3.4 GiB — largest micro-batch that "
+        "does not fit on your RTX 3060 (12.00 GiB): short by 3.4 GiB — largest micro-batch that "
         "would fit: 0; longest sequence: 1,024 tokens"
     )
     none = local_verdict(
@@ -148,7 +148,7 @@ def test_verdict_with_several_cards_and_notes():
     busy = gpu("NVIDIA GeForce RTX 4090", total_gib=24, free_gib=8, processes=3, index=1)
     text = local_verdict(memory(10.0, 11.76), small, count=2, busiest=busy, plan_gpus=4, bf16_wanted=True)
     assert text == (
-        "fits on your RTX 3060 (the smallest of your 2 selected GPUs, 11.8 GiB) with 1.8 GiB spare; "
+        "fits on your RTX 3060 (the smallest of your 2 selected GPUs, 11.76 GiB) with 1.8 GiB spare; "
         "not with what is free now — 16.0 GiB in use by 3 processes on the RTX 4090"
         " · the plan needs 4 GPUs, 2 selected · the RTX 3060 has no BF16: train in FP16"
     )
@@ -240,8 +240,8 @@ def test_two_cards_are_listed_and_unticking_one_changes_the_verdict(make_window)
     panel, ctl = w.local_gpu_panel, w.local_gpu_panel.controller
     text = panel.text()
     assert "GPU 0: RTX 4090" in text and "GPU 1: RTX 3060" in text
-    assert "24.0 GiB total · 22.5 GiB free now · used by 1 process" in text
-    assert "12.0 GiB total · 11.8 GiB free now" in text
+    assert "23.99 GiB total · 22.5 GiB free now · used by 1 process" in text
+    assert "12.00 GiB total · 11.8 GiB free now" in text
     assert "Driver 550.54.15 · CUDA 12.4 (driver max) · BF16 yes · catalog: GeForce RTX 4090" in text
     assert set(panel.rows) == {"GPU-4090", "GPU-3060"}
     assert all(row.check.isChecked() for row in panel.rows.values())
@@ -253,7 +253,7 @@ def test_two_cards_are_listed_and_unticking_one_changes_the_verdict(make_window)
     assert 12 < need < 24
     sentence = w.local_verdict.label.text()
     assert sentence.startswith(
-        "Does not fit on your RTX 3060 (the smallest of your 2 selected GPUs, 12 GiB): "
+        "Does not fit on your RTX 3060 (the smallest of your 2 selected GPUs, 12.00 GiB): "
         f"short by {need - 12:.1f} GiB — largest micro-batch that would fit: 0; longest sequence: "
     )
     assert not ctl.plan.fits
@@ -320,7 +320,8 @@ def test_chart_has_the_local_capacity_line_at_the_cards_total(make_window):
     assert chart.local_line.pen.color().name() != chart.capacity_line.pen.color().name()
     assert chart.local_line.pen.style() != chart.capacity_line.pen.style()
     w.local_gpu_panel.rows["GPU-3060"].check.click()
-    assert chart.local_capacity_gib == pytest.approx(24564 / 1024)
+    # 24564 MiB is the catalog RTX 4090's 23.99 GiB (to two decimals): the card is the catalog spec, one capacity
+    assert chart.local_capacity_gib == pytest.approx(23.99) and abs(23.99 - 24564 / 1024) < 0.005
     # a card larger than the rented GPU widens the axis so its line stays visible
     big = ProbeResult(
         status="ok",
@@ -367,7 +368,7 @@ def test_manual_card_is_saved_and_reloaded(make_window, tmp_path, monkeypatch, q
     qtbot.mouseClick(panel.manual_save, LEFT)
     saved = json.loads((tmp_path / "settings.json").read_text("utf-8"))["local_gpu"]["manual"]
     assert saved == {"name": "Apple M3 Max", "memory_gib": 96.0, "bf16_tflops": 28.4, "catalog_id": None}
-    assert "Apple M3 Max  (entered by hand)\n96.0 GiB total · 28.4 BF16 TFLOPS" in panel.text()
+    assert "Apple M3 Max  (entered by hand)\n96.00 GiB total · 28.4 BF16 TFLOPS" in panel.text()
     assert (
         panel.status.text()
         == "NVML library not found (no NVIDIA driver installed) — using the card you entered by hand"
@@ -574,6 +575,45 @@ def test_several_cards_free_memory_comes_from_the_busiest(make_window):
     assert chart.local_capacity_gib == pytest.approx(12) and chart.local_free_gib == pytest.approx(9)
     assert chart.local_free_line.toolTip().startswith("Free on your RTX 4090 right now: 9.00 GiB")
     assert w.local_verdict.label.text() == (
-        f"Fits on your RTX 3060 (the smallest of your 2 selected GPUs, 12 GiB) with {12 - need:.1f} GiB spare; "
+        f"Fits on your RTX 3060 (the smallest of your 2 selected GPUs, 12.00 GiB) with {12 - need:.1f} GiB spare; "
         "not with what is free now — 15.0 GiB in use by 2 processes on the RTX 4090"
     )
+
+
+def test_your_gpu_advice_and_limits_say_one_longest_sequence_and_one_capacity(make_window, qtbot):
+    """Issue #21: advice said "shorten to 8,704 tokens" (rounded to 128) where the Your-GPU line said 8,786,
+    and the probed card (24564 MiB = 23.988 GiB) was a hair smaller than the catalog's 23.99 GiB, so its limit
+    was a token shorter still. The plan's GPU is the same card here: one capacity, one limit, everywhere."""
+    import re
+
+    from tuneplan.core.advice import apply_changes, max_seq_len
+
+    def one_4090() -> ProbeResult:
+        return probe(fakes.FakeNvml([_card("NVIDIA GeForce RTX 4090", "GPU-4090", 24564, 0.5, [])]))
+
+    w = make_window(one_4090)
+    assert w.store.scenario.gpu.id == "rtx4090"
+    assert w.store.set_field("training.seq_len", 12288)
+    assert not w.store.result.memory.fits
+    # the single source: max_seq_len on the plan's (catalog) GPU; 24564 MiB / 1024 = 23.988... -> "23.99 GiB"
+    limit = max_seq_len(apply_changes(catalog.default_scenario(), {"training.seq_len": 12288}))
+    assert 0 < limit < 12288 and limit % 128  # a limit that rounding to 128 would have changed
+
+    sentence = w.local_verdict.label.text()
+    assert sentence.startswith("Does not fit on your RTX 4090 (23.99 GiB): short by ")
+    assert sentence.endswith(f"longest sequence: {limit:,} tokens")
+
+    ctl = w.advice_controller
+    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == w.store.scenario, timeout=3000)
+    w.advice_view.more.setChecked(True)
+    titles = [r.title.text() for r in w.advice_view.rows if r.title.isVisible()]
+    assert f"Shorten sequences to {limit:,} tokens" in titles
+
+    w.tabs.setCurrentWidget(w.limits_view)
+    lim = w.limits_view.controller
+    qtbot.waitUntil(lambda: lim.state is not None and lim.state.scenario == w.store.scenario
+                    and lim.state.local is not None, timeout=3000)
+    assert lim.state.selected.seq_len == lim.state.local.seq_len == limit
+    for label in (w.limits_view.seq_label, w.limits_view.local_labels[2]):
+        assert re.sub(r"<[^>]+>", "", label.text()).startswith(f"{limit:,} tokens")
+    assert "23.99 GiB" in w.limits_view.gpu_label.text() and "23.99 GiB" in w.limits_view.local_labels[0].text()

@@ -215,3 +215,45 @@ def test_open_in_plan_round_trip(three, window, monkeypatch):
     assert view.comparison.keys()[1] == CURRENT
     window.store.set_field("training.seq_len", 512)
     assert view.comparison.entries[1].scenario.training.seq_len == 512
+
+
+def test_a_tight_plan_is_tight_in_compare_and_its_csv_as_on_the_plan_tab(window, tmp_path):
+    """Issue #21: a plan amber "tight" on the Plan tab (the estimate fits, the likely range's upper end does
+    not) was green "fits" in Compare scenarios and its CSV."""
+    roomy, tight = _variant("Roomy"), _variant("Tight", seq_len=8192)
+    mem = estimate(tight).memory
+    # by hand: 8,192 tokens on the RTX 4090 (23.99 GiB) fit by the estimate, total / 0.615 does not
+    assert mem.fits and mem.high_bytes > mem.capacity_bytes >= mem.low_bytes
+    assert mem.band_risk == "tight" and estimate(roomy).memory.band_risk == "none"
+    spare = f"{mem.headroom_bytes / GIB:.1f}"
+
+    # the Plan tab on the tight plan: amber, "tight" in the verdict card
+    window.store.set_field("training.seq_len", 8192)
+    assert window.verdict_label.text() == f"fits, {spare} GiB spare"
+    assert "color: #8a5a00" in window.verdict_label.styleSheet()
+    assert "tight" in window.verdict_card.detail.text()
+
+    lib = ScenarioLibrary()
+    files = [lib.save(roomy), lib.save(tight)]
+    view = window.compare_view
+    window.tabs.setCurrentWidget(view)
+    view.refresh_picker()
+    view.pick(CURRENT, False)
+    for f in files:
+        assert view.pick(str(f))
+    model = view.model
+    view.only_differences.setChecked(False)
+    row = model.row_keys().index("verdict")
+    texts = [model.index(row, c).data() for c in range(2)]
+    colors = [model.index(row, c).data(Qt.ItemDataRole.ForegroundRole).name() for c in range(2)]
+    assert texts[1] == f"fits, {spare} GiB spare · tight"
+    assert not texts[0].endswith("tight")
+    assert colors == ["#2e7d32", "#8a5a00"]  # green for the roomy one, the Plan tab's amber for the tight one
+    # the memory chart's total label takes the same colour
+    assert view.vram_chart.total_labels[1].textItem.defaultTextColor().name() == "#8a5a00"
+
+    out = view.export_csv(tmp_path / "compare.csv")
+    with open(out, encoding="utf-8-sig", newline="") as fh:
+        rows = {r["Scenario"]: r for r in csv.DictReader(fh)}
+    assert rows["Tight"]["Verdict"] == f"fits, {spare} GiB spare · tight"
+    assert rows["Roomy"]["Verdict"] == texts[0]

@@ -150,13 +150,17 @@ def test_qlora_advice_offers_bf16_unquantised_weights_saving_two_bytes_each():
     assert not any(t.key == "kbit_bf16" for t in suggest(apply_changes(s, tip.changes)))
 
 
-def test_shorter_sequence_suggestion_is_a_multiple_of_128_at_or_under_the_limit():
+def test_shorter_sequence_suggestion_is_the_longest_length_that_fits():
+    # issue #21: advice said "shorten to 8,704 tokens" (rounded down to a multiple of 128) where the Your-GPU
+    # line and the Limits tab said 8,786: one number, max_seq_len's, everywhere
     s = apply_changes(default_scenario(), {"training.seq_len": 65536})
     limit = max_seq_len(s)
+    assert limit % 128 != 0  # a limit the old rounding would have changed
     g = next(g for g in suggest(s) if g.key == "seq_len")
-    n = g.changes["training.seq_len"]
-    assert n % 128 == 0 and limit - 128 < n <= limit
+    assert g.changes["training.seq_len"] == limit
+    assert g.title == f"Shorten sequences to {limit:,} tokens"
     assert g.fits
+    assert not _total(apply_changes(s, {"training.seq_len": limit + 1})).fits
 
 
 def test_fsdp_advice_offers_syncing_every_micro_batch_and_wrapping_adapters_apart():

@@ -199,10 +199,10 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         c.append(("fused_ce", "Use a fused cross-entropy (Liger, Cut Cross-Entropy)",
                   "The loss never materialises the full fp32 logits.", {"training.fused_cross_entropy": True}))
     if t.seq_len > 512:
+        # the longest length that fits, exactly as the Limits tab and the Your-GPU line say it (one number for
+        # one quantity: rounding it down here made advice say 8,704 where they said 8,786)
         limit = max_seq_len(s)
         if 0 < limit < t.seq_len:
-            # a tidy length a little under the limit (a multiple of 128 tokens), not the last token that fits
-            limit = limit // 128 * 128 if limit >= 256 else limit
             c.append(("seq_len", f"Shorten sequences to {limit:,} tokens",
                       "Truncates or splits long examples: check your data's length distribution first.",
                       {"training.seq_len": limit}))
@@ -230,7 +230,7 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
                     priced = " Keeps the current price per GPU-hour (no price known for it)."
                 else:  # the caller prices it (the GUI, from its price book)
                     priced = ""
-                c.append((f"gpu_{gpu.id}", f"Use a larger GPU: {gpu.name} ({gpu.memory_gib:.0f} GiB)",
+                c.append((f"gpu_{gpu.id}", f"Use a larger GPU: {gpu.name} ({gpu.memory_gib:.2f} GiB)",
                           "The smallest catalog GPU with enough memory for the plan as it is." + priced,
                           changes))
                 break

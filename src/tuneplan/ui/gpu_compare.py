@@ -54,7 +54,7 @@ from tuneplan.catalog.prices import PriceEntry
 from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuComparisonRow, compare_gpus
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
-from tuneplan.ui.i18n import OFFER_KIND_LABELS
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_number
 from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
 
 __all__ = [
@@ -315,7 +315,7 @@ class GpuComparisonModel(QAbstractTableModel):
         if col == RANK:
             return str(item.rank) if r.fits else ""
         if col == MEMORY:
-            return f"{item.memory_gib:g}"
+            return fmt_number(item.memory_gib, 2, group=False)  # as fmt_capacity, the unit in the header
         if col == FITS:
             if not r.fits:
                 return self.tr("✗ no") + (self.tr(" · may fit") if r.band_risk == "possible" else "")
@@ -399,9 +399,9 @@ class GpuComparisonModel(QAbstractTableModel):
             if r.fits:
                 return self.tr("Fits at micro-batch {mb}, the largest that divides the plan's effective batch "
                                "({peak} of {memory} GiB)").format(
-                    mb=r.micro_batch, peak=f"{r.peak_gib:.1f}", memory=f"{item.memory_gib:g}")
+                    mb=r.micro_batch, peak=f"{r.peak_gib:.1f}", memory=fmt_number(item.memory_gib, 2, group=False))
             return self.tr("Needs {peak} GiB at micro-batch 1; this GPU has {memory} GiB").format(
-                peak=f"{r.peak_gib:.1f}", memory=f"{item.memory_gib:g}")
+                peak=f"{r.peak_gib:.1f}", memory=fmt_number(item.memory_gib, 2, group=False))
         if col == HOURS:
             text = self.tr("{duration} per run, without interruptions").format(duration=_duration(r.hours))
             if 0 < r.hours_low < r.hours_high:

@@ -44,6 +44,7 @@ __all__ = [
     "TranslatedLabels",
     "component_label",
     "current_language",
+    "fmt_capacity",
     "fmt_gib",
     "fmt_number",
     "fmt_usd",
@@ -61,6 +62,10 @@ __all__ = [
     "suggestion_title",
     "translate_core_text",
     "translations_dir",
+    "verdict_color",
+    "verdict_risk_text",
+    "verdict_state",
+    "verdict_summary",
     "verdict_text",
 ]
 
@@ -266,6 +271,12 @@ def fmt_gib(value: float, decimals: int = 1) -> str:
     return translate("Units", "{n} GiB").format(n=fmt_number(value, decimals, group=False))
 
 
+def fmt_capacity(gib: float) -> str:
+    """A GPU's memory (``GpuSpec.memory_gib``, what the driver reports) as every view prints it:
+    ``79.65 GiB`` for the H100 80GB, ``23.99 GiB`` for the RTX 4090 - never rounded to the marketing size."""
+    return fmt_gib(gib, 2)
+
+
 _MNEMONIC = re.compile(r"\s*\(&\w\)|&(?=[^&])")
 
 
@@ -393,6 +404,36 @@ def verdict_text(memory: Any) -> str:
     if spare >= 0:
         return translate("Memory", "fits, {spare} spare").format(spare=fmt_gib(spare))
     return translate("Memory", "short by {short}").format(short=fmt_gib(-spare))
+
+
+# Colours of the three verdict states (the Plan tab's verdict card, Compare scenarios, advice).
+VERDICT_COLORS = {"fits": "#2e7d32", "tight": "#8a5a00", "short": "#c62828"}
+
+
+def verdict_state(memory: Any) -> str:
+    """The verdict's state, the one the Plan tab colours: ``fits`` (green), ``tight`` (amber: the estimate
+    fits but the likely range reaches past the card, ``band_risk`` ``tight`` or ``unlikely``) or ``short``
+    (red: the estimate does not fit)."""
+    if not memory.fits:
+        return "short"
+    return "tight" if memory.band_risk in {"tight", "unlikely"} else "fits"
+
+
+def verdict_color(memory: Any) -> str:
+    """The verdict's colour (:func:`verdict_state`), the same in every view."""
+    return VERDICT_COLORS[verdict_state(memory)]
+
+
+def verdict_risk_text(memory: Any) -> str:
+    """What the likely range adds to the verdict, short: `` · tight``, `` · unlikely to fit``, `` · may fit``
+    or nothing (``MemoryEstimate.band_risk``)."""
+    return {"tight": translate("Memory", " · tight"), "unlikely": translate("Memory", " · unlikely to fit"),
+            "possible": translate("Memory", " · may fit")}.get(memory.band_risk, "")
+
+
+def verdict_summary(memory: Any) -> str:
+    """The verdict with the likely range's word: ``fits, 3.1 GiB spare · tight`` (tables, charts and CSV)."""
+    return verdict_text(memory) + verdict_risk_text(memory)
 
 
 #: The core's notes and warnings (English sentences with numbers) -> a template in the UI
@@ -653,8 +694,8 @@ def suggestion_title(suggestion: Any) -> str:
             return translate("Advice", "Shard across {n} GPUs with FSDP (ZeRO-3)").format(n=ch["training.num_gpus"])
         if key.startswith("gpu_"):
             gpu = ch["gpu"]
-            return translate("Advice", "Use a larger GPU: {gpu} ({gib} GiB)").format(
-                gpu=gpu["name"], gib=f"{gpu['memory_gib']:.0f}")
+            return translate("Advice", "Use a larger GPU: {gpu} ({memory})").format(
+                gpu=gpu["name"], memory=fmt_capacity(gpu["memory_gib"]))
     except (KeyError, TypeError):
         pass
     return suggestion.title

@@ -42,6 +42,7 @@ from tuneplan.core.memory import estimate_memory, likely_range  # noqa: E402
 from tuneplan.core.result import GIB  # noqa: E402
 from tuneplan.core.scenario import GpuSpec, Scenario  # noqa: E402
 from tuneplan.ui.charts import CAPACITY_COLOR, TEXT_COLOR, nice_ceiling, short_gpu_name  # noqa: E402
+from tuneplan.ui.i18n import fmt_capacity  # noqa: E402
 from tuneplan.ui.store import AppStore  # noqa: E402
 from tuneplan.ui.theme import mark_self_themed, themed  # noqa: E402
 
@@ -331,13 +332,13 @@ class LimitsChart(pg.PlotWidget):
         self.band_high.setData(xs, [hi / GIB for _, hi in ranges])
         cap = sel.capacity_gib
         self.capacity_line.setPos(cap)
-        self.capacity_line.label.setFormat(f"{sel.label}: {cap:.2f} GiB")
+        self.capacity_line.label.setFormat(f"{sel.label}: {fmt_capacity(cap)}")
         self.over.setRegion((cap, max(cap * 100, 1e5)))
         local = state.local
         self.local_line.setVisible(local is not None)
         if local is not None:
             self.local_line.setPos(local.capacity_gib)
-            self.local_line.label.setFormat(f"{local.label}: {local.capacity_gib:.2f} GiB")
+            self.local_line.label.setFormat(f"{local.label}: {fmt_capacity(local.capacity_gib)}")
         seq = state.scenario.training.seq_len
         total = sel.total_bytes / GIB
         self.current_line.setPos(math.log10(seq))
@@ -502,7 +503,7 @@ class LimitsView(QWidget):
         self.state = state
         t = state.scenario.training
         sel = state.selected
-        self.gpu_label.setText(f"<b>{html.escape(sel.label)}</b> · {sel.capacity_gib:.2f} GiB")
+        self.gpu_label.setText(f"<b>{html.escape(sel.label)}</b> · {fmt_capacity(sel.capacity_gib)}")
         self.gpu_label.setTextFormat(Qt.TextFormat.RichText)
         self.batch_label.setText(themed(self._batch_text(sel, t.seq_len, t.micro_batch)))
         self.seq_label.setText(themed(self._seq_text(sel, t.micro_batch, t.seq_len)))
@@ -516,7 +517,7 @@ class LimitsView(QWidget):
         for w in self.local_labels:
             w.setVisible(local is not None)
         if local is not None:
-            self.local_labels[0].setText(f"<b>{html.escape(local.label)}</b> · {local.capacity_gib:.2f} GiB")
+            self.local_labels[0].setText(f"<b>{html.escape(local.label)}</b> · {fmt_capacity(local.capacity_gib)}")
             self.local_labels[1].setText(themed(self._batch_text(local, t.seq_len, t.micro_batch)))
             self.local_labels[2].setText(themed(self._seq_text(local, t.micro_batch, t.seq_len)))
         self.caption.setText(

@@ -52,7 +52,7 @@ from tuneplan.storage.settings import (
     save_local_gpu_settings,
 )
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, DoubleSpinBox, FieldPanel
-from tuneplan.ui.i18n import translate_core_text
+from tuneplan.ui.i18n import fmt_capacity, fmt_number, translate_core_text
 from tuneplan.ui.store import AppStore
 
 if TYPE_CHECKING:
@@ -98,9 +98,9 @@ def short_name(name: str) -> str:
 
 
 def _size(gib: float) -> str:
-    """A card's size as people say it: ``12 GiB``, ``23.99`` -> ``24 GiB``, ``10.5 GiB``."""
-    n = f"{round(gib)}" if abs(gib - round(gib)) < 0.05 else f"{gib:.1f}"
-    return translate("Units", "{n} GiB").format(n=n)
+    """A card's memory as every view prints it (:func:`~tuneplan.ui.i18n.fmt_capacity`): ``23.99 GiB``,
+    ``79.65 GiB`` - not a rounded ``24 GiB`` that disagrees with the GPU list and the Limits tab."""
+    return fmt_capacity(gib)
 
 
 def _by(processes: int) -> str:
@@ -188,15 +188,23 @@ def probed_gpu_spec(gpu: LocalGpu) -> GpuSpec | None:
 
     A catalog match keeps the catalog's throughput and takes the memory the driver reports for
     this very card; an unknown card becomes a custom spec with that memory and no throughput.
+    When the reported memory is the catalog's (the catalog stores nvidia-smi's total / 1024 to two
+    decimals: 24564 MiB is the RTX 4090's 23.99 GiB), the catalog spec is used as it is, so the card
+    and the plan's GPU are one capacity and give one set of limits (issue #21: 23.988 against 23.99
+    GiB made the Your-GPU line's longest sequence a token shorter than the advice's and the Limits tab's).
     """
     if not gpu.memory_total_bytes:
         return None
     memory_gib = gpu.memory_total_bytes / GIB
     if gpu.catalog_id:
         try:
-            return catalog.get_gpu(gpu.catalog_id).model_copy(update={"memory_gib": memory_gib})
+            listed = catalog.get_gpu(gpu.catalog_id)
         except KeyError:
             log.info("probe matched %r to unknown catalog id %r", gpu.name, gpu.catalog_id)
+        else:
+            if round(memory_gib, 2) == round(listed.memory_gib, 2):
+                return listed
+            return listed.model_copy(update={"memory_gib": memory_gib})
     return GpuSpec(
         id=f"local-{gpu.index}",
         name=gpu.name,
@@ -263,8 +271,9 @@ def card_details(card: LocalCard) -> str:
         source = (translate("LocalGpus", " · copied from {name}").format(name=html.escape(card.spec.name))
                   if card.spec and m.catalog_id else "")
         return translate("LocalGpus", "{n} GiB total · {tflops}{source}").format(
-            n=f"{m.memory_gib:.1f}", tflops=tflops, source=source)
-    total = (translate("LocalGpus", "{n} GiB total").format(n=f"{g.memory_total_bytes / GIB:.1f}") if g.memory_total_bytes
+            n=fmt_number(m.memory_gib, 2, group=False), tflops=tflops, source=source)
+    total = (translate("LocalGpus", "{n} GiB total").format(n=fmt_number(g.memory_total_bytes / GIB, 2, group=False))
+             if g.memory_total_bytes
              else translate("LocalGpus", "memory unknown"))
     parts = [total]
     if g.memory_free_bytes is not None:
@@ -655,7 +664,7 @@ class LocalGpuPanel(FieldPanel):
         self.copy_combo.setToolTip(self.tr("Start from a catalog card: its memory and throughput fill the fields"))
         self.copy_combo.addItem(self.tr("(none — type it in)"), "")
         for g in catalog.list_gpus():
-            self.copy_combo.addItem(f"{g.name}  ·  {g.memory_gib:g} GiB", g.id)
+            self.copy_combo.addItem(f"{g.name}  ·  {fmt_capacity(g.memory_gib)}", g.id)
         self.copy_combo.activated.connect(self._on_copy)
         form.addRow(self.tr("Copy from:"), self.copy_combo)
         self.manual_name = QLineEdit()
@@ -893,7 +902,7 @@ class LocalVerdictView(QFrame):
         self.use_button.setEnabled(plan.can_use)
         self.use_button.setToolTip(
             self.tr("Plan on the {name} with its {memory} GiB").format(
-                name=short_name(plan.card.gpu.name), memory=f"{plan.total_gib:.2f}")
+                name=short_name(plan.card.gpu.name), memory=fmt_number(plan.total_gib, 2, group=False))
             if plan.can_use
             else self.tr("Not in the catalog and no BF16 TFLOPS known: enter the card by hand with its TFLOPS "
                          "to time the plan on it")

@@ -70,7 +70,7 @@ from tuneplan.ui.charts import (
     pg,
     short_gpu_name,
 )
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, verdict_text
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_capacity, verdict_color, verdict_summary
 from tuneplan.ui.i18n import OPTIMIZER_LABELS as OPTIMIZER_TEXT
 from tuneplan.ui.report import format_hours
 from tuneplan.ui.store import METHOD_LABELS, friendly_error
@@ -101,7 +101,6 @@ translate = QCoreApplication.translate
 
 # One colour per compared scenario (cost curves, column swatches); distinct from the red capacity.
 SCENARIO_COLORS = ["#1f5fa8", "#e08a00", "#2e8b57", "#8e44ad"]
-GOOD, BAD = "#2e7d32", "#c62828"
 CURRENT = "current"
 MAX_SCENARIOS = 4
 
@@ -222,7 +221,7 @@ FIELDS: list[FieldSpec] = [
     FieldSpec("capacity_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "GPU memory (GiB)"), "result",
               lambda s, r: r.memory.capacity_bytes / GIB, text=lambda v: f"{v:.2f}", csv_value=lambda v: round(v, 2)),
     FieldSpec("verdict", QT_TRANSLATE_NOOP("ScenarioComparison", "Verdict"), "result",
-              lambda s, r: verdict_text(r.memory)),
+              lambda s, r: verdict_summary(r.memory)),  # the Plan tab's verdict, "tight" included
     FieldSpec("hours", QT_TRANSLATE_NOOP("ScenarioComparison", "Time (hours)"), "result", lambda s, r: r.time.hours,
               text=format_hours, csv_value=lambda v: round(v, 3)),
     FieldSpec("tokens_per_second", QT_TRANSLATE_NOOP("ScenarioComparison", "Throughput (tokens/s per GPU)"), "result",
@@ -578,8 +577,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.EditRole:
             return row.raws[col]
         if role == Qt.ItemDataRole.ForegroundRole and row.key == "verdict":
-            fits = self.comparison.entries[col].result.memory.fits
-            return QColor(GOOD if fits else BAD)
+            return QColor(verdict_color(self.comparison.entries[col].result.memory))
         if role == Qt.ItemDataRole.FontRole and row.section == "result":
             font = QFont()
             font.setBold(row.key in {"peak_gib", "verdict", "usd", "hours"})
@@ -685,8 +683,8 @@ class CompareVramChart(pg.PlotWidget):
     """One stacked memory bar per scenario, one row each, all on the same GiB axis.
 
     Rows read like the plan's VRAM bar: the same component colours (legend below the axis), the
-    scenario's name and verdict on the left, its total (green when it fits, red when not) after
-    the bar, a whisker for the likely range, and that scenario's GPU capacity as a red line
+    scenario's name and verdict on the left, its total (in the verdict's colour: green, amber when
+    tight, red when short) after the bar, a whisker for the likely range, and that scenario's GPU capacity as a red line
     across its own row, labelled ``RTX 4090: 23.99 GiB``.
     """
 
@@ -799,18 +797,18 @@ class CompareVramChart(pg.PlotWidget):
         self.ranges.setVisible(bool(n))
         for i, (_name, result, gpu) in enumerate(entries):
             cap_label = self._label(self.cap_labels, i, CAPACITY_COLOR, False)
-            cap_label.setText(f"{short_gpu_name(gpu)}: {caps[i]:.2f} GiB")
+            cap_label.setText(f"{short_gpu_name(gpu)}: {fmt_capacity(caps[i])}")
             cap_label.setAnchor((1, 1))  # right-aligned on the line, above the row
             cap_label.setPos(caps[i], ys[i] + CAP_HALF)
             cap_label.setVisible(True)
-            total_label = self._label(self.total_labels, i, GOOD if result.memory.fits else BAD, True)
-            total_label.setColor(GOOD if result.memory.fits else BAD)
+            total_label = self._label(self.total_labels, i, verdict_color(result.memory), True)
+            total_label.setColor(verdict_color(result.memory))
             total_label.setText(f"{totals[i]:.1f} GiB")
             total_label.setVisible(True)
         for items in (self.cap_labels, self.total_labels):
             for item in items[n:]:
                 item.setVisible(False)
-        self._verdicts = [verdict_text(r.memory) for _n, r, _g in entries]
+        self._verdicts = [verdict_summary(r.memory) for _n, r, _g in entries]
         right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
         # room above the top row for its capacity label, below the last row for the whisker caps
         _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))
