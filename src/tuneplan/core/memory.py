@@ -21,6 +21,18 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   (embeddings, final norm and LM head unless they are wrapped apart) stays unsharded through the step
   (FSDP1 ``_post_forward_reshard``; FSDP2 ``fully_shard`` docstring), and a trained root's gradients wait
   for the embedding's before its reduce-scatter.
+* **CPU offload** depends on the sharding. ZeRO-3 and FSDP offload parameters, gradients and optimizer
+  states; the GPU holds the layers being gathered. Below stage 3 DeepSpeed cannot offload parameters
+  (``offload_param``: "Valid only with stage 3"): ZeRO-1/2 with ``cpu_offload`` is ZeRO-Offload
+  (Ren et al. 2021, arXiv:2101.06840), DeepSpeed's ``offload_optimizer``. The optimizer states and the
+  fp32 master copy live on the CPU (stage_1_and_2.py: ``weights_partition`` pinned in CPU memory),
+  every GPU keeps the whole 16-bit model (ZeRO-1/2 do not partition parameters), and each gradient is
+  copied through the reduce bucket into a pinned fp32 CPU buffer after its reduction
+  (``async_inplace_copy_grad_to_fp32_buffer_from_gpu``: ``param.grad = None  #offload only``). What stays on
+  the GPU is the reduce bucket (``reduce_bucket_size`` elements), a staging buffer the size of the largest
+  trainable tensor (``temp_grad_buffer_for_gpu_offload``) and the gradient autograd is producing; ZeRO-1
+  registers no per-gradient hooks (unless ``overlap_comm``), so its 16-bit gradients all stay on the GPU
+  until the accumulation boundary's reduction.
 * **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
   (``torch.optim.AdamW`` ``zeros_like(p)``); bitsandbytes 8-bit AdamW keeps two uint8 moments plus
   one fp32 absmax per 256-element block (Dettmers et al. 2022, arXiv:2110.02861); paged variants
@@ -64,6 +76,7 @@ from tuneplan.core.scenario import GpuSpec, TrainingSetup
 
 __all__ = [
     "CUDA_CONTEXT_BYTES",
+    "DEEPSPEED_REDUCE_BUCKET_ELEMENTS",
     "MEASURED_ERROR",
     "MEASURED_ERROR_BY_MODE",
     "ALLOCATOR_FRAGMENTATION",
@@ -120,6 +133,12 @@ DYNAMIC_SHAPE_CACHE = {"full": 0.0, "lora": 1.0, "qlora": 1.0}
 #: cuBLAS workspace PyTorch allocates through its caching allocator per handle/stream
 #: (``CUBLAS_WORKSPACE_CONFIG`` default ``:4096:8`` = 8 x 4 MiB, Hopper 32 MiB; torch ``CublasHandlePool``).
 CUBLAS_WORKSPACE_BYTES = 32 * MIB
+
+#: DeepSpeed ZeRO-1/2: elements of the gradient reduce ("IPG") bucket, ``zero_optimization.reduce_bucket_size``'s
+#: default (``reduce_bucket_size: int = Field(pp_int(5e8))``, deepspeed/runtime/zero/config.py). Each backward
+#: allocates it whole in the model's dtype (``torch.empty(int(self.reduce_bucket_size), dtype=self.dtype)``,
+#: stage_1_and_2.py ``backward``), whatever the model's size; Hugging Face's ``"auto"`` fills hidden x hidden.
+DEEPSPEED_REDUCE_BUCKET_ELEMENTS = 500_000_000
 
 #: Signed error of the estimate against published measurements, ``predicted/measured - 1``, at the 10th and
 #: 90th percentile over the usable rows of the reference measurements (docs/accuracy.md) whose figure is one
@@ -601,7 +620,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     shard = t.sharding if n_gpus > 1 else "none"
     # FSDP MixedPrecision(param_dtype=bf16) and DeepSpeed's bf16 module hand the forward bf16 layers: an fp32
     # master model under them has no autocast copies to make, and its gathered layers are bf16
-    amp_casts = amp and shard not in {"zero3", "fsdp"}
+    # DeepSpeed ZeRO-Offload: cpu_offload below ZeRO stage 3 is offload_optimizer only (one GPU or several); the
+    # bf16 module (module.bfloat16()) stays on every GPU, the fp32 master copy goes to the CPU with the states
+    zero_offload = t.cpu_offload and t.sharding in {"zero1", "zero2"}
+    amp_casts = amp and shard not in {"zero3", "fsdp"} and not zero_offload
     pipeline = n_gpus > 1 and shard == "none"  # layers split across GPUs (HF device_map)
 
     total_params = arch.parameter_count()
@@ -826,7 +848,52 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         root_wait = embed_params * act
         root_end = (3 if arch.tie_word_embeddings else 4) * embed_params * act
     led.fsdp_root_grad_wait, led.fsdp_root_grad_end = root_wait, root_end
-    if t.cpu_offload:
+    zero_kept = 0.0  # ZeRO-Offload: gradient buffers on the GPU at the loss's backward (and between micro-batches)
+    if zero_offload:
+        # DeepSpeed ZeRO-1/2 offload_optimizer (ZeRO-Offload, arXiv:2101.06840). Parameters are not offloaded below
+        # stage 3: every GPU holds the whole model in DeepSpeed's 16-bit dtype (the engine's module.bfloat16(); no
+        # autocast copies), and the fp32 master partition and the optimizer states are on the CPU (stage_1_and_2.py:
+        # weights_partition = get_accelerator().pin_memory(...) under cpu_offload; DeepSpeedCPUAdam steps there).
+        gathered = 0.0
+        if t.method != "qlora":
+            weights = total_params * act
+            led.formulas["weights"] = (f"{total_params / 1e9:.2f}B params x {act} B on every GPU ({t.sharding} does "
+                                       "not partition parameters; the fp32 master copy is offloaded with the optimizer)")
+        if t.method != "full":
+            adapters = trainable * float(act)  # the module's 16-bit copies; their fp32 masters are on the CPU
+            led.formulas["adapters"] += f"; on the GPU as {act} B (DeepSpeed's module dtype), fp32 master on the CPU"
+        optimizer = paged = step_temp = 0.0
+        led.formulas["optimizer"] = "offloaded to CPU with the fp32 master weights (DeepSpeed offload_optimizer)"
+        if t.method == "full":
+            largest_numel = max(max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods), embed_params)
+        else:  # the largest trainable tensor: an adapter matrix or an embedding copy
+            largest_numel = max([r * c for _, r, c in adapter_tensors] + ([embed_params] if copies else []), default=0)
+        # On the GPU: the reduce bucket each backward allocates (cpu_offload forces contiguous_gradients; one buffer,
+        # two with overlap_comm, which is off by default below stage 3) and temp_grad_buffer_for_gpu_offload
+        # (largest_param_numel elements, allocated at init). A gradient is copied into the bucket, reduced, and
+        # its partition copied to the CPU (async_inplace_copy_grad_to_fp32_buffer_from_gpu); one larger than the
+        # bucket is reduced where it is (extra_large_param_to_reduce). With accumulation, the CPU accumulates
+        # (async_accumulate_grad_in_cpu_via_gpu).
+        bucket = DEEPSPEED_REDUCE_BUCKET_ELEMENTS * act
+        zero_kept = bucket + largest_numel * act
+        fresh = largest_numel * act  # the gradient autograd has just produced, before it enters the bucket
+        if t.sharding == "zero2":
+            gradients = zero_kept + fresh
+            led.formulas["gradients"] = (
+                f"reduced and offloaded to CPU one bucket at a time: reduce bucket {DEEPSPEED_REDUCE_BUCKET_ELEMENTS / 1e6:g}M"
+                f" x {act} B + staging buffer {count(largest_numel)} x {act} B, always on the GPU, + the gradient autograd"
+                f" is producing, at most the largest tensor {count(largest_numel)} x {act} B (DeepSpeed ZeRO-2 cpu_offload)")
+        else:
+            # ZeRO-1: no per-gradient hooks (partition_gradients=False, overlap_comm off), so every 16-bit gradient
+            # stays on the GPU until reduce_gradients at the accumulation boundary moves it through the bucket
+            full = trainable * act
+            gradients = full + zero_kept
+            zero_kept += full if (t.grad_accumulation > 1 and not t.optimizer_in_backward) else 0.0
+            led.formulas["gradients"] = (
+                f"{count(trainable)} trainable x {act} B until the boundary's reduction + reduce bucket "
+                f"{DEEPSPEED_REDUCE_BUCKET_ELEMENTS / 1e6:g}M x {act} B + staging buffer {count(largest_numel)} x {act} B"
+                " (DeepSpeed ZeRO-1 cpu_offload; the reduced partitions go to the CPU)")
+    elif t.cpu_offload:
         gathered = 0.0
         # Parameters, gradients and optimizer states live on the CPU (FSDP CPUOffload(offload_params=True),
         # ZeRO-3 offload); the GPU holds the gathered layer being computed plus the prefetched next one,
@@ -938,6 +1005,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["gradients"] += (f"; but between optimizer steps FSDP no_sync keeps them unsharded, which is what "
                                       f"is counted: {count(trainable + (layer_linear if t.frozen_weight_grads else 0))}"
                                       f" x {act} B")
+    if zero_offload:
+        grads_kept = zero_kept
     led.gradients_kept = grads_kept
     checkpoints = layers_here * checkpoint_token * tokens if t.grad_checkpointing else 0.0
     # With checkpointing the recomputation starts after the loss's buffers are freed.
