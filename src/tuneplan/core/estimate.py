@@ -7,9 +7,48 @@ from tuneplan.core.cost import estimate_cost
 from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario
+from tuneplan.core.terms import N_, NOTES, Note, render_note
 from tuneplan.core.throughput import estimate_time, tokens_per_row
 
 __all__ = ["estimate", "plan_stack_key"]
+
+#: English templates of the plan's warnings (``Estimate.messages``); the UI translates them in the ``Terms`` context.
+NOTES.update({
+    "plan.seq_beyond_context": N_("sequence length {seq_len} exceeds the model's max_position_embeddings "
+                                  "({max_positions})"),
+    "plan.no_bf16": N_("{gpu} has no BF16 tensor cores: train in FP16 with loss scaling"),
+    "plan.optimizer_in_backward_accumulation": N_("the optimizer step fused into backward cannot accumulate "
+                                                  "gradients: set gradient accumulation to 1 (torchtune refuses "
+                                                  "this combination)"),
+    "plan.paged_spill": N_("paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about "
+                           "{over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time "
+                           "estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit "
+                           "on the GPU)"),
+    "plan.moe_experts_unquantised": N_("bitsandbytes does not quantise the stacked experts of this "
+                                       "mixture-of-experts model (transformers 5 keeps them as 3-D tensors, "
+                                       "bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader "
+                                       "quantises them"),
+    "plan.expert_lora_dropout": N_("PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
+                                   "dropout: set dropout to 0 or target the attention projections only"),
+    "plan.adapter_setting_fp32_master": N_("the LoRA adapter setting ({setting}) does not apply: with FP32 master "
+                                           "weights the adapters are FP32 under autocast"),
+    "plan.fp16_trainable": N_("FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
+                              "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or "
+                              "train in BF16"),
+    "plan.compile_not_modelled": N_("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, "
+                                    "Qwen, Mistral, Gemma); for this model the eager figures are used"),
+    "plan.sharding_one_gpu": N_("sharding across one GPU saves no memory"),
+    "plan.adapter_setting_fsdp_unit": N_("the LoRA adapter setting ({setting}) does not apply: adapters inside "
+                                         "their layer's FSDP unit take the weights' dtype"),
+    "plan.fsdp_wrap_irrelevant": N_("adapters inside their layer's FSDP unit only matter for LoRA under FSDP over "
+                                    "several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning "
+                                    "trains every weight anyway)"),
+    "plan.sharded_qlora_no_upcast": N_("the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
+                                       "prepare_model_for_kbit_training so that every shard has one dtype"),
+    "plan.naive_split": N_("{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a "
+                           "time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in "
+                           "parallel"),
+})
 
 
 def _time_at(time: TimeEstimate, seconds: float) -> TimeEstimate:
@@ -67,46 +106,33 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     cost = cost.model_copy(update=dict(zip(("low_usd", "high_usd"), (
         estimate_cost(_time_at(time, sec), scenario.pricing, t.num_gpus, curve_points=2).total_usd
         for sec in (time.low_seconds, time.high_seconds)), strict=True)))
-    warnings: list[str] = []
+    notes: list[Note] = []
+
+    def warn(code: str, **params: object) -> None:
+        notes.append(Note(code=code, params=params))
+
     if arch.max_position_embeddings and t.seq_len > arch.max_position_embeddings:
-        warnings.append(
-            f"sequence length {t.seq_len} exceeds the model's max_position_embeddings ({arch.max_position_embeddings})"
-        )
+        warn("plan.seq_beyond_context", seq_len=t.seq_len, max_positions=arch.max_position_embeddings)
     if t.precision == "bf16" and not scenario.gpu.bf16_supported:
-        warnings.append(f"{scenario.gpu.name} has no BF16 tensor cores: train in FP16 with loss scaling")
+        warn("plan.no_bf16", gpu=scenario.gpu.name)
     if t.optimizer_in_backward and t.grad_accumulation > 1:
-        warnings.append(
-            "the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation "
-            "to 1 (torchtune refuses this combination)"
-        )
+        warn("plan.optimizer_in_backward_accumulation")
     if memory.paged_bytes and memory.fits:  # (a plan that does not fit has a bigger problem)
         free = memory.capacity_bytes - memory.total_bytes
         if memory.paged_bytes > free:
             over = memory.paged_bytes - free
-            warnings.append(
-                f"paged optimizer states ({memory.paged_bytes / 2**30:.1f} GiB) exceed the {free / 2**30:.1f} GiB "
-                f"left on the GPU: about {over / 2**30:.1f} GiB live in CPU RAM and cross PCIe at every "
-                "optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot "
-                "page them out: there they must fit on the GPU)"
-            )
+            warn("plan.paged_spill", paged=round(memory.paged_bytes / 2**30, 1), free=round(free / 2**30, 1),
+                 over=round(over / 2**30, 1))
     if arch.is_moe and t.method == "qlora":
         # transformers >= 5 keeps experts as 3-D nn.Parameters; bitsandbytes replaces nn.Linear only
         # (bitsandbytes issue #1849, open; Unsloth's own loader quantises them, unsloth-zoo PR #527)
-        warnings.append(
-            "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model "
-            "(transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted "
-            "unquantised; Unsloth's loader quantises them"
-        )
+        warn("plan.moe_experts_unquantised")
     if t.method != "full" and experts_adapted(arch, t.lora_targets) and t.lora_dropout > 0:
         # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0
-        warnings.append(
-            "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
-            "set dropout to 0 or target the attention projections only"
-        )
+        warn("plan.expert_lora_dropout")
     if t.method != "full" and t.adapter_precision != "fp32-autocast" and adapter_path(t) == "autocast":
         # an fp32 master model (LoRA on an fp32 base) runs under autocast, so PEFT's adapters are fp32 and cast
-        warnings.append(f"the LoRA adapter setting ({t.adapter_precision}) does not apply: with FP32 master weights "
-                        "the adapters are FP32 under autocast")
+        warn("plan.adapter_setting_fp32_master", setting=t.adapter_precision)
     # PEFT's modules_to_save copies (trainable embeddings) keep the model dtype; QLoRA's upcast makes them fp32
     fp16_copies = t.method != "full" and t.trainable_embeddings and not (
         t.method == "qlora" and t.kbit_fp32_upcast and not (t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}))
@@ -116,29 +142,22 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     if fp16_params:
         # torch.amp.GradScaler.unscale_ raises ValueError("Attempting to unscale FP16 gradients.") for fp16
         # parameters (torch/amp/grad_scaler.py, _unscale_grads_ with allow_fp16=False)
-        warnings.append("FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
-                        "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")
+        warn("plan.fp16_trainable")
     if t.torch_compile and not compile_modelled(arch, t):
-        warnings.append("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, "
-                        "Gemma); for this model the eager figures are used")
+        warn("plan.compile_not_modelled")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
-        warnings.append("sharding across one GPU saves no memory")
+        warn("plan.sharding_one_gpu")
     if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":
         # one FlatParameter per unit has one dtype (FSDP1 refuses to flatten mixed dtypes)
-        warnings.append(f"the LoRA adapter setting ({t.adapter_precision}) does not apply: adapters inside their "
-                        "layer's FSDP unit take the weights' dtype")
+        warn("plan.adapter_setting_fsdp_unit", setting=t.adapter_precision)
     if t.fsdp_wrap == "blocks-with-adapters" and not t.frozen_weight_grads:
-        warnings.append("adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs "
-                        "(QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)")
+        warn("plan.fsdp_wrap_irrelevant")
     if t.method == "qlora" and t.kbit_fp32_upcast and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
         # TRL (is_sharded_qlora) and axolotl (skip_prepare_model_for_kbit_training) skip the upcast there
-        warnings.append("the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
-                        "prepare_model_for_kbit_training so that every shard has one dtype")
+        warn("plan.sharded_qlora_no_upcast")
     if t.num_gpus > 1 and t.sharding == "none":
-        warnings.append(
-            f"{t.num_gpus} GPUs without sharding: the layers are split across the GPUs and run one GPU at a "
-            "time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel"
-        )
+        warn("plan.naive_split", n=t.num_gpus)
+    warnings = [render_note(n) for n in notes]
     return Estimate(
         memory=memory,
         time=time,
@@ -146,4 +165,5 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         parameters=arch.parameter_count(),
         trainable_parameters=ledger.trainable_params,
         warnings=warnings,
+        messages=notes,
     )

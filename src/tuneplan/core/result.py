@@ -221,7 +221,11 @@ class CostEstimate(_Frozen):
 
 
 class Estimate(_Frozen):
-    """Everything Tuneplan computes for one scenario on its GPU."""
+    """Everything Tuneplan computes for one scenario on its GPU.
+
+    ``messages`` are the plan's warnings as coded notes (:class:`~tuneplan.core.terms.Note`, templates in
+    ``tuneplan.core.terms.NOTES``); ``warnings`` the same in English, for the CLI and scripts.
+    """
 
     memory: MemoryEstimate
     time: TimeEstimate
@@ -229,3 +233,4 @@ class Estimate(_Frozen):
     parameters: int
     trainable_parameters: int
     warnings: list[str] = []
+    messages: list[Note] = []

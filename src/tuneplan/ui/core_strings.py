@@ -26,6 +26,53 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'the file is not a JSON object'),  # calibration.not_object
     QT_TRANSLATE_NOOP("Terms", 'at least two logged steps are needed, found {rows}'),  # calibration.too_few_rows
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step is {factor} times the model's {predicted} s: a different plan, a stalled run or the wrong file"),  # calibration.too_slow
+    QT_TRANSLATE_NOOP("Terms", 'YAML anchors and aliases are not accepted (line {line})'),  # config.alias
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}, the nearest setting the plan has'),  # config.approx
+    QT_TRANSLATE_NOOP("Terms", '{key} is "auto": left to the other files and the plan'),  # config.auto
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload'),  # config.deepspeed_file
+    QT_TRANSLATE_NOOP("Terms", "{key} not given: {framework}'s default sets {field} to {setting}"),  # config.default
+    QT_TRANSLATE_NOOP("Terms", 'the file is empty'),  # config.empty
+    QT_TRANSLATE_NOOP("Terms", 'neither bf16 nor fp16 is on: {field} set to {setting}'),  # config.fp32
+    QT_TRANSLATE_NOOP("Terms", '{framework} trains with Hugging Face Trainer: {field} set to {setting}'),  # config.framework
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value} = micro-batch × accumulation × GPUs: {field} set to {setting}'),  # config.gpus_from_batch
+    QT_TRANSLATE_NOOP("Terms", '{key}: does not change memory or time'),  # config.ignored
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}'),  # config.master_weights
+    QT_TRANSLATE_NOOP("Terms", 'no such file'),  # config.missing
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: the import sets the training setup only; choose the model in the plan'),  # config.model_not_set
+    QT_TRANSLATE_NOOP("Terms", 'the config does not say how many GPUs run it: set the GPU count in the plan'),  # config.no_gpu_count
+    QT_TRANSLATE_NOOP("Terms", '{key} must be true or false, got {value}'),  # config.not_boolean
+    QT_TRANSLATE_NOOP("Terms", 'not a regular file'),  # config.not_file
+    QT_TRANSLATE_NOOP("Terms", '{key} must be a whole number, got {value}'),  # config.not_integer
+    QT_TRANSLATE_NOOP("Terms", 'the file does not hold a training config (a mapping of settings)'),  # config.not_mapping
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: not modelled; the plan keeps its setting'),  # config.not_modelled
+    QT_TRANSLATE_NOOP("Terms", '{key} must be a number, got {value}'),  # config.not_number
+    QT_TRANSLATE_NOOP("Terms", '{key} must be text, got {value}'),  # config.not_string
+    QT_TRANSLATE_NOOP("Terms", 'not a text file (binary, or not UTF-8)'),  # config.not_text
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: offloading the optimizer states alone is not modelled (the plan offloads parameters and optimizer states together); CPU offload left as it is'),  # config.optimizer_offload_only
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} does not accept this value'),  # config.out_of_range
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights'),  # config.quant_8bit
+    QT_TRANSLATE_NOOP("Terms", 'not valid YAML or JSON (line {line}): {problem}'),  # config.syntax
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}'),  # config.taken
+    QT_TRANSLATE_NOOP("Terms", 'nested more than {depth} levels deep'),  # config.too_deep
+    QT_TRANSLATE_NOOP("Terms", 'too large ({size} KiB; the limit is {limit} KiB)'),  # config.too_large
+    QT_TRANSLATE_NOOP("Terms", 'not a LLaMA-Factory, axolotl, Hugging Face or DeepSpeed training config'),  # config.unknown_format
+    QT_TRANSLATE_NOOP("Terms", '{key}: not a setting Tuneplan reads'),  # config.unknown_key
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: a value Tuneplan does not know; the plan keeps its setting'),  # config.unknown_value
+    QT_TRANSLATE_NOOP("Terms", 'cannot read the file ({reason})'),  # config.unreadable
+    QT_TRANSLATE_NOOP("Terms", 'the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast'),  # plan.adapter_setting_fp32_master
+    QT_TRANSLATE_NOOP("Terms", "the LoRA adapter setting ({setting}) does not apply: adapters inside their layer's FSDP unit take the weights' dtype"),  # plan.adapter_setting_fsdp_unit
+    QT_TRANSLATE_NOOP("Terms", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used"),  # plan.compile_not_modelled
+    QT_TRANSLATE_NOOP("Terms", 'PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only'),  # plan.expert_lora_dropout
+    QT_TRANSLATE_NOOP("Terms", 'FP16 training with FP16 trainable parameters: PyTorch\'s loss scaler refuses them ("Attempting to unscale FP16 gradients"); keep the trained weights in FP32 or train in BF16'),  # plan.fp16_trainable
+    QT_TRANSLATE_NOOP("Terms", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)"),  # plan.fsdp_wrap_irrelevant
+    QT_TRANSLATE_NOOP("Terms", "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them"),  # plan.moe_experts_unquantised
+    QT_TRANSLATE_NOOP("Terms", '{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel'),  # plan.naive_split
+    QT_TRANSLATE_NOOP("Terms", '{gpu} has no BF16 tensor cores: train in FP16 with loss scaling'),  # plan.no_bf16
+    QT_TRANSLATE_NOOP("Terms", 'the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)'),  # plan.optimizer_in_backward_accumulation
+    QT_TRANSLATE_NOOP("Terms", 'paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)'),  # plan.paged_spill
+    QT_TRANSLATE_NOOP("Terms", "sequence length {seq_len} exceeds the model's max_position_embeddings ({max_positions})"),  # plan.seq_beyond_context
+    QT_TRANSLATE_NOOP("Terms", 'the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype'),  # plan.sharded_qlora_no_upcast
+    QT_TRANSLATE_NOOP("Terms", 'sharding across one GPU saves no memory'),  # plan.sharding_one_gpu
     QT_TRANSLATE_NOOP("Terms", 'calibrated from your run of {date}: time × {factor}'),  # time.calibrated
     QT_TRANSLATE_NOOP("Terms", 'your run of {date} was fitted to an earlier version of the time model and is not applied: import it again'),  # time.calibration_stale
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for collectives over {link}'),  # time.communication_bound

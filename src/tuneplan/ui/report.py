@@ -320,7 +320,7 @@ def build_report_html(
             phase=_e(peak_phase_text(r.memory.peak_phase))) + "</h3>")
         parts.append(_memory_table(r))
         i18n = _i18n()
-        notes = ([i18n.translate_core_text(w) for w in r.warnings] + [i18n.core_note_text(n) for n in r.time.messages]
+        notes = ([i18n.core_note_text(n) for n in r.messages] + [i18n.core_note_text(n) for n in r.time.messages]
                  + [i18n.translate_core_text(n) for n in r.cost.notes])
         for note in notes:
             parts.append(f'<p class="warn">⚠ {_e(note)}</p>')
