@@ -135,7 +135,7 @@ def datas() -> list[tuple[str, str]]:
 # Distributions whose code ends up in the bundle (runtime dependencies and theirs).
 BUNDLED_DISTRIBUTIONS = (
     "PySide6_Essentials", "shiboken6", "pyqtgraph", "numpy", "pydantic", "pydantic_core", "annotated-types",
-    "typing-inspection", "typing_extensions", "platformdirs", "nvidia-ml-py",
+    "typing-inspection", "typing_extensions", "platformdirs", "nvidia-ml-py", "PyYAML",
 )  # fmt: skip
 
 

@@ -677,6 +677,53 @@ Please attach that file when you report the problem.</source>
     </message>
 </context>
 <context>
+    <name>ConfigImport</name>
+    <message>
+        <source>Import training config</source>
+        <translation>导入训练配置</translation>
+    </message>
+    <message>
+        <source>Training configs (*.yaml *.yml *.json);;All files (*)</source>
+        <translation>训练配置 (*.yaml *.yml *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
+        <source>{file} ({format}):</source>
+        <translation>{file}（{format}）：</translation>
+    </message>
+    <message>
+        <source>Taken into the plan</source>
+        <translation>已写入方案</translation>
+    </message>
+    <message>
+        <source>Not expressible in the plan</source>
+        <translation>方案中无法表达</translation>
+    </message>
+    <message>
+        <source>Ignored (no effect on memory or time, or left to another file)</source>
+        <translation>已忽略（不影响显存和时间，或留给另一个文件）</translation>
+    </message>
+    <message>
+        <source>Cannot import training config</source>
+        <translation>无法导入训练配置</translation>
+    </message>
+    <message>
+        <source>{file}: the plan does not accept these settings</source>
+        <translation>{file}：方案不接受这些设置</translation>
+    </message>
+    <message>
+        <source>Training config imported</source>
+        <translation>训练配置已导入</translation>
+    </message>
+</context>
+<context>
     <name>CoreNotes</name>
     <message>
         <source>sequence length {n} exceeds the model&apos;s max_position_embeddings ({m})</source>
@@ -3177,6 +3224,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
+        <source>&amp;Import training config…</source>
+        <translation>导入训练配置(&amp;I)…</translation>
+    </message>
+    <message>
         <source>File</source>
         <translation>文件</translation>
     </message>
@@ -4794,6 +4845,194 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>the pilot&apos;s {seconds} s per step is {factor} times the model&apos;s {predicted} s: a different plan, a stalled run or the wrong file</source>
         <translation>试运行每步 {seconds} s 是模型预测 {predicted} s 的 {factor} 倍：可能是别的计划、卡住的运行或错误的文件</translation>
+    </message>
+    <message>
+        <source>YAML anchors and aliases are not accepted (line {line})</source>
+        <translation>不接受 YAML 锚点和别名（第 {line} 行）</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: {field} set to {setting}, the nearest setting the plan has</source>
+        <translation>{key} = {value}：{field} 设为 {setting}，方案中最接近的设置</translation>
+    </message>
+    <message>
+        <source>{key} is &quot;auto&quot;: left to the other files and the plan</source>
+        <translation>{key} 为 “auto”：留给其他文件和方案</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload</source>
+        <translation>{key} = {value}：请同时导入该 DeepSpeed 文件，以读取其 ZeRO 阶段和卸载设置</translation>
+    </message>
+    <message>
+        <source>{key} not given: {framework}&apos;s default sets {field} to {setting}</source>
+        <translation>未给出 {key}：按 {framework} 的默认值，{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>the file is empty</source>
+        <translation>文件为空</translation>
+    </message>
+    <message>
+        <source>neither bf16 nor fp16 is on: {field} set to {setting}</source>
+        <translation>bf16 和 fp16 都未开启：{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>{framework} trains with Hugging Face Trainer: {field} set to {setting}</source>
+        <translation>{framework} 使用 Hugging Face Trainer 训练：{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>{key} = {value} = micro-batch × accumulation × GPUs: {field} set to {setting}</source>
+        <translation>{key} = {value} = 微批次 × 累积步数 × GPU 数：{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>{key}: does not change memory or time</source>
+        <translation>{key}：不影响显存和时间</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}</source>
+        <translation>{key} = {value}：混合精度下保留 FP32 主权重，{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>no such file</source>
+        <translation>文件不存在</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: the import sets the training setup only; choose the model in the plan</source>
+        <translation>{key} = {value}：导入只设置训练参数；请在方案中选择模型</translation>
+    </message>
+    <message>
+        <source>the config does not say how many GPUs run it: set the GPU count in the plan</source>
+        <translation>配置未说明使用多少块 GPU：请在方案中设置 GPU 数量</translation>
+    </message>
+    <message>
+        <source>{key} must be true or false, got {value}</source>
+        <translation>{key} 必须是 true 或 false，实际为 {value}</translation>
+    </message>
+    <message>
+        <source>not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>{key} must be a whole number, got {value}</source>
+        <translation>{key} 必须是整数，实际为 {value}</translation>
+    </message>
+    <message>
+        <source>the file does not hold a training config (a mapping of settings)</source>
+        <translation>文件中没有训练配置（设置的键值映射）</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: not modelled; the plan keeps its setting</source>
+        <translation>{key} = {value}：未建模；方案保留原设置</translation>
+    </message>
+    <message>
+        <source>{key} must be a number, got {value}</source>
+        <translation>{key} 必须是数字，实际为 {value}</translation>
+    </message>
+    <message>
+        <source>{key} must be text, got {value}</source>
+        <translation>{key} 必须是文本，实际为 {value}</translation>
+    </message>
+    <message>
+        <source>not a text file (binary, or not UTF-8)</source>
+        <translation>不是文本文件（二进制或非 UTF-8）</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: offloading the optimizer states alone is not modelled (the plan offloads parameters and optimizer states together); CPU offload left as it is</source>
+        <translation>{key} = {value}：未建模只卸载优化器状态（方案同时卸载参数和优化器状态）；CPU 卸载保持不变</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: {field} does not accept this value</source>
+        <translation>{key} = {value}：{field} 不接受这个值</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights</source>
+        <translation>{key} = {value}：未建模 8 位 LoRA；按 16 位权重上的 LoRA 规划</translation>
+    </message>
+    <message>
+        <source>not valid YAML or JSON (line {line}): {problem}</source>
+        <translation>不是有效的 YAML 或 JSON（第 {line} 行）：{problem}</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: {field} set to {setting}</source>
+        <translation>{key} = {value}：{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>nested more than {depth} levels deep</source>
+        <translation>嵌套超过 {depth} 层</translation>
+    </message>
+    <message>
+        <source>too large ({size} KiB; the limit is {limit} KiB)</source>
+        <translation>文件过大（{size} KiB；上限为 {limit} KiB）</translation>
+    </message>
+    <message>
+        <source>not a LLaMA-Factory, axolotl, Hugging Face or DeepSpeed training config</source>
+        <translation>不是 LLaMA-Factory、axolotl、Hugging Face 或 DeepSpeed 训练配置</translation>
+    </message>
+    <message>
+        <source>{key}: not a setting Tuneplan reads</source>
+        <translation>{key}：Tuneplan 不读取这个设置</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: a value Tuneplan does not know; the plan keeps its setting</source>
+        <translation>{key} = {value}：Tuneplan 不认识这个值；方案保留原设置</translation>
+    </message>
+    <message>
+        <source>cannot read the file ({reason})</source>
+        <translation>无法读取文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
+        <translation>LoRA 适配器设置（{setting}）不适用：使用 FP32 主权重时，适配器为 FP32，在 autocast 下运行</translation>
+    </message>
+    <message>
+        <source>the LoRA adapter setting ({setting}) does not apply: adapters inside their layer&apos;s FSDP unit take the weights&apos; dtype</source>
+        <translation>LoRA 适配器设置（{setting}）不适用：与所在层共用 FSDP 单元的适配器采用权重的数据类型</translation>
+    </message>
+    <message>
+        <source>torch.compile&apos;s smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used</source>
+        <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral、Gemma）建模；此模型使用未编译时的数值</translation>
+    </message>
+    <message>
+        <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
+        <translation>PEFT 通过 ParamWrapper 适配堆叠的专家权重，它不支持 LoRA dropout：请把 dropout 设为 0，或只对注意力投影做 LoRA</translation>
+    </message>
+    <message>
+        <source>FP16 training with FP16 trainable parameters: PyTorch&apos;s loss scaler refuses them (&quot;Attempting to unscale FP16 gradients&quot;); keep the trained weights in FP32 or train in BF16</source>
+        <translation>FP16 训练且可训练参数为 FP16：PyTorch 的损失缩放器会拒绝（&quot;Attempting to unscale FP16 gradients&quot;）；请将被训练的权重保持为 FP32，或改用 BF16 训练</translation>
+    </message>
+    <message>
+        <source>adapters inside their layer&apos;s FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA&apos;s 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)</source>
+        <translation>适配器与所在层共用 FSDP 单元只对多 GPU FSDP 下的 LoRA 有影响（QLoRA 的 4 位权重无法计算梯度；全参数微调本来就训练所有权重）</translation>
+    </message>
+    <message>
+        <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
+        <translation>bitsandbytes 不会量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量，见 bitsandbytes issue #1849）：它们按未量化计入；Unsloth 的加载器会量化它们</translation>
+    </message>
+    <message>
+        <source>{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel</source>
+        <translation>{n} 块 GPU 但未分片：各层被拆分到不同 GPU 上，一次只有一块 GPU 在计算（朴素模型并行，HF device_map）；要并行训练请选择 DDP、ZeRO 或 FSDP</translation>
+    </message>
+    <message>
+        <source>{gpu} has no BF16 tensor cores: train in FP16 with loss scaling</source>
+        <translation>{gpu} 没有 BF16 张量核心：请用 FP16 加损失缩放训练</translation>
+    </message>
+    <message>
+        <source>the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)</source>
+        <translation>融合进反向传播的优化器步骤无法累积梯度：请把梯度累积设为 1（torchtune 不允许这种组合）</translation>
+    </message>
+    <message>
+        <source>paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
+        <translation>分页优化器状态（{paged} GiB）超过 GPU 剩余的 {free} GiB：约 {over} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算已包含这部分（在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们必须放进 GPU 显存）</translation>
+    </message>
+    <message>
+        <source>sequence length {seq_len} exceeds the model&apos;s max_position_embeddings ({max_positions})</source>
+        <translation>序列长度 {seq_len} 超过了模型的 max_position_embeddings（{max_positions}）</translation>
+    </message>
+    <message>
+        <source>the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype</source>
+        <translation>未应用 FP32 上转：分片 QLoRA（FSDP/ZeRO-3）会跳过 prepare_model_for_kbit_training，以便每个分片只有一种数据类型</translation>
+    </message>
+    <message>
+        <source>sharding across one GPU saves no memory</source>
+        <translation>只有一块 GPU 时分片不会节省显存</translation>
     </message>
     <message>
         <source>your run of {date} was fitted to an earlier version of the time model and is not applied: import it again</source>

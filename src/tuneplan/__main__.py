@@ -69,6 +69,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json or a model folder")
     src.add_argument("--scenario", metavar="FILE", help="a saved scenario file (.json), or the name of a scenario "
                      "saved in the library (see 'tuneplan scenarios list')")
+    p.add_argument("--training-config", metavar="FILE", action="append",
+                   help="the training config you already have: LLaMA-Factory or axolotl YAML, HF TrainingArguments / "
+                        "TRL SFTConfig JSON or YAML, a DeepSpeed JSON; repeat it (e.g. an axolotl YAML and its "
+                        "DeepSpeed JSON): later files and explicit flags win")
     p.add_argument("--method", choices=["full", "lora", "qlora"])
     p.add_argument("--precision", choices=["bf16", "fp16", "fp32"])
     p.add_argument("--master-weights", choices=["none", "fp32"], help="fp32: mixed precision with fp32 master weights")

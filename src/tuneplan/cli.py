@@ -20,6 +20,7 @@ from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import METHOD_WORDS, Scenario, auto_name
 from tuneplan.core.terms import render_formula, render_note
+from tuneplan.core.training_config import FORMAT_NAMES
 
 __all__ = ["estimate_to_json", "run_compare", "run_estimate", "run_scenarios", "scenario_from_args"]
 
@@ -144,6 +145,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             raise CliError(str(exc)) from None
         data["model"] = arch.model_dump()
         data["model_id"] = ""
+    _apply_training_configs(args, data)
     training = data["training"]
     for arg, key in _TRAINING_ARGS.items():
         value = getattr(args, arg, None)
@@ -181,6 +183,87 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if not getattr(args, "scenario", None):  # a plan from flags is named by what it is (a file keeps its name)
         scenario = scenario.model_copy(update={"name": auto_name(scenario)})
     return scenario
+
+
+def _apply_training_configs(args: argparse.Namespace, data: dict[str, Any]) -> None:
+    """``--training-config FILE`` (repeatable): each file's updates into ``data`` in order (later files win; the
+    flags, applied after, win over all). What each file took is kept on ``args.training_config_imports``.
+
+    Raises:
+        CliError: a file that cannot be read or mapped (one line naming it).
+    """
+    from tuneplan.storage.training_config import TrainingConfigError, read_training_config
+
+    imports = []
+    for path in getattr(args, "training_config", None) or []:
+        try:
+            result = read_training_config(path)
+        except TrainingConfigError as exc:
+            raise CliError(f"--training-config {exc}") from None
+        for dotted, value in result.updates.items():
+            section, key = dotted.split(".", 1)
+            data[section][key] = value
+        imports.append((str(path), result))
+    args.training_config_imports = imports
+
+
+def _flag_given(args: argparse.Namespace, field: str) -> str | None:
+    """The flag given on the command line that sets ``field`` (``training.micro_batch``), if any."""
+    for table, section in ((_TRAINING_ARGS, "training"), (_DATASET_ARGS, "dataset")):
+        for arg, key in table.items():
+            if f"{section}.{key}" == field and getattr(args, arg, None) is not None:
+                return "--" + arg.replace("_", "-")
+    return None
+
+
+def _imported(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """One entry per setting of every ``--training-config`` file: file, format, status, code, params, text and,
+    for a taken setting, what overrode it (a later file or a flag)."""
+    imports = getattr(args, "training_config_imports", None) or []
+    out = []
+    for n, (path, result) in enumerate(imports):
+        later = {f for _p, r in imports[n + 1:] for f in r.updates}
+        for item in result.items:
+            overridden = None
+            if item.status == "taken" and item.fields:
+                flags = [f for f in (_flag_given(args, field) for field in item.fields) if f]
+                if flags:
+                    overridden = flags[0]
+                elif all(f in later for f in item.fields):
+                    overridden = "a later --training-config"
+            out.append({"file": path, "format": result.format, "status": item.status, "key": item.key,
+                        "code": item.note.code, "params": item.note.params, "fields": list(item.fields),
+                        "text": _import_text(item.note), "overridden_by": overridden})
+    return out
+
+
+def _import_text(note: Any) -> str:
+    """A training-config note in words, the plan field named by its flag (``--micro-batch``), switches on/off."""
+    params = dict(note.params)
+    if "field" in params:
+        params["field"] = _FIELD_FLAGS.get(params["field"], params["field"])
+    if isinstance(params.get("setting"), bool):
+        params["setting"] = "on" if params["setting"] else "off"
+    return render_note(note.model_copy(update={"params": params}))
+
+
+def _print_imported(entries: list[dict[str, Any]], out: TextIO) -> None:
+    """What each ``--training-config`` file set, could not express and ignored (ignored keys on one line)."""
+    for path in dict.fromkeys(e["file"] for e in entries):
+        mine = [e for e in entries if e["file"] == path]
+        print(f"Imported {path} ({FORMAT_NAMES.get(mine[0]['format'], mine[0]['format'])}):", file=out)
+        for e in mine:
+            if e["status"] == "taken":
+                tail = f" (overridden by {e['overridden_by']})" if e["overridden_by"] else ""
+                print(f"  taken: {e['text']}{tail}", file=out)
+        for e in mine:
+            if e["status"] == "unsupported":
+                print(f"  not expressible: {e['text']}", file=out)
+        ignored = [e["key"] for e in mine if e["status"] == "ignored"]
+        if ignored:
+            print(f"  ignored (no effect on memory or time, or left to another file): {', '.join(ignored)}", file=out)
+    if entries:
+        print(file=out)
 
 
 def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:
@@ -454,10 +537,15 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     ignored = _ignored_flags(args, scenario)
     if ignored:
         result = result.model_copy(update={"warnings": [*result.warnings, *ignored]})
+    imported = _imported(args)
     if args.json:
-        json.dump(estimate_to_json(scenario, result), out, indent=2)
+        doc = estimate_to_json(scenario, result)
+        if getattr(args, "training_config", None):
+            doc = [{**entry, "imported": imported} for entry in doc]
+        json.dump(doc, out, indent=2)
         out.write("\n")
     else:
+        _print_imported(imported, out)
         _print_text(scenario, result, out)
         if calibration is None:
             from tuneplan.core.estimate import plan_stack_key

@@ -372,6 +372,12 @@ class MainWindow(QMainWindow):
         export = menu.addMenu(self.tr("&Export chart (PNG/SVG)"))
         export.addAction(self.export_vram_action)
         export.addAction(self.export_cost_action)
+        # File → Import training config… (issue #17): LLaMA-Factory / axolotl / HF / DeepSpeed files, one edit
+        from tuneplan.ui.config_import import import_training_config
+
+        self.import_config_action = QAction(self.tr("&Import training config…"), self,
+                                            triggered=lambda: import_training_config(self))
+        menu.addAction(self.import_config_action)
         menu.addSeparator()
         menu.addAction(self.quit_action)
         toolbar = self.addToolBar(self.tr("File"))
@@ -504,7 +510,7 @@ class MainWindow(QMainWindow):
         for k, v in rows:
             out.append(f"<tr><td style='color:#666666; padding-right:10px'>{k}</td><td>{v}</td></tr>")
         out.append("</table>")
-        notes = [translate_core_text(w) for w in r.warnings] + [core_note_text(n) for n in t.messages] + [
+        notes = [core_note_text(n) for n in r.messages] + [core_note_text(n) for n in t.messages] + [
             translate_core_text(n) for n in c.notes]
         for w in notes:
             out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")

@@ -1,0 +1,1116 @@
+"""Import the training config a user already has (issue #17): LLaMA-Factory, axolotl, HF/TRL, DeepSpeed.
+
+:func:`map_training_config` takes an already-decoded mapping (reading and decoding files is
+``tuneplan.storage.training_config``'s business) and returns a :class:`ConfigImport`: the plan's field updates
+as dotted paths (``"training.micro_batch"``, as ``PlanStore.set_fields`` and the CLI take them) and one coded
+:class:`ImportItem` per setting read, saying whether it was *taken*, *ignored* (it does not change memory or
+time, or is left to another file) or *unsupported* (it matters, but the plan cannot express it). Items carry a
+:class:`~tuneplan.core.terms.Note` whose template is registered in ``NOTES``, so every front end renders and
+translates them alike. A value of the wrong type (``micro_batch_size: abc``) or outside what the plan accepts
+raises :class:`TrainingConfigError` and nothing is returned: an import is all or nothing.
+
+Sources of the mappings and defaults (read from each project's code): LLaMA-Factory ``hparams/finetuning_args.py``
+(``lora_rank`` 8, ``lora_alpha`` = 2 x rank when not given, ``lora_dropout`` 0, ``lora_target`` ``all``,
+``packing`` only for ``stage: pt``) and ``model_args.py`` (``cutoff_len`` 2048, gradient checkpointing on unless
+``disable_gradient_checkpointing``, ``flash_attn: auto`` = transformers' SDPA); LLaMA-Factory upcasts trainable
+parameters to FP32 unless ``pure_bf16`` (``model/adapter.py``). axolotl ``utils/schemas/config.py`` (gradient
+checkpointing off by default, ``sequence_len`` 2048, ``sample_packing``/``pad_to_sequence_len``). HF
+``TrainingArguments`` and TRL ``SFTConfig``/``ModelConfig`` field names. DeepSpeed's config JSON
+(``zero_optimization``, ``"auto"`` filled in by the HF integration from the trainer's arguments).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from tuneplan.core.scenario import Dataset, TrainingSetup
+from tuneplan.core.terms import N_, NOTES, Note
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "ConfigImport",
+    "ImportItem",
+    "TrainingConfigError",
+    "detect_format",
+    "map_training_config",
+]
+
+Format = Literal["llamafactory", "axolotl", "hf", "deepspeed"]
+Status = Literal["taken", "ignored", "unsupported"]
+FORMATS: tuple[str, ...] = ("llamafactory", "axolotl", "hf", "deepspeed")
+#: How each format is named in notes (proper names: not translated).
+FORMAT_NAMES: dict[str, str] = {"llamafactory": "LLaMA-Factory", "axolotl": "axolotl",
+                                "hf": "Hugging Face TrainingArguments / TRL", "deepspeed": "DeepSpeed"}
+
+NOTES.update({
+    # taken
+    "config.taken": N_("{key} = {value}: {field} set to {setting}"),
+    "config.default": N_("{key} not given: {framework}'s default sets {field} to {setting}"),
+    "config.approx": N_("{key} = {value}: {field} set to {setting}, the nearest setting the plan has"),
+    "config.framework": N_("{framework} trains with Hugging Face Trainer: {field} set to {setting}"),
+    "config.master_weights": N_("{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}"),
+    "config.gpus_from_batch": N_("{key} = {value} = micro-batch × accumulation × GPUs: {field} set to {setting}"),
+    "config.fp32": N_("neither bf16 nor fp16 is on: {field} set to {setting}"),
+    # ignored
+    "config.ignored": N_("{key}: does not change memory or time"),
+    "config.unknown_key": N_("{key}: not a setting Tuneplan reads"),
+    "config.auto": N_("{key} is \"auto\": left to the other files and the plan"),
+    "config.deepspeed_file": N_("{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload"),
+    # unsupported
+    "config.not_modelled": N_("{key} = {value}: not modelled; the plan keeps its setting"),
+    "config.unknown_value": N_("{key} = {value}: a value Tuneplan does not know; the plan keeps its setting"),
+    "config.quant_8bit": N_("{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights"),
+    "config.optimizer_offload_only": N_("{key} = {value}: offloading the optimizer states alone is not modelled "
+                                        "(the plan offloads parameters and optimizer states together); CPU offload "
+                                        "left as it is"),
+    "config.model_not_set": N_("{key} = {value}: the import sets the training setup only; choose the model in "
+                               "the plan"),
+    "config.no_gpu_count": N_("the config does not say how many GPUs run it: set the GPU count in the plan"),
+    # errors (TrainingConfigError)
+    "config.not_mapping": N_("the file does not hold a training config (a mapping of settings)"),
+    "config.unknown_format": N_("not a LLaMA-Factory, axolotl, Hugging Face or DeepSpeed training config"),
+    "config.not_integer": N_("{key} must be a whole number, got {value}"),
+    "config.not_number": N_("{key} must be a number, got {value}"),
+    "config.not_boolean": N_("{key} must be true or false, got {value}"),
+    "config.not_string": N_("{key} must be text, got {value}"),
+    "config.out_of_range": N_("{key} = {value}: {field} does not accept this value"),
+    # errors reading the file (tuneplan.storage.training_config)
+    "config.missing": N_("no such file"),
+    "config.not_file": N_("not a regular file"),
+    "config.unreadable": N_("cannot read the file ({reason})"),
+    "config.too_large": N_("too large ({size} KiB; the limit is {limit} KiB)"),
+    "config.not_text": N_("not a text file (binary, or not UTF-8)"),
+    "config.empty": N_("the file is empty"),
+    "config.syntax": N_("not valid YAML or JSON (line {line}): {problem}"),
+    "config.alias": N_("YAML anchors and aliases are not accepted (line {line})"),
+    "config.too_deep": N_("nested more than {depth} levels deep"),
+})
+
+
+class TrainingConfigError(ValueError):
+    """A training config that cannot be imported; ``code`` and ``params`` name the problem (``NOTES``).
+
+    ``file`` (when the loader raised it) is the file's name; the message is one line: ``file: text``.
+    """
+
+    def __init__(self, code: str, file: str = "", **params: Any) -> None:
+        self.code = code
+        self.params = params
+        self.file = file
+        try:
+            text = NOTES.get(code, code).format(**params)
+        except (KeyError, IndexError, ValueError):
+            text = NOTES.get(code, code)
+        self.text = " ".join(text.split())
+        super().__init__(f"{file}: {self.text}" if file else self.text)
+
+
+class ImportItem(BaseModel):
+    """One setting of the config and what became of it.
+
+    Attributes:
+        status: ``taken`` (it set ``fields``), ``ignored`` (no effect on memory or time, or left to another file),
+            ``unsupported`` (it matters, but the plan cannot express it).
+        key: the setting as the file names it (nested ones dotted: ``zero_optimization.stage``).
+        note: the coded message (``NOTES[note.code]``).
+        fields: the plan fields (dotted paths) it set.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    status: Status
+    key: str
+    note: Note
+    fields: tuple[str, ...] = ()
+
+
+class ConfigImport(BaseModel):
+    """What a training config maps onto: ``updates`` (dotted path -> value) and one item per setting."""
+
+    model_config = ConfigDict(frozen=True)
+
+    format: Format
+    updates: dict[str, Any]
+    items: tuple[ImportItem, ...]
+
+    def with_status(self, status: Status) -> list[ImportItem]:
+        """The items of one status, in file order."""
+        return [i for i in self.items if i.status == status]
+
+    @property
+    def codes(self) -> list[str]:
+        return [i.note.code for i in self.items]
+
+
+# ------------------------------------------------------------------------------------------ values
+
+
+def _shown(value: Any) -> str:
+    """A config value as a short text for a note (``true``, ``8``, ``[q_proj, v_proj]``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(_shown(v) for v in value) + "]"
+    elif isinstance(value, dict):
+        text = "{" + ", ".join(f"{k}: {_shown(v)}" for k, v in value.items()) + "}"
+    else:
+        text = str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _is_auto(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().lower() == "auto"
+
+
+def _int(key: str, value: Any) -> int:
+    if isinstance(value, bool):
+        raise TrainingConfigError("config.not_integer", key=key, value=_shown(value))
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 12:
+        return int(value.strip())
+    raise TrainingConfigError("config.not_integer", key=key, value=_shown(value))
+
+
+def _float(key: str, value: Any) -> float:
+    if isinstance(value, bool):
+        raise TrainingConfigError("config.not_number", key=key, value=_shown(value))
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(number):
+                return number
+    raise TrainingConfigError("config.not_number", key=key, value=_shown(value))
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0", "none", ""}
+
+
+def _bool(key: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise TrainingConfigError("config.not_boolean", key=key, value=_shown(value))
+
+
+def _str(key: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    raise TrainingConfigError("config.not_string", key=key, value=_shown(value))
+
+
+# ------------------------------------------------------------------------------------------ the builder
+
+
+class _Builder:
+    """Collects updates and items while a format's mapper walks the config."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+        self.updates: dict[str, Any] = {}
+        self.items: list[ImportItem] = []
+        self.seen: set[str] = set()
+
+    def take(self, key: str, value: Any, path: str, setting: Any, code: str = "config.taken", **extra: Any) -> None:
+        self.updates[path] = setting
+        params = {"key": key, "value": _shown(value), "field": path, "setting": setting, **extra}
+        self.items.append(ImportItem(status="taken", key=key, note=Note(code=code, params=params), fields=(path,)))
+
+    def default(self, key: str, path: str, setting: Any) -> None:
+        self.updates[path] = setting
+        params = {"key": key, "framework": FORMAT_NAMES[self.fmt], "field": path, "setting": setting}
+        self.items.append(ImportItem(status="taken", key=key, note=Note(code="config.default", params=params),
+                                     fields=(path,)))
+
+    def ignore(self, key: str, value: Any = None, code: str = "config.ignored") -> None:
+        self.items.append(ImportItem(status="ignored", key=key,
+                                     note=Note(code=code, params={"key": key, "value": _shown(value)})))
+
+    def unsupported(self, key: str, value: Any, code: str = "config.not_modelled") -> None:
+        self.items.append(ImportItem(status="unsupported", key=key,
+                                     note=Note(code=code, params={"key": key, "value": _shown(value)})))
+
+    def auto(self, key: str) -> None:
+        self.ignore(key, "auto", code="config.auto")
+
+    def result(self) -> ConfigImport:
+        _validate(self.updates, self.items)
+        return ConfigImport(format=self.fmt, updates=dict(self.updates), items=tuple(self.items))
+
+
+def _validate(updates: dict[str, Any], items: list[ImportItem]) -> None:
+    """Check each update against the plan's field constraints (e.g. micro-batch >= 1); the first bad one raises."""
+    for section, model in (("training", TrainingSetup), ("dataset", Dataset)):
+        values = {p.split(".", 1)[1]: v for p, v in updates.items() if p.startswith(section + ".")}
+        if not values:
+            continue
+        try:
+            model.model_validate({**model().model_dump(), **values})
+        except ValidationError as exc:
+            where = ".".join(str(p) for p in exc.errors()[0].get("loc", ()))
+            path = f"{section}.{where}"
+            item = next((i for i in reversed(items) if path in i.fields), None)
+            key = item.key if item is not None else path
+            value = item.note.params.get("value", _shown(updates.get(path))) if item is not None else \
+                _shown(updates.get(path))
+            raise TrainingConfigError("config.out_of_range", key=key, value=value, field=path) from None
+
+
+# ------------------------------------------------------------------------------------------ shared pieces
+
+#: Settings of every format that do not change memory or time (data, logging, saving, schedule, evaluation).
+_IRRELEVANT = {
+    "output_dir", "overwrite_output_dir", "logging_dir", "logging_steps", "logging_strategy", "logging_first_step",
+    "save_steps", "save_strategy", "save_total_limit", "save_only_model", "save_safetensors", "plot_loss",
+    "report_to", "run_name", "learning_rate", "lr_scheduler_type", "lr_scheduler", "lr_scheduler_kwargs",
+    "warmup_ratio", "warmup_steps", "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "max_grad_norm",
+    "seed", "data_seed", "dataset", "datasets", "dataset_dir", "eval_dataset", "template", "max_samples",
+    "overwrite_cache", "preprocessing_num_workers", "dataloader_num_workers", "dataloader_pin_memory",
+    "ddp_timeout", "resume_from_checkpoint", "do_train", "do_eval", "do_predict", "eval_strategy",
+    "evaluation_strategy", "eval_steps", "per_device_eval_batch_size", "val_size", "val_set_size",
+    "trust_remote_code", "push_to_hub", "hub_model_id", "hub_strategy", "hub_token", "wandb_project",
+    "wandb_entity", "wandb_watch", "wandb_name", "wandb_log_model", "wandb_run_id", "mlflow_experiment_name",
+    "dataset_prepared_path", "train_on_inputs", "group_by_length", "special_tokens", "tokens", "chat_template",
+    "strict", "debug", "early_stopping_patience", "local_rank", "evals_per_epoch", "saves_per_epoch",
+    "loss_watchdog_threshold", "loss_watchdog_patience", "tf32", "remove_unused_columns", "label_names",
+    "load_best_model_at_end", "metric_for_best_model", "greater_is_better", "disable_tqdm", "log_level",
+    "log_level_replica", "log_on_each_node", "prediction_loss_only", "eval_accumulation_steps",
+    "gradient_checkpointing_kwargs", "include_num_input_tokens_seen", "dataset_text_field", "dataset_num_proc",
+    "dataset_kwargs", "completion_only_loss", "assistant_only_loss", "stage", "lora_model_dir",
+    "lora_fan_in_fan_out", "hub_private_repo", "gradient_clipping", "steps_per_print",
+    "wall_clock_breakdown", "zero_allow_untested_optimizer", "scheduler", "optim_args", "torch_compile_mode",
+    "torch_compile_backend", "ddp_find_unused_parameters", "ddp_backend", "half_precision_backend",
+    "bf16_full_eval", "fp16_full_eval", "fp16_opt_level", "_n_gpu", "logging_nan_inf_filter", "seed_everything",
+    "num_processes", "base_model_config", "tokenizer_type", "model_type", "tokenizer_config", "is_llama_derived_model",
+    "shuffle_merged_datasets", "test_datasets", "flash_attn_cross_entropy", "xformers_attention",
+    "eval_sample_packing", "eval_on_start", "use_cpu", "no_cuda", "past_index", "restore_callback_states_from_checkpoint",
+}  # fmt: skip
+
+_OPTIMIZERS = {
+    "adamw_torch": "adamw", "adamw_hf": "adamw", "adamw": "adamw", "adamw_torch_fused": "adamw-fused",
+    "adamw_apex_fused": "adamw-fused", "adamw_8bit": "adamw-8bit", "adamw_bnb_8bit": "adamw-8bit",
+    "bnb_8bit": "adamw-8bit", "paged_adamw_8bit": "paged-adamw-8bit", "paged_adamw_32bit": "paged-adamw-32bit",
+    "paged_adamw": "paged-adamw-32bit", "sgd": "sgd", "adafactor": "adafactor",
+}
+
+_LINEAR = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}
+_ATTN = {"q_proj", "k_proj", "v_proj", "o_proj"}
+_MLP = {"gate_proj", "up_proj", "down_proj"}
+
+
+def _targets(b: _Builder, key: str, value: Any) -> None:
+    """``lora_target``/``lora_target_modules``: ``all``, ``all-linear``, a comma list or a list of module names."""
+    if isinstance(value, str):
+        names = [n.strip() for n in value.split(",") if n.strip()]
+    elif isinstance(value, list) and all(isinstance(n, str) for n in value):
+        names = [n.strip() for n in value if n.strip()]
+    else:
+        raise TrainingConfigError("config.not_string", key=key, value=_shown(value))
+    if not names:
+        return
+    if len(names) == 1 and names[0].lower() in {"all", "all-linear", "all_linear"}:
+        b.take(key, value, "training.lora_targets", "all-linear")
+        return
+    wanted = {_LINEAR.get(n, n) for n in names}
+    if not wanted <= _ATTN | _MLP:
+        b.unsupported(key, value, "config.unknown_value")
+        return
+    exact = {frozenset({"q_proj", "v_proj"}): "q_v", frozenset(_ATTN): "qkvo", frozenset(_ATTN | _MLP): "all-linear"}
+    if frozenset(wanted) in exact:
+        b.take(key, value, "training.lora_targets", exact[frozenset(wanted)])
+    elif wanted <= {"q_proj", "v_proj"}:
+        b.take(key, value, "training.lora_targets", "q_v", code="config.approx")
+    elif wanted <= _ATTN:
+        b.take(key, value, "training.lora_targets", "qkvo", code="config.approx")
+    else:
+        b.take(key, value, "training.lora_targets", "all-linear", code="config.approx")
+
+
+def _modules_to_save(b: _Builder, key: str, value: Any) -> None:
+    names = value.split(",") if isinstance(value, str) else value
+    if not isinstance(names, list):
+        raise TrainingConfigError("config.not_string", key=key, value=_shown(value))
+    names = {str(n).strip() for n in names if str(n).strip()}
+    if names & {"embed_tokens", "lm_head", "wte", "embed_in", "embed_out"}:
+        b.take(key, value, "training.trainable_embeddings", True)
+    elif names:
+        b.unsupported(key, value)
+
+
+def _optimizer(b: _Builder, key: str, value: Any) -> None:
+    name = _str(key, value).lower()
+    if name in _OPTIMIZERS:
+        b.take(key, value, "training.optimizer", _OPTIMIZERS[name])
+    else:
+        b.unsupported(key, value, "config.unknown_value")
+
+
+def _attention_impl(b: _Builder, key: str, value: Any) -> None:
+    """transformers' ``attn_implementation`` (TRL ``ModelConfig``, ``model_init_kwargs``)."""
+    name = _str(key, value).lower()
+    table = {"flash_attention_2": "flash", "flash_attention_3": "flash", "kernels-community/flash-attn": "flash",
+             "sdpa": "sdpa", "eager": "eager"}
+    if name in table:
+        b.take(key, value, "training.attention", table[name])
+    else:
+        b.unsupported(key, value, "config.unknown_value")
+
+
+def _fsdp(b: _Builder, key: str, value: Any) -> None:
+    """HF/axolotl ``fsdp``: ``"full_shard auto_wrap offload"`` or a list of those words."""
+    if isinstance(value, str):
+        words = value.replace(",", " ").split()
+    elif isinstance(value, list) and all(isinstance(w, str) for w in value):
+        words = [w for item in value for w in item.split()]
+    elif value is False:
+        return
+    else:
+        raise TrainingConfigError("config.not_string", key=key, value=_shown(value))
+    words = [w.strip().lower() for w in words]
+    if not words:
+        return
+    if "full_shard" in words or "hybrid_shard" in words:
+        b.take(key, value, "training.sharding", "fsdp")
+    elif "shard_grad_op" in words or "hybrid_shard_zero2" in words:
+        b.take(key, value, "training.sharding", "zero2", code="config.approx")
+    elif "no_shard" in words:
+        b.take(key, value, "training.sharding", "ddp", code="config.approx")
+    else:
+        b.unsupported(key, value, "config.unknown_value")
+        return
+    if "offload" in words:
+        b.take(key, value, "training.cpu_offload", True)
+
+
+def _fsdp_config(b: _Builder, key: str, value: Any) -> None:
+    """``fsdp_config``: offload, activation checkpointing, sharding strategy (``fsdp_`` prefix optional)."""
+    if isinstance(value, str):  # HF: a path to a JSON file
+        b.unsupported(key, value)
+        return
+    if not isinstance(value, Mapping):
+        raise TrainingConfigError("config.not_string", key=key, value=_shown(value))
+    for sub, v in value.items():
+        name = str(sub).removeprefix("fsdp_")
+        full = f"{key}.{sub}"
+        if v is None:
+            continue
+        if name == "offload_params":
+            b.take(full, v, "training.cpu_offload", _bool(full, v))
+        elif name == "activation_checkpointing":
+            b.take(full, v, "training.grad_checkpointing", _bool(full, v))
+        elif name == "sharding_strategy":
+            strategy = str(v).upper().replace("_", "")
+            table = {"FULLSHARD": "fsdp", "1": "fsdp", "HYBRIDSHARD": "fsdp", "SHARDGRADOP": "zero2", "2": "zero2",
+                     "NOSHARD": "ddp", "3": "ddp"}
+            if strategy in table:
+                b.take(full, v, "training.sharding", table[strategy],
+                       code="config.taken" if table[strategy] == "fsdp" else "config.approx")
+            else:
+                b.unsupported(full, v, "config.unknown_value")
+        elif name == "reshard_after_forward" and v is False:
+            b.unsupported(full, v)
+        else:
+            b.ignore(full, v)
+
+
+def _seq_mode(b: _Builder, key: str, value: Any, mode: str) -> None:
+    b.take(key, value, "training.sequence_mode", mode)
+
+
+def _precision(b: _Builder, data: Mapping[str, Any], bf16_key: str = "bf16", fp16_key: str = "fp16") -> str | None:
+    """``bf16``/``fp16`` flags (``auto`` in axolotl: bf16 where the GPU has it); the precision taken, or None."""
+    bf16, fp16 = data.get(bf16_key), data.get(fp16_key)
+    if bf16 is not None and (_is_auto(bf16) or _bool(bf16_key, bf16)):
+        b.take(bf16_key, bf16, "training.precision", "bf16")
+        if fp16 is not None:
+            b.ignore(fp16_key, fp16)
+        return "bf16"
+    if fp16 is not None and not _is_auto(fp16) and _bool(fp16_key, fp16):
+        b.take(fp16_key, fp16, "training.precision", "fp16")
+        if bf16 is not None:
+            b.ignore(bf16_key, bf16)
+        return "fp16"
+    if bf16 is not None or fp16 is not None:
+        b.items.append(ImportItem(status="taken", key=bf16_key if bf16 is not None else fp16_key,
+                                  note=Note(code="config.fp32", params={"field": "training.precision",
+                                                                       "setting": "fp32"}),
+                                  fields=("training.precision",)))
+        b.updates["training.precision"] = "fp32"
+        b.updates["training.master_weights"] = "none"
+        return "fp32"
+    return None
+
+
+def _framework(b: _Builder) -> None:
+    b.updates["training.framework"] = "hf"
+    b.items.append(ImportItem(status="taken", key="framework", fields=("training.framework",), note=Note(
+        code="config.framework", params={"framework": FORMAT_NAMES[b.fmt], "field": "training.framework",
+                                         "setting": "hf"})))
+
+
+def _model_key(b: _Builder, key: str, value: Any) -> None:
+    b.unsupported(key, value, "config.model_not_set")
+
+
+def _leftover(b: _Builder, key: str, value: Any) -> None:
+    if key in _IRRELEVANT or key.startswith(("wandb_", "hub_", "mlflow_", "comet_", "swanlab_", "eval_", "save_",
+                                             "logging_", "push_to_hub", "report_")):
+        b.ignore(key, value)
+    else:
+        b.ignore(key, value, code="config.unknown_key")
+
+
+# ------------------------------------------------------------------------------------------ LLaMA-Factory
+
+
+def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
+    b = _Builder("llamafactory")
+    g = data.get
+    done: set[str] = set()
+
+    def has(key: str) -> bool:
+        return g(key) is not None
+
+    kind = _str("finetuning_type", g("finetuning_type")).lower() if has("finetuning_type") else "lora"
+    quant = _int("quantization_bit", g("quantization_bit")) if has("quantization_bit") else None
+    done |= {"finetuning_type", "quantization_bit"}
+    method: str | None = None
+    if kind == "full":
+        method = "full"
+        b.take("finetuning_type", g("finetuning_type"), "training.method", "full")
+    elif kind == "lora":
+        method = "qlora" if quant == 4 else "lora"
+        if has("finetuning_type"):
+            b.take("finetuning_type", g("finetuning_type"), "training.method", method)
+        else:
+            b.default("finetuning_type", "training.method", method)
+    else:
+        b.unsupported("finetuning_type", g("finetuning_type"), "config.unknown_value")
+    if quant is not None:
+        if quant == 4 and method == "qlora":
+            b.take("quantization_bit", quant, "training.method", "qlora")
+        elif quant == 8:
+            b.unsupported("quantization_bit", quant, "config.quant_8bit")
+        else:
+            b.unsupported("quantization_bit", quant, "config.unknown_value")
+    if has("quantization_method") and _str("quantization_method", g("quantization_method")).lower() not in {
+            "bnb", "bitsandbytes"}:
+        b.unsupported("quantization_method", g("quantization_method"))
+    done.add("quantization_method")
+    if has("double_quantization"):
+        b.take("double_quantization", g("double_quantization"), "training.double_quant",
+               _bool("double_quantization", g("double_quantization")))
+    done.add("double_quantization")
+    if method in {"lora", "qlora"}:
+        rank = _int("lora_rank", g("lora_rank")) if has("lora_rank") else 8
+        if has("lora_rank"):
+            b.take("lora_rank", g("lora_rank"), "training.lora_rank", rank)
+        else:
+            b.default("lora_rank", "training.lora_rank", rank)
+        if has("lora_alpha"):
+            b.take("lora_alpha", g("lora_alpha"), "training.lora_alpha", _float("lora_alpha", g("lora_alpha")))
+        else:
+            b.default("lora_alpha", "training.lora_alpha", float(rank * 2))
+        if has("lora_dropout"):
+            b.take("lora_dropout", g("lora_dropout"), "training.lora_dropout", _float("lora_dropout", g("lora_dropout")))
+        else:
+            b.default("lora_dropout", "training.lora_dropout", 0.0)
+        if has("lora_target"):
+            _targets(b, "lora_target", g("lora_target"))
+        else:
+            b.default("lora_target", "training.lora_targets", "all-linear")
+        if has("additional_target"):
+            _modules_to_save(b, "additional_target", g("additional_target"))
+        for key in ("use_dora", "use_rslora", "pissa_init", "use_galore", "use_badam", "use_apollo", "use_llama_pro"):
+            if has(key) and _bool(key, g(key)):
+                b.unsupported(key, g(key)) if key != "use_rslora" else b.ignore(key, g(key))
+            done.add(key)
+    done |= {"lora_rank", "lora_alpha", "lora_dropout", "lora_target", "additional_target"}
+    precision = _precision(b, data)
+    if has("pure_bf16") and _bool("pure_bf16", g("pure_bf16")):
+        b.take("pure_bf16", g("pure_bf16"), "training.precision", "bf16")
+        b.take("pure_bf16", g("pure_bf16"), "training.master_weights", "none")
+    elif method == "full" and precision in {"bf16", "fp16"}:
+        # model/adapter.py: trainable parameters are upcast to FP32 unless pure_bf16 (ZeRO-3/FSDP keep them in FP32)
+        b.default("pure_bf16", "training.master_weights", "fp32")
+    done |= {"bf16", "fp16", "pure_bf16"}
+    _batch(b, data, "per_device_train_batch_size", "gradient_accumulation_steps")
+    done |= {"per_device_train_batch_size", "gradient_accumulation_steps"}
+    if has("cutoff_len"):
+        b.take("cutoff_len", g("cutoff_len"), "training.seq_len", _int("cutoff_len", g("cutoff_len")))
+    else:
+        b.default("cutoff_len", "training.seq_len", 2048)
+    stage = str(g("stage") or "sft").lower()
+    packing = _bool("packing", g("packing")) if has("packing") else stage == "pt"
+    neat = has("neat_packing") and _bool("neat_packing", g("neat_packing"))
+    if neat:
+        _seq_mode(b, "neat_packing", g("neat_packing"), "packed")
+    elif has("packing"):
+        _seq_mode(b, "packing", g("packing"), "packed" if packing else "dynamic")
+    else:
+        b.default("packing", "training.sequence_mode", "packed" if packing else "dynamic")
+    done |= {"cutoff_len", "packing", "neat_packing"}
+    if has("disable_gradient_checkpointing"):
+        off = _bool("disable_gradient_checkpointing", g("disable_gradient_checkpointing"))
+        b.take("disable_gradient_checkpointing", g("disable_gradient_checkpointing"), "training.grad_checkpointing",
+               not off)
+    else:
+        b.default("disable_gradient_checkpointing", "training.grad_checkpointing", True)
+    if has("use_unsloth_gc") and _bool("use_unsloth_gc", g("use_unsloth_gc")):
+        b.take("use_unsloth_gc", g("use_unsloth_gc"), "training.activation_offload", True)
+    done |= {"disable_gradient_checkpointing", "use_unsloth_gc"}
+    flash = str(g("flash_attn") or "auto").lower()
+    table = {"fa2": "flash", "fa3": "flash", "sdpa": "sdpa", "disabled": "eager", "auto": "sdpa"}
+    if has("flash_attn") and flash in table:
+        b.take("flash_attn", g("flash_attn"), "training.attention", table[flash],
+               code="config.approx" if flash == "auto" else "config.taken")
+    elif has("flash_attn"):
+        b.unsupported("flash_attn", g("flash_attn"), "config.unknown_value")
+    else:
+        b.default("flash_attn", "training.attention", "sdpa")
+    done.add("flash_attn")
+    if has("enable_liger_kernel"):
+        if _bool("enable_liger_kernel", g("enable_liger_kernel")):
+            b.take("enable_liger_kernel", g("enable_liger_kernel"), "training.fused_cross_entropy", True)
+        done.add("enable_liger_kernel")
+    if has("use_unsloth") and _bool("use_unsloth", g("use_unsloth")):
+        b.unsupported("use_unsloth", g("use_unsloth"))
+    done.add("use_unsloth")
+    _common_hf(b, data, done)
+    _framework(b)
+    return b.result()
+
+
+# ------------------------------------------------------------------------------------------ axolotl
+
+
+def _axolotl(data: Mapping[str, Any]) -> ConfigImport:
+    b = _Builder("axolotl")
+    g = data.get
+    done: set[str] = set()
+
+    def has(key: str) -> bool:
+        return g(key) is not None
+
+    adapter = _str("adapter", g("adapter")).lower() if has("adapter") else ""
+    four = has("load_in_4bit") and _bool("load_in_4bit", g("load_in_4bit"))
+    eight = has("load_in_8bit") and _bool("load_in_8bit", g("load_in_8bit"))
+    method: str | None
+    if adapter == "qlora" or (adapter == "lora" and four):
+        method = "qlora"
+        b.take("adapter", g("adapter"), "training.method", "qlora")
+        if four:
+            b.take("load_in_4bit", g("load_in_4bit"), "training.method", "qlora")
+    elif adapter == "lora":
+        method = "lora"
+        b.take("adapter", g("adapter"), "training.method", "lora")
+        if eight:
+            b.unsupported("load_in_8bit", g("load_in_8bit"), "config.quant_8bit")
+    elif not adapter:
+        method = "full"
+        b.default("adapter", "training.method", "full")
+    else:
+        method = None
+        b.unsupported("adapter", g("adapter"), "config.unknown_value")
+    for key in ("load_in_4bit", "load_in_8bit"):
+        if has(key) and key not in {i.key for i in b.items}:
+            b.ignore(key, g(key))
+    done |= {"adapter", "load_in_4bit", "load_in_8bit"}
+    if method in {"lora", "qlora"}:
+        for key, path, conv in (("lora_r", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),
+                                ("lora_dropout", "training.lora_dropout", _float)):
+            if has(key):
+                b.take(key, g(key), path, conv(key, g(key)))
+        if has("lora_target_linear") and _bool("lora_target_linear", g("lora_target_linear")):
+            b.take("lora_target_linear", g("lora_target_linear"), "training.lora_targets", "all-linear")
+        elif has("lora_target_modules"):
+            _targets(b, "lora_target_modules", g("lora_target_modules"))
+        if has("lora_modules_to_save"):
+            _modules_to_save(b, "lora_modules_to_save", g("lora_modules_to_save"))
+        if has("peft_use_dora") and _bool("peft_use_dora", g("peft_use_dora")):
+            b.unsupported("peft_use_dora", g("peft_use_dora"))
+    done |= {"lora_r", "lora_alpha", "lora_dropout", "lora_target_linear", "lora_target_modules",
+             "lora_modules_to_save", "peft_use_dora"}
+    _precision(b, data)
+    if method == "full" and has("bf16"):
+        # axolotl loads the model in the training dtype (torch_dtype from bf16/fp16): no FP32 master copy
+        b.default("bf16", "training.master_weights", "none")
+    done |= {"bf16", "fp16", "bfloat16", "float16"}
+    micro = _int("micro_batch_size", g("micro_batch_size")) if has("micro_batch_size") else None
+    if micro is not None:
+        b.take("micro_batch_size", g("micro_batch_size"), "training.micro_batch", micro)
+    if has("gradient_accumulation_steps"):
+        b.take("gradient_accumulation_steps", g("gradient_accumulation_steps"), "training.grad_accumulation",
+               _int("gradient_accumulation_steps", g("gradient_accumulation_steps")))
+    elif has("batch_size"):
+        total = _int("batch_size", g("batch_size"))
+        b.take("batch_size", g("batch_size"), "training.grad_accumulation", max(1, total // (micro or 1)))
+    done |= {"micro_batch_size", "gradient_accumulation_steps", "batch_size"}
+    if has("sequence_len"):
+        b.take("sequence_len", g("sequence_len"), "training.seq_len", _int("sequence_len", g("sequence_len")))
+    else:
+        b.default("sequence_len", "training.seq_len", 2048)
+    if has("sample_packing") and _bool("sample_packing", g("sample_packing")):
+        _seq_mode(b, "sample_packing", g("sample_packing"), "packed")
+        if has("pad_to_sequence_len"):
+            b.ignore("pad_to_sequence_len", g("pad_to_sequence_len"))
+    elif has("pad_to_sequence_len") and _bool("pad_to_sequence_len", g("pad_to_sequence_len")):
+        _seq_mode(b, "pad_to_sequence_len", g("pad_to_sequence_len"), "fixed")
+        if has("sample_packing"):
+            b.ignore("sample_packing", g("sample_packing"))
+    else:
+        b.default("sample_packing", "training.sequence_mode", "dynamic")
+    done |= {"sequence_len", "sample_packing", "pad_to_sequence_len"}
+    gc = g("gradient_checkpointing")
+    if gc is None:
+        b.default("gradient_checkpointing", "training.grad_checkpointing", False)
+    elif isinstance(gc, str) and gc.strip().lower() in {"offload", "offload_disk", "unsloth"}:
+        b.take("gradient_checkpointing", gc, "training.grad_checkpointing", True)
+        b.take("gradient_checkpointing", gc, "training.activation_offload", True)
+    else:
+        b.take("gradient_checkpointing", gc, "training.grad_checkpointing", _bool("gradient_checkpointing", gc))
+    if has("activation_offloading"):
+        value = g("activation_offloading")
+        on = True if isinstance(value, str) and value.strip().lower() in {"legacy", "disk"} else \
+            _bool("activation_offloading", value)
+        b.take("activation_offloading", value, "training.activation_offload", on)
+    done |= {"gradient_checkpointing", "activation_offloading"}
+    attention = None
+    for key, kind in (("flash_attention", "flash"), ("sdp_attention", "sdpa"), ("flex_attention", "sdpa"),
+                      ("eager_attention", "eager")):
+        if has(key) and _bool(key, g(key)):
+            if attention is None:
+                attention = kind
+                b.take(key, g(key), "training.attention", kind, code="config.approx" if key == "flex_attention"
+                       else "config.taken")
+            else:
+                b.ignore(key, g(key))
+        elif has(key):
+            b.ignore(key, g(key))
+        done.add(key)
+    if has("attn_implementation"):
+        _attention_impl(b, "attn_implementation", g("attn_implementation"))
+        attention = attention or "set"
+    done.add("attn_implementation")
+    if attention is None:
+        b.default("flash_attention", "training.attention", "sdpa")
+    if has("optimizer"):
+        _optimizer(b, "optimizer", g("optimizer"))
+    done.add("optimizer")
+    plugins = g("plugins") or []
+    if not isinstance(plugins, list):
+        raise TrainingConfigError("config.not_string", key="plugins", value=_shown(plugins))
+    done.add("plugins")
+    plugin_text = " ".join(str(p).lower() for p in plugins)
+    fused = False
+    if "cut_cross_entropy" in plugin_text and (not has("cut_cross_entropy") or _bool("cut_cross_entropy",
+                                                                                     g("cut_cross_entropy"))):
+        fused = True
+        b.take("plugins", plugins, "training.fused_cross_entropy", True)
+    done.add("cut_cross_entropy")
+    for key in ("liger_fused_linear_cross_entropy", "liger_cross_entropy"):
+        if has(key) and _bool(key, g(key)) and "liger" in plugin_text and not fused:
+            fused = True
+            b.take(key, g(key), "training.fused_cross_entropy", True)
+        elif has(key):
+            b.ignore(key, g(key))
+        done.add(key)
+    for key in ("liger_rope", "liger_rms_norm", "liger_glu_activation", "liger_layer_norm"):
+        if has(key):
+            (b.unsupported if _bool(key, g(key)) else b.ignore)(key, g(key))
+        done.add(key)
+    if plugins and not fused:
+        b.ignore("plugins", plugins)
+    if has("torch_compile"):
+        value = g("torch_compile")
+        b.take("torch_compile", value, "training.torch_compile", True if _is_auto(value) else
+               _bool("torch_compile", value))
+    done.add("torch_compile")
+    if has("fsdp"):
+        _fsdp(b, "fsdp", g("fsdp"))
+    if has("fsdp_config"):
+        _fsdp_config(b, "fsdp_config", g("fsdp_config"))
+    done |= {"fsdp", "fsdp_config", "fsdp_version"}
+    if has("num_epochs"):
+        b.take("num_epochs", g("num_epochs"), "dataset.epochs", _float("num_epochs", g("num_epochs")))
+    done.add("num_epochs")
+    _common_hf(b, data, done)
+    _framework(b)
+    return b.result()
+
+
+# ------------------------------------------------------------------------------------------ HF / TRL
+
+
+def _batch(b: _Builder, data: Mapping[str, Any], micro_key: str, accum_key: str) -> None:
+    for key, path in ((micro_key, "training.micro_batch"), (accum_key, "training.grad_accumulation")):
+        value = data.get(key)
+        if value is None:
+            continue
+        if _is_auto(value):
+            b.auto(key)
+        else:
+            b.take(key, value, path, _int(key, value))
+
+
+def _common_hf(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
+    """The keys HF TrainingArguments / TRL share with LLaMA-Factory and axolotl, then every key left over."""
+    g = data.get
+    if g("optim") is not None and "optim" not in done:
+        _optimizer(b, "optim", g("optim"))
+    elif g("adafactor") is True and "optim" not in done:
+        b.take("adafactor", True, "training.optimizer", "adafactor")
+    done |= {"optim", "adafactor"}
+    if g("use_liger_kernel") is not None and "use_liger_kernel" not in done:
+        if _bool("use_liger_kernel", g("use_liger_kernel")):
+            b.take("use_liger_kernel", g("use_liger_kernel"), "training.fused_cross_entropy", True)
+        else:
+            b.ignore("use_liger_kernel", g("use_liger_kernel"))
+    done.add("use_liger_kernel")
+    if g("torch_compile") is not None and "torch_compile" not in done:
+        b.take("torch_compile", g("torch_compile"), "training.torch_compile", _bool("torch_compile", g("torch_compile")))
+    done.add("torch_compile")
+    if g("fsdp") is not None and "fsdp" not in done:
+        _fsdp(b, "fsdp", g("fsdp"))
+    if g("fsdp_config") is not None and "fsdp_config" not in done and (
+            "training.sharding" in b.updates or not isinstance(g("fsdp_config"), Mapping)):
+        _fsdp_config(b, "fsdp_config", g("fsdp_config"))
+    elif g("fsdp_config") is not None and "fsdp_config" not in done:
+        b.ignore("fsdp_config", g("fsdp_config"))  # TrainingArguments dumps it even without FSDP
+    done |= {"fsdp", "fsdp_config"}
+    ds = g("deepspeed")
+    if ds is not None and "deepspeed" not in done:
+        if isinstance(ds, Mapping):
+            inner = _deepspeed(ds, prefix="deepspeed.")
+            b.updates.update(inner.updates)
+            b.items.extend(inner.items)
+        elif isinstance(ds, str) and ds.strip():
+            b.ignore("deepspeed", ds, code="config.deepspeed_file")
+    done.add("deepspeed")
+    if g("num_train_epochs") is not None and "num_train_epochs" not in done:
+        b.take("num_train_epochs", g("num_train_epochs"), "dataset.epochs",
+               _float("num_train_epochs", g("num_train_epochs")))
+    done.add("num_train_epochs")
+    if g("max_steps") is not None and "max_steps" not in done:
+        steps = g("max_steps")
+        if not (isinstance(steps, int) and not isinstance(steps, bool) and steps <= 0):
+            b.unsupported("max_steps", steps)
+    done.add("max_steps")
+    for key in ("model_name_or_path", "base_model", "model_id"):
+        if g(key) is not None and key not in done:
+            _model_key(b, key, g(key))
+        done.add(key)
+    if "training.sharding" in b.updates and b.fmt != "deepspeed":
+        b.items.append(ImportItem(status="unsupported", key="num_gpus", note=Note(code="config.no_gpu_count")))
+    for key, value in data.items():
+        if key in done or value is None:
+            continue
+        _leftover(b, str(key), value)
+
+
+def _hf(data: Mapping[str, Any]) -> ConfigImport:
+    """HF ``TrainingArguments`` (``to_json_string()``/``to_dict()``) and TRL ``SFTConfig``/``ModelConfig`` (YAML)."""
+    b = _Builder("hf")
+    g = data.get
+    done: set[str] = set()
+
+    def has(key: str) -> bool:
+        return g(key) is not None
+
+    four = has("load_in_4bit") and _bool("load_in_4bit", g("load_in_4bit"))
+    if has("use_peft"):
+        if _bool("use_peft", g("use_peft")):
+            b.take("use_peft", g("use_peft"), "training.method", "qlora" if four else "lora")
+            if four:
+                b.take("load_in_4bit", g("load_in_4bit"), "training.method", "qlora")
+        else:
+            b.take("use_peft", g("use_peft"), "training.method", "full")
+    if has("load_in_8bit") and _bool("load_in_8bit", g("load_in_8bit")):
+        b.unsupported("load_in_8bit", g("load_in_8bit"), "config.quant_8bit")
+    done |= {"use_peft", "load_in_4bit", "load_in_8bit"}
+    if "training.method" in b.updates and b.updates["training.method"] != "full":
+        for key, path, conv in (("lora_r", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),
+                                ("lora_dropout", "training.lora_dropout", _float)):
+            if has(key):
+                b.take(key, g(key), path, conv(key, g(key)))
+        if has("lora_target_modules"):
+            _targets(b, "lora_target_modules", g("lora_target_modules"))
+        if has("lora_modules_to_save"):
+            _modules_to_save(b, "lora_modules_to_save", g("lora_modules_to_save"))
+        done |= {"lora_r", "lora_alpha", "lora_dropout", "lora_target_modules", "lora_modules_to_save"}
+    if has("use_bnb_nested_quant"):
+        b.take("use_bnb_nested_quant", g("use_bnb_nested_quant"), "training.double_quant",
+               _bool("use_bnb_nested_quant", g("use_bnb_nested_quant")))
+    done.add("use_bnb_nested_quant")
+    precision = _precision(b, data)
+    done |= {"bf16", "fp16"}
+    kwargs = g("model_init_kwargs") if isinstance(g("model_init_kwargs"), Mapping) else {}
+    dtype_key = next((k for k in ("torch_dtype", "dtype") if g(k) is not None), None)
+    dtype = g(dtype_key) if dtype_key else next((kwargs.get(k) for k in ("torch_dtype", "dtype") if kwargs.get(k)), None)
+    dtype_name = f"model_init_kwargs.{'torch_dtype' if 'torch_dtype' in kwargs else 'dtype'}" if not dtype_key \
+        else dtype_key
+    if dtype is not None and precision in {"bf16", "fp16"}:
+        text = _str(dtype_name, dtype).lower()
+        if text in {"float32", "torch.float32", "fp32"}:
+            b.take(dtype_name, dtype, "training.master_weights", "fp32", code="config.master_weights")
+        elif text in {"bfloat16", "float16", "torch.bfloat16", "torch.float16", "auto"}:
+            b.take(dtype_name, dtype, "training.master_weights", "none")
+    elif dtype is not None:
+        b.ignore(dtype_name, dtype)
+    done |= {"torch_dtype", "dtype"}
+    attn = g("attn_implementation") or kwargs.get("attn_implementation")
+    if attn is not None:
+        _attention_impl(b, "attn_implementation" if has("attn_implementation")
+                        else "model_init_kwargs.attn_implementation", attn)
+    done |= {"attn_implementation", "model_init_kwargs"}
+    if isinstance(g("model_init_kwargs"), Mapping):
+        for k, v in kwargs.items():
+            if k not in {"torch_dtype", "dtype", "attn_implementation"} and v is not None:
+                b.ignore(f"model_init_kwargs.{k}", v)
+    _batch(b, data, "per_device_train_batch_size", "gradient_accumulation_steps")
+    done |= {"per_device_train_batch_size", "gradient_accumulation_steps", "train_batch_size"}
+    if has("gradient_checkpointing"):
+        b.take("gradient_checkpointing", g("gradient_checkpointing"), "training.grad_checkpointing",
+               _bool("gradient_checkpointing", g("gradient_checkpointing")))
+    done.add("gradient_checkpointing")
+    length_key = next((k for k in ("max_length", "max_seq_length") if has(k)), None)
+    if length_key:
+        b.take(length_key, g(length_key), "training.seq_len", _int(length_key, g(length_key)))
+    done |= {"max_length", "max_seq_length"}
+    trl = length_key is not None or has("packing") or has("dataset_text_field")
+    if has("packing") and _bool("packing", g("packing")):
+        _seq_mode(b, "packing", g("packing"), "packed")
+    elif has("padding_free") and _bool("padding_free", g("padding_free")):
+        b.take("padding_free", g("padding_free"), "training.sequence_mode", "packed", code="config.approx")
+    elif trl:
+        key = "packing" if has("packing") else (length_key or "packing")
+        _seq_mode(b, key, g(key), "dynamic") if has("packing") else b.default("packing", "training.sequence_mode",
+                                                                               "dynamic")
+    done |= {"packing", "padding_free"}
+    if has("activation_offloading"):
+        b.take("activation_offloading", g("activation_offloading"), "training.activation_offload",
+               _bool("activation_offloading", g("activation_offloading")))
+    done.add("activation_offloading")
+    _common_hf(b, data, done)
+    _framework(b)
+    return b.result()
+
+
+# ------------------------------------------------------------------------------------------ DeepSpeed
+
+
+def _enabled(section: Any) -> Any:
+    return section.get("enabled") if isinstance(section, Mapping) else section
+
+
+def _deepspeed(data: Mapping[str, Any], prefix: str = "") -> ConfigImport:
+    b = _Builder("deepspeed")
+    done: set[str] = set()
+    g = data.get
+    zero = g("zero_optimization")
+    if zero is not None and not isinstance(zero, Mapping):
+        raise TrainingConfigError("config.not_mapping")
+    zero = zero or {}
+    stage_value = zero.get("stage")
+    stage = None
+    if stage_value is not None:
+        key = f"{prefix}zero_optimization.stage"
+        if _is_auto(stage_value):
+            b.auto(key)
+        else:
+            stage = _int(key, stage_value)
+            table = {0: "ddp", 1: "zero1", 2: "zero2", 3: "zero3"}
+            if stage in table:
+                b.take(key, stage_value, "training.sharding", table[stage])
+            else:
+                b.unsupported(key, stage_value, "config.unknown_value")
+
+    def device(name: str) -> tuple[str, str]:
+        section = zero.get(name)
+        key = f"{prefix}zero_optimization.{name}.device"
+        if isinstance(section, Mapping):
+            value = section.get("device")
+            return key, (str(value).lower() if value is not None else "none")
+        return key, "none"
+
+    (okey, odev), (pkey, pdev) = device("offload_optimizer"), device("offload_param")
+    if pdev in {"cpu", "nvme"} and stage == 3:
+        b.take(pkey, pdev, "training.cpu_offload", True, code="config.taken" if pdev == "cpu" else "config.approx")
+        if odev in {"cpu", "nvme"}:
+            b.take(okey, odev, "training.cpu_offload", True)
+        elif odev != "none":
+            b.unsupported(okey, odev, "config.unknown_value")
+    elif odev in {"cpu", "nvme"} and stage in {1, 2}:
+        # ZeRO-1/2: the plan's CPU offload is DeepSpeed's offload_optimizer (fp32 master and states on the CPU)
+        b.take(okey, odev, "training.cpu_offload", True, code="config.taken" if odev == "cpu" else "config.approx")
+        if pdev != "none":
+            b.ignore(pkey, pdev)  # offload_param applies to ZeRO-3 only
+    elif odev in {"cpu", "nvme"}:
+        b.unsupported(okey, odev, "config.optimizer_offload_only")
+        if pdev != "none":
+            b.unsupported(pkey, pdev)
+    elif pdev not in {"none"} or odev not in {"none"}:
+        if pdev != "none":
+            b.unsupported(pkey, pdev, "config.unknown_value")
+        if odev != "none":
+            b.unsupported(okey, odev, "config.unknown_value")
+    elif zero.get("offload_optimizer") is not None or zero.get("offload_param") is not None:
+        b.take(okey, "none", "training.cpu_offload", False)
+    for sub, value in zero.items():
+        if sub not in {"stage", "offload_optimizer", "offload_param"} and value is not None:
+            b.ignore(f"{prefix}zero_optimization.{sub}", value)
+    done.add("zero_optimization")
+    bf16, fp16 = _enabled(g("bf16")), _enabled(g("fp16"))
+    if g("bf16") is None and g("bfloat16") is not None:
+        bf16 = _enabled(g("bfloat16"))
+    bkey, fkey = f"{prefix}bf16.enabled", f"{prefix}fp16.enabled"
+    mixed = False
+    if bf16 is not None and _is_auto(bf16):
+        b.auto(bkey)
+        mixed = True
+    elif bf16 is not None and _bool(bkey, bf16):
+        b.take(bkey, bf16, "training.precision", "bf16")
+        mixed = True
+    if fp16 is not None and _is_auto(fp16):
+        b.auto(fkey)
+        mixed = True
+    elif fp16 is not None and _bool(fkey, fp16) and "training.precision" not in b.updates:
+        b.take(fkey, fp16, "training.precision", "fp16")
+        mixed = True
+    if bf16 is not None and fp16 is not None and not mixed:
+        b.take(bkey, bf16, "training.precision", "fp32", code="config.fp32")
+        b.updates["training.master_weights"] = "none"
+    if mixed:
+        # DeepSpeed's mixed precision keeps FP32 master weights (and FP32 optimizer states) for what it trains
+        b.take(bkey if bf16 is not None else fkey, bf16 if bf16 is not None else fp16, "training.master_weights",
+               "fp32", code="config.master_weights")
+    if isinstance(g("fp16"), Mapping):
+        for sub, value in g("fp16").items():
+            if sub != "enabled":
+                b.ignore(f"{prefix}fp16.{sub}", value)
+    done |= {"bf16", "fp16", "bfloat16"}
+    _batch(b, data, "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+    total = g("train_batch_size")
+    micro, accum = g("train_micro_batch_size_per_gpu"), g("gradient_accumulation_steps")
+    if total is not None:
+        if _is_auto(total):
+            b.auto(f"{prefix}train_batch_size")
+        else:
+            total_n = _int(f"{prefix}train_batch_size", total)
+            if micro is not None and accum is not None and not _is_auto(micro) and not _is_auto(accum):
+                per = _int("train_micro_batch_size_per_gpu", micro) * _int("gradient_accumulation_steps", accum)
+                if per > 0 and total_n % per == 0 and total_n // per >= 1:
+                    b.take(f"{prefix}train_batch_size", total, "training.num_gpus", total_n // per,
+                           code="config.gpus_from_batch")
+                else:
+                    b.unsupported(f"{prefix}train_batch_size", total)
+            else:
+                b.ignore(f"{prefix}train_batch_size", total)
+    done |= {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "train_batch_size"}
+    opt = g("optimizer")
+    if isinstance(opt, Mapping) and opt.get("type") is not None:
+        kind = str(opt.get("type")).lower()
+        table = {"adamw": "adamw-fused", "adam": "adamw-fused", "fusedadam": "adamw-fused", "cpuadam": "adamw",
+                 "deepspeedcpuadam": "adamw", "sgd": "sgd"}
+        if kind in table:
+            b.take(f"{prefix}optimizer.type", opt.get("type"), "training.optimizer", table[kind])
+        else:
+            b.unsupported(f"{prefix}optimizer.type", opt.get("type"), "config.unknown_value")
+    elif opt is not None:
+        b.ignore(f"{prefix}optimizer", opt)
+    done.add("optimizer")
+    ac = g("activation_checkpointing")
+    if isinstance(ac, Mapping):
+        if ac.get("cpu_checkpointing") is not None and _bool("activation_checkpointing.cpu_checkpointing",
+                                                            ac.get("cpu_checkpointing")):
+            b.take(f"{prefix}activation_checkpointing.cpu_checkpointing", ac.get("cpu_checkpointing"),
+                   "training.activation_offload", True)
+        else:
+            b.ignore(f"{prefix}activation_checkpointing", ac)
+    done.add("activation_checkpointing")
+    for key, value in data.items():
+        if key in done or value is None:
+            continue
+        if isinstance(value, str) and _is_auto(value):
+            b.auto(prefix + str(key))
+        else:
+            _leftover(b, prefix + str(key), value)
+    return b.result()
+
+
+# ------------------------------------------------------------------------------------------ entry points
+
+_MAPPERS = {"llamafactory": _llamafactory, "axolotl": _axolotl, "hf": _hf, "deepspeed": _deepspeed}
+
+_LF_KEYS = {"finetuning_type", "cutoff_len", "lora_target", "quantization_bit", "template", "flash_attn",
+            "disable_gradient_checkpointing", "pure_bf16", "neat_packing", "enable_liger_kernel", "use_unsloth"}
+_AXOLOTL_KEYS = {"base_model", "adapter", "micro_batch_size", "sequence_len", "sample_packing", "lora_r",
+                 "lora_target_linear", "pad_to_sequence_len", "flash_attention", "num_epochs", "load_in_4bit",
+                 "dataset_prepared_path", "val_set_size", "sdp_attention", "plugins"}
+_HF_KEYS = {"per_device_train_batch_size", "gradient_accumulation_steps", "optim", "output_dir", "bf16", "fp16",
+            "max_seq_length", "max_length", "packing", "num_train_epochs", "learning_rate", "gradient_checkpointing",
+            "use_peft", "lora_target_modules", "deepspeed", "fsdp", "torch_compile"}
+_DS_KEYS = {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size", "gradient_clipping",
+            "steps_per_print", "wall_clock_breakdown", "zero_allow_untested_optimizer"}
+
+
+def detect_format(data: Mapping[str, Any]) -> str:
+    """The format of a decoded config: ``llamafactory``, ``axolotl``, ``hf`` or ``deepspeed``.
+
+    Raises:
+        TrainingConfigError: ``config.not_mapping`` for a non-mapping, ``config.unknown_format`` when no format's
+            keys are there.
+    """
+    if not isinstance(data, Mapping):
+        raise TrainingConfigError("config.not_mapping")
+    keys = {str(k) for k in data}
+    scores = {
+        "deepspeed": 3 * len(keys & _DS_KEYS) - 2 * len(keys & {"per_device_train_batch_size", "output_dir"}),
+        "llamafactory": 3 * len(keys & _LF_KEYS),
+        "axolotl": 3 * len(keys & _AXOLOTL_KEYS),
+        "hf": len(keys & _HF_KEYS),
+    }
+    best = max(scores, key=lambda f: (scores[f], -FORMATS.index(f)))
+    if scores[best] <= 0:
+        raise TrainingConfigError("config.unknown_format")
+    return best
+
+
+def map_training_config(data: Any, fmt: str | None = None) -> ConfigImport:
+    """Map a decoded training config onto the plan (see the module docstring).
+
+    Args:
+        data: the config as ``yaml.safe_load``/``json.load`` returned it.
+        fmt: ``llamafactory``, ``axolotl``, ``hf`` or ``deepspeed``; None detects it (:func:`detect_format`).
+
+    Raises:
+        TrainingConfigError: not a mapping, an unknown format, a value of the wrong type or out of range.
+    """
+    if not isinstance(data, Mapping):
+        raise TrainingConfigError("config.not_mapping")
+    if any(not isinstance(k, str) for k in data):
+        raise TrainingConfigError("config.not_mapping")
+    if fmt is None:
+        fmt = detect_format(data)
+    if fmt not in _MAPPERS:
+        raise TrainingConfigError("config.unknown_format")
+    return _MAPPERS[fmt](data)
