@@ -334,6 +334,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "billing": scenario.pricing.billing,
         },
         "warnings": result.warnings,
+        "warning_codes": [{"code": n.code, "params": n.params} for n in result.messages],
         # what would make it fit (or give the likely range room), best first: the GUI's advice; [] when it fits
         "advice": [{"key": g.key, "title": g.title, "detail": g.detail, "changes": g.changes,
                     "total_bytes": g.total_bytes, "saved_bytes": g.saved_bytes, "fits": g.fits,
