@@ -52,6 +52,7 @@ from tuneplan.ui.i18n import (
     install_language_menu,
     plain_text,
     translate_core_text,
+    verdict_color,
     verdict_text,
 )
 from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
@@ -65,9 +66,6 @@ log = logging.getLogger(__name__)
 #: Qt's translation function under the name pyside6-lupdate extracts from.
 translate = QCoreApplication.translate
 
-GOOD = "#2e7d32"
-WARN = "#8a5a00"  # fits by the estimate, but the measured-error range reaches past the card (theme warning colour)
-BAD = "#c62828"
 APP_TITLE = "Tuneplan"
 
 _STYLE = """
@@ -440,7 +438,7 @@ class MainWindow(QMainWindow):
                 capacity=fmt_gib(cap, 2), gpu=short_gpu_name(s.gpu.name))
         )
         verdict = verdict_text(mem)
-        color = BAD if not mem.fits else WARN if mem.band_risk in {"tight", "unlikely"} else GOOD
+        color = verdict_color(mem)  # the one rule every view colours the verdict by
         self.verdict_label.setText(verdict)
         self.verdict_label.setStyleSheet(f"color: {color};")
         self.verdict_card.detail.setText(
