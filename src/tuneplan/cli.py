@@ -552,7 +552,10 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
             from tuneplan.core.estimate import plan_stack_key
             from tuneplan.storage.calibrations import CalibrationBook
 
-            saved = CalibrationBook().find(plan_stack_key(scenario))
+            try:
+                saved = CalibrationBook().find(plan_stack_key(scenario))
+            except OSError:  # no usable data directory: nothing saved to mention
+                saved = None
             if saved is not None:
                 print(f"note: a saved calibration for this GPU and stack (your run of {saved.date or 'unknown date'}: "
                       f"time x {saved.factor:.3g}) is not applied; --use-saved-calibration applies it, as the GUI "

@@ -238,3 +238,36 @@ def test_a_calibration_of_another_model_version_is_not_applied():
     # an MFU override replaces the step model: a calibration has nothing to scale
     over = s.model_copy(update={"training": s.training.model_copy(update={"mfu_override": 0.3})})
     assert not estimate(over, calibration=cal).time.calibrated
+
+
+def test_hostile_saved_calibrations_and_pilot_files(tmp_path):
+    import os
+
+    from tuneplan.core.calibration import Calibration
+
+    good = calibrate(pilot_from_numbers(step_seconds=2.0), 1.6, "k")
+    # entries a hand edit could write: infinite factor, zero or inverted band -> not valid, never applied
+    for bad in ({"factor": float("inf")}, {"band": (0.0, 0.0)}, {"band": (10.0, 0.1)}, {"factor": 1e308}):
+        with pytest.raises(ValueError):
+            Calibration.model_validate({**good.model_dump(), **bad})
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "calibrations.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    book = CalibrationBook(folder)
+    assert book.load() == []  # too deep: unreadable, not a crash
+    with pytest.raises(CalibrationBookError):
+        book.save(good)
+    os.remove(folder / "calibrations.json")
+    os.mkfifo(folder / "calibrations.json")
+    assert book.load() == []  # a FIFO is not read (it would block)
+    fifo = tmp_path / "steps.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(PilotFileError, match="not a regular file"):
+        read_pilot(fifo)
+    # trainer_state numbers of the wrong kind
+    with pytest.raises(CalibrationError):
+        pilot_from_trainer_state({"global_step": True, "log_history": [{"train_runtime": 10.0}]})
+    with pytest.raises(CalibrationError):
+        pilot_from_trainer_state({"global_step": 10, "log_history": [{"train_runtime": 10**400}]})
+    assert pilot_from_trainer_state({"global_step": 10, "train_batch_size": True,
+                                     "log_history": [{"train_runtime": 10.0}]}).micro_batch is None

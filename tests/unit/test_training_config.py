@@ -277,3 +277,20 @@ def test_cli_bad_file_is_one_line(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == ("tuneplan: error: --training-config bad.yaml: micro_batch_size must be a whole number, "
                           "got abc\n")
+
+
+def test_control_characters_huge_numbers_and_foreign_digits_are_clear_errors(tmp_path):
+    CoreError = TrainingConfigError  # noqa: N806
+    map_file = read_training_config
+    f = tmp_path / "ctrl.yaml"
+    f.write_text("micro_batch_size: 2\x0c\n", encoding="utf-8")  # a form feed: PyYAML refuses the character
+    with pytest.raises(CoreError):
+        read_training_config(f)
+    g = tmp_path / "huge.yaml"
+    g.write_text("adapter: lora\nlora_alpha: " + "9" * 400 + "\n", encoding="utf-8")
+    with pytest.raises(CoreError):
+        map_file(g)
+    h = tmp_path / "digits.yaml"
+    h.write_text('micro_batch_size: "²"\n', encoding="utf-8")
+    with pytest.raises(CoreError):
+        map_file(h)

@@ -14,7 +14,7 @@ import math
 import statistics
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tuneplan.core.terms import N_, NOTES
 
@@ -114,13 +114,21 @@ class Calibration(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     key: str
-    factor: float = Field(gt=0)
+    factor: float = Field(gt=0, lt=1e6, allow_inf_nan=False)
     band: tuple[float, float]
     date: str = ""
     pilot: PilotRun
-    predicted_step_seconds: float = Field(gt=0)
+    predicted_step_seconds: float = Field(gt=0, allow_inf_nan=False)
     label: str = ""
     model_version: int = 0
+
+    @field_validator("band")
+    @classmethod
+    def _band(cls, band: tuple[float, float]) -> tuple[float, float]:
+        lo, hi = band
+        if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi < 1e6):
+            raise ValueError("the band must be two finite multipliers with 0 < low <= high")
+        return band
 
 
 def stack_key(gpu_id: str, num_gpus: int, framework: str, method: str, sharding: str) -> str:
@@ -130,9 +138,11 @@ def stack_key(gpu_id: str, num_gpus: int, framework: str, method: str, sharding:
 
 
 def _positive(value: Any, field: str) -> float:
+    if isinstance(value, bool):
+        raise CalibrationError("calibration.bad_number", field=field, value=str(value))
     try:
         x = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise CalibrationError("calibration.bad_number", field=field, value=str(value)[:40]) from None
     if not math.isfinite(x) or x <= 0:
         raise CalibrationError("calibration.bad_number", field=field, value=str(value)[:40])
@@ -171,8 +181,10 @@ def pilot_from_trainer_state(state: Any, date: str = "") -> PilotRun:
     summary = next((e for e in reversed(history) if isinstance(e, dict) and "train_runtime" in e), None)
     steps_raw = state.get("global_step") or (summary or {}).get("step")
     try:
-        steps = int(steps_raw)
-    except (TypeError, ValueError):
+        steps = 0 if isinstance(steps_raw, bool) else int(steps_raw)
+    except (TypeError, ValueError, OverflowError):
+        steps = 0
+    if steps > 10**12:
         steps = 0
     if steps <= 0:
         raise CalibrationError("calibration.no_steps")
@@ -181,10 +193,10 @@ def pilot_from_trainer_state(state: Any, date: str = "") -> PilotRun:
     runtime = _positive(summary.get("train_runtime"), "train_runtime")
     s = runtime / steps
     tps = summary.get("train_tokens_per_second")
-    tps_value = float(tps) if isinstance(tps, (int, float)) and tps > 0 else None
+    tps_value = _float_or_none(tps) if isinstance(tps, (int, float)) and not isinstance(tps, bool) and tps > 0 else None
     mb = state.get("train_batch_size")
     return PilotRun(step_seconds=s, step_seconds_low=s, step_seconds_high=s, steps=steps,
-                    tokens_per_second=tps_value, micro_batch=int(mb) if isinstance(mb, int) and mb > 0 else None,
+                    tokens_per_second=tps_value, micro_batch=mb if isinstance(mb, int) and not isinstance(mb, bool) and 0 < mb <= 10**6 else None,
                     date=date, kind="trainer_state")
 
 
@@ -201,11 +213,13 @@ def _col(header: list[str], names: tuple[str, ...]) -> str | None:
 
 
 def _float_or_none(text: Any) -> float | None:
+    if isinstance(text, bool):
+        return None
     if isinstance(text, str):
         text = text.strip().replace(",", ".") if text.count(",") == 1 and "." not in text else text.strip()
     try:
         x = float(text)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return x if math.isfinite(x) else None
 
@@ -220,6 +234,7 @@ def pilot_from_rows(rows: list[dict[str, str]], tokens_per_step: float | None = 
     Raises:
         CalibrationError: no usable columns or fewer than two steps.
     """
+    rows = [r for r in rows if isinstance(r, dict)]
     if not rows:
         raise CalibrationError("calibration.too_few_rows", rows=0)
     header = list(rows[0].keys())

@@ -177,13 +177,15 @@ def _int(key: str, value: Any) -> int:
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 12:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 12:
         return int(value.strip())
     raise TrainingConfigError("config.not_integer", key=key, value=_shown(value))
 
 
 def _float(key: str, value: Any) -> float:
     if isinstance(value, bool):
+        raise TrainingConfigError("config.not_number", key=key, value=_shown(value))
+    if isinstance(value, int) and abs(value) > 10**300:
         raise TrainingConfigError("config.not_number", key=key, value=_shown(value))
     if isinstance(value, (int, float)) and math.isfinite(value):
         return float(value)

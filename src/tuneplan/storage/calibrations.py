@@ -12,6 +12,8 @@ import csv
 import datetime as _dt
 import io
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -72,9 +74,15 @@ def read_pilot(path: str | Path, tokens_per_step: float | None = None) -> PilotR
     date = _file_date(p)
     if p.suffix.lower() in {".csv", ".tsv"}:
         try:
-            if p.stat().st_size > MAX_PILOT_BYTES:
+            info = os.stat(p)
+            if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
+                raise PilotFileError(f"{p}: not a regular file")
+            if info.st_size > MAX_PILOT_BYTES:
                 raise PilotFileError(f"{p}: too large (the limit is {MAX_PILOT_BYTES // 2**20} MiB)")
-            text = p.read_bytes()[: MAX_PILOT_BYTES + 1].decode("utf-8-sig")
+            with open(p, "rb") as fh:
+                text = fh.read(MAX_PILOT_BYTES + 1).decode("utf-8-sig")
+        except PilotFileError:
+            raise
         except FileNotFoundError:
             raise PilotFileError(f"{p}: no such file") from None
         except UnicodeDecodeError:
@@ -116,14 +124,22 @@ class CalibrationBook:
             CalibrationBookError: the file exists but is not a JSON list (it is then not overwritten).
         """
         try:
-            text = self.path.read_text(encoding="utf-8")
+            info = os.stat(self.path)
+            if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
+                raise CalibrationBookError(f"{self.path}: not a regular file")
+            if info.st_size > MAX_PILOT_BYTES:
+                raise CalibrationBookError(f"{self.path}: too large")
+            with open(self.path, "rb") as fh:
+                text = fh.read(MAX_PILOT_BYTES + 1).decode("utf-8-sig")
         except FileNotFoundError:
             return [], []
         except (OSError, UnicodeDecodeError) as exc:
+            if isinstance(exc, CalibrationBookError):
+                raise
             raise CalibrationBookError(f"{self.path}: cannot be read ({exc})") from None
         try:
             data: Any = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise CalibrationBookError(f"{self.path}: not valid JSON") from None
         if not isinstance(data, list):
             raise CalibrationBookError(f"{self.path}: not a list of calibrations")

@@ -93,7 +93,11 @@ def load_config_data(text: str, json_syntax: bool, name: str = "") -> Any:
         if not _depth_ok(data):
             raise TrainingConfigError("config.too_deep", file=name, depth=MAX_DEPTH)
         return data
-    loader = _SafeLoader(text)
+    try:
+        loader = _SafeLoader(text)  # PyYAML checks the characters here
+    except yaml.YAMLError as exc:
+        raise TrainingConfigError("config.syntax", file=name, line="?",
+                                  problem=" ".join(str(exc).split())[:200] or type(exc).__name__) from None
     try:
         return loader.get_single_data()
     except _Refused as exc:
