@@ -828,7 +828,7 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             Quantity(key="overlapped", value=off_hidden, unit="s"),
             Quantity(key="spilled_bytes", value=spilled_bytes, unit="B"),
             Quantity(key="activation_bytes", value=act_bytes, unit="B"),
-        ), source="PCIe transfers and the CPU optimizer over host memory bandwidth"),
+        ), source="PCIe transfers at PCIE_EFFICIENCY of the link; CPU Adam rate from DeepSpeed PR #735"),
         Term(key="fixed", value=exposed_host * A, parts=(
             Quantity(key="ops", value=ops * A, unit="count"),
             Quantity(key="op_seconds", value=OP_HOST_S, unit="s"),
