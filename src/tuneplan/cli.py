@@ -133,7 +133,8 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         try:
             entry = catalog.get_model(args.model)
         except KeyError:
-            raise CliError(f"unknown model {args.model!r} (see 'tuneplan estimate --list-models')") from None
+            raise CliError(f"unknown model {args.model!r}{_closest_models(args.model)} "
+                           "(see 'tuneplan estimate --list-models')") from None
         data["model"] = entry.architecture.model_dump()
         data["model_id"] = entry.id
     elif args.config is not None:
@@ -264,6 +265,20 @@ def _print_imported(entries: list[dict[str, Any]], out: TextIO) -> None:
             print(f"  ignored (no effect on memory or time, or left to another file): {', '.join(ignored)}", file=out)
     if entries:
         print(file=out)
+
+
+def _closest_models(name: str) -> str:
+    """``"; did you mean llama-3.1-8b?"`` for the catalog ids (or Hugging Face ids) closest to ``name``, or ""."""
+    import difflib
+
+    from tuneplan import catalog
+
+    entries = catalog.list_models()
+    by_key = {e.id.lower(): e.id for e in entries} | {e.hf_id.lower(): e.id for e in entries if e.hf_id}
+    by_key |= {e.hf_id.split("/")[-1].lower(): e.id for e in entries if e.hf_id}
+    hits = difflib.get_close_matches(name.lower(), list(by_key), n=6, cutoff=0.6)
+    ids = list(dict.fromkeys(by_key[h] for h in hits))[:3]
+    return f"; did you mean {' or '.join(ids)}?" if ids else ""
 
 
 def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:

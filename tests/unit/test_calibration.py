@@ -271,3 +271,10 @@ def test_hostile_saved_calibrations_and_pilot_files(tmp_path):
         pilot_from_trainer_state({"global_step": 10, "log_history": [{"train_runtime": 10**400}]})
     assert pilot_from_trainer_state({"global_step": 10, "train_batch_size": True,
                                      "log_history": [{"train_runtime": 10.0}]}).micro_batch is None
+
+
+def test_an_unknown_model_name_suggests_the_closest_catalog_ids(tmp_path):
+    cmd = [sys.executable, "-m", "tuneplan", "estimate", "--model", "Qwen2.5-7B-Instruct", "--gpu", "RTX 4090"]
+    res = subprocess.run(cmd, capture_output=True, text=True, env={"TUNEPLAN_DATA_DIR": str(tmp_path),
+                                                                    "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 2 and "did you mean qwen2.5-7b" in res.stderr  # its Hugging Face name, Instruct
