@@ -28,6 +28,17 @@ def _variant(name, **training):
     return s
 
 
+def _compare_files(window, files):
+    """The Compare scenarios view with exactly these saved files picked (the open plan unpicked)."""
+    view = window.compare_view
+    window.tabs.setCurrentWidget(view)
+    view.refresh_picker()
+    view.pick(CURRENT, False)
+    for f in files:
+        assert view.pick(str(f))
+    return view
+
+
 @pytest.fixture
 def three(window):
     """Three saved scenarios that differ in exactly two inputs: sequence length and micro-batch."""
@@ -38,13 +49,7 @@ def three(window):
         _variant("Bigger batch", micro_batch=4),
     ]
     files = [lib.save(s) for s in scenarios]
-    view = window.compare_view
-    window.tabs.setCurrentWidget(view)
-    view.refresh_picker()
-    view.pick(CURRENT, False)
-    for f in files:
-        assert view.pick(str(f))
-    return view, scenarios, files
+    return _compare_files(window, files), scenarios, files
 
 
 def test_three_bars_on_one_axis_match_each_estimate(three, window):
@@ -235,12 +240,7 @@ def test_a_tight_plan_is_tight_in_compare_and_its_csv_as_on_the_plan_tab(window,
 
     lib = ScenarioLibrary()
     files = [lib.save(roomy), lib.save(tight)]
-    view = window.compare_view
-    window.tabs.setCurrentWidget(view)
-    view.refresh_picker()
-    view.pick(CURRENT, False)
-    for f in files:
-        assert view.pick(str(f))
+    view = _compare_files(window, files)
     model = view.model
     view.only_differences.setChecked(False)
     row = model.row_keys().index("verdict")
