@@ -136,6 +136,7 @@ def datas() -> list[tuple[str, str]]:
 BUNDLED_DISTRIBUTIONS = (
     "PySide6_Essentials", "shiboken6", "pyqtgraph", "numpy", "pydantic", "pydantic_core", "annotated-types",
     "typing-inspection", "typing_extensions", "platformdirs", "nvidia-ml-py", "PyYAML",
+    "filelock",
 )  # fmt: skip
 
 
