@@ -509,6 +509,96 @@ def test_fast_probe_returns_its_result(no_catalog: None) -> None:
     assert result.status == "ok" and len(result.gpus) == 2
 
 
+class ShutdownHangsNvml(FakeNvml):
+    """The devices read fine, then ``nvmlShutdown`` blocks until released."""
+
+    def __init__(self, gpus: list[FakeGpu]) -> None:
+        super().__init__(gpus)
+        self.release = threading.Event()
+
+    def nvmlShutdown(self) -> None:
+        self.calls.append("nvmlShutdown (hanging)")
+        self.release.wait(30)
+        super().nvmlShutdown()
+
+
+def _wait_for_stuck_thread() -> None:
+    stuck = probe_mod._stuck_thread
+    if stuck is not None:
+        stuck.join(5)
+        assert not stuck.is_alive()
+
+
+def test_hanging_shutdown_keeps_the_gpus_already_read(no_catalog: None) -> None:
+    fake = ShutdownHangsNvml([rtx4090(), a100()])
+    try:
+        started = time.monotonic()
+        result = probe_with_timeout(0.5, nvml=fake)
+        assert time.monotonic() - started < 2.0
+        assert result.status == "ok", result
+        assert [g.name for g in result.gpus] == ["NVIDIA GeForce RTX 4090", "NVIDIA A100-SXM4-80GB"]
+        assert any("shutting down" in note for note in result.notes)
+        assert fake.calls[-1] == "nvmlShutdown (hanging)"
+    finally:
+        fake.release.set()
+    _wait_for_stuck_thread()
+    assert fake.initialised == 0
+
+
+@pytest.mark.parametrize("raised", [SystemExit(3), KeyboardInterrupt()])
+def test_system_exit_in_the_binding_is_an_error_not_a_timeout(no_catalog: None, raised: BaseException) -> None:
+    fake = FakeNvml([rtx4090()])
+
+    def exiting_count() -> int:
+        raise raised
+
+    fake.nvmlDeviceGetCount = exiting_count  # type: ignore[method-assign]
+    started = time.monotonic()
+    result = probe_with_timeout(5.0, nvml=fake)
+    assert time.monotonic() - started < 2.0  # answered at once, not after the timeout
+    assert result.status == "error", result
+    assert type(raised).__name__ in result.message
+    assert type(raised).__name__ in (result.detail or "")
+    assert fake.calls[-1] == "nvmlShutdown" and fake.initialised == 0
+
+
+def _probe_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "tuneplan-nvml-probe" and t.is_alive()]
+
+
+def test_absurd_device_count_is_capped_and_the_thread_ends(no_catalog: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    _wait_for_stuck_thread()
+    fake = FakeNvml([t4()])
+    monkeypatch.setattr(fake, "nvmlDeviceGetCount", lambda: 10**7)
+    monkeypatch.setattr(fake, "_gpu", lambda handle, func: fake.gpus[0])  # every index is a T4
+    result = probe_with_timeout(20.0, nvml=fake)
+    assert result.status == "ok", result
+    assert len(result.gpus) == probe_mod.MAX_DEVICES == 64
+    assert any("10000000 devices" in note for note in result.notes)
+    assert _probe_threads() == []
+    assert fake.initialised == 0
+
+
+def test_a_probe_that_times_out_stops_reading_devices(no_catalog: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    _wait_for_stuck_thread()
+    fake = FakeNvml([t4()])
+    monkeypatch.setattr(fake, "nvmlDeviceGetCount", lambda: 64)
+
+    def slow_gpu(handle: int, func: str) -> FakeGpu:
+        if func == "nvmlDeviceGetHandleByIndex":
+            time.sleep(0.05)  # a slow driver: 64 devices take over 3 s
+        return fake.gpus[0]
+
+    monkeypatch.setattr(fake, "_gpu", slow_gpu)
+    result = probe_with_timeout(0.3, nvml=fake)
+    assert result.status == "timeout"
+    stuck = probe_mod._stuck_thread
+    assert stuck is not None
+    stuck.join(1.5)  # ends at the next device, not after all 64
+    assert not stuck.is_alive()
+    assert fake.initialised == 0
+
+
 # --- the real binding on this machine --------------------------------------------------------------
 
 

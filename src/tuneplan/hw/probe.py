@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "MAX_DEVICES",
     "GpuProcess",
     "LocalGpu",
     "ProbeResult",
@@ -48,6 +49,10 @@ MSG_BROKEN_BINDING = f"GPU detection unavailable: the nvidia-ml-py package looks
 MSG_ALL_LOST = (
     f"the GPU stopped responding while it was being read — check the card or reboot, or {MANUAL_HINT}"
 )
+
+#: The most devices one probe reads: NVML itself supports far fewer per machine (nvidia-smi lists
+#: up to 64), so a larger count is a broken driver or binding, not hardware.
+MAX_DEVICES = 64
 
 # NVML error codes (nvml.h); used when a binding lacks the matching exception subclass.
 _CODE_LIBRARY_NOT_FOUND = 12
@@ -401,49 +406,68 @@ def probe(nvml: Any = None) -> ProbeResult:
     reads each device (name, UUID, memory, compute capability, running processes), the driver
     version and the maximum CUDA version the driver supports, matches names to the bundled
     catalog, and always shuts NVML down again. A field that fails is ``None`` (noted in
-    ``notes``); a GPU lost mid-probe is skipped with a note.
+    ``notes``); a GPU lost mid-probe is skipped with a note. At most :data:`MAX_DEVICES` devices
+    are read, whatever count the driver reports.
 
     This blocks for as long as the driver takes; from a UI use :func:`probe_with_timeout` off the
     main thread.
     """
+    result, opened = _probe_open(nvml, threading.Event())
+    if opened is not None:
+        _shutdown(opened)
+    return result
+
+
+def _probe_open(nvml: Any, cancelled: threading.Event) -> tuple[ProbeResult, Any]:
+    """Probe and leave NVML initialised: returns the result and the binding to shut down (or ``None``).
+
+    The result is complete before ``nvmlShutdown`` is called, so a driver that hangs on shutdown
+    cannot take the GPUs already read with it. ``cancelled`` stops the device loop early (the
+    caller stopped waiting). Raises only ``BaseException``s that are not ``Exception``s
+    (``SystemExit``, ``KeyboardInterrupt``), after shutting NVML down.
+    """
+    opened: Any = None
     try:
-        return _probe(nvml)
+        if nvml is None:
+            imported = _import_nvml()
+            if isinstance(imported, ProbeResult):
+                return imported, None
+            nvml = imported
+        init = getattr(nvml, "nvmlInit", None)
+        if not callable(init):
+            # A shadowed or half-installed module named pynvml (nvitop guards against the same).
+            return ProbeResult(status="error", message=MSG_BROKEN_BINDING, detail="pynvml.nvmlInit is missing"), None
+        try:
+            init()
+        except Exception as exc:
+            log.info("nvmlInit failed: %s", _describe(exc))
+            return _init_failure(nvml, exc), None
+        opened = nvml
+        return _read_all(nvml, cancelled), opened
     except Exception as exc:  # the last line of defence: the app must never crash on a probe
         log.warning("GPU probe failed unexpectedly", exc_info=True)
         return ProbeResult(
             status="error",
             message=f"unexpected error while reading the GPUs — {MANUAL_HINT}",
             detail=_describe(exc),
-        )
+        ), opened
+    except BaseException:
+        if opened is not None:
+            _shutdown(opened)
+        raise
 
 
-def _probe(nvml: Any) -> ProbeResult:
-    if nvml is None:
-        imported = _import_nvml()
-        if isinstance(imported, ProbeResult):
-            return imported
-        nvml = imported
-    init = getattr(nvml, "nvmlInit", None)
-    if not callable(init):
-        # A shadowed or half-installed module named pynvml (nvitop guards against the same).
-        return ProbeResult(status="error", message=MSG_BROKEN_BINDING, detail="pynvml.nvmlInit is missing")
-    try:
-        init()
-    except Exception as exc:
-        log.info("nvmlInit failed: %s", _describe(exc))
-        return _init_failure(nvml, exc)
-    try:
-        return _read_all(nvml)
-    finally:
-        shutdown = getattr(nvml, "nvmlShutdown", None)
-        if callable(shutdown):
-            try:
-                shutdown()
-            except Exception:
-                log.debug("nvmlShutdown failed", exc_info=True)
+def _shutdown(nvml: Any) -> None:
+    """Call ``nvmlShutdown`` if the binding has it; its failures are logged, never raised."""
+    shutdown = getattr(nvml, "nvmlShutdown", None)
+    if callable(shutdown):
+        try:
+            shutdown()
+        except Exception:
+            log.debug("nvmlShutdown failed", exc_info=True)
 
 
-def _read_all(nvml: Any) -> ProbeResult:
+def _read_all(nvml: Any, cancelled: threading.Event) -> ProbeResult:
     try:
         count = int(nvml.nvmlDeviceGetCount())
     except Exception as exc:
@@ -453,6 +477,9 @@ def _read_all(nvml: Any) -> ProbeResult:
         return ProbeResult(status="no_gpu", message=MSG_NO_GPU)
 
     reader = _Reader(nvml)
+    if count > MAX_DEVICES:  # a bogus count must not keep the probe reading for hours
+        reader.notes.append(f"NVML reported {count} devices; only the first {MAX_DEVICES} were read")
+        count = MAX_DEVICES
     try:
         driver = _text(reader.query("driver version", "nvmlSystemGetDriverVersion"))
         cuda = format_cuda_version(reader.query("CUDA driver version", "nvmlSystemGetCudaDriverVersion"))
@@ -463,6 +490,9 @@ def _read_all(nvml: Any) -> ProbeResult:
     skipped: list[str] = []
     first_error: Exception | None = None
     for index in range(count):
+        if cancelled.is_set():  # nobody waits for the answer any more
+            skipped.append(f"GPU {index} and later were not read: the probe was stopped")
+            break
         try:
             gpus.append(_read_gpu(reader, index, driver, cuda))
         except _GpuLost:
@@ -492,11 +522,15 @@ _stuck_thread: threading.Thread | None = None
 
 
 def probe_with_timeout(timeout_s: float = 3.0, *, nvml: Any = None) -> ProbeResult:
-    """Run :func:`probe` in a daemon thread; status ``timeout`` if it hasn't finished in ``timeout_s``.
+    """Run :func:`probe` in a daemon thread; status ``timeout`` if it hasn't answered in ``timeout_s``.
 
-    A hung driver call can't be cancelled, so the thread is left behind (it's a daemon, so it
-    won't keep the app from exiting). While it is still stuck, further calls return ``timeout``
-    at once instead of piling up more stuck threads. Never raises.
+    The answer counts as soon as the GPUs are read: ``nvmlShutdown`` runs after it, and when the
+    shutdown itself hangs past ``timeout_s`` (seconds, counted from the start) the GPUs read are
+    still returned, with a note. A hung driver call can't be cancelled, so the thread is left
+    behind (it's a daemon, so it won't keep the app from exiting) and told to stop before the next
+    device. While it is still stuck, further calls return ``timeout`` at once instead of piling
+    up more stuck threads. A ``SystemExit`` or other ``BaseException`` raised inside the binding is
+    reported as an ``error`` naming it, not as a timeout. Never raises.
     """
     global _stuck_thread
     timeout_message = f"the NVIDIA driver did not answer within {timeout_s:g} s — {MANUAL_HINT}"
@@ -511,16 +545,39 @@ def probe_with_timeout(timeout_s: float = 3.0, *, nvml: Any = None) -> ProbeResu
             _stuck_thread = None
 
     box: list[ProbeResult] = []
+    answered = threading.Event()
+    cancelled = threading.Event()
 
     def run() -> None:
-        box.append(probe(nvml))
+        opened: Any = None
+        try:
+            result, opened = _probe_open(nvml, cancelled)
+        except BaseException as exc:  # noqa: BLE001 - SystemExit from a binding must not pass for a timeout
+            log.warning("GPU probe raised %s", type(exc).__name__, exc_info=True)
+            result = ProbeResult(
+                status="error",
+                message=f"the NVIDIA library stopped the GPU probe ({type(exc).__name__}) — {MANUAL_HINT}",
+                detail=_describe(exc),
+            )
+        box.append(result)
+        answered.set()
+        if opened is not None:
+            _shutdown(opened)
 
     thread = threading.Thread(target=run, name="tuneplan-nvml-probe", daemon=True)
     started = time.monotonic()
     thread.start()
-    thread.join(max(0.0, timeout_s))
+    answered.wait(max(0.0, timeout_s))
     if box:
-        return box[0]
+        thread.join(max(0.0, timeout_s - (time.monotonic() - started)))
+        if not thread.is_alive():
+            return box[0]
+        with _stuck_lock:
+            _stuck_thread = thread
+        log.warning("nvmlShutdown did not return within %.1f s; keeping the GPUs already read", timeout_s)
+        note = f"the NVIDIA driver did not finish shutting down within {timeout_s:g} s"
+        return box[0].model_copy(update={"notes": [*box[0].notes, note]})
+    cancelled.set()
     with _stuck_lock:
         _stuck_thread = thread
     waited = time.monotonic() - started
