@@ -14,12 +14,34 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QToolTip
 from tuneplan import catalog
 from tuneplan.storage import write_scenario_file
 
+# Quits once start-up has finished -- the file is open and the GPU probe has answered, as the log
+# says -- polled on the event loop, never on a clock: a busy machine only makes it slower.
 RUN_GUI = """
-import sys
+import logging, sys, time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication(sys.argv[:1])
-QTimer.singleShot(2500, app.quit)
+seen = []
+
+class Seen(logging.Handler):
+    def emit(self, record):
+        seen.append(record.getMessage())
+
+logging.getLogger().addHandler(Seen())
+deadline = time.monotonic() + 90
+
+def poll():
+    opened = any(m.startswith("opened ") for m in seen)
+    probed = any(m.startswith("GPU probe:") for m in seen)
+    if opened and probed:
+        app.quit()
+    elif time.monotonic() > deadline:
+        print("start-up did not finish; log:", seen, file=sys.stderr)
+        app.exit(3)
+
+timer = QTimer()
+timer.timeout.connect(poll)
+timer.start(20)
 from tuneplan.ui.app import run_gui
 sys.exit(run_gui(scenario_file=sys.argv[1]))
 """
