@@ -191,10 +191,18 @@ def test_sharding_divides_model_states():
     _, z1 = estimate_memory(arch, t, GPU_24)
     _, z3 = estimate_memory(arch, t.model_copy(update={"sharding": "zero3"}), GPU_24)
     n = 8_030_261_248
-    assert z1.optimizer == pytest.approx(4 * n / 8)
-    assert z1.gradients == pytest.approx(2 * n)  # ZeRO-1 keeps full gradients
+    # DeepSpeed steps an fp32 master partition with fp32 moments: 2 x 4 B x n / 8 GPUs = n bytes
+    assert z1.optimizer == pytest.approx(2 * 4 * n / 8)
+    assert z1.gradients == pytest.approx(2 * n)  # ZeRO-1 keeps full bf16 gradients
     assert z3.gradients == pytest.approx(2 * n / 8)
-    assert z3.weights < 2 * n / 8 + 2 * 0.3e9 * 2  # a shard plus two gathered layers
+    # ZeRO-1 keeps the whole bf16 module on every GPU, plus its fp32 master partition
+    assert z1.weights == pytest.approx(2 * n + 4 * n / 8)
+    # ZeRO-3: a bf16 shard and the fp32 master partition (the gathered layers are counted apart, while they compute)
+    assert z3.weights == pytest.approx(2 * n / 8 + 4 * n / 8)
+    # the step converts the partition's gradients to fp32 (fused AdamW adds no foreach temporary): ZeRO-1 the whole
+    # partition, n / 8 = 1,003,782,656 elements x 4 B; ZeRO-3 one sub-group of at most 1e9 elements x 4 B
+    assert z1.step_temporaries == pytest.approx(4 * n / 8)
+    assert z3.step_temporaries == pytest.approx(4 * 1e9)
 
 
 def test_totals_order_and_components_sum():
@@ -1101,3 +1109,41 @@ def test_with_cpu_offload_embeddings_sharded_apart_are_gathered_like_a_layer():
     _, root = estimate_memory(arch, t, h100)
     assert apart.weights == 1_486_897_152
     assert root.weights == 2_973_802_496
+
+
+def test_deepspeed_zero_keeps_a_bf16_module_and_an_fp32_master_partition():
+    # DeepSpeed casts the module, adapters included, to bf16 (engine.py module.bfloat16()) and its ZeRO optimizer
+    # steps an fp32 master partition with fp32 moments, whatever the plan's master-weights setting.
+    # LoRA r=16 on q and v of Llama-3-8B: 32 x 16 x (4,096 + 4,096 + 4,096 + 1,024) = 6,815,744 adapter params.
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    n, a = 8_030_261_248, 6_815_744
+    t = TrainingSetup(method="lora", lora_rank=16, lora_targets="q_v", master_weights="fp32", optimizer="adamw",
+                      num_gpus=4, sharding="zero2")
+    _, led = estimate_memory(arch, t, GPU_24)
+    assert led.adapters == a * 2  # bf16 adapters on the GPU, not PEFT's fp32
+    assert led.weights == n * 2 + a * 4 / 4  # the bf16 base on every GPU + the adapters' fp32 master partition
+    assert led.optimizer == 2 * a * 4 / 4  # fp32 moments of the partition
+    # the step: the partition's gradients converted to fp32 + torch AdamW's foreach temporary, a / 4 x 4 B each
+    assert led.step_temporaries == 2 * a / 4 * 4
+    # the same with master weights off: DeepSpeed does not change
+    _, same = estimate_memory(arch, t.model_copy(update={"master_weights": "none"}), GPU_24)
+    assert (same.weights, same.adapters, same.optimizer) == (led.weights, led.adapters, led.optimizer)
+
+
+def test_deepspeed_zero3_step_peak_by_hand():
+    # Llama-3-8B full fine-tuning, torch AdamW (foreach), ZeRO-3 on 8 GPUs, 1 x 512 tokens: the optimizer step is
+    # the peak. n = 8,030,261,248 params, n / 8 = 1,003,782,656 per GPU.
+    #   bf16 shard 2n/8 + fp32 master 4n/8            = 6,022,695,936
+    #   bf16 gradient partition 2n/8                  = 2,007,565,312
+    #   reduce bucket 5e8 x 2 B (kept at stage 3)     = 1,000,000,000
+    #   fp32 moments 8n/8                             = 8,030,261,248
+    #   fp32 gradient copy + foreach temporary of one
+    #   1e9-element sub-group (n/8 > 1e9), 2 x 4 B    = 8,000,000,000
+    #   cuBLAS workspace 32 MiB                       =    33,554,432
+    #                                           total = 25,094,076,928
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    t = TrainingSetup(method="full", optimizer="adamw", master_weights="fp32", num_gpus=8, sharding="zero3",
+                      micro_batch=1, seq_len=512, grad_checkpointing=True)
+    mem, _ = estimate_memory(arch, t, GpuSpec(id="t80", name="Test 80 GiB", memory_gib=80.0, bf16_tflops=100))
+    assert mem.peak_phase == "optimizer step"
+    assert mem.peak_allocated_bytes == pytest.approx(25_094_076_928, abs=1)

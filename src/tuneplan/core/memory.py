@@ -33,6 +33,13 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   trainable tensor (``temp_grad_buffer_for_gpu_offload``) and the gradient autograd is producing; ZeRO-1
   registers no per-gradient hooks (unless ``overlap_comm``), so its 16-bit gradients all stay on the GPU
   until the accumulation boundary's reduction.
+* **DeepSpeed ZeRO** (stages 1-3, 16-bit, no offload) is mixed precision of its own, whatever the plan's
+  master-weights setting: the engine casts the whole module, LoRA adapters included, to bf16/fp16
+  (engine.py ``_configure_distributed_model``), the ZeRO optimizer keeps an fp32 master partition of the
+  trained parameters (``single_partition_of_fp32_groups``; stage 3 ``fp32_partitioned_groups_flat``) and steps
+  it with fp32 states, and gradients stay 16-bit (``get_data_types``). The step converts the partition's
+  gradients to fp32 (ZeRO-3: one ``sub_group_size`` group at a time), and ``contiguous_gradients`` keeps a
+  ``reduce_bucket_size`` buffer: in each backward below stage 3, for the whole run at stage 3.
 * **Optimizer states** per trainable parameter: AdamW keeps two moments in the parameter's dtype
   (``torch.optim.AdamW`` ``zeros_like(p)``); bitsandbytes 8-bit AdamW keeps two uint8 moments plus
   one fp32 absmax per 256-element block (Dettmers et al. 2022, arXiv:2110.02861); paged variants
@@ -77,6 +84,7 @@ from tuneplan.core.scenario import GpuSpec, TrainingSetup
 __all__ = [
     "CUDA_CONTEXT_BYTES",
     "DEEPSPEED_REDUCE_BUCKET_ELEMENTS",
+    "DEEPSPEED_SUB_GROUP_ELEMENTS",
     "MEASURED_ERROR",
     "MEASURED_ERROR_BY_MODE",
     "ALLOCATOR_FRAGMENTATION",
@@ -139,6 +147,11 @@ CUBLAS_WORKSPACE_BYTES = 32 * MIB
 #: allocates it whole in the model's dtype (``torch.empty(int(self.reduce_bucket_size), dtype=self.dtype)``,
 #: stage_1_and_2.py ``backward``), whatever the model's size; Hugging Face's ``"auto"`` fills hidden x hidden.
 DEEPSPEED_REDUCE_BUCKET_ELEMENTS = 500_000_000
+
+#: DeepSpeed ZeRO-3: the optimizer steps the fp32 partition in sub-groups of at most this many elements
+#: (``sub_group_size: int = Field(pp_int(1e9))``, deepspeed/runtime/zero/config.py; stage3.py
+#: ``_create_fp16_sub_groups``), so the step's fp32 gradient copy and the optimizer's temporaries cover one sub-group.
+DEEPSPEED_SUB_GROUP_ELEMENTS = 1_000_000_000
 
 #: Signed error of the estimate against published measurements, ``predicted/measured - 1``, at the 10th and
 #: 90th percentile over the usable rows of the reference measurements (docs/accuracy.md) whose figure is one
@@ -613,6 +626,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # fp32 master weights: a full fine-tune with fp32 weights under autocast, or a LoRA run on an
     # fp32 base (LitGPT bf16-mixed). NF4 bases are never fp32, so QLoRA ignores the setting.
     amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
+    # DeepSpeed ZeRO (any stage) in 16-bit is mixed precision of its own, whatever master_weights says: the engine
+    # casts the whole module, adapters included, to the 16-bit dtype (engine.py _configure_distributed_model:
+    # ``self.module.bfloat16()`` / ``.half()``) and the ZeRO optimizer keeps an fp32 master partition of what is
+    # trained (stage_1_and_2.py ``single_partition_of_fp32_groups``, stage3.py ``fp32_partitioned_groups_flat``),
+    # stepped with fp32 optimizer states. Gradients stay 16-bit (engine.py get_data_types: under ZeRO the
+    # gradient-accumulation dtype is the model's). ZeRO-Offload and ZeRO-3 offload have their own paths below.
+    ds_mixed = t.sharding in {"zero1", "zero2", "zero3"} and t.precision != "fp32" and not t.cpu_offload
+    if ds_mixed:
+        amp = False
     if amp:
         w_bytes = 4  # fp32 model under autocast: weights, grads and states in fp32
     act = 2 if (t.precision != "fp32" or amp) else 4
@@ -700,7 +722,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         lora_params = sum(n * r * c for n, r, c in adapter_tensors)
         trainable = lora_params
         # PEFT keeps adapters in fp32 (autocast_adapter_dtype); torchtune/LitGPT keep them in the model dtype
-        native = adapter_path(t) == "native"
+        native = ds_mixed or adapter_path(t) == "native"
         grad_bytes = w_bytes if native else 4
         adapters = trainable * float(grad_bytes)
         trainable_bytes = float(lora_params * grad_bytes)
@@ -729,11 +751,14 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         big = sum(n * r * c for n, r, c in adapter_tensors if r * c >= PAGED_MIN_NUMEL)
         big += copies  # embedding copies, if any
         paged_share = big / trainable if trainable else 0.0
+    # the tensors the optimizer steps: the trainable parameters themselves, or DeepSpeed's fp32 master partition
+    opt_param_bytes = trainable * 4.0 if ds_mixed else trainable_bytes
+    opt_dtypes = "4 B (fp32, DeepSpeed's master partition)" if ds_mixed else dtypes
     if opt in {"adamw", "adamw-fused"}:  # moments in each parameter's dtype (torch.optim.AdamW zeros_like)
-        optimizer = 2 * trainable_bytes
-        formula = f"{count(trainable)} x 2 moments x {dtypes}"
+        optimizer = 2 * opt_param_bytes
+        formula = f"{count(trainable)} x 2 moments x {opt_dtypes}"
         if opt == "adamw" and not t.optimizer_in_backward:
-            step_temp = trainable_bytes  # foreach path: torch._foreach_sqrt(exp_avg_sq) temporary
+            step_temp = opt_param_bytes  # foreach path: torch._foreach_sqrt(exp_avg_sq) temporary
     elif opt in {"adamw-8bit", "paged-adamw-8bit"}:
         optimizer = trainable * (2 * 1 + 2 * 4 / 256)
         formula = f"{count(trainable)} x 2 moments x (1 B + 4 B/256 absmax)"
@@ -746,8 +771,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         formula = f"{count(trainable)} x 2 moments x 4 B (fp32)"
         paged, optimizer = optimizer * paged_share, optimizer * (1 - paged_share)
     elif opt == "sgd":
-        optimizer = trainable_bytes
-        formula = f"{count(trainable)} x momentum {dtypes}"
+        optimizer = opt_param_bytes
+        formula = f"{count(trainable)} x momentum {opt_dtypes}"
     else:  # adafactor
         factored = 0
         for n_layers, mods in arch.linear_modules():
@@ -823,6 +848,25 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                     led.formulas["weights"] += " + the root unit (embeddings, LM head) unsharded from forward to backward"
         elif shard == "ddp":
             gradients *= 2  # DDP buckets hold a flat copy of the gradients (gradient_as_bucket_view=False)
+    ds_bucket = 0.0  # DeepSpeed's contiguous gradient-reduce bucket
+    if ds_mixed:
+        # The fp32 master partition: trainable / GPUs elements x 4 B on each GPU, at every ZeRO stage.
+        partition = trainable / n_gpus
+        weights += partition * 4
+        led.formulas["weights"] += f" + fp32 master partition {count(partition)} x 4 B (DeepSpeed ZeRO optimizer)"
+        # The step converts the reduced 16-bit gradients of the partition to fp32 (stage_1_and_2.py step:
+        # ``single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)``; stage3.py
+        # _prepare_fp32_grad_for_sub_group, one sub-group at a time) and steps the client optimizer on them:
+        # torch AdamW's foreach path then makes one temporary of the same size.
+        group = min(partition, DEEPSPEED_SUB_GROUP_ELEMENTS) if t.sharding == "zero3" else partition
+        step_temp = group * 4 * (2 if (opt == "adamw" and not t.optimizer_in_backward) else 1)
+        # contiguous_gradients (default True): ZeRO-1/2 allocate the reduce bucket in each backward
+        # (stage_1_and_2.py backward: ``torch.empty(int(self.reduce_bucket_size), dtype=self.dtype)``, a second one
+        # with overlap_comm, off by default below stage 3) and free it when the backward's reduction ends; ZeRO-3
+        # allocates it once at start (stage3.py ``__ipg_bucket_flat_buffer``) and keeps it.
+        ds_bucket = DEEPSPEED_REDUCE_BUCKET_ELEMENTS * act
+        led.formulas["gradients"] += (f" + reduce bucket {DEEPSPEED_REDUCE_BUCKET_ELEMENTS / 1e6:g}M x {act} B "
+                                      "(DeepSpeed reduce_bucket_size)")
     if t.frozen_weight_grads:
         # One FlatParameter per decoder layer holds the frozen weights next to the adapters and requires grad as a
         # whole, so autograd computes every layer weight's gradient and FSDP keeps its reduce-scattered shard:
@@ -1078,6 +1122,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         extra = 3 * emb_grad - (0.0 if accumulating and shard != "zero2" else counted)
         candidates["embedding backward"] = {"gradients": gradients, "activations": 0.0, "logits": 0.0,
                                             "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
+    for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
+        if ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward"}):
+            parts["gradients"] += ds_bucket
     allocated = {k: weights + adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
     phase = max(allocated, key=lambda k: allocated[k])
     live = candidates[phase]
