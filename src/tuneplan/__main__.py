@@ -11,8 +11,18 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
+
+if __name__ == "__main__":
+    # ``python -m tuneplan`` puts the current directory first on sys.path, so a pynvml.py (or any module) lying
+    # there would be imported instead of the installed one. Drop it before anything else is imported.
+    import os
+
+    if sys.path and (sys.path[0] in ("", ".") or os.path.abspath(sys.path[0]) == os.getcwd()):
+        del sys.path[0]
+
+import argparse
+import math
 from collections.abc import Sequence
 
 from tuneplan import __version__
@@ -25,40 +35,77 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"tuneplan: error: {message}\n")
 
 
-def _positive_int(text: str) -> int:
+#: The longest number text a flag takes (a 5,000-digit one would end in Python's advice on int digit limits).
+_MAX_NUMBER_CHARS = 40
+
+
+def _shown(text: str) -> str:
+    """``text`` quoted for an error line, cut to 40 characters (a 5,000-digit argument is not echoed whole)."""
+    return repr(text) if len(text) <= _MAX_NUMBER_CHARS else f"{text[:20]!r}... ({len(text)} characters)"
+
+
+def _number(text: str) -> float:
+    """``text`` as a finite float; raises ArgumentTypeError for anything else (NaN, inf, 41+ characters)."""
     try:
-        value = int(text)
+        if len(text) > _MAX_NUMBER_CHARS:
+            raise ValueError
+        value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {_shown(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {_shown(text)}")
+    return value
+
+
+def _whole(text: str) -> int:
+    """``text`` as an integer (``100``, ``1e6``); raises ArgumentTypeError for a fraction (``0.5``), never truncates."""
+    value = math.nan
+    if len(text) <= _MAX_NUMBER_CHARS:
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            value = float(text)
+        except ValueError:
+            pass
+    if not math.isfinite(value) or value != int(value):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {_shown(text)}")
+    return int(value)
+
+
+def _positive_int(text: str) -> int:
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
 
 
+def _non_negative_int(text: str) -> int:
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
 def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    value = _number(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {_shown(text)}")
     return value
 
 
 def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    value = _number(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {_shown(text)}")
     return value
 
 
 def _fraction(text: str) -> float:
     value = _non_negative(text)
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {_shown(text)}")
     return value
 
 
@@ -135,7 +182,7 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    help="apply a saved calibration for this plan's GPU and stack, if there is one")
     p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")
     p.add_argument("--gpu-memory-gib", type=_positive, help="override the GPU's capacity in GiB")
-    p.add_argument("--dataset-examples", type=_non_negative, metavar="N")
+    p.add_argument("--dataset-examples", type=_non_negative_int, metavar="N")
     p.add_argument("--tokens-per-example", type=_non_negative, metavar="T")
     p.add_argument("--total-tokens", type=_non_negative, metavar="T", help="dataset size in tokens (replaces examples x tokens)")
     p.add_argument("--epochs", type=_non_negative)
@@ -183,8 +230,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tolerant_streams() -> None:
+    """Let stdout and stderr write any text: on an ASCII-only terminal (``LANG=C``, ``PYTHONIOENCODING=ascii``)
+    a ``·`` or a Chinese plan name is written as ``\\xb7`` / ``\\u4e2d`` instead of raising
+    UnicodeEncodeError (lone surrogates from undecodable file names likewise)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (OSError, ValueError):  # a detached or closed stream: nothing to print to anyway
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` and run; returns the process exit status."""
+    """Parse ``argv`` and run; returns the process exit status (0, 1 or 2 for bad input)."""
+    _tolerant_streams()
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.command == "estimate":
         from tuneplan.cli import run_estimate

@@ -18,8 +18,9 @@ from pydantic import ValidationError
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
-from tuneplan.core.scenario import METHOD_WORDS, Scenario, auto_name
+from tuneplan.core.scenario import METHOD_WORDS, Scenario, auto_name, explain_validation_error
 from tuneplan.core.terms import render_formula, render_note
+from tuneplan.core.text import terminal_safe
 from tuneplan.core.training_config import FORMAT_NAMES
 
 __all__ = ["estimate_to_json", "run_compare", "run_estimate", "run_scenarios", "scenario_from_args"]
@@ -30,7 +31,7 @@ class CliError(Exception):
 
 
 def _fail(message: str) -> int:
-    print(f"tuneplan: error: {message}", file=sys.stderr)
+    print(f"tuneplan: error: {terminal_safe(message)}", file=sys.stderr)
     return 2
 
 
@@ -68,10 +69,9 @@ _FIELD_FLAGS: dict[str, str] = {
 
 
 def _validation_message(exc: ValidationError) -> str:
-    """The first validation error as ``--flag: must be ...`` (the flag the user typed, when there is one)."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ()))
-    msg = str(err.get("msg", "invalid value")).replace("Input should be", "must be")
+    """The first validation error as ``--flag: must be between A and B (got X)`` (the flag the user typed, when
+    there is one, else the scenario field)."""
+    where, msg = explain_validation_error(exc, Scenario)
     where = _FIELD_FLAGS.get(where, where)
     return f"{where}: {msg}" if where else msg
 
@@ -171,7 +171,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     for arg, key in _DATASET_ARGS.items():
         value = getattr(args, arg, None)
         if value is not None:
-            ds[key] = int(value) if key == "examples" else value
+            ds[key] = value  # --dataset-examples is parsed as a whole number: 0.5 is refused, not truncated
     pr = data["pricing"]
     for arg, key in _PRICING_ARGS.items():
         value = getattr(args, arg, None)
@@ -252,17 +252,17 @@ def _print_imported(entries: list[dict[str, Any]], out: TextIO) -> None:
     """What each ``--training-config`` file set, could not express and ignored (ignored keys on one line)."""
     for path in dict.fromkeys(e["file"] for e in entries):
         mine = [e for e in entries if e["file"] == path]
-        print(f"Imported {path} ({FORMAT_NAMES.get(mine[0]['format'], mine[0]['format'])}):", file=out)
+        print(f"Imported {terminal_safe(path)} ({FORMAT_NAMES.get(mine[0]['format'], mine[0]['format'])}):", file=out)
         for e in mine:
             if e["status"] == "taken":
                 tail = f" (overridden by {e['overridden_by']})" if e["overridden_by"] else ""
-                print(f"  taken: {e['text']}{tail}", file=out)
+                print(f"  taken: {terminal_safe(e['text'])}{tail}", file=out)
         for e in mine:
             if e["status"] == "unsupported":
-                print(f"  not expressible: {e['text']}", file=out)
+                print(f"  not expressible: {terminal_safe(e['text'])}", file=out)
         ignored = [e["key"] for e in mine if e["status"] == "ignored"]
         if ignored:
-            print(f"  ignored (no effect on memory or time, or left to another file): {', '.join(ignored)}", file=out)
+            print(f"  ignored (no effect on memory or time, or left to another file): {terminal_safe(', '.join(ignored))}", file=out)
     if entries:
         print(file=out)
 
@@ -377,7 +377,9 @@ def _advice(scenario: Scenario, result: Estimate, most: int = 4) -> list[Any] | 
 def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     m, t, c = result.memory, result.time, result.cost
     tr = scenario.training
-    print(f"{scenario.model.name} · {METHOD_WORDS.get(tr.method, tr.method)} · {scenario.gpu.name} x{tr.num_gpus}", file=out)
+    # the model and GPU names may come from a shared plan or config.json: printed escaped (terminal_safe)
+    print(f"{terminal_safe(scenario.model.name)} · {METHOD_WORDS.get(tr.method, tr.method)} · "
+          f"{terminal_safe(scenario.gpu.name)} x{tr.num_gpus}", file=out)
     trainable = result.trainable_parameters
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
@@ -445,7 +447,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             share = term.value / t.step_seconds if t.step_seconds else 0.0
             print(f"    {term.key:<14} {term.value:8.3f} s  {share:5.1%}  {render_formula(term)}", file=out)
     for note in t.messages:
-        print(f"  note: {render_note(note)}", file=out)
+        print(f"  note: {terminal_safe(render_note(note))}", file=out)
     print(f"\nCost: ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f} "
           f"(pessimistic ${c.pessimistic_usd:,.2f}); "
           f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}", file=out)
@@ -453,9 +455,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         if usd:
             print(f"  {name:<24} ${usd:,.2f}", file=out)
     for note in c.notes:
-        print(f"  note: {note}", file=out)
+        print(f"  note: {terminal_safe(str(note))}", file=out)
     for w in result.warnings:
-        print(f"warning: {w}", file=out)
+        print(f"warning: {terminal_safe(w)}", file=out)
 
 
 def _print_advice(tips: list[Any], fits: bool, out: TextIO) -> None:

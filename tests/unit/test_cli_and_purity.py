@@ -77,10 +77,10 @@ def test_full_finetune_of_8b_does_not_fit_a_4090():
         (["--gpu", "A100"], "did you mean one of: "),
         (["--gpu", "H100 80GB"], "did you mean one of: h100_pcie, h100_sxm "),  # every word of the name matched
         # model validation errors name the flag the user typed, not the scenario field
-        (["--lora-dropout", "2"], "--lora-dropout: must be less than 1"),
+        (["--lora-dropout", "2"], "--lora-dropout: must be at least 0 and less than 1 (got 2.0)"),
         (["--gpu-memory-gib", "0"], "--gpu-memory-gib: must be a finite number > 0"),
         (["--gpu-memory-gib", "-1"], "--gpu-memory-gib: must be a finite number > 0"),
-        (["--checkpoint-every-min", "0"], "--checkpoint-every-min: must be greater than 0"),
+        (["--checkpoint-every-min", "0"], "--checkpoint-every-min: must be between 0.1 and 100000 (got 0.0)"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, fragment):

@@ -137,13 +137,15 @@ def load_hf_config(path: str | Path) -> ModelArchitecture:
     except UnicodeDecodeError as exc:
         raise ConfigImportError(f"{p.name} is not UTF-8 text (bad byte at offset {exc.start})") from exc
     try:
-        cfg = json.loads(text)
+        cfg = json.loads(text, parse_int=_config_int)
     except json.JSONDecodeError as exc:
         raise ConfigImportError(
             f"{p.name} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from exc
     except RecursionError as exc:
         raise ConfigImportError(f"{p.name} is nested too deeply to be a model config") from exc
+    except ValueError as exc:  # _config_int: a number too long to be a size
+        raise ConfigImportError(f"{p.name} is not a usable model config: {exc}") from exc
     if not isinstance(cfg, dict):
         raise ConfigImportError(f"{p.name} must hold a JSON object, but it holds {_json_kind(cfg)}")
     name = cfg.get("_name_or_path") if isinstance(cfg.get("_name_or_path"), str) else None
@@ -155,6 +157,14 @@ def load_hf_config(path: str | Path) -> ModelArchitecture:
         raise ConfigImportError(f"unsupported model in {p.name}: {_one_line(str(exc))}") from exc
     except ValueError as exc:  # pydantic.ValidationError is a ValueError
         raise ConfigImportError(f"invalid model config in {p.name}: {_one_line(_first_error(exc))}") from exc
+
+
+def _config_int(text: str) -> int:
+    """A JSON integer of a config; raises ValueError for one of more than 30 digits (no model size has them),
+    before Python's own 4,300-digit limit answers with advice about ``sys.set_int_max_str_digits``."""
+    if len(text.lstrip("-")) > 30:
+        raise ValueError(f"a {len(text)}-digit number is out of range")
+    return int(text)
 
 
 def _first_error(exc: ValueError) -> str:

@@ -83,8 +83,8 @@ class ModelArchitecture(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1)
-    model_type: str = "llama"
+    name: str = Field(min_length=1, max_length=200)
+    model_type: str = Field(default="llama", max_length=200)
     hidden_size: int = Field(gt=0, le=1_000_000)
     num_layers: int = Field(gt=0, le=10_000)
     num_attention_heads: int = Field(gt=0, le=100_000)
@@ -103,21 +103,22 @@ class ModelArchitecture(BaseModel):
     embedding_norm: bool = False
     extra_norms_per_layer: int = Field(default=0, ge=0, le=8)
     qk_norm: bool = False
-    learned_position_embeddings: int = Field(default=0, ge=0)
-    max_position_embeddings: int | None = None
-    sliding_window: int | None = None
+    learned_position_embeddings: int = Field(default=0, ge=0, le=100_000_000)
+    max_position_embeddings: int | None = Field(default=None, ge=0, le=2**40)
+    sliding_window: int | None = Field(default=None, ge=0, le=2**40)
     #: attention layers that use ``sliding_window`` (the others attend to the whole sequence); ``None``: all of them
-    sliding_window_layers: int | None = Field(default=None, ge=0)
+    sliding_window_layers: int | None = Field(default=None, ge=0, le=10_000)
     # Mixture of experts: 0 experts means dense.
-    num_experts: int = Field(default=0, ge=0)
-    experts_per_token: int = Field(default=0, ge=0)
-    moe_intermediate_size: int = Field(default=0, ge=0)
-    shared_expert_intermediate_size: int = Field(default=0, ge=0)
-    first_dense_layers: int = Field(default=0, ge=0)
+    # Bounds as for the dense fields: DeepSeek-V3 has 256 routed experts, Kimi K2 384.
+    num_experts: int = Field(default=0, ge=0, le=100_000)
+    experts_per_token: int = Field(default=0, ge=0, le=100_000)
+    moe_intermediate_size: int = Field(default=0, ge=0, le=10_000_000)
+    shared_expert_intermediate_size: int = Field(default=0, ge=0, le=10_000_000)
+    first_dense_layers: int = Field(default=0, ge=0, le=10_000)
     expert_bias: bool = False
     # Hybrid models: layers that are not attention (short convolutions, linear attention).
-    num_conv_layers: int = Field(default=0, ge=0)
-    source: str = ""
+    num_conv_layers: int = Field(default=0, ge=0, le=10_000)
+    source: str = Field(default="", max_length=10_000)
 
     @model_validator(mode="after")
     def _check(self) -> ModelArchitecture:
@@ -136,6 +137,8 @@ class ModelArchitecture(BaseModel):
                                  "mixture-of-experts layer")
         if self.num_conv_layers > self.num_layers:
             raise ValueError("num_conv_layers cannot exceed num_layers")
+        if self.sliding_window_layers is not None and self.sliding_window_layers > self.num_layers:
+            raise ValueError("sliding_window_layers cannot exceed num_layers")
         return self
 
     # ------------------------------------------------------------------ shapes

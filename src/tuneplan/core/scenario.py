@@ -11,9 +11,9 @@ the field name says (``_minutes``, ``_hours``); bandwidth in GB/s (10**9 bytes p
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tuneplan.core.architecture import ModelArchitecture
 
@@ -26,6 +26,8 @@ __all__ = [
     "Scenario",
     "TrainingSetup",
     "auto_name",
+    "explain_validation_error",
+    "MAX_TRAINING_TOKENS",
     "Method",
     "Optimizer",
     "Sharding",
@@ -61,6 +63,22 @@ OPTIMIZER_LABELS: dict[str, str] = {
     "sgd": "SGD with momentum",
     "adafactor": "Adafactor",
 }
+
+
+#: Most tokens one plan may train (tokens per epoch x epochs): about 25 times the largest published pretraining
+#: run (Qwen3, 3.6e13), so that every time and cost the planner prints stays a finite, readable number.
+MAX_TRAINING_TOKENS = 1e15
+
+
+def _zero_or_rate(value: float) -> float:
+    """0 (unknown / none) or a rate in [0.01, 100,000]; raises ValueError otherwise (a denormal rate divides by 0)."""
+    if value != 0 and not 0.01 <= value <= 100_000:  # NaN fails both tests
+        raise ValueError("must be 0 (unknown) or between 0.01 and 100000")
+    return value
+
+
+#: A GPU rate (TFLOPS, GB/s) that is 0 when unknown.
+_Rate = Annotated[float, AfterValidator(_zero_or_rate)]
 
 
 class _Model(BaseModel):
@@ -139,7 +157,8 @@ class TrainingSetup(_Model):
     #: docstring; litgpt PR #1538); the root is kept as with ``layers``.
     fsdp_wrap: FsdpWrap = "layers"
     framework: FrameworkTier = "hf"
-    mfu_override: float | None = Field(default=None, gt=0, le=1)
+    #: model FLOPs utilisation in [0.001, 1]: below 0.1 % no real run is planned, and a denormal one divides by 0
+    mfu_override: float | None = Field(default=None, ge=0.001, le=1)
 
     @property
     def trains_base_weights(self) -> bool:
@@ -178,9 +197,17 @@ class Dataset(_Model):
     examples: int = Field(default=10_000, ge=0, le=10**12)
     tokens_per_example: float = Field(default=512, ge=0, le=10**8)
     total_tokens: float | None = Field(default=None, ge=0, le=10**15)
-    epochs: float = Field(default=3, gt=0, le=10_000)
-    padding_efficiency: float = Field(default=1.0, gt=0, le=1)
+    epochs: float = Field(default=3, ge=0.001, le=10_000)
+    padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     eval_fraction: float = Field(default=0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _check_tokens(self) -> Dataset:
+        trained = self.tokens_per_epoch * self.epochs
+        if trained > MAX_TRAINING_TOKENS:
+            raise ValueError(f"{trained:.3g} training tokens (examples x tokens per example, or total tokens, x "
+                             f"epochs); at most {MAX_TRAINING_TOKENS:.0e} can be planned")
+        return self
 
     @property
     def tokens_per_epoch(self) -> float:
@@ -198,29 +225,33 @@ class GpuSpec(_Model):
     precision uses them.
     """
 
-    id: str = Field(min_length=1)
-    name: str = Field(min_length=1)
-    vendor: str = "NVIDIA"
-    memory_gib: float = Field(gt=0, le=100_000)
-    bf16_tflops: float = Field(default=0.0, ge=0)
-    fp16_tflops: float = Field(default=0.0, ge=0)
-    measured_bf16_tflops: float | None = Field(default=None, ge=0)
-    memory_bandwidth_gbps: float = Field(default=1000.0, gt=0)
+    id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200)
+    vendor: str = Field(default="NVIDIA", max_length=200)
+    #: GiB; 0.01 GiB at least (a card that holds nothing plans nothing).
+    memory_gib: float = Field(ge=0.01, le=100_000)
+    #: dense TFLOPS; 0 = unknown, else 0.01-100,000 (a B200 does 2,250).
+    bf16_tflops: _Rate = 0.0
+    fp16_tflops: _Rate = 0.0
+    measured_bf16_tflops: _Rate | None = None
+    #: GB/s, 1-1,000,000 (an H200 moves 4,800).
+    memory_bandwidth_gbps: float = Field(default=1000.0, ge=1, le=1_000_000)
     bf16_supported: bool = True
-    segment: str = "datacenter"
-    interconnect: str = "PCIe only"
-    p2p_link_gbps: float = Field(default=0.0, ge=0)
-    tdp_w: float = Field(default=300.0, ge=0)
+    segment: str = Field(default="datacenter", max_length=200)
+    interconnect: str = Field(default="PCIe only", max_length=200)
+    #: GB/s of the GPU-to-GPU link; 0 = none (PCIe only), else 0.01-100,000.
+    p2p_link_gbps: _Rate = 0.0
+    tdp_w: float = Field(default=300.0, ge=0, le=100_000)
     #: streaming multiprocessors (AMD: compute units), from the vendor's architecture whitepapers; 0 = unknown.
     #: The GEMM model uses them for wave quantisation (core/steptime.py).
     sm_count: int = Field(default=0, ge=0, le=100_000)
     #: compute capability as ``major.minor`` (NVIDIA), 0 when unknown; FlashAttention needs 8.0 or newer.
     compute_capability: float = Field(default=0.0, ge=0, le=100)
     #: the architecture's name as the catalog gives it (``Hopper (GH100)``), for kernel-rate tables.
-    architecture: str = ""
+    architecture: str = Field(default="", max_length=200)
     #: host link as the catalog gives it (``PCIe 4.0 x16``); host<->device copies run at its rate.
-    pcie: str = "PCIe 4.0 x16"
-    source: str = ""
+    pcie: str = Field(default="PCIe 4.0 x16", max_length=200)
+    source: str = Field(default="", max_length=10_000)
 
     @property
     def peak_tflops(self) -> float:
@@ -236,10 +267,10 @@ class Pricing(_Model):
     ``eval_minutes`` are billed GPU time outside training.
     """
 
-    provider: str = "RunPod"
-    offer_kind: str = "community"
+    provider: str = Field(default="RunPod", max_length=200)
+    offer_kind: str = Field(default="community", max_length=200)
     price_per_gpu_hour: float = Field(default=0.34, ge=0, le=10_000)
-    price_date: str = ""
+    price_date: str = Field(default="", max_length=200)
     billing: Billing = "second"
     minimum_billed_minutes: float = Field(default=0.0, ge=0, le=100_000)
     storage_kind: StorageKind = "volume"
@@ -252,18 +283,20 @@ class Pricing(_Model):
     setup_minutes: float = Field(default=10, ge=0, le=100_000)
     eval_minutes: float = Field(default=0, ge=0, le=100_000)
     checkpoint_count: int = Field(default=3, ge=0, le=100_000)
-    disk_write_gbps: float = Field(default=1.0, gt=0, le=1000)
+    #: GB/s a checkpoint is written at; 0.001 (1 MB/s) at least.
+    disk_write_gbps: float = Field(default=1.0, ge=0.001, le=1000)
     interruptions_per_hour: float = Field(default=0.0, ge=0, le=100)
-    checkpoint_every_min: float = Field(default=30, gt=0, le=100_000)
+    #: minutes between checkpoints under interruptions; 0.1 at least (a denormal one overflows the save count).
+    checkpoint_every_min: float = Field(default=30, ge=0.1, le=100_000)
     restart_minutes: float = Field(default=5, ge=0, le=100_000)
-    monthly_price_usd: float | None = Field(default=None, ge=0)
-    runs_per_month: float = Field(default=1, gt=0, le=10_000)
+    monthly_price_usd: float | None = Field(default=None, ge=0, le=10**7)
+    runs_per_month: float = Field(default=1, ge=0.001, le=10_000)
     electricity_usd_per_kwh: float | None = Field(default=None, ge=0, le=100)
     # --- added for the time and cost planner (core/throughput.py, core/cost.py) ---
     #: Model download speed in GB/s (10**9 bytes/s) during setup: parameters x 2 B (bf16 files) /
     #: this. 0.5 GB/s is a planning judgement for a cloud host pulling from the Hugging Face Hub
     #: (hf_transfer reaches more on fast links; home connections are ~0.01-0.1 GB/s).
-    download_gbps: float = Field(default=0.5, gt=0, le=1000)
+    download_gbps: float = Field(default=0.5, ge=0.001, le=1000)
     #: Tokenisation / packing of the dataset before training, minutes of billed GPU time.
     dataset_prep_minutes: float = Field(default=0.0, ge=0, le=100_000)
     #: Probability (0-1) that a run fails and must be repeated in full (divergence, bad result,
@@ -286,7 +319,7 @@ class Scenario(_Model):
 
     schema_version: int = SCHEMA_VERSION
     name: str = Field(default="Untitled plan", min_length=1, max_length=200)
-    model_id: str = ""
+    model_id: str = Field(default="", max_length=200)
     model: ModelArchitecture
     training: TrainingSetup = Field(default_factory=TrainingSetup)
     dataset: Dataset = Field(default_factory=Dataset)
@@ -313,3 +346,69 @@ def auto_name(s: Scenario) -> str:
     if s.training.num_gpus > 1:
         gpus = f"{s.training.num_gpus}× {gpus}"
     return f"{s.model.name} {METHOD_WORDS.get(s.training.method, s.training.method)} on {gpus}"[:200]
+
+
+_BOUND_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}
+
+
+def _number(value: Any) -> str:
+    """A bound or an input value for a message: ``0.001``, ``1e+12``; long text cut to 40 characters."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    if isinstance(value, int) and value.bit_length() > 1000:
+        return "a number of over 300 digits"
+    return f"{float(value):g}" if isinstance(value, float) or abs(value) >= 10**6 else str(value)
+
+
+def _field_info(root: type[BaseModel], loc: tuple[int | str, ...]) -> Any:
+    """The pydantic ``FieldInfo`` at ``loc`` under ``root`` (through nested models), or None."""
+    model: Any = root
+    info = None
+    for part in loc:
+        fields = getattr(model, "model_fields", None)
+        if not isinstance(part, str) or not fields or part not in fields:
+            return None
+        info = fields[part]
+        model = info.annotation
+    return info
+
+
+def _range_text(info: Any) -> str | None:
+    """``between 0.001 and 1``, ``more than 0 and at most 1``, ``at least 0``: the field's whole range."""
+    lo = hi = None
+    for item in getattr(info, "metadata", ()):
+        for attr, word in (("ge", "at least"), ("gt", "more than")):
+            if getattr(item, attr, None) is not None:
+                lo = (word, getattr(item, attr))
+        for attr, word in (("le", "at most"), ("lt", "less than")):
+            if getattr(item, attr, None) is not None:
+                hi = (word, getattr(item, attr))
+    if lo and hi and lo[0] == "at least" and hi[0] == "at most":
+        return f"between {_number(lo[1])} and {_number(hi[1])}"
+    parts = [f"{w} {_number(v)}" for w, v in (lo, hi) if w]
+    return " and ".join(parts) or None
+
+
+def explain_validation_error(exc: ValidationError, root: type[BaseModel] | None = None) -> tuple[str, str]:
+    """The first error of ``exc`` as ``(dotted field, message)``, the message on one line.
+
+    A value out of range names the field's whole allowed range and the value given
+    (``("training.mfu_override", "must be between 0.001 and 1 (got 5e-324)")``); a fraction for a whole
+    number says so. ``root`` is the model validated (default :class:`Scenario`), used to look up the ranges.
+    """
+    err = exc.errors()[0]
+    loc = tuple(err.get("loc", ()))
+    where = ".".join(str(p) for p in loc)
+    kind = err.get("type", "")
+    value = err.get("input")
+    shown = repr(value) if isinstance(value, float) else _number(value)  # 5e-324 as typed, not 4.94066e-324
+    given = f" (got {shown})" if "input" in err else ""
+    if kind in _BOUND_ERRORS and (text := _range_text(_field_info(root or Scenario, loc))):
+        return where, f"must be {text}{given}"
+    if kind == "int_from_float":
+        return where, f"must be a whole number{given}"
+    msg = str(err.get("msg", "invalid value")).replace("Input should be", "must be").removeprefix("Value error, ")
+    if kind == "value_error" and "input" in err and not isinstance(err["input"], dict):
+        msg += given
+    return where, " ".join(msg.split())

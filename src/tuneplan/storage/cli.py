@@ -19,6 +19,7 @@ from typing import Any, TextIO
 
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import SCHEMA_VERSION, Scenario
+from tuneplan.core.text import json_terminal_safe, terminal_safe
 from tuneplan.storage.files import ScenarioFileError, read_scenario_file
 from tuneplan.storage.library import ScenarioInfo, ScenarioLibrary
 
@@ -30,8 +31,15 @@ class _UsageError(Exception):
 
 
 def _fail(message: str) -> int:
-    print(f"tuneplan: error: {message}", file=sys.stderr)
+    print(f"tuneplan: error: {terminal_safe(message)}", file=sys.stderr)
     return 2
+
+
+def _dump(document: Any, out: TextIO) -> None:
+    """``document`` as indented JSON, non-ASCII kept, control characters as ``\\uXXXX`` (a name from a shared
+    file cannot drive the terminal)."""
+    out.write(json_terminal_safe(json.dumps(document, indent=2, ensure_ascii=False)))
+    out.write("\n")
 
 
 def _info_json(info: ScenarioInfo) -> dict[str, Any]:
@@ -87,24 +95,24 @@ def _summary(scenario: Scenario) -> dict[str, Any]:
 def _list(library: ScenarioLibrary, as_json: bool, out: TextIO) -> int:
     infos = library.list()
     if as_json:
-        json.dump([_info_json(i) for i in infos], out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        _dump([_info_json(i) for i in infos], out)
         return 0
     if not infos:
-        print(f"no saved scenarios in {library.scenarios_dir}", file=out)
+        print(f"no saved scenarios in {terminal_safe(str(library.scenarios_dir))}", file=out)
         return 0
-    width = min(48, max(4, *(len(i.name) for i in infos)))
+    names = [terminal_safe(i.name) for i in infos]  # names and problems come from files: print them escaped
+    width = min(48, max(4, *(len(n) for n in names)))
     print(f"{'NAME':<{width}}  {'MODIFIED (UTC)':<16}  {'SCHEMA':>6}  STATUS", file=out)
-    for info in infos:
+    for info, name in zip(infos, names, strict=True):
         if info.ok:
             status = "ok"
         elif info.schema_version is not None and info.schema_version > SCHEMA_VERSION:
-            status = f"NEWER: {info.problem}"
+            status = f"NEWER: {terminal_safe(str(info.problem))}"
         else:
-            status = f"BROKEN: {info.problem}"
+            status = f"BROKEN: {terminal_safe(str(info.problem))}"
         schema = "-" if info.schema_version is None else str(info.schema_version)
         print(
-            f"{info.name[:width]:<{width}}  {info.modified.strftime('%Y-%m-%d %H:%M'):<16}  {schema:>6}  {status}",
+            f"{name[:width]:<{width}}  {info.modified.strftime('%Y-%m-%d %H:%M'):<16}  {schema:>6}  {status}",
             file=out,
         )
     return 0
@@ -115,18 +123,17 @@ def _show(library: ScenarioLibrary, name: str | None, as_json: bool, out: TextIO
     summary = _summary(scenario)
     if as_json:
         document = {"path": str(path), "scenario": scenario.model_dump(mode="json"), "estimate": summary}
-        json.dump(document, out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        _dump(document, out)
         return 0
-    print(f"# {path}", file=out)
-    print(scenario.model_dump_json(indent=2), file=out)
+    print(f"# {terminal_safe(str(path))}", file=out)
+    print(json_terminal_safe(scenario.model_dump_json(indent=2)), file=out)
     print(
         f"\nEstimate: {summary['total_bytes'] / GIB:.2f} GiB of {summary['capacity_bytes'] / GIB:.2f} GiB per GPU "
         f"({summary['verdict']}), {summary['hours']:.2f} h, ${summary['total_usd']:,.2f}",
         file=out,
     )
     for warning in summary["warnings"]:
-        print(f"warning: {warning}", file=out)
+        print(f"warning: {terminal_safe(warning)}", file=out)
     return 0
 
 
@@ -140,7 +147,7 @@ def _export(library: ScenarioLibrary, name: str | None, output: str | None, out:
         if not sources:
             raise _UsageError("the library has no scenarios to export")
     dest = library.export_scenarios(sources, output, bundle=None if name else True)
-    print(f"exported {len(sources)} scenario{'s' if len(sources) != 1 else ''} to {dest}", file=out)
+    print(f"exported {len(sources)} scenario{'s' if len(sources) != 1 else ''} to {terminal_safe(str(dest))}", file=out)
     return 0
 
 
@@ -150,11 +157,10 @@ def _import(library: ScenarioLibrary, file: str | None, as_json: bool, out: Text
     written = library.import_scenarios(file)
     if as_json:
         rows = [{"name": read_scenario_file(p).name, "path": str(p)} for p in written]
-        json.dump(rows, out, indent=2, ensure_ascii=False)
-        out.write("\n")
+        _dump(rows, out)
         return 0
     for path in written:
-        print(f"imported {read_scenario_file(path).name!r} -> {path}", file=out)
+        print(f"imported {terminal_safe(repr(read_scenario_file(path).name))} -> {terminal_safe(str(path))}", file=out)
     return 0
 
 

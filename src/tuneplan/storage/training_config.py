@@ -50,6 +50,16 @@ class _SafeLoader(yaml.SafeLoader):
         finally:
             self._depth -= 1
 
+    def construct_yaml_int(self, node: Any) -> Any:  # noqa: ANN401 - PyYAML's node types
+        # a 5,000-digit integer would otherwise end in Python's own advice about sys.set_int_max_str_digits
+        if len(str(node.value)) > _MAX_INT_CHARS:
+            raise _Refused("config.syntax", line=node.start_mark.line + 1,
+                           problem=f"a {len(str(node.value))}-character number is out of range")
+        return super().construct_yaml_int(node)
+
+
+_SafeLoader.add_constructor("tag:yaml.org,2002:int", _SafeLoader.construct_yaml_int)
+
 
 class _Refused(Exception):
     def __init__(self, code: str, **params: Any) -> None:
@@ -75,6 +85,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number")
 
 
+#: The longest integer a training config may hold (no batch size or step count has more digits).
+_MAX_INT_CHARS = 30
+
+
+def _bounded_int(text: str) -> int:
+    if len(text) > _MAX_INT_CHARS:
+        raise ValueError(f"a {len(text)}-digit number is out of range")
+    return int(text)
+
+
 def load_config_data(text: str, json_syntax: bool, name: str = "") -> Any:
     """Decode ``text`` as JSON or (safe, alias-free) YAML.
 
@@ -83,7 +103,7 @@ def load_config_data(text: str, json_syntax: bool, name: str = "") -> Any:
     """
     if json_syntax:
         try:
-            data = json.loads(text, parse_constant=_reject_constant)
+            data = json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int)
         except json.JSONDecodeError as exc:
             raise TrainingConfigError("config.syntax", file=name, line=exc.lineno, problem=exc.msg) from None
         except ValueError as exc:
