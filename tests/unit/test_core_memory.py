@@ -1147,3 +1147,18 @@ def test_deepspeed_zero3_step_peak_by_hand():
     mem, _ = estimate_memory(arch, t, GpuSpec(id="t80", name="Test 80 GiB", memory_gib=80.0, bf16_tflops=100))
     assert mem.peak_phase == "optimizer step"
     assert mem.peak_allocated_bytes == pytest.approx(25_094_076_928, abs=1)
+
+
+def test_zero3_gathers_what_deepspeeds_reuse_distance_keeps():
+    from tuneplan.core.memory import _zero3_gathered_elements
+
+    # Llama-3-8B: the LM head 128,256 x 4,096 = 525,336,576 is used again at once (kept); the last layer's next use
+    # is 2 x (0 + head) = 1,050,673,152 >= 1e9 elements away, so no layer is kept. The next layer arrives through
+    # the 5e7 prefetch bucket plus up to one matrix (4,096 x 14,336 = 58,720,256): 108,720,256 < one layer
+    # (2 x 4,096^2 + 2 x 4,096 x 1,024 + 3 x 4,096 x 14,336 = 218,103,808).
+    assert _zero3_gathered_elements(architecture_from_hf_config(LLAMA_3_8B)) == 525_336_576 + 108_720_256
+    # Llama-2-7B shapes (vocab 32,000, MHA, intermediate 11,008): head 131,072,000, layer 4 x 4,096^2 + 3 x 4,096 x
+    # 11,008 = 202,375,168. Layer L-1: 2 x 131,072,000 = 262M < 1e9, kept; L-2: 2 x (202,375,168 + 131,072,000) =
+    # 667M, kept; L-3: 1,071.6M, released. Prefetch 5e7 + 45,088,768 = 95,088,768.
+    llama2 = dict(LLAMA_3_8B, vocab_size=32000, intermediate_size=11008, num_key_value_heads=32)
+    assert _zero3_gathered_elements(architecture_from_hf_config(llama2)) == 131_072_000 + 2 * 202_375_168 + 95_088_768

@@ -85,6 +85,8 @@ __all__ = [
     "CUDA_CONTEXT_BYTES",
     "DEEPSPEED_REDUCE_BUCKET_ELEMENTS",
     "DEEPSPEED_SUB_GROUP_ELEMENTS",
+    "DEEPSPEED_MAX_REUSE_DISTANCE",
+    "DEEPSPEED_PREFETCH_ELEMENTS",
     "MEASURED_ERROR",
     "MEASURED_ERROR_BY_MODE",
     "ALLOCATOR_FRAGMENTATION",
@@ -152,6 +154,13 @@ DEEPSPEED_REDUCE_BUCKET_ELEMENTS = 500_000_000
 #: (``sub_group_size: int = Field(pp_int(1e9))``, deepspeed/runtime/zero/config.py; stage3.py
 #: ``_create_fp16_sub_groups``), so the step's fp32 gradient copy and the optimizer's temporaries cover one sub-group.
 DEEPSPEED_SUB_GROUP_ELEMENTS = 1_000_000_000
+
+#: DeepSpeed ZeRO-3's parameter coordinator keeps a gathered parameter when the module trace reaches its next use
+#: within this many elements (``stage3_max_reuse_distance``, default ``pp_int(1e9)``, zero/config.py;
+#: partitioned_param_coordinator.py ``__params_to_release``), and prefetches up to this many elements of upcoming
+#: parameters (``stage3_prefetch_bucket_size``, default ``pp_int(5e7)``; whole parameters, so it may pass it by one).
+DEEPSPEED_MAX_REUSE_DISTANCE = 1_000_000_000
+DEEPSPEED_PREFETCH_ELEMENTS = 50_000_000
 
 #: Signed error of the estimate against published measurements, ``predicted/measured - 1``, at the 10th and
 #: 90th percentile over the usable rows of the reference measurements (docs/accuracy.md) whose figure is one
@@ -334,6 +343,33 @@ def compile_modelled(arch: ModelArchitecture, t: TrainingSetup) -> bool:
     Gemma, Qwen3 with its q/k norms, Mixtral and Qwen3-MoE); LayerNorm models keep the eager ledger and the
     estimate says so."""
     return t.torch_compile and arch.norm == "rms"
+
+
+def _zero3_gathered_elements(arch: ModelArchitecture) -> float:
+    """Parameter elements DeepSpeed ZeRO-3 holds gathered at the turn from forward to backward (elements, not bytes).
+
+    DeepSpeed fetches each submodule's parameters before it runs and, once a trace of the step is recorded, releases
+    them afterwards unless the trace reaches their next use within ``stage3_max_reuse_distance`` elements
+    (partitioned_param_coordinator.py ``__params_to_release``, counting every module's parameters from the next step
+    on). At the loss the LM head is used again at once (its backward), so it stays; layer ``L-1-k``'s next use lies
+    behind the rest of the forward and the head twice (forward and backward) and as many layers again in the
+    backward, ``2 (k x layer + head)`` elements, so the last layers stay while that is under the distance
+    (:data:`DEEPSPEED_MAX_REUSE_DISTANCE`). The next layer's parameters arrive through the prefetch bucket
+    (:data:`DEEPSPEED_PREFETCH_ELEMENTS`, whole parameters: up to one weight matrix beyond it), never more than a
+    layer. Parameters under ``stage3_param_persistence_threshold`` (1e5 elements: norms, biases) stay gathered for the
+    whole run and are left out (a few MB).
+
+    Returns:
+        elements gathered: head + retained layers + the prefetched next layer.
+    """
+    head = arch.vocab_size * arch.hidden_size  # the LM head's weight (the embedding's when tied)
+    layer = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
+    largest_matrix = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods)
+    retained = 0
+    while retained < arch.num_layers and 2 * (retained * layer + head) < DEEPSPEED_MAX_REUSE_DISTANCE:
+        retained += 1
+    upcoming = 0.0 if retained == arch.num_layers else min(layer, DEEPSPEED_PREFETCH_ELEMENTS + largest_matrix)
+    return head + retained * layer + upcoming
 
 
 def _activation_adapter_path(t: TrainingSetup) -> str:
@@ -826,6 +862,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                 # forward/backward prefetch; ZeRO-3 prefetch bucket), freed again after use; bf16 under
                 # mixed precision even when the shards are an fp32 master copy
                 gathered = 2 * largest_layer_bytes * (2 / w_bytes if amp else 1)
+                if shard == "zero3" and t.method != "qlora":
+                    gathered = _zero3_gathered_elements(arch) * act
                 if t.fsdp_root_unsharded:
                     # the root unit (embeddings, final norm, LM head) stays unsharded from its forward to its
                     # backward (FSDP1 _post_forward_reshard: "Do not free the root's parameters in the post-forward";
@@ -842,7 +880,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             led.formulas["optimizer"] += f" / {n_gpus} GPUs ({shard})"
             if shard in {"zero2", "zero3", "fsdp"}:
                 led.formulas["gradients"] += f" / {n_gpus} GPUs ({shard})"
-            if shard in {"zero3", "fsdp"}:
+            if shard == "zero3" and t.method != "qlora":
+                led.formulas["weights"] += (f" / {n_gpus} GPUs (zero3) + gathered while computing: the LM head, the last"
+                                            " layers reused within stage3_max_reuse_distance, the prefetch bucket")
+            elif shard in {"zero3", "fsdp"}:
                 led.formulas["weights"] += f" / {n_gpus} GPUs ({shard}) + two gathered layers while computing"
                 if t.fsdp_root_unsharded:
                     led.formulas["weights"] += " + the root unit (embeddings, LM head) unsharded from forward to backward"
