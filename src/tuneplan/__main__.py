@@ -32,7 +32,10 @@ class _Parser(argparse.ArgumentParser):
     """argparse that exits with status 2 and a one-line reason on bad input."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"tuneplan: error: {message}\n")
+        # the message quotes the arguments: a newline or escape in one stays visible on the one line
+        from tuneplan.core.text import terminal_safe
+
+        self.exit(2, f"tuneplan: error: {terminal_safe(message)}\n")
 
 
 #: The longest number text a flag takes (a 5,000-digit one would end in Python's advice on int digit limits).
