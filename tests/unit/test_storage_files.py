@@ -327,16 +327,14 @@ def test_missing_file(tmp_path: Path) -> None:
 
 def test_unreadable_file(tmp_path: Path, scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
-    import builtins
+    real_open = os.open
 
-    real_open = builtins.open
-
-    def guarded_open(file: object, *args: object, **kwargs: object) -> object:
+    def guarded_open(file: object, *args: object, **kwargs: object) -> int:
         if str(file) == str(target):
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(os, "open", guarded_open)
     with pytest.raises(ScenarioFileError) as info:
         read_scenario_file(target)
     assert str(info.value) == f"{target}: cannot read the file (permission denied)"

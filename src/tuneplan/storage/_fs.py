@@ -1,4 +1,5 @@
-"""Low-level file helpers for the storage layer: atomic writes, directory fsync, pid liveness.
+"""Low-level file helpers for the storage layer: atomic writes, directory fsync, pid liveness,
+bounded reads of untrusted files.
 
 Private to :mod:`tuneplan.storage`; no Qt, no pydantic.
 """
@@ -7,23 +8,117 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import re
 import shutil
+import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 __all__ = [
+    "STALE_TEMP_SECONDS",
+    "UnsafeFileError",
     "atomic_write_bytes",
+    "clean_abandoned_temps",
     "clean_stale_temps",
     "describe_os_error",
     "fsync_dir",
+    "loads_untrusted_json",
     "move_file",
     "pid_alive",
+    "read_regular_file",
     "temp_prefix",
 ]
 
 TEMP_SUFFIX = ".tmp"
+#: a temp file of ours older than this (seconds) is abandoned even if its pid is alive (a reused pid)
+STALE_TEMP_SECONDS = 3600.0
+# what atomic_write_bytes names its temp files: ".<target name>.<pid>.<mkstemp random part>.tmp"
+_TEMP_NAME_RE = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)\.[A-Za-z0-9_]+\.tmp$")
+
+
+class UnsafeFileError(ValueError):
+    """A file that was not read because reading it could hang or exhaust memory.
+
+    Attributes:
+        path: the file.
+        reason: ``"not-regular"`` (a FIFO, device, socket or folder, possibly behind a symlink) or
+            ``"too-large"``.
+        size: the size in bytes (``None`` when not a regular file).
+        limit: the limit in bytes that was applied.
+    """
+
+    def __init__(self, path: Path, reason: str, size: int | None, limit: int) -> None:
+        what = "not a regular file" if reason == "not-regular" else f"too large ({size} bytes; the limit is {limit})"
+        super().__init__(f"{path}: {what}")
+        self.path = path
+        self.reason = reason
+        self.size = size
+        self.limit = limit
+
+
+def read_regular_file(path: Path, limit: int) -> bytes:
+    """The bytes of ``path`` (symlinks followed) if it is a regular file of at most ``limit`` bytes.
+
+    A FIFO, device (``/dev/zero``), socket or folder is refused before it is opened for reading,
+    and again on the opened descriptor (``O_NONBLOCK``, so a FIFO swapped in between cannot block
+    the open). At most ``limit + 1`` bytes are ever read, so a file that grows meanwhile is caught.
+
+    Args:
+        path: the file.
+        limit: the largest size accepted, in bytes.
+
+    Raises:
+        UnsafeFileError: not a regular file, or larger than ``limit``.
+        FileNotFoundError, PermissionError, OSError: from the file system, unchanged.
+    """
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
+        raise UnsafeFileError(path, "not-regular", None, limit)
+    if info.st_size > limit:
+        raise UnsafeFileError(path, "too-large", info.st_size, limit)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:
+        opened = os.fstat(fh.fileno())
+        if not stat.S_ISREG(opened.st_mode):
+            raise UnsafeFileError(path, "not-regular", None, limit)
+        if opened.st_size > limit:
+            raise UnsafeFileError(path, "too-large", opened.st_size, limit)
+        data = fh.read(limit + 1)
+    if len(data) > limit:  # grew since fstat
+        raise UnsafeFileError(path, "too-large", len(data), limit)
+    return data
+
+
+def loads_untrusted_json(raw: bytes) -> Any:
+    """Parse UTF-8 (optionally BOM-prefixed) JSON from an untrusted file.
+
+    Everything the decoder and parser can raise on hostile input — bad UTF-8, bad JSON, nesting
+    deep enough to exhaust the parser's recursion (``[`` x 5,000), input too big for memory — comes
+    out as one ``ValueError`` with a short reason, so a caller needs one ``except``.
+
+    Raises:
+        ValueError: not UTF-8, not JSON, nested too deeply, or too large to parse.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except MemoryError:
+        raise ValueError("too large to read") from None
+    except ValueError as exc:  # e.g. an integer too long to convert
+        raise ValueError(f"not valid JSON ({str(exc).splitlines()[0][:80]})") from None
 
 
 def temp_prefix(target: Path) -> str:
@@ -96,6 +191,40 @@ def clean_stale_temps(target: Path) -> list[Path]:
         pid = int(pid_text)
         if pid == os.getpid() or not pid_alive(pid):
             # our own leftovers are always abandoned: a live write of ours holds no stale name
+            with contextlib.suppress(OSError):
+                temp.unlink()
+                removed.append(temp)
+    return removed
+
+
+def clean_abandoned_temps(folder: Path, now: float | None = None) -> list[Path]:
+    """Remove the temp files :func:`atomic_write_bytes` left in ``folder`` when its writer died.
+
+    Only our own naming (``.<name>.<pid>.<random>.tmp``) is touched, never other ``.tmp`` files.
+    One is abandoned when its pid is gone, or when it is older than :data:`STALE_TEMP_SECONDS`
+    (seconds; a save takes milliseconds, so an old one is left over whatever its pid says).
+
+    Returns:
+        The files removed. File-system errors are ignored (the folder is tidied best-effort).
+    """
+    removed: list[Path] = []
+    now = time.time() if now is None else now
+    try:
+        candidates = [p for p in folder.iterdir() if p.name.endswith(TEMP_SUFFIX)]
+    except OSError:
+        return removed
+    for temp in candidates:
+        match = _TEMP_NAME_RE.match(temp.name)
+        if match is None:
+            continue
+        try:
+            info = temp.lstat()
+        except OSError:
+            continue
+        if not stat.S_ISREG(info.st_mode):
+            continue
+        pid = int(match.group("pid"))
+        if now - info.st_mtime > STALE_TEMP_SECONDS or (pid != os.getpid() and not pid_alive(pid)):
             with contextlib.suppress(OSError):
                 temp.unlink()
                 removed.append(temp)

@@ -12,15 +12,19 @@ import csv
 import datetime as _dt
 import io
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from tuneplan.core.calibration import Calibration, PilotRun, pilot_from_rows, pilot_from_trainer_state
-from tuneplan.storage._fs import atomic_write_bytes, describe_os_error
+from tuneplan.storage._fs import (
+    UnsafeFileError,
+    atomic_write_bytes,
+    describe_os_error,
+    loads_untrusted_json,
+    read_regular_file,
+)
 from tuneplan.storage.files import ScenarioFileError, _load_json
 from tuneplan.storage.paths import data_dir
 
@@ -74,15 +78,11 @@ def read_pilot(path: str | Path, tokens_per_step: float | None = None) -> PilotR
     date = _file_date(p)
     if p.suffix.lower() in {".csv", ".tsv"}:
         try:
-            info = os.stat(p)
-            if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
-                raise PilotFileError(f"{p}: not a regular file")
-            if info.st_size > MAX_PILOT_BYTES:
-                raise PilotFileError(f"{p}: too large (the limit is {MAX_PILOT_BYTES // 2**20} MiB)")
-            with open(p, "rb") as fh:
-                text = fh.read(MAX_PILOT_BYTES + 1).decode("utf-8-sig")
-        except PilotFileError:
-            raise
+            text = read_regular_file(p, MAX_PILOT_BYTES).decode("utf-8-sig")  # a FIFO/device: refused unread
+        except UnsafeFileError as exc:
+            if exc.reason == "not-regular":
+                raise PilotFileError(f"{p}: not a regular file") from None
+            raise PilotFileError(f"{p}: too large (the limit is {MAX_PILOT_BYTES // 2**20} MiB)") from None
         except FileNotFoundError:
             raise PilotFileError(f"{p}: no such file") from None
         except UnicodeDecodeError:
@@ -124,23 +124,19 @@ class CalibrationBook:
             CalibrationBookError: the file exists but is not a JSON list (it is then not overwritten).
         """
         try:
-            info = os.stat(self.path)
-            if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
-                raise CalibrationBookError(f"{self.path}: not a regular file")
-            if info.st_size > MAX_PILOT_BYTES:
-                raise CalibrationBookError(f"{self.path}: too large")
-            with open(self.path, "rb") as fh:
-                text = fh.read(MAX_PILOT_BYTES + 1).decode("utf-8-sig")
+            raw = read_regular_file(self.path, MAX_PILOT_BYTES)  # a FIFO or device: refused unread
         except FileNotFoundError:
             return [], []
-        except (OSError, UnicodeDecodeError) as exc:
-            if isinstance(exc, CalibrationBookError):
-                raise
-            raise CalibrationBookError(f"{self.path}: cannot be read ({exc})") from None
+        except UnsafeFileError as exc:
+            raise CalibrationBookError(
+                f"{self.path}: not a regular file" if exc.reason == "not-regular" else f"{self.path}: too large"
+            ) from None
+        except OSError as exc:
+            raise CalibrationBookError(f"{self.path}: cannot be read ({describe_os_error(exc)})") from None
         try:
-            data: Any = json.loads(text)
-        except (ValueError, RecursionError):
-            raise CalibrationBookError(f"{self.path}: not valid JSON") from None
+            data: Any = loads_untrusted_json(raw)  # bad UTF-8 or JSON, nesting that exhausts the parser
+        except ValueError as exc:
+            raise CalibrationBookError(f"{self.path}: {exc}") from None
         if not isinstance(data, list):
             raise CalibrationBookError(f"{self.path}: not a list of calibrations")
         good: list[Calibration] = []

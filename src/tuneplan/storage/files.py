@@ -43,7 +43,6 @@ import copy
 import json
 import math
 import os
-import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -54,13 +53,14 @@ from pydantic import ValidationError
 
 from tuneplan import __version__
 from tuneplan.core.scenario import SCHEMA_VERSION, Scenario
-from tuneplan.storage._fs import atomic_write_bytes, describe_os_error
+from tuneplan.storage._fs import UnsafeFileError, atomic_write_bytes, describe_os_error, read_regular_file
 
 __all__ = [
     "BUNDLE_FORMAT",
     "CORRUPT_REASONS",
     "FORMAT",
     "MAX_BUNDLE_BYTES",
+    "MAX_BUNDLE_SCENARIOS",
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "MIGRATIONS",
@@ -68,6 +68,7 @@ __all__ = [
     "ScenarioDocument",
     "ScenarioFileError",
     "ScenarioSaveError",
+    "ScenarioTooLargeError",
     "dumps_scenario",
     "migrate",
     "read_scenario_document",
@@ -80,7 +81,9 @@ __all__ = [
 
 FORMAT = "tuneplan-scenario"
 BUNDLE_FORMAT = "tuneplan-scenarios"
+#: the largest plan file read, and so the largest written (bytes)
 MAX_FILE_BYTES = 1024 * 1024
+#: the largest bundle read and written (bytes), and how many scenarios it may hold
 MAX_BUNDLE_BYTES = 8 * 1024 * 1024
 MAX_BUNDLE_SCENARIOS = 1000
 MAX_DEPTH = 16  # a scenario is 3 levels deep inside its envelope; a bundle 4
@@ -122,6 +125,24 @@ class NewerSchemaError(ScenarioFileError):
     def __init__(self, message: str, path: Path | None, file_version: int) -> None:
         super().__init__(message, path, "newer")
         self.file_version = file_version
+
+
+class ScenarioTooLargeError(ScenarioFileError):
+    """A save was refused because the file would exceed what a read accepts; nothing was written.
+
+    The limits are the readers' own (:data:`MAX_FILE_BYTES` for one plan, :data:`MAX_BUNDLE_BYTES`
+    and :data:`MAX_BUNDLE_SCENARIOS` for a bundle), so whatever is saved can be opened again.
+    ``reason`` is ``"too-large"``. Not a :class:`ScenarioSaveError`: freeing disk space won't help.
+
+    Attributes:
+        size: the encoded size in bytes (or the number of scenarios, for a bundle with too many).
+        limit: the limit that was exceeded, in the same unit.
+    """
+
+    def __init__(self, message: str, path: Path | None, size: int, limit: int) -> None:
+        super().__init__(message, path, "too-large")
+        self.size = size
+        self.limit = limit
 
 
 class ScenarioSaveError(ScenarioFileError):
@@ -304,23 +325,23 @@ def _size_text(size: int) -> str:
 
 
 def _load_json(path: Path, limit: int) -> Any:
-    """Parse ``path`` as JSON within ``limit`` bytes and :data:`MAX_DEPTH` levels."""
+    """Parse ``path`` as JSON within ``limit`` bytes and :data:`MAX_DEPTH` levels.
+
+    A FIFO, device or folder (also behind a symlink) is refused without blocking
+    (:func:`~tuneplan.storage._fs.read_regular_file`).
+    """
     try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise ScenarioFileError(f"{path}: is a folder, not a scenario file", path, "wrong-format")
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-            raise ScenarioFileError(f"{path}: not a regular file", path, "wrong-format")
-        if info.st_size > limit:
+        raw = read_regular_file(path, limit)
+    except UnsafeFileError as exc:
+        if exc.reason == "too-large":
             raise ScenarioFileError(
-                f"{path}: too large ({_size_text(info.st_size)}; the limit is {_size_text(limit)})",
+                f"{path}: too large ({_size_text(exc.size or 0)}; the limit is {_size_text(limit)})",
                 path,
                 "too-large",
-            )
-        with open(path, "rb") as fh:
-            raw = fh.read(limit + 1)
-    except ScenarioFileError:
-        raise
+            ) from None
+        if os.path.isdir(path):
+            raise ScenarioFileError(f"{path}: is a folder, not a scenario file", path, "wrong-format") from None
+        raise ScenarioFileError(f"{path}: not a regular file", path, "wrong-format") from None
     except FileNotFoundError:
         raise ScenarioFileError(f"{path}: no such file", path, "missing") from None
     except PermissionError:
@@ -331,8 +352,6 @@ def _load_json(path: Path, limit: int) -> Any:
         raise ScenarioFileError(
             f"{path}: cannot read the file ({describe_os_error(exc)})", path, "unreadable"
         ) from None
-    if len(raw) > limit:  # grew since stat
-        raise ScenarioFileError(f"{path}: too large (the limit is {_size_text(limit)})", path, "too-large")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -355,6 +374,8 @@ def _load_json(path: Path, limit: int) -> Any:
         raise ScenarioFileError(
             f"{path}: nested too deeply (more than {MAX_DEPTH} levels)", path, "not-json"
         ) from None
+    except MemoryError:
+        raise ScenarioFileError(f"{path}: too large to read", path, "too-large") from None
     except ValueError as exc:
         raise ScenarioFileError(f"{path}: not valid JSON ({exc})", path, "not-json") from None
     if not _check_depth(data, MAX_DEPTH):
@@ -546,8 +567,17 @@ def dumps_scenario(scenario: Scenario) -> bytes:
     return _dumps({**_envelope(FORMAT), "scenario": _scenario_data(scenario)}, None)
 
 
-def _write(path: Path, data: bytes) -> Path:
+def _write(path: Path, data: bytes, limit: int) -> Path:
     existed = path.exists()
+    if len(data) > limit:  # the reader would refuse (and the library quarantine) what we wrote
+        kept = "the previous file was left unchanged" if existed else "nothing was written"
+        raise ScenarioTooLargeError(
+            f"could not save {path}: too large ({_size_text(len(data))}; the limit is {_size_text(limit)}); "
+            f"{kept}",
+            path,
+            len(data),
+            limit,
+        )
     try:
         atomic_write_bytes(path, data)
     except OSError as exc:
@@ -565,20 +595,33 @@ def write_scenario_file(path: str | os.PathLike[str], scenario: Scenario) -> Pat
     crash or power cut leaves either the old file or the new one, never a partial file.
 
     Raises:
+        ScenarioTooLargeError: the encoded plan is larger than :data:`MAX_FILE_BYTES` (what
+            :func:`read_scenario_file` accepts); nothing was written.
         ScenarioSaveError: the write failed (disk full, permission denied, read-only file system,
             missing folder); the previous file is intact and no temp file is left behind.
     """
     p = Path(path)
     document = {**_envelope(FORMAT), "scenario": _scenario_data(scenario)}
-    return _write(p, _dumps(document, p))
+    return _write(p, _dumps(document, p), MAX_FILE_BYTES)
 
 
 def write_scenario_bundle(path: str | os.PathLike[str], scenarios: Iterable[Scenario]) -> Path:
     """Save several scenarios atomically as one ``tuneplan-scenarios`` bundle; returns the path.
 
     Raises:
+        ScenarioTooLargeError: more than :data:`MAX_BUNDLE_SCENARIOS` scenarios, or larger than
+            :data:`MAX_BUNDLE_BYTES` (what :func:`read_scenarios_file` accepts); nothing was written.
         ScenarioSaveError: as :func:`write_scenario_file`.
     """
     p = Path(path)
-    document = {**_envelope(BUNDLE_FORMAT), "scenarios": [_scenario_data(s) for s in scenarios]}
-    return _write(p, _dumps(document, p))
+    items = [_scenario_data(s) for s in scenarios]
+    if len(items) > MAX_BUNDLE_SCENARIOS:
+        raise ScenarioTooLargeError(
+            f"could not save {p}: too many scenarios ({len(items)}; the limit is {MAX_BUNDLE_SCENARIOS}); "
+            "nothing was written",
+            p,
+            len(items),
+            MAX_BUNDLE_SCENARIOS,
+        )
+    document = {**_envelope(BUNDLE_FORMAT), "scenarios": items}
+    return _write(p, _dumps(document, p), MAX_BUNDLE_BYTES)

@@ -11,11 +11,15 @@ Guarantees:
 
 * **No silent overwrite between two running instances.** :meth:`ScenarioLibrary.save` takes the
   :class:`FileStamp` (or ``mtime_ns``) the caller got when it loaded the file and raises
-  :class:`ConflictError` when the file on disk has changed since. While writing it holds
-  ``<file stem>.lock`` (``O_CREAT | O_EXCL``) holding ``{"pid", "host", "created"}``; a lock whose
-  process is dead (same host), or older than :data:`STALE_LOCK_SECONDS`, is broken. (Two
-  processes breaking the same dead lock within the same few microseconds could both proceed;
-  ``O_EXCL`` plus a pid check cannot close that window without an OS lock.)
+  :class:`ConflictError` when the file on disk has changed since. While writing it holds an OS
+  lock (``flock`` / ``LockFileEx`` through :mod:`filelock`) on ``<file stem>.lock``: exclusive
+  between processes and between library objects, and released by the OS when its holder exits
+  or is killed, so there is no stale lock to guess about.
+* **All or nothing on import**, even across a kill: :meth:`~ScenarioLibrary.import_scenarios`
+  stages every plan in a hidden folder, marks the import committed, then renames; the next
+  :meth:`~ScenarioLibrary.tidy` rolls an interrupted import back (not committed) or forward.
+* **Nothing abandoned piles up**: :meth:`~ScenarioLibrary.tidy` (run on first use) removes the temp
+  files of killed saves and lock files unused for :data:`STALE_LOCK_SECONDS` that nobody holds.
 * **Broken files are never dropped.** :meth:`~ScenarioLibrary.list` reports them with
   ``ok=False`` and the problem; :meth:`~ScenarioLibrary.load` moves them to quarantine and raises
   :class:`CorruptScenarioError` naming the new location. Files from a newer Tuneplan are
@@ -37,7 +41,8 @@ import logging
 import os
 import re
 import secrets
-import socket
+import shutil
+import stat
 import time
 import unicodedata
 from collections.abc import Iterable, Iterator
@@ -46,11 +51,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import filelock
+
 from tuneplan.core.scenario import Scenario
 from tuneplan.storage import paths
-from tuneplan.storage._fs import atomic_write_bytes, describe_os_error, fsync_dir, move_file, pid_alive
+from tuneplan.storage._fs import (
+    UnsafeFileError,
+    atomic_write_bytes,
+    clean_abandoned_temps,
+    describe_os_error,
+    fsync_dir,
+    loads_untrusted_json,
+    move_file,
+    read_regular_file,
+)
 from tuneplan.storage.files import (
     CORRUPT_REASONS,
+    MAX_BUNDLE_BYTES,
     NewerSchemaError,
     ScenarioFileError,
     ScenarioSaveError,
@@ -61,6 +78,7 @@ from tuneplan.storage.files import (
 )
 
 __all__ = [
+    "MAX_STATE_FILE_BYTES",
     "STALE_LOCK_SECONDS",
     "ConflictError",
     "CorruptScenarioError",
@@ -74,8 +92,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STALE_LOCK_SECONDS = 600.0  # a save takes milliseconds; a lock this old is abandoned whatever its pid
-_EMPTY_LOCK_GRACE_SECONDS = 30.0  # a lock file without content: its writer died between create and write
+#: seconds a lock file may go unused before :meth:`ScenarioLibrary.tidy` removes it (if nobody holds it)
+STALE_LOCK_SECONDS = 600.0
+#: the largest small JSON state file read (settings.json, autosave.owner.json, .trashinfo), bytes
+MAX_STATE_FILE_BYTES = 1024 * 1024
+_STAGING_PREFIX = ".import-"  # hidden staging folders in scenarios/: "*.json" never lists them
+_COMMITTED = "COMMITTED"  # in a staging folder: the import is decided, finish it
 _MAX_RECENT = 20
 _TRASHINFO = ".trashinfo"
 _SUFFIX_RE = re.compile(r"^(?P<stem>.*) \((?P<n>\d+)\)$")
@@ -92,7 +114,7 @@ class LockedError(ScenarioFileError):
     """Another live process holds the file's lock (it is saving right now); nothing was written.
 
     Attributes:
-        pid: the lock holder's process id, if known.
+        pid: the lock holder's process id, if known (``None``: OS locks do not record it).
     """
 
     def __init__(self, message: str, path: Path, pid: int | None) -> None:
@@ -132,13 +154,28 @@ class FileStamp:
 
     @classmethod
     def of(cls, path: str | os.PathLike[str]) -> FileStamp | None:
-        """The stamp of ``path`` now, or ``None`` when it does not exist or cannot be read."""
+        """The stamp of ``path`` now, or ``None`` when it does not exist, cannot be read, or is not a
+        regular file (a FIFO would block the read, ``/dev/zero`` never end it).
+
+        At most :data:`~tuneplan.storage.files.MAX_BUNDLE_BYTES` + 1 bytes are hashed; ``size`` is
+        the whole size, so a larger file still compares as changed.
+        """
         try:
-            with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None
+            flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+            with os.fdopen(os.open(path, flags), "rb") as fh:
                 info = os.fstat(fh.fileno())
+                if not stat.S_ISREG(info.st_mode):
+                    return None
                 digest = hashlib.sha256()
-                for block in iter(lambda: fh.read(1 << 16), b""):
+                left = MAX_BUNDLE_BYTES + 1
+                while left > 0:
+                    block = fh.read(min(1 << 16, left))
+                    if not block:
+                        break
                     digest.update(block)
+                    left -= len(block)
         except OSError:
             return None
         return cls(info.st_mtime_ns, info.st_size, digest.hexdigest())
@@ -209,6 +246,7 @@ class ScenarioLibrary:
     def __init__(self, root: str | os.PathLike[str] | None = None, lock_timeout: float = 2.0) -> None:
         self._root = Path(root) if root is not None else None
         self.lock_timeout = lock_timeout
+        self._tidied = False
 
     # -- locations (created on demand) ---------------------------------------------------------
 
@@ -222,8 +260,12 @@ class ScenarioLibrary:
 
     @property
     def scenarios_dir(self) -> Path:
-        """Where the library's scenario files live."""
-        return paths.scenarios_dir(self.root)
+        """Where the library's scenario files live (the first use also runs :meth:`tidy`)."""
+        folder = paths.scenarios_dir(self.root)
+        if not self._tidied:
+            self._tidied = True
+            self.tidy(folder)
+        return folder
 
     @property
     def trash_dir(self) -> Path:
@@ -312,95 +354,138 @@ class ScenarioLibrary:
         """The lock file guarding ``path``: ``<stem>.lock`` next to it."""
         return path.with_name(path.stem + ".lock")
 
-    @staticmethod
-    def _lock_holder(lock: Path) -> dict[str, Any] | None:
-        try:
-            with open(lock, "rb") as fh:
-                data = json.loads(fh.read(4096).decode("utf-8"))
-        except (OSError, ValueError):
-            return None
-        return data if isinstance(data, dict) else None
-
-    @staticmethod
-    def _lock_is_stale(lock: Path, holder: dict[str, Any] | None) -> bool:
-        try:
-            age = time.time() - lock.stat().st_mtime
-        except FileNotFoundError:
-            return True
-        if age > STALE_LOCK_SECONDS:
-            return True  # covers a reused pid and a host we cannot ask
-        if holder is None:
-            return age > _EMPTY_LOCK_GRACE_SECONDS
-        pid = holder.get("pid")
-        if holder.get("host") != socket.gethostname() or not isinstance(pid, int):
-            return False
-        return not pid_alive(pid)
-
     @contextlib.contextmanager
     def locked(self, path: str | os.PathLike[str]) -> Iterator[None]:
-        """Hold ``path``'s lock file for the duration of the block.
+        """Hold ``path``'s lock for the duration of the block.
+
+        An OS lock (``flock`` / ``LockFileEx``, through :class:`filelock.FileLock`) on
+        :meth:`lock_path`: exclusive between processes and between library objects of one process
+        (not re-entrant), and released by the OS when the holder exits or is killed. The lock file
+        stays after release (waiters must share its inode); :meth:`tidy` removes unused ones.
 
         Raises:
-            LockedError: another live process held it for longer than ``lock_timeout``.
+            LockedError: another holder kept it for longer than ``lock_timeout`` seconds.
             ScenarioSaveError: the lock file could not be created (read-only folder, disk full).
         """
         target = Path(path)
         lock = self.lock_path(target)
-        deadline = time.monotonic() + self.lock_timeout
-        while True:
-            try:
-                fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-                break
-            except FileExistsError:
-                holder = self._lock_holder(lock)
-                if self._lock_is_stale(lock, holder):
-                    log.warning("breaking stale lock %s (holder %s)", lock, holder)
-                    with contextlib.suppress(FileNotFoundError):
-                        os.unlink(lock)
-                    continue
-                if time.monotonic() >= deadline:
-                    pid = holder.get("pid") if holder else None
-                    who = f"pid {pid}" if isinstance(pid, int) else "another process"
-                    raise LockedError(
-                        f"{target}: being saved by another Tuneplan ({who}); try again, or delete "
-                        f"{lock.name} if no other Tuneplan is running",
-                        target,
-                        pid if isinstance(pid, int) else None,
-                    ) from None
-                time.sleep(0.05)
-            except OSError as exc:
-                raise ScenarioSaveError(
-                    f"could not save {target}: {describe_os_error(exc)}; nothing was written",
-                    target,
-                    exc.errno,
-                ) from exc
+        file_lock = filelock.FileLock(str(lock), timeout=max(0.0, self.lock_timeout))
         try:
-            holder_text = json.dumps(
-                {"pid": os.getpid(), "host": socket.gethostname(), "created": time.time()}
-            )
-            try:
-                os.write(fd, holder_text.encode("utf-8"))
-            except OSError as exc:  # e.g. the disk filled up between create and write
-                raise ScenarioSaveError(
-                    f"could not save {target}: {describe_os_error(exc)}; nothing was written",
-                    target,
-                    exc.errno,
-                ) from exc
-            finally:
-                os.close(fd)
+            file_lock.acquire()
+        except filelock.Timeout:  # before OSError: Timeout is a TimeoutError
+            raise LockedError(
+                f"{target}: being saved by another Tuneplan; try again in a moment", target, None
+            ) from None
+        except OSError as exc:
+            raise ScenarioSaveError(
+                f"could not save {target}: {describe_os_error(exc)}; nothing was written",
+                target,
+                exc.errno,
+            ) from exc
+        try:
+            with contextlib.suppress(OSError):
+                os.utime(lock)  # "last used": tidy() never removes a lock in recent use
             yield
         finally:
+            file_lock.release()
+
+    # -- tidying what killed processes left ----------------------------------------------------
+
+    def tidy(self, folder: Path | None = None) -> builtins.list[Path]:
+        """Clear what killed processes left behind; returns the paths removed or completed.
+
+        * interrupted imports (hidden ``.import-*`` folders whose importer is gone): rolled back
+          when they had not committed, finished when they had (see :meth:`import_scenarios`);
+        * temp files of our atomic saves whose writer died (or older than an hour), in the data
+          folder and the scenario folder — never other programs' ``.tmp`` files;
+        * ``*.lock`` files there unused for :data:`STALE_LOCK_SECONDS` seconds: each is taken
+          without waiting and removed while held, so a lock in use is never touched.
+
+        Runs once per library object on first use of :attr:`scenarios_dir`. Best effort: never
+        raises (file-system errors are logged).
+
+        Args:
+            folder: the scenario folder (default :attr:`scenarios_dir`).
+        """
+        done: list[Path] = []
+        try:
+            self._tidied = True
+            root = self.root
+            scenarios = folder if folder is not None else paths.scenarios_dir(root)
+            for staging in sorted(scenarios.glob(f"{_STAGING_PREFIX}*")):
+                if staging.is_dir() and not staging.is_symlink():
+                    done += self._recover_import(staging)
+            for where in (scenarios, root):
+                done += clean_abandoned_temps(where)
+                done += self._remove_unused_locks(where)
+        except OSError as exc:
+            log.warning("could not tidy the library: %s", exc)
+        if done:
+            log.info("tidied the library: %s", ", ".join(p.name for p in done))
+        return done
+
+    @staticmethod
+    def _remove_unused_locks(folder: Path) -> builtins.list[Path]:
+        removed: list[Path] = []
+        now = time.time()
+        for lock in folder.glob("*.lock"):
+            try:
+                info = lock.lstat()
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode) or now - info.st_mtime <= STALE_LOCK_SECONDS:
+                continue
+            file_lock = filelock.FileLock(str(lock), timeout=0)
+            try:
+                file_lock.acquire()
+            except OSError:  # held (filelock.Timeout) or unreadable: leave it
+                continue
+            try:
+                lock.unlink()  # while held: a waiter on this inode sees it unlinked and retries
+                removed.append(lock)
+            except OSError:
+                pass
+            finally:
+                file_lock.release()
+        return removed
+
+    def _recover_import(self, staging: Path) -> builtins.list[Path]:
+        """Roll an import whose process died back (not committed) or forward (committed)."""
+        lock_file = staging.with_name(staging.name + ".lock")
+        file_lock = filelock.FileLock(str(lock_file), timeout=0)
+        try:
+            file_lock.acquire()
+        except OSError:  # its importer is still running (or the lock cannot be taken): leave it
+            return []
+        done: list[Path] = []
+        try:
+            if (staging / _COMMITTED).is_file():
+                for staged in sorted(staging.glob("*.json")):
+                    target = staging.parent / staged.name
+                    if not target.exists():
+                        move_file(staged, target)
+                        done.append(target)
+                log.warning("finished an interrupted import: %d scenario(s) added", len(done))
+            else:
+                log.warning("rolled back an interrupted import in %s", staging)
+            shutil.rmtree(staging, ignore_errors=True)
+            fsync_dir(staging.parent)
+            done.append(staging)
             with contextlib.suppress(OSError):
-                os.unlink(lock)
+                lock_file.unlink()
+        finally:
+            file_lock.release()
+        return done
 
     # -- save / load ---------------------------------------------------------------------------
 
-    def _new_path(self, name: str) -> Path:
+    def _new_path(self, name: str, avoid: Iterable[str] = ()) -> Path:
         folder = self.scenarios_dir
         slug = slugify(name)
+        taken = set(avoid)
         while True:
             candidate = folder / f"{slug}-{secrets.token_hex(3)}.json"
-            if not candidate.exists() and not self.lock_path(candidate).exists():
+            if candidate.name not in taken and not candidate.exists() and not self.lock_path(candidate).exists():
                 return candidate
 
     def _check_unchanged(self, path: Path, expected: FileStamp | int) -> None:
@@ -645,10 +730,10 @@ class ScenarioLibrary:
         for trash_path in self.trash_dir.glob("*.json"):
             info: dict[str, Any] = {}
             try:
-                raw = json.loads(self._trashinfo(trash_path).read_text("utf-8"))
+                raw = loads_untrusted_json(read_regular_file(self._trashinfo(trash_path), MAX_STATE_FILE_BYTES))
                 if isinstance(raw, dict):
                     info = raw
-            except (OSError, ValueError):
+            except (OSError, ValueError):  # UnsafeFileError is a ValueError
                 pass
             try:
                 deleted_at = datetime.fromisoformat(str(info["deleted_at"]))
@@ -710,27 +795,39 @@ class ScenarioLibrary:
 
     # -- recent files (settings.json) ----------------------------------------------------------
 
-    def _read_settings(self) -> dict[str, Any]:
-        path = self.settings_path
+    def read_state_file(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """A small JSON object the app keeps in the data folder (``settings.json``,
+        ``autosave.owner.json``); ``{}`` when there is none or it cannot be used. Never raises.
+
+        A file that is not a JSON object — not UTF-8, not JSON, nested too deeply for the parser,
+        larger than :data:`MAX_STATE_FILE_BYTES` bytes, or not a regular file (a FIFO, a link to
+        ``/dev/zero``: refused without reading) — is moved to quarantine (kept for inspection,
+        never overwritten) and ``{}`` returned. A file that cannot be read (permissions) is left
+        in place and ``{}`` returned; both are logged.
+        """
+        p = Path(path)
         try:
-            raw = path.read_bytes()
+            data = loads_untrusted_json(read_regular_file(p, MAX_STATE_FILE_BYTES))
         except FileNotFoundError:
             return {}
+        except ValueError as exc:  # UnsafeFileError too
+            problem = str(exc) if isinstance(exc, UnsafeFileError) else f"{p}: {exc}"
         except OSError as exc:
-            log.warning("cannot read %s: %s", path, exc)
+            log.warning("cannot read %s: %s", p, describe_os_error(exc))
             return {}
-        try:
-            data = json.loads(raw.decode("utf-8"))
+        else:
             if isinstance(data, dict):
                 return data
-        except ValueError:
-            pass
+            problem = f"{p}: not a JSON object"
         try:  # keep the broken file for inspection rather than overwrite it
-            dest = self._quarantine(path)
-            log.warning("settings file %s was unreadable; moved to %s", path, dest)
+            dest = self._quarantine(p)
+            log.warning("%s; moved to %s", problem, dest)
         except OSError as exc:
-            log.warning("settings file %s is unreadable and could not be moved: %s", path, exc)
+            log.warning("%s; could not be moved aside: %s", problem, describe_os_error(exc))
         return {}
+
+    def _read_settings(self) -> dict[str, Any]:
+        return self.read_state_file(self.settings_path)
 
     def _update_recent(self, change: Any) -> None:
         try:
@@ -840,25 +937,93 @@ class ScenarioLibrary:
     def import_scenarios(self, file: str | os.PathLike[str]) -> builtins.list[Path]:
         """Validate and add the scenarios of a shared file (single or bundle); returns the new files.
 
-        The file is untrusted: it is fully validated before anything is written (all or nothing).
-        A name already in the library gets `` (2)``, `` (3)``... The source file is not changed.
+        The file is untrusted: it is fully validated before anything is written. A name already in
+        the library gets `` (2)``, `` (3)``... The source file is not changed.
+
+        All or nothing, even if the process is killed: every plan is first written to a hidden
+        staging folder ``scenarios/.import-<hex>/`` (held under its own OS lock), then a
+        ``COMMITTED`` marker is written, then the plans are renamed into the library. A kill before
+        the marker leaves nothing in the library; a kill after it leaves an import that
+        :meth:`tidy` (the next library opened on this folder) finishes. Imported plans are not
+        added to the recent list.
 
         Raises:
             NewerSchemaError: the file comes from a newer Tuneplan.
             ScenarioFileError: the file is missing, too large, not JSON or invalid.
-            ScenarioSaveError: writing failed; scenarios written before the failure are removed.
+            ScenarioSaveError: writing failed; nothing was added to the library.
         """
         scenarios = read_scenarios_file(file)
         taken = self._taken_names()
-        written: list[Path] = []
+        folder = self.scenarios_dir
+        staging = folder / f"{_STAGING_PREFIX}{secrets.token_hex(6)}"
+        staging_lock = filelock.FileLock(str(staging.with_name(staging.name + ".lock")), timeout=0)
+        try:
+            staging_lock.acquire()
+            staging.mkdir()
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                staging_lock.release()
+            raise ScenarioSaveError(
+                f"could not import {file}: {describe_os_error(exc)}; nothing was imported", Path(file),
+                exc.errno,
+            ) from exc
+        try:
+            return self._stage_and_commit(Path(file), scenarios, taken, staging)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(staging_lock.lock_file)  # while held: see _remove_unused_locks
+            staging_lock.release()
+
+    def _stage_and_commit(
+        self, source: Path, scenarios: builtins.list[Scenario], taken: set[str], staging: Path
+    ) -> builtins.list[Path]:
+        targets: list[Path] = []
         try:
             for scenario in scenarios:
                 scenario.name = self.unique_name(scenario.name, taken)
                 taken.add(scenario.name.casefold())
-                written.append(self.save(scenario))
-        except BaseException:
-            for path in written:
-                with contextlib.suppress(OSError):
-                    path.unlink()
+                target = self._new_path(scenario.name, avoid=(t.name for t in targets))
+                write_scenario_file(staging / target.name, scenario)
+                targets.append(target)
+            # the decision point: from here on the import completes, now or at the next tidy()
+            atomic_write_bytes(staging / _COMMITTED, f"{len(targets)}\n".encode("ascii"))
+        except BaseException as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            cause = exc.__cause__ if isinstance(exc, ScenarioSaveError) else exc
+            if isinstance(cause, OSError):
+                raise ScenarioSaveError(
+                    f"could not import {source}: {describe_os_error(cause)}; nothing was imported", source,
+                    cause.errno,
+                ) from exc
             raise
-        return written
+        moved: list[Path] = []
+        try:
+            for target in targets:
+                move_file(staging / target.name, target)
+                moved.append(target)
+        except OSError as exc:
+            undone = self._undo_commit(staging, moved)
+            outcome = "nothing was imported" if undone else "the rest is added when the library is next opened"
+            raise ScenarioSaveError(
+                f"could not import {source}: {describe_os_error(exc)}; {outcome}", source, exc.errno
+            ) from exc
+        shutil.rmtree(staging, ignore_errors=True)
+        fsync_dir(staging.parent)
+        return targets
+
+    @staticmethod
+    def _undo_commit(staging: Path, moved: builtins.list[Path]) -> bool:
+        """Put committed plans back into staging, then drop the marker and the folder.
+
+        Killed part-way, the marker is still there and :meth:`tidy` finishes the import instead,
+        so the library never keeps only some of the plans. Returns whether it was undone.
+        """
+        try:
+            for target in reversed(moved):
+                move_file(target, staging / target.name)
+            os.unlink(staging / _COMMITTED)
+        except OSError as exc:
+            log.error("could not undo a failed import (it is finished at the next start): %s", exc)
+            return False
+        shutil.rmtree(staging, ignore_errors=True)
+        return True

@@ -39,7 +39,14 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from tuneplan import __version__
 from tuneplan.catalog.prices import Billing, PriceEntry, PriceKind, list_prices
 from tuneplan.storage import paths
-from tuneplan.storage._fs import atomic_write_bytes, describe_os_error, move_file
+from tuneplan.storage._fs import (
+    UnsafeFileError,
+    atomic_write_bytes,
+    describe_os_error,
+    loads_untrusted_json,
+    move_file,
+    read_regular_file,
+)
 
 __all__ = [
     "FILE_NAME",
@@ -401,12 +408,7 @@ def _quarantine(path: Path) -> Path:
 
 def _parse(raw: bytes) -> tuple[dict[str, Any], int]:
     """The document and its schema version; ValueError with a short reason when it is not one."""
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError("not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    data = loads_untrusted_json(raw)  # ValueError for bad UTF-8 or JSON, too deep, too big
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f'not a Tuneplan price book (no "format": "{FORMAT}")')
     version = data.get("schema_version")
@@ -419,25 +421,25 @@ def load_price_book(path: Path | None = None) -> PriceBook:
     """Read the price book; never raises for a bad or missing file.
 
     * missing: an empty book (bundled prices only);
-    * unreadable JSON or invalid content: the file is moved to ``<data>/quarantine/`` and an empty
-      book is returned whose :attr:`~PriceBook.notice` names the problem and the new location;
+    * unreadable JSON (bad UTF-8, bad JSON, nesting that exhausts the parser), invalid content, a
+      file over ``MAX_FILE_BYTES`` (4 MiB) or not a regular file (a FIFO or a link to a device,
+      refused without reading): the file is moved to ``<data>/quarantine/`` and an empty book is
+      returned whose :attr:`~PriceBook.notice` names the problem and the new location;
     * saved by a newer Tuneplan: left in place, an empty ``read_only`` book with a notice;
     * cannot be read at all (permissions): an empty book with a notice.
     """
     p = path if path is not None else price_book_path()
     try:
-        if not p.exists():
-            return PriceBook()
-        size = p.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ValueError(f"too large ({size / 2**20:.1f} MiB)")
-        raw = p.read_bytes()
+        raw = read_regular_file(p, MAX_FILE_BYTES)  # a FIFO or /dev/zero is refused unread
+    except FileNotFoundError:
+        return PriceBook()
+    except UnsafeFileError as exc:
+        why = "not a regular file" if exc.reason == "not-regular" else f"too large ({(exc.size or 0) / 2**20:.1f} MiB)"
+        return _moved_aside(p, why)
     except OSError as exc:
         log.warning("cannot read %s: %s", p, exc)
         return PriceBook(notice=f"Your price book ({p}) could not be read ({describe_os_error(exc)}); "
                                 "the bundled prices are used.")
-    except ValueError as exc:
-        return _moved_aside(p, str(exc))
     try:
         data, version = _parse(raw)
     except ValueError as exc:

@@ -23,9 +23,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tuneplan.storage import paths
-from tuneplan.storage._fs import atomic_write_bytes, describe_os_error, move_file
+from tuneplan.storage._fs import (
+    atomic_write_bytes,
+    describe_os_error,
+    loads_untrusted_json,
+    move_file,
+    read_regular_file,
+)
 from tuneplan.storage.files import ScenarioFileError
-from tuneplan.storage.library import ScenarioLibrary
+from tuneplan.storage.library import MAX_STATE_FILE_BYTES, ScenarioLibrary
 
 __all__ = [
     "SETTINGS_KEY",
@@ -107,18 +113,22 @@ def _quarantine(path: Path, root: Path | None) -> Path:
 
 
 def _read_document(path: Path, root: Path | None) -> tuple[dict[str, Any], str | None]:
-    """The whole settings.json as a dict, and a message if it had to be replaced by ``{}``."""
+    """The whole settings.json as a dict, and a message if it had to be replaced by ``{}``.
+
+    Hostile content never raises: bad UTF-8 or JSON, nesting that exhausts the parser, a file
+    over :data:`~tuneplan.storage.library.MAX_STATE_FILE_BYTES` bytes, or a FIFO / device (also
+    behind a symlink, refused unread) are all moved to quarantine.
+    """
     try:
-        raw = path.read_bytes()
+        data: Any = loads_untrusted_json(read_regular_file(path, MAX_STATE_FILE_BYTES))
     except FileNotFoundError:
         return {}, None
+    except ValueError as exc:  # not UTF-8, not JSON, too deep, too large, not a regular file
+        log.warning("settings file %s is unusable: %s", path, exc)
+        data = None
     except OSError as exc:
         log.warning("cannot read %s: %s", path, exc)
         return {}, f"Your settings could not be read ({describe_os_error(exc)}), so the defaults are used."
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except ValueError:  # JSONDecodeError and UnicodeDecodeError
-        data = None
     if isinstance(data, dict):
         return data, None
     try:
