@@ -21,6 +21,7 @@ import json
 import logging
 import os
 import socket
+import tempfile
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -101,6 +102,22 @@ def _stamp_from_json(data: object) -> FileStamp | None:
         return None
 
 
+def _write_problem(folder: Path) -> OSError | None:
+    """Why a file cannot be created in ``folder`` (created if missing), or ``None`` when it can.
+
+    Tries for real (a hidden temp file, removed at once): ``os.access`` says yes to root on a
+    read-only mount or an immutable folder.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=".tuneplan-write-test-", dir=folder)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as exc:
+        return exc
+    return None
+
+
 def _ago(when: datetime) -> str:
     seconds = (datetime.now(UTC) - when).total_seconds()
     if seconds < 60:
@@ -140,6 +157,18 @@ class LibraryController(QObject):
         #: the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it)
         self._file_names: dict[Path, str] = {}
         self._autosave_blocked_logged = False
+        #: an autosave this controller wrote or took over (restored); only that one is ever replaced or deleted
+        self._autosave_is_ours = False
+        #: visible, non-modal notices (read-only folder, autosave off), in the status bar
+        self.notice = QLabel()
+        self.notice.setObjectName("libraryNotice")
+        self.notice.setTextFormat(Qt.TextFormat.PlainText)
+        self.notice.setStyleSheet("color: #8a4b00; font-weight: 600;")
+        self.notice.hide()
+        self._notices: dict[str, str] = {}
+        window.statusBar().addPermanentWidget(self.notice)
+        #: why the data folder cannot be written (None: it can); autosave is off and Save As asks for a file then
+        self.read_only_error = self._check_data_folder()
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
@@ -200,6 +229,17 @@ class LibraryController(QObject):
                                       QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_save_elsewhere_path(self) -> str | None:
+        """Which file to save the plan to when the data folder is read-only (starts in the home folder)."""
+        from tuneplan.storage.library import slugify
+
+        suggestion = Path.home() / f"{slugify(self.store.scenario.name)}.json"
+        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Save plan as"), str(suggestion),
+                                              self.tr("Tuneplan plans (*.json)"))
+        if path and not path.lower().endswith(".json"):
+            path += ".json"
+        return path or None
+
     def ask_import_path(self) -> str | None:
         """Which shared scenario file (one scenario or a bundle) to import."""
         path, _ = QFileDialog.getOpenFileName(self.window, self.tr("Import scenarios"), str(Path.home()),
@@ -248,6 +288,40 @@ class LibraryController(QObject):
     def _set_window_path(self, path: Path | None) -> None:
         self.window.path = path
         self.window._update_title()
+
+    def _set_notice(self, key: str, text: str | None, detail: str = "") -> None:
+        """Show (``text``) or remove (``None``) one standing notice; all shown ones share the label."""
+        if text is None:
+            self._notices.pop(key, None)
+        else:
+            self._notices[key] = text
+        self.notice.setText("  ·  ".join(self._notices.values()))
+        self.notice.setToolTip(detail if text is not None else "")
+        self.notice.setVisible(bool(self._notices))
+
+    def notices(self) -> list[str]:
+        """The standing notices shown in the status bar (read-only folder, autosave off), in order."""
+        return list(self._notices.values())
+
+    def _check_data_folder(self) -> OSError | None:
+        """Test once whether the data folder can be written; if not, say so (a notice) and return why."""
+        try:
+            folder = self.library.root
+        except OSError as exc:  # the folder itself cannot be created
+            problem: OSError | None = exc
+            folder = Path(str(exc.filename or ""))
+        else:
+            problem = _write_problem(folder)
+        if problem is None:
+            return None
+        log.warning("the data folder cannot be written (%s): autosave and library saves are off", problem)
+        self._set_notice(
+            "read_only",
+            self.tr("Read-only data folder: plans are not autosaved or saved in the library. "
+                    "Use Save As… to save elsewhere."),
+            self.tr("{folder}: {error}").format(folder=folder, error=problem.strerror or problem),
+        )
+        return problem
 
     # ------------------------------------------------------------------ open
     def open_plan(self, path: str | Path | None = None, *, ask_discard: bool = True) -> bool:
@@ -318,6 +392,10 @@ class LibraryController(QObject):
 
         With ``path`` the plan is written to exactly that file instead (scripts, self-test).
         """
+        if path is None and self.read_only_error is not None:
+            path = self.ask_save_elsewhere_path()  # the library folder cannot take it
+            if not path:
+                return False
         if path is not None:
             return self._save(Path(path), None)
         taken = [info.name for info in self.library.list()]
@@ -522,8 +600,11 @@ class LibraryController(QObject):
         return self.library.autosave_path.with_name("autosave.owner.json")
 
     def _read_owner(self) -> dict[str, object]:
-        # hostile content (too deep, a FIFO, /dev/zero) is quarantined there, never raised
-        return self.library.read_state_file(self.owner_path)
+        try:
+            data = json.loads(self.owner_path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
 
     def _owner_alive(self, owner: dict[str, object]) -> bool:
         """Whether the autosave belongs to a Tuneplan that is still running (not a crash leftover)."""
@@ -534,9 +615,30 @@ class LibraryController(QObject):
             return iid in _LIVE_INSTANCES
         return pid_alive(pid)
 
-    def _owns_autosave(self) -> bool:
+    def _other_window_notice(self) -> str:
+        return self.tr("Autosave is off: another Tuneplan window owns it. Save your plan to keep it.")
+
+    def _autosave_blocker(self) -> str | None:
+        """Why this window must not write the autosave now (a notice for the user), or ``None``.
+
+        One autosave file per data folder. It may be replaced only when it is this window's own
+        (written or restored here) or there is none: another running Tuneplan's autosave is its
+        crash protection, and one left by a crashed or newer Tuneplan is kept to be offered (or
+        read by that version) next time.
+        """
+        if self.read_only_error is not None:
+            return self.tr("Autosave is off: the data folder is read-only.")
         owner = self._read_owner()
-        return not owner or owner.get("instance") == self.instance_id or not self._owner_alive(owner)
+        if owner.get("instance") == self.instance_id:
+            return None
+        if owner and self._owner_alive(owner):
+            return self._other_window_notice()
+        if self._autosave_is_ours:
+            return None
+        if self.library.autosave_path.exists():
+            return self.tr("Autosave is off: an unsaved plan from another Tuneplan is kept in the autosave. "
+                           "Save your plan to keep it.")
+        return None
 
     def _on_edit(self, _scenario: Scenario) -> None:
         if self.store.dirty:
@@ -551,18 +653,24 @@ class LibraryController(QObject):
     def autosave_now(self) -> Path | None:
         """Write the unsaved plan to the autosave file now; returns it (None when nothing to do).
 
-        Skipped while another running Tuneplan owns the autosave (one autosave file per data
-        folder: the first window's crash protection wins over the second's).
+        Skipped, with a notice in the status bar, while another running Tuneplan owns the autosave
+        (one autosave file per data folder: the first window's crash protection wins over the
+        second's), while an autosave this window did not write is kept (a crashed or newer
+        Tuneplan's), and when the data folder is read-only. Never raises.
         """
         self.autosave_timer.stop()
         if not self.store.dirty:
             return None
-        if not self._owns_autosave():
+        blocker = self._autosave_blocker()
+        if blocker is not None:
+            if self.read_only_error is None:  # read-only has its own notice already
+                self._set_notice("autosave", blocker, str(self.library.autosave_path))
             if not self._autosave_blocked_logged:
-                log.warning("another running Tuneplan owns the autosave; this window is not autosaved")
+                log.warning("this window is not autosaved: %s", blocker)
                 self._autosave_blocked_logged = True
             return None
         try:
+            self._autosave_is_ours = True  # from here on the file (or what is left of it) is this window's
             written = self.library.autosave(self.store.scenario)
             owner = {
                 "pid": os.getpid(),
@@ -578,16 +686,23 @@ class LibraryController(QObject):
             self._status(self.tr("Autosave failed: {error}").format(error=exc))
             return None
         log.debug("autosaved to %s", written)
+        self._set_notice("autosave", None)
         return written
 
     def clear_autosave(self) -> None:
-        """Remove the autosave (after a save, an open, a discard or a clean exit) if it is ours."""
+        """Remove the autosave (after a save, an open, a discard or a clean exit) if this window wrote it.
+
+        An autosave this window did not write or restore -- another window's, a crashed or newer
+        Tuneplan's -- is never deleted. Never raises: a folder that cannot be written is logged.
+        """
         self.autosave_timer.stop()
-        if not self._owns_autosave():
+        if not self._autosave_is_ours:
             return
-        self.library.clear_autosave()
-        with contextlib.suppress(FileNotFoundError):
-            self.owner_path.unlink()
+        owner = self._read_owner()
+        if owner and owner.get("instance") != self.instance_id:
+            return  # replaced by another window since (it found ours gone or stale)
+        self._autosave_is_ours = False
+        self._discard_autosave()
 
     def offer_recovery(self) -> bool:
         """On start: when a crashed session left an unsaved plan, offer to restore it.
@@ -598,10 +713,16 @@ class LibraryController(QObject):
         """
         owner = self._read_owner()
         if owner and owner.get("instance") != self.instance_id and self._owner_alive(owner):
+            self._set_notice("autosave", self._other_window_notice(), str(self.library.autosave_path))
             return False
         try:
             scenario = self.library.load_autosave()
-        except (CorruptScenarioError, NewerSchemaError) as exc:
+        except NewerSchemaError as exc:
+            self.window.show_error(self.tr("Cannot restore the unsaved plan"),
+                                   self.tr("{error}. This Tuneplan will not write over it or delete it.")
+                                   .format(error=exc))
+            return False
+        except CorruptScenarioError as exc:
             self.window.show_error(self.tr("Cannot restore the unsaved plan"), str(exc))
             return False
         except ScenarioFileError as exc:
@@ -640,11 +761,16 @@ class LibraryController(QObject):
         return True
 
     def _discard_autosave(self) -> None:
-        self.library.clear_autosave()
-        with contextlib.suppress(FileNotFoundError):
-            self.owner_path.unlink()
+        """Delete the autosave and its owner record (the user declined it, or this window wrote it)."""
+        try:
+            self.library.clear_autosave()
+            with contextlib.suppress(FileNotFoundError):
+                self.owner_path.unlink()
+        except OSError as exc:  # a read-only or vanished folder: nothing to clean up there
+            log.warning("could not remove the autosave: %s", exc)
 
     def _take_over_autosave(self) -> None:
+        self._autosave_is_ours = True  # restored here: this window's to replace and to delete
         self.autosave_now()
 
     def clean_exit(self) -> None:
@@ -923,7 +1049,11 @@ class LibraryPanel(QWidget):
         self._update_buttons()
 
     def _refresh_trash(self) -> None:
-        entries: list[TrashEntry] = self.controller.library.list_trash()
+        try:
+            entries: list[TrashEntry] = self.controller.library.list_trash()
+        except OSError as exc:  # no trash folder and none can be made (read-only data folder)
+            log.info("the trash cannot be listed: %s", exc)
+            entries = []
         self.trash_list.clear()
         for e in entries:
             item = QListWidgetItem(f"{e.name}\n" + self.tr("deleted {when}").format(when=_ago(e.deleted_at)))
