@@ -600,11 +600,8 @@ class LibraryController(QObject):
         return self.library.autosave_path.with_name("autosave.owner.json")
 
     def _read_owner(self) -> dict[str, object]:
-        try:
-            data = json.loads(self.owner_path.read_text("utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        # hostile content (too deep, a FIFO, /dev/zero) is quarantined there, never raised
+        return self.library.read_state_file(self.owner_path)
 
     def _owner_alive(self, owner: dict[str, object]) -> bool:
         """Whether the autosave belongs to a Tuneplan that is still running (not a crash leftover)."""
