@@ -553,7 +553,7 @@ def _hostile_files(tmp_path: Path) -> dict[str, Path]:
         ("deep", "nested too deeply (more than 16 levels)"),
         ("wrong types", "invalid value for training.micro_batch: Input should be a valid integer"),
         ("extra fields", "unknown field __import__"),
-        ("one bad in bundle", "scenario 2: invalid value for gpu.memory_gib: Input should be greater than 0"),
+        ("one bad in bundle", "scenario 2: invalid value for gpu.memory_gib: Input should be greater than or equal to 0.01"),
         ("pickle", "not a JSON file (not UTF-8 text)"),
     ],
 )
