@@ -109,6 +109,24 @@ def test_deepspeed_z3_offload_leaves_auto_to_the_other_file():
             "bf16.enabled"} <= autos
 
 
+def test_deepspeed_buffers_the_plan_counts_say_whether_the_file_matches():
+    # LLaMA-Factory's ZeRO-3 file leaves the buckets "auto" (Hugging Face fills hidden^2): the plan counts DeepSpeed's
+    # own default (reduce_bucket_size 5e8), so the import says so instead of calling them irrelevant
+    r = _read("ds_z3_offload_config.json")
+    counted = {i.key: i for i in r.items if i.note.code == "config.deepspeed_default_counted"}
+    assert counted["zero_optimization.reduce_bucket_size"].status == "unsupported"
+    assert counted["zero_optimization.reduce_bucket_size"].note.params["default"] == "500000000"
+    same = {i.key for i in r.items if i.note.code == "config.deepspeed_as_planned"}
+    assert "zero_optimization.contiguous_gradients" in same and "zero_optimization.sub_group_size" in same
+    r = map_training_config({"zero_optimization": {"stage": 3, "reduce_bucket_size": 5e8, "sub_group_size": 2e8}})
+    codes = {i.key: i.note.code for i in r.items}
+    assert codes["zero_optimization.reduce_bucket_size"] == "config.deepspeed_as_planned"
+    assert codes["zero_optimization.sub_group_size"] == "config.deepspeed_default_counted"
+    assert render_note(next(i.note for i in r.items if i.key == "zero_optimization.sub_group_size")) == (
+        "zero_optimization.sub_group_size = 200000000.0: the plan counts DeepSpeed's default (1000000000); this value"
+        " changes the memory by its difference")
+
+
 def test_deepspeed_explicit_batch_gives_the_gpu_count():
     r = _read("ds_zero2_explicit.json")
     t = _training(r)

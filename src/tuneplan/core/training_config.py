@@ -60,11 +60,14 @@ NOTES.update({
     "config.ignored": N_("{key}: does not change memory or time"),
     "config.unknown_key": N_("{key}: not a setting Tuneplan reads"),
     "config.auto": N_("{key} is \"auto\": left to the other files and the plan"),
+    "config.deepspeed_as_planned": N_("{key} = {value}: DeepSpeed's default, as the plan counts it"),
     "config.deepspeed_file": N_("{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload"),
     # unsupported
     "config.not_modelled": N_("{key} = {value}: not modelled; the plan keeps its setting"),
     "config.unknown_value": N_("{key} = {value}: a value Tuneplan does not know; the plan keeps its setting"),
     "config.quant_8bit": N_("{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights"),
+    "config.deepspeed_default_counted": N_("{key} = {value}: the plan counts DeepSpeed's default ({default}); this "
+                                          "value changes the memory by its difference"),
     "config.optimizer_offload_only": N_("{key} = {value}: offloading the optimizer states alone is not modelled "
                                         "(the plan offloads parameters and optimizer states together); CPU offload "
                                         "left as it is"),
@@ -920,6 +923,18 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
 # ------------------------------------------------------------------------------------------ DeepSpeed
 
 
+#: ``zero_optimization`` settings whose DeepSpeed defaults the memory estimate counts (deepspeed/runtime/zero/config.py:
+#: ``reduce_bucket_size`` 5e8, ``sub_group_size`` 1e9, ``stage3_prefetch_bucket_size`` 5e7,
+#: ``stage3_max_reuse_distance`` 1e9, ``contiguous_gradients`` True; see core.memory).
+DEEPSPEED_COUNTED_DEFAULTS: dict[str, Any] = {
+    "reduce_bucket_size": 500_000_000,
+    "sub_group_size": 1_000_000_000,
+    "stage3_prefetch_bucket_size": 50_000_000,
+    "stage3_max_reuse_distance": 1_000_000_000,
+    "contiguous_gradients": True,
+}
+
+
 def _enabled(section: Any) -> Any:
     return section.get("enabled") if isinstance(section, Mapping) else section
 
@@ -978,8 +993,21 @@ def _deepspeed(data: Mapping[str, Any], prefix: str = "") -> ConfigImport:
     elif zero.get("offload_optimizer") is not None or zero.get("offload_param") is not None:
         b.take(okey, "none", "training.cpu_offload", False)
     for sub, value in zero.items():
-        if sub not in {"stage", "offload_optimizer", "offload_param"} and value is not None:
-            b.ignore(f"{prefix}zero_optimization.{sub}", value)
+        if sub in {"stage", "offload_optimizer", "offload_param"} or value is None:
+            continue
+        key = f"{prefix}zero_optimization.{sub}"
+        if sub in DEEPSPEED_COUNTED_DEFAULTS:
+            # buffers the memory estimate counts at DeepSpeed's own default (core.memory); "auto" is Hugging Face's
+            # fill from the model's hidden size (hidden^2 for the buckets), which the plan does not read yet
+            default = DEEPSPEED_COUNTED_DEFAULTS[sub]
+            if not _is_auto(value) and not isinstance(value, str) and value == default:
+                b.ignore(key, value, code="config.deepspeed_as_planned")
+            else:
+                b.items.append(ImportItem(status="unsupported", key=key, note=Note(
+                    code="config.deepspeed_default_counted",
+                    params={"key": key, "value": _shown(value), "default": _shown(default)})))
+        else:
+            b.ignore(key, value)
     done.add("zero_optimization")
     bf16, fp16 = _enabled(g("bf16")), _enabled(g("fp16"))
     if g("bf16") is None and g("bfloat16") is not None:

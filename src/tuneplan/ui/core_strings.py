@@ -29,6 +29,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'YAML anchors and aliases are not accepted (line {line})'),  # config.alias
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}, the nearest setting the plan has'),  # config.approx
     QT_TRANSLATE_NOOP("Terms", '{key} is "auto": left to the other files and the plan'),  # config.auto
+    QT_TRANSLATE_NOOP("Terms", "{key} = {value}: DeepSpeed's default, as the plan counts it"),  # config.deepspeed_as_planned
+    QT_TRANSLATE_NOOP("Terms", "{key} = {value}: the plan counts DeepSpeed's default ({default}); this value changes the memory by its difference"),  # config.deepspeed_default_counted
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload'),  # config.deepspeed_file
     QT_TRANSLATE_NOOP("Terms", "{key} not given: {framework}'s default sets {field} to {setting}"),  # config.default
     QT_TRANSLATE_NOOP("Terms", 'the file is empty'),  # config.empty
