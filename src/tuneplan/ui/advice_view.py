@@ -41,7 +41,7 @@ from tuneplan.core.advice import Suggestion, apply_changes, rank_key, suggest
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
-from tuneplan.ui.i18n import suggestion_detail, suggestion_title
+from tuneplan.ui.i18n import plain_tooltip, suggestion_detail, suggestion_title
 from tuneplan.ui.store import AppStore
 from tuneplan.ui.theme import mark_self_themed, themed
 
@@ -244,7 +244,7 @@ class _Row:
         self.rank.setText(f"{rank}.")
         self.title.setText(suggestion_title(g))
         why = translate("Advice", "Why: {detail}").format(detail=suggestion_detail(g))
-        self.title.setToolTip(why)
+        self.title.setToolTip(plain_tooltip(why))  # may name a GPU
         self.title.setAccessibleDescription(why)
         saved = g.saved_bytes / GIB
         self.total.setText(translate("Advice", "→ {gib} GiB").format(gib=f"{g.total_bytes / GIB:.1f}"))
@@ -273,7 +273,8 @@ class _Row:
         self.time.setText(_signed_hours(g.hours_delta))
         self.cost.setText(_signed_usd(g.usd_delta))
         self.button.setAccessibleName(translate("Advice", "Apply: {title}").format(title=suggestion_title(g)))
-        self.button.setToolTip(translate("Advice", "Change the plan: {title}").format(title=suggestion_title(g)))
+        self.button.setToolTip(plain_tooltip(translate("Advice", "Change the plan: {title}").format(
+            title=suggestion_title(g))))
 
     def place(self, grid: QGridLayout, index: int) -> None:
         """Put the row's widgets in ``grid``: two grid rows per suggestion."""

@@ -70,7 +70,7 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
     log.critical("uncaught exception", exc_info=(exc_type, exc, tb))
     if _in_hook:
         return
-    from PySide6.QtCore import QCoreApplication
+    from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     if QApplication.instance() is None:
@@ -86,6 +86,7 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
                                     "Your plan is still open; the last valid values are kept. {where}\n\n"
                                     "Please attach that file when you report the problem.").format(
                               error=f"{exc_type.__name__}: {exc}", where=where))
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the error may quote a plan's name or a file path
         box.setDetailedText("".join(traceback.format_exception(exc_type, exc, tb)))
         box.exec()
     finally:

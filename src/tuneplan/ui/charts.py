@@ -408,8 +408,9 @@ class VramChart(pg.PlotWidget):
         self.capacity_line.setPos(cap)
         self.over_capacity.setRegion((cap, max(cap * 100, 1e4)))
         self.capacity_line.label.setFormat(f"{short_gpu_name(gpu_name)}: {i18n.fmt_gib(cap, 2)}")
-        self.capacity_line.setToolTip(self.tr("{gpu}: {capacity} usable (what nvidia-smi reports as total)").format(
-            gpu=gpu_name, capacity=i18n.fmt_gib(cap, 2)))
+        self.capacity_line.setToolTip(i18n.plain_tooltip(
+            self.tr("{gpu}: {capacity} usable (what nvidia-smi reports as total)").format(
+                gpu=gpu_name, capacity=i18n.fmt_gib(cap, 2))))
         self.allocated_line.setPos(mem.peak_allocated_bytes / GIB)
         self.reserved_line.setPos(mem.peak_reserved_bytes / GIB)
         self.reserved_line.setToolTip(self.tr("Peak reserved: torch.cuda.max_memory_reserved() (allocator segments)") + (
@@ -460,13 +461,14 @@ class VramChart(pg.PlotWidget):
             self.local_line.setPos(total_gib)
             name = label or self.tr("Your GPU")
             self.local_line.label.setFormat(f"{name}: {i18n.fmt_gib(total_gib)}")
-            self.local_line.setToolTip(self.tr("{name}: {total} total").format(name=name, total=i18n.fmt_gib(total_gib, 2)))
+            self.local_line.setToolTip(i18n.plain_tooltip(
+                self.tr("{name}: {total} total").format(name=name, total=i18n.fmt_gib(total_gib, 2))))
         if show_free:
             self.local_free_line.setPos(free_gib)
             self.local_free_line.label.setFormat(self.tr("free now: {free}").format(free=i18n.fmt_gib(free_gib)))
-            self.local_free_line.setToolTip(
+            self.local_free_line.setToolTip(i18n.plain_tooltip(
                 self.tr("Free on {name} right now: {free} (other programs hold the rest)").format(
-                    name=free_label or label or self.tr("your GPU"), free=i18n.fmt_gib(free_gib, 2)))
+                    name=free_label or label or self.tr("your GPU"), free=i18n.fmt_gib(free_gib, 2))))
         self._fit_x()
 
     @property
@@ -766,8 +768,8 @@ class CostChart(pg.PlotWidget):
                 when = (self.tr("{n} min").format(n=f"{xs[-1] * 60:.0f}") if self._minutes
                         else self.tr("{n} h").format(n=f"{xs[-1]:.1f}"))
                 marker.setData([xs[-1] * scale], [ys[-1]])
-                marker.setToolTip(self.tr("{label}: done after {when}, {usd}").format(
-                    label=label, when=when, usd=f"${ys[-1]:,.2f}"))
+                marker.setToolTip(i18n.plain_tooltip(self.tr("{label}: done after {when}, {usd}").format(
+                    label=label, when=when, usd=f"${ys[-1]:,.2f}")))
             else:
                 marker.setData([], [])
         if self.overlay_legend is not None:
@@ -778,7 +780,7 @@ class CostChart(pg.PlotWidget):
                 self.overlay_legend.addItem(self.phase_items["training"], self.tr("This plan: {usd}").format(
                     usd=f"${self._last_cost.total_usd:,.2f}"))
             for (curve, _marker), (label, _xs, _ys) in zip(self.overlay_items, self._overlays, strict=True):
-                self.overlay_legend.addItem(curve, label)
+                self.overlay_legend.addItem(curve, html.escape(label))  # pyqtgraph legends are HTML
             self.overlay_legend.setVisible(bool(self._overlays))
         if self.legend is not None:
             self.legend.setVisible(not self._overlays)

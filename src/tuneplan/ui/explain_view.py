@@ -60,6 +60,7 @@ from tuneplan.ui.i18n import (
     core_note_text,
     fmt_number,
     number_locale,
+    plain_tooltip,
     translate_core_text,
     verdict_text,
 )
@@ -672,7 +673,8 @@ class MemoryTableModel(QAbstractTableModel):
                     "Explain", "Not alive at the peak ({phase}): freed before it, or not used by this plan."
                 ).format(phase=peak_phase_text(self.peak_phase))
             source = translate("Explain", "Source")
-            return f"{component_label(c.key, c.label)}: {c.bytes / GIB:.3f} GiB\n{c.formula}\n{source}: {c.source}"
+            return plain_tooltip(
+                f"{component_label(c.key, c.label)}: {c.bytes / GIB:.3f} GiB\n{c.formula}\n{source}: {c.source}")
         return None
 
 
@@ -730,7 +732,7 @@ class LinesModel(QAbstractTableModel):
             font.setBold(True)
             return font
         if role == Qt.ItemDataRole.ToolTipRole:
-            return "\n".join(x for x in (line.formula, line.tip) if x) or None
+            return plain_tooltip("\n".join(x for x in (line.formula, line.tip) if x)) or None  # tips name the GPU
         return None
 
 

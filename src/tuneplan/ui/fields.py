@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan.core.scenario import Scenario
+from tuneplan.ui.i18n import plain_tooltip
 from tuneplan.ui.store import AppStore
 
 __all__ = ["FieldPanel", "get_path", "parse_count"]
@@ -138,6 +139,7 @@ class FieldPanel(QGroupBox):
         box.setSpacing(2)
         box.addWidget(widget)
         message = QLabel()
+        message.setTextFormat(Qt.TextFormat.PlainText)  # validation messages may quote what was typed
         message.setWordWrap(True)
         message.setStyleSheet(f"color: {ERROR_COLOR};")
         message.setAccessibleName(self.tr("{label} error").format(label=label))
@@ -289,8 +291,8 @@ class FieldPanel(QGroupBox):
         w = field.widget
         invalid = bool(message)
         w.setProperty("invalid", invalid)
-        w.setToolTip(self.tr("{label}: {message}").format(label=field.label, message=message) if invalid
-                     else field.base_tooltip)
+        w.setToolTip(plain_tooltip(self.tr("{label}: {message}").format(label=field.label, message=message))
+                     if invalid else field.base_tooltip)
         w.style().unpolish(w)
         w.style().polish(w)
         field.message.setText(self.tr("{label} {message}. The plan still uses the last valid value.").format(

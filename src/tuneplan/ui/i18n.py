@@ -20,6 +20,7 @@ The ``.qm`` files are found in a wheel (``tuneplan/translations``), in a PyInsta
 
 from __future__ import annotations
 
+import html
 import importlib.resources
 import logging
 import re
@@ -35,6 +36,7 @@ from PySide6.QtCore import (
     QLocale,
     QProcess,
     QSettings,
+    Qt,
     QTranslator,
 )
 
@@ -52,7 +54,9 @@ __all__ = [
     "install_translator",
     "language_names",
     "number_locale",
+    "plain_message_box",
     "plain_text",
+    "plain_tooltip",
     "qm_path",
     "remove_translators",
     "restart_app",
@@ -286,6 +290,45 @@ def plain_text(text: str) -> str:
     Qt drops a plain ``&`` from tool button texts but keeps the CJK-style ``(&N)`` as ``(N)``.
     """
     return _MNEMONIC.sub("", text).replace("&&", "&")
+
+
+# ------------------------------------------------------------------------------------------ untrusted text
+# Plans are shared, so their names (plan, model, GPU, provider), file paths, imported config names,
+# the driver's GPU names and error texts quoting them are untrusted. Qt guesses whether a tooltip,
+# a QLabel or a QMessageBox text is rich text; ``RTX 4090 <img src="/dev/zero">`` would make it load
+# an image (the window froze). Labels showing such text use ``Qt.TextFormat.PlainText``; rich labels
+# escape every name with ``html.escape``; tooltips go through plain_tooltip, message boxes through
+# plain_message_box.
+
+
+def plain_tooltip(text: str | None) -> str:
+    """A tooltip that shows ``text`` exactly, line breaks and all, even if it looks like HTML.
+
+    Text without ``<`` or ``&`` is returned as it is (Qt shows it as plain text); other text is
+    escaped and wrapped in a ``white-space: pre`` span, which Qt renders like its plain tooltips.
+    """
+    text = text or ""
+    if "<" not in text and "&" not in text:
+        return text
+    return "<span style='white-space:pre'>" + html.escape(text, quote=False) + "</span>"
+
+
+def plain_message_box(parent: Any, icon: Any, title: str, text: str, buttons: Any = None,
+                      default: Any = None) -> Any:
+    """A QMessageBox (not yet shown) whose text and informative text are plain text, never HTML.
+
+    ``icon`` is a ``QMessageBox.Icon``; ``buttons`` standard buttons (OK when omitted); ``default``
+    the default button. Call ``exec()`` on it; the static ``QMessageBox.question`` and friends
+    would guess rich text from the text.
+    """
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(icon, title, text,
+                      buttons if buttons is not None else QMessageBox.StandardButton.Ok, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if default is not None:
+        box.setDefaultButton(default)
+    return box
 
 
 # ------------------------------------------------------------------------------------------ the core's words

@@ -68,6 +68,7 @@ from tuneplan.storage import (
 )
 from tuneplan.storage._fs import atomic_write_bytes, pid_alive
 from tuneplan.storage.files import read_scenario_document
+from tuneplan.ui.i18n import plain_message_box, plain_tooltip
 from tuneplan.ui.store import METHOD_LABELS
 
 if TYPE_CHECKING:
@@ -187,11 +188,9 @@ class LibraryController(QObject):
 
     def ask_conflict(self, path: Path, message: str) -> ConflictChoice:
         """The file changed on disk since it was opened: overwrite it, save a copy, or cancel."""
-        box = QMessageBox(self.window)
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle(self.tr("Plan changed elsewhere"))
-        box.setText(self.tr("“{name}” was changed by another Tuneplan window or program after you opened it.").format(
-            name=path.name))
+        box = plain_message_box(self.window, QMessageBox.Icon.Warning, self.tr("Plan changed elsewhere"),
+                                self.tr("“{name}” was changed by another Tuneplan window or program after you "
+                                        "opened it.").format(name=path.name), QMessageBox.StandardButton.NoButton)
         box.setInformativeText(self.tr(
             "Overwrite it with your version (their changes are lost), save your version as a copy "
             "(both are kept), or cancel and keep editing."
@@ -212,22 +211,23 @@ class LibraryController(QObject):
     def ask_restore_autosave(self, scenario: Scenario, saved_at: datetime) -> bool:
         """After a crash: restore the autosaved plan (True) or discard it (False)?"""
         when = saved_at.astimezone().strftime("%Y-%m-%d %H:%M")
-        answer = QMessageBox.question(
+        box = plain_message_box(
             self.window,
+            QMessageBox.Icon.Question,
             self.tr("Restore unsaved plan?"),
             self.tr("Tuneplan did not close normally last time. Your unsaved plan “{name}” was "
                     "kept automatically ({when}).\n\nRestore it?").format(name=scenario.name, when=when),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Discard,
             QMessageBox.StandardButton.Yes,
         )
-        return answer == QMessageBox.StandardButton.Yes
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def ask_confirm(self, title: str, text: str) -> bool:
         """Yes/No question (emptying the trash)."""
-        answer = QMessageBox.question(self.window, title, text,
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                      QMessageBox.StandardButton.No)
-        return answer == QMessageBox.StandardButton.Yes
+        box = plain_message_box(self.window, QMessageBox.Icon.Question, title, text,
+                                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def ask_save_elsewhere_path(self) -> str | None:
         """Which file to save the plan to when the data folder is read-only (starts in the home folder)."""
@@ -868,6 +868,7 @@ class LibraryPanel(QWidget):
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         col.addWidget(self.list, 1)
         self.empty_label = QLabel()
+        self.empty_label.setTextFormat(Qt.TextFormat.PlainText)  # quotes the search text and OS errors
         self.empty_label.setWordWrap(True)
         self.empty_label.setStyleSheet("color: #666666;")
         col.addWidget(self.empty_label)
@@ -1021,12 +1022,12 @@ class LibraryPanel(QWidget):
                           f"{gpus}{scenario.gpu.name.removeprefix('GeForce ')}")
                 item.setText(f"{info.name}\n{detail} · {_ago(info.modified)}")
                 saved = self.tr("Saved {when}").format(when=f"{info.modified.astimezone():%Y-%m-%d %H:%M}")
-                item.setToolTip(f"{info.name}\n{detail}\n{saved}\n{info.path}")
+                item.setToolTip(plain_tooltip(f"{info.name}\n{detail}\n{saved}\n{info.path}"))
             else:
                 item.setText(f"⚠ {info.name}\n{info.problem or self.tr('cannot be read')}")
                 item.setForeground(QColor("#c62828"))
-                item.setToolTip(f"{info.path}\n{info.problem}\n"
-                                + self.tr("Opening it moves it to the quarantine folder."))
+                item.setToolTip(plain_tooltip(f"{info.path}\n{info.problem}\n"
+                                              + self.tr("Opening it moves it to the quarantine folder.")))
             self.list.addItem(item)
             if info.path in selected:
                 item.setSelected(True)
@@ -1055,7 +1056,8 @@ class LibraryPanel(QWidget):
         for e in entries:
             item = QListWidgetItem(f"{e.name}\n" + self.tr("deleted {when}").format(when=_ago(e.deleted_at)))
             item.setData(self.PATH_ROLE, str(e.trash_path))
-            item.setToolTip(self.tr("Was {path}").format(path=e.original_path) if e.original_path else str(e.trash_path))
+            item.setToolTip(plain_tooltip(self.tr("Was {path}").format(path=e.original_path) if e.original_path
+                                          else str(e.trash_path)))
             self.trash_list.addItem(item)
         self.trash_button.setText(self.tr("Trash ({n})").format(n=len(entries)) if entries else self.tr("Trash"))
 
@@ -1239,7 +1241,7 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
             except ScenarioFileError:
                 name = path.stem
             act = recent.addAction(f"{name}  —  {path.name}")
-            act.setToolTip(str(path))
+            act.setToolTip(plain_tooltip(str(path)))
             act.triggered.connect(lambda _c=False, p=path: controller.open_plan(p, ask_discard=True))
         if not files:
             none = recent.addAction(translate("LibraryPanel", "No recent plans"))

@@ -52,7 +52,7 @@ from tuneplan.storage.settings import (
     save_local_gpu_settings,
 )
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, DoubleSpinBox, FieldPanel
-from tuneplan.ui.i18n import fmt_capacity, fmt_number, translate_core_text
+from tuneplan.ui.i18n import fmt_capacity, fmt_number, plain_tooltip, translate_core_text
 from tuneplan.ui.store import AppStore
 
 if TYPE_CHECKING:
@@ -613,6 +613,7 @@ class LocalGpuPanel(FieldPanel):
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(4)
         self.status = _muted_label(translate("LocalGpus", READING))
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # the driver's words, which may quote GPU names
         self.status.setAccessibleName(self.tr("Local GPUs"))
         col.addWidget(self.status)
         self.cards_box = QWidget()
@@ -622,6 +623,7 @@ class LocalGpuPanel(FieldPanel):
         col.addWidget(self.cards_box)
         self.rows: dict[str, _CardRow] = {}
         self.settings_message = QLabel()
+        self.settings_message.setTextFormat(Qt.TextFormat.PlainText)  # quotes the settings file's path
         self.settings_message.setWordWrap(True)
         self.settings_message.setStyleSheet(f"color: {WARN};")
         self.settings_message.setAccessibleName(self.tr("Settings problem"))
@@ -706,6 +708,7 @@ class LocalGpuPanel(FieldPanel):
         row.addWidget(self.manual_save)
         form.addRow(row)
         self.manual_error = QLabel()
+        self.manual_error.setTextFormat(Qt.TextFormat.PlainText)  # quotes OS errors and file paths
         self.manual_error.setWordWrap(True)
         self.manual_error.setStyleSheet(f"color: {ERROR_COLOR};")
         self.manual_error.setAccessibleName(self.tr("Hand-entered card error"))
@@ -806,15 +809,15 @@ class LocalGpuPanel(FieldPanel):
             self.status.setToolTip("")
         elif result.status == "ok" and result.gpus:
             tick = self.tr(" — tick the ones that count") if len(c.cards) > 1 else ""
-            self.status.setText(html.escape(translate_core_text(result.message)) + tick)
+            self.status.setText(translate_core_text(result.message) + tick)
         elif c.cards and result.message.endswith(f" — {MANUAL_HINT}"):  # the hand-entered card stands in
-            self.status.setText(html.escape(translate_core_text(
-                result.message.removesuffix(MANUAL_HINT) + "using the card you entered by hand")))
+            self.status.setText(translate_core_text(
+                result.message.removesuffix(MANUAL_HINT) + "using the card you entered by hand"))
         else:
-            self.status.setText(html.escape(translate_core_text(result.message)))
+            self.status.setText(translate_core_text(result.message))
         if result is not None and not c.reading:
             tips = [*result.notes, result.detail or ""]
-            self.status.setToolTip("<br>".join(html.escape(t) for t in tips if t))
+            self.status.setToolTip(plain_tooltip("\n".join(t for t in tips if t)))
         for row in self.rows.values():
             self.cards_layout.removeWidget(row)
             row.deleteLater()
@@ -850,6 +853,7 @@ class LocalVerdictView(QFrame):
         self.title = QLabel(self.tr("Your GPU"))
         self.title.setStyleSheet("color: #555555; font-weight: 600;")
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.PlainText)  # names the driver's or the user's card
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.label.setAccessibleName(self.tr("Your GPU verdict text"))
@@ -896,13 +900,13 @@ class LocalVerdictView(QFrame):
             return
         color = GOOD if plan.fits and plan.fits_free_now is not False else WARN if plan.fits else BAD
         sentence = plan.verdict[:1].upper() + plan.verdict[1:]
-        self.label.setText(html.escape(sentence))
+        self.label.setText(sentence)
         self.label.setStyleSheet(f"color: {color}; font-weight: 600;")
         self.use_button.show()
         self.use_button.setEnabled(plan.can_use)
         self.use_button.setToolTip(
-            self.tr("Plan on the {name} with its {memory} GiB").format(
-                name=short_name(plan.card.gpu.name), memory=fmt_number(plan.total_gib, 2, group=False))
+            plain_tooltip(self.tr("Plan on the {name} with its {memory} GiB").format(
+                name=short_name(plan.card.gpu.name), memory=fmt_number(plan.total_gib, 2, group=False)))
             if plan.can_use
             else self.tr("Not in the catalog and no BF16 TFLOPS known: enter the card by hand with its TFLOPS "
                          "to time the plan on it")

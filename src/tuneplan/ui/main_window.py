@@ -50,6 +50,7 @@ from tuneplan.ui.i18n import (
     fmt_number,
     fmt_usd,
     install_language_menu,
+    plain_message_box,
     plain_text,
     translate_core_text,
     verdict_color,
@@ -160,6 +161,7 @@ class _Card(QFrame):
         self.detail.setObjectName("cardDetail")
         self.detail.setWordWrap(True)
         for w in (self.title, self.value, self.detail):
+            w.setTextFormat(Qt.TextFormat.PlainText)  # the detail names the plan's GPU (untrusted)
             col.addWidget(w)
 
 
@@ -538,8 +540,8 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------------ dialogs (patchable in tests)
     def show_error(self, title: str, text: str) -> None:
-        """Tell the user something failed (a modal message box)."""
-        QMessageBox.warning(self, title, text)
+        """Tell the user something failed (a modal message box; the text, often naming a file, is plain)."""
+        plain_message_box(self, QMessageBox.Icon.Warning, title, text).exec()
 
     def ask_open_path(self) -> str | None:
         """Ask which scenario file to open."""

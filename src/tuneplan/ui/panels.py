@@ -6,7 +6,6 @@ emits; none of them computes anything.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -23,7 +22,7 @@ from tuneplan import catalog
 from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS, plain_tooltip
 from tuneplan.ui.store import CUSTOM_OFFER, AppStore
 
 __all__ = [
@@ -103,6 +102,7 @@ class ModelPanel(FieldPanel):
         below_col = QVBoxLayout(below)
         below_col.setContentsMargins(0, 0, 0, 0)
         self.import_error = QLabel()
+        self.import_error.setTextFormat(Qt.TextFormat.PlainText)  # quotes the config file's values
         self.import_error.setWordWrap(True)
         self.import_error.setStyleSheet(f"color: {ERROR_COLOR};")
         self.import_error.setAccessibleName(self.tr("Import error"))
@@ -175,7 +175,7 @@ class ModelPanel(FieldPanel):
             + self.tr("{heads} attention heads / {kv} KV heads · vocabulary {vocab}").format(
                 heads=a.num_attention_heads, kv=a.num_kv_heads, vocab=f"{a.vocab_size:,}") + moe
         )
-        self.info.setToolTip(html.escape(a.source) if a.source else "")
+        self.info.setToolTip(plain_tooltip(a.source))
 
 
 class MethodPanel(FieldPanel):
@@ -369,6 +369,7 @@ class HardwarePanel(FieldPanel):
         self.add_float("pricing.price_per_gpu_hour", self.tr("Price"), 0, 10_000, decimals=2, step=0.05, prefix="$ ",
                        suffix=self.tr("per GPU-hour"), tip=self.tr("USD per GPU per hour; typing a price makes it yours"))
         self.price_source = _info_label()
+        self.price_source.setTextFormat(Qt.TextFormat.PlainText)  # the provider comes from the plan file
         self.price_source.setAccessibleName(self.tr("Price source"))
         self.add_hint("pricing.price_per_gpu_hour", self.price_source)
         self.add_choice("pricing.billing", self.tr("Billing"), [
@@ -452,6 +453,5 @@ class HardwarePanel(FieldPanel):
             self.price_source.setText(self.tr("Your price"))
         else:
             seen = self.tr(", seen {date}").format(date=p.price_date) if p.price_date else ""
-            self.price_source.setText(f"{html.escape(p.provider)} "
-                                      f"{html.escape(OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind))}{html.escape(seen)}")
+            self.price_source.setText(f"{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}")
 

@@ -67,7 +67,7 @@ from tuneplan.storage.price_book import (
     price_book_path,
     save_price_book,
 )
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels, plain_message_box, plain_tooltip
 
 __all__ = [
     "AddPriceDialog",
@@ -344,14 +344,14 @@ class PriceTableModel(QAbstractTableModel):
                 return translate("PriceTableModel", "A price you added")
             return translate("PriceTableModel", "As bundled with Tuneplan")
         if col == BILLING:
-            return html.escape(e.billing_text or BILLING_LABELS.get(e.billing, e.billing))
+            return plain_tooltip(e.billing_text or BILLING_LABELS.get(e.billing, e.billing))
         if col == DATE:
             return (html.escape(e.date_seen or translate("PriceTableModel", "undated")) + "<br>"
                     + translate("PriceTableModel", "Double-click to change (your date)"))
         if col == PRICE:
             return translate("PriceTableModel", "USD per GPU per hour; double-click to change")
         if col in (SOURCE, PROVIDER, KIND):
-            return html.escape(" · ".join(x for x in (e.source, e.notes) if x))
+            return plain_tooltip(" · ".join(x for x in (e.source, e.notes) if x))
         return ""
 
     def setData(self, index: QModelIndex | QPersistentModelIndex, value: Any,  # noqa: N802 - Qt naming
@@ -559,6 +559,7 @@ class PriceBookView(QWidget):
         self.setAccessibleName(self.tr("Price book"))
 
         self.banner = QLabel()
+        self.banner.setTextFormat(Qt.TextFormat.PlainText)  # errors quote file paths
         self.banner.setWordWrap(True)
         self.banner.setAccessibleName(self.tr("Price book message"))
         self.banner.setStyleSheet("background: #fff4d6; border: 1px solid #e0c070; border-radius: 4px; padding: 6px;")
@@ -614,6 +615,7 @@ class PriceBookView(QWidget):
         self.reset_all_button.setToolTip(self.tr("Forget every edit and every added price"))
         self.reset_all_button.clicked.connect(lambda: self.reset_all())
         self.counts = QLabel()
+        self.counts.setTextFormat(Qt.TextFormat.PlainText)  # names the price book's path
         self.counts.setStyleSheet("color: #555555;")
         self.counts.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         bottom = QHBoxLayout()
@@ -643,10 +645,10 @@ class PriceBookView(QWidget):
 
     def confirm(self, question: str) -> bool:
         """Ask a yes/no question."""
-        answer = QMessageBox.question(self, self.tr("Prices"), question,
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                      QMessageBox.StandardButton.No)
-        return answer == QMessageBox.StandardButton.Yes
+        box = plain_message_box(self, QMessageBox.Icon.Question, self.tr("Prices"), question,
+                                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     # ------------------------------------------------------------------ actions
     def proxy_row_of(self, key: str) -> int:
@@ -698,7 +700,7 @@ class PriceBookView(QWidget):
 
     def show_message(self, text: str) -> None:
         """Show (or, with ``""``, hide) the message above the table."""
-        self.banner.setText(html.escape(text))
+        self.banner.setText(text)
         self.banner.setVisible(bool(text))
 
     # ------------------------------------------------------------------ redraw

@@ -16,6 +16,7 @@ Charts and table render what the controller holds; they never compute an estimat
 from __future__ import annotations
 
 import csv
+import html
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -70,7 +71,7 @@ from tuneplan.ui.charts import (
     pg,
     short_gpu_name,
 )
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_capacity, verdict_color, verdict_summary
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_capacity, plain_tooltip, verdict_color, verdict_summary
 from tuneplan.ui.i18n import OPTIMIZER_LABELS as OPTIMIZER_TEXT
 from tuneplan.ui.report import format_hours
 from tuneplan.ui.store import METHOD_LABELS, friendly_error
@@ -588,7 +589,7 @@ class ComparisonTableModel(QAbstractTableModel):
             tip = row.texts[col]
             if row.edit_path and row.raws[col] is not None:
                 tip += "\n" + self.tr("Double-click to change it for this scenario")
-            return tip
+            return plain_tooltip(tip)  # cells quote model, GPU and provider names
         if role == Qt.ItemDataRole.TextAlignmentRole and row.section == "result":
             return int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight)
         return None
@@ -609,7 +610,7 @@ class ComparisonTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 where = (self.tr("the plan in the window") if e.key == CURRENT
                          else (str(e.path) if e.path else self.tr("in memory")))
-                return f"{e.scenario.name}\n{where}\n" + self.tr("Right-click: open in plan, remove")
+                return plain_tooltip(f"{e.scenario.name}\n{where}\n" + self.tr("Right-click: open in plan, remove"))
             return None
         if section >= len(self._rows):
             return None
@@ -943,7 +944,7 @@ class CompareCostChart(pg.PlotWidget):
             item.setVisible(True)
             when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
                     else format_hours(xs[-1]) if xs else "")
-            self.legend.addItem(item, f"{name} — ${result.cost.total_usd:,.2f} · {when}")
+            self.legend.addItem(item, f"{html.escape(name)} — ${result.cost.total_usd:,.2f} · {when}")  # legends are HTML
             if xs:
                 ex.append(xs[-1] * scale)
                 ey.append(ys[-1])
@@ -1022,6 +1023,7 @@ class ScenarioCompareView(QWidget):
         self.only_differences = QCheckBox(self.tr("Only what differs"))
         self.only_differences.setChecked(True)
         self.message = QLabel("")
+        self.message.setTextFormat(Qt.TextFormat.PlainText)  # refusals quote scenario names and errors
         self.message.setStyleSheet("color: #8a5a00;")
         self.message.setWordWrap(True)
         self.csv_button = QPushButton(self.tr("Table (CSV)…"))
@@ -1120,7 +1122,7 @@ class ScenarioCompareView(QWidget):
         for key, text, tip in items:
             item = QListWidgetItem(text)
             item.setData(self.PATH_ROLE, key)
-            item.setToolTip(tip)
+            item.setToolTip(plain_tooltip(tip))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if key in keys else Qt.CheckState.Unchecked)
             if key == CURRENT:
