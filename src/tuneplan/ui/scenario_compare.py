@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import html
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,7 @@ __all__ = [
     "ScenarioCompareView",
     "ScenarioComparison",
     "install_scenario_compare",
+    "spreadsheet_cell",
     "write_comparison_csv",
 ]
 
@@ -650,11 +652,33 @@ class ComparisonTableModel(QAbstractTableModel):
         return self.comparison.set_field(index.column(), row.edit_path, converted) is None
 
 
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV injection"), also after leading blanks.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` as a CSV cell no spreadsheet runs as a formula.
+
+    Text that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return (after any leading
+    whitespace too) gets a leading ``'``, as OWASP recommends: ``=HYPERLINK(...)`` in a shared plan's
+    name must not become a live link, ``=cmd|...`` not a command. Numbers, and text that is just a
+    number (``-3.5``), are returned unchanged, so they stay numbers in the sheet.
+    """
+    if not isinstance(value, str) or _NUMBER.fullmatch(value.strip()):
+        return value
+    if value.startswith(_FORMULA_STARTS) or value.lstrip().startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_differences: bool = True) -> Path:
     """Write the comparison as CSV: one row per scenario, one column per field (units in the headers).
 
     UTF-8 with a byte-order mark, so spreadsheet programs pick the encoding (``×``, ``—``) right;
     numbers are plain (no ``$`` or thousands separators). Read it back with ``encoding="utf-8-sig"``.
+    Text that a spreadsheet would compute (a name such as ``=HYPERLINK(...)``) is written behind a
+    ``'`` (:func:`spreadsheet_cell`).
 
     Raises:
         OSError: the file cannot be written.
@@ -663,13 +687,14 @@ def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_
     rows = comparison.rows(only_differences)
     with open(p, "w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow([translate("ScenarioComparison", "Scenario"), *(r.label for r in rows)])
+        header = [translate("ScenarioComparison", "Scenario"), *(r.label for r in rows)]
+        writer.writerow([spreadsheet_cell(h) for h in header])
         for i, e in enumerate(comparison.entries):
             values = []
             for r in rows:
                 v = r.csv_values[i] if r.csv_values else r.texts[i]
                 values.append("" if v is None else v)
-            writer.writerow([e.scenario.name, *values])
+            writer.writerow([spreadsheet_cell(v) for v in (e.scenario.name, *values)])
     return p
 
 
