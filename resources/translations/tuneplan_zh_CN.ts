@@ -2192,7 +2192,7 @@ seen</source>
     <name>LibraryController</name>
     <message>
         <source>Scenario name:</source>
-        <extracomment>the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it)</extracomment>
+        <extracomment>the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it) an autosave this controller wrote or took over (restored); only that one is ever replaced or deleted visible, non-modal notices (read-only folder, autosave off), in the status bar why the data folder cannot be written (None: it can); autosave is off and Save As asks for a file then</extracomment>
         <translation>方案名称：</translation>
     </message>
     <message>
@@ -2270,6 +2270,18 @@ Restore it?</source>
     <message>
         <source>Save plan as</source>
         <translation>方案另存为</translation>
+    </message>
+    <message>
+        <source>Tuneplan plans (*.json)</source>
+        <translation>Tuneplan 方案 (*.json)</translation>
+    </message>
+    <message>
+        <source>Read-only data folder: plans are not autosaved or saved in the library. Use Save As… to save elsewhere.</source>
+        <translation>数据文件夹只读：方案不会自动保存，也不会保存到方案库。请用“另存为…”保存到其他位置。</translation>
+    </message>
+    <message>
+        <source>{folder}: {error}</source>
+        <translation>{folder}：{error}</translation>
     </message>
     <message>
         <source>Not saved — the file on disk was left as the other window saved it</source>
@@ -2384,12 +2396,28 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>已导出到 {path}</translation>
     </message>
     <message>
+        <source>Autosave is off: another Tuneplan window owns it. Save your plan to keep it.</source>
+        <translation>自动保存已关闭：另一个 Tuneplan 窗口正在使用它。请保存你的方案以免丢失。</translation>
+    </message>
+    <message>
+        <source>Autosave is off: the data folder is read-only.</source>
+        <translation>自动保存已关闭：数据文件夹只读。</translation>
+    </message>
+    <message>
+        <source>Autosave is off: an unsaved plan from another Tuneplan is kept in the autosave. Save your plan to keep it.</source>
+        <translation>自动保存已关闭：自动保存中保留着另一个 Tuneplan 未保存的方案。请保存你的方案以免丢失。</translation>
+    </message>
+    <message>
         <source>Autosave failed: {error}</source>
         <translation>自动保存失败：{error}</translation>
     </message>
     <message>
         <source>Cannot restore the unsaved plan</source>
         <translation>无法恢复未保存的方案</translation>
+    </message>
+    <message>
+        <source>{error}. This Tuneplan will not write over it or delete it.</source>
+        <translation>{error}。本 Tuneplan 不会覆盖或删除它。</translation>
     </message>
     <message>
         <source>Discarded the unsaved plan from last time</source>
@@ -4753,6 +4781,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>Scenario</source>
+        <extracomment>What makes a spreadsheet read a cell as a formula (OWASP, &quot;CSV injection&quot;), also after leading blanks.</extracomment>
         <translation>方案</translation>
     </message>
 </context>
@@ -4857,6 +4886,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{key} is &quot;auto&quot;: left to the other files and the plan</source>
         <translation>{key} 为 “auto”：留给其他文件和方案</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: DeepSpeed&apos;s default, as the plan counts it</source>
+        <translation>{key} = {value}：DeepSpeed 的默认值，与方案的计算一致</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: the plan counts DeepSpeed&apos;s default ({default}); this value changes the memory by its difference</source>
+        <translation>{key} = {value}：方案按 DeepSpeed 的默认值（{default}）计算；此值会按差额改变显存</translation>
     </message>
     <message>
         <source>{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload</source>
