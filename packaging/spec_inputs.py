@@ -136,7 +136,8 @@ def datas() -> list[tuple[str, str]]:
 BUNDLED_DISTRIBUTIONS = (
     "PySide6_Essentials", "shiboken6", "pyqtgraph", "numpy", "pydantic", "pydantic_core", "annotated-types",
     "typing-inspection", "typing_extensions", "platformdirs", "nvidia-ml-py", "PyYAML",
-    "filelock",
+    "filelock", "huggingface_hub", "hf-xet", "httpx2", "httpcore2", "h11", "anyio", "idna", "truststore", "fsspec",
+    "packaging", "tqdm", "click",
 )  # fmt: skip
 
 
