@@ -101,7 +101,7 @@ def test_calibration_applies_to_plans_on_the_same_stack_only():
     assert cal_r.time.step_seconds == pytest.approx(base.time.step_seconds * 1.2)
     assert cal_r.time.calibrated and any(n.code == "time.calibrated" and n.params["date"] == "2026-11-30"
                                          for n in cal_r.time.messages)
-    # the band narrows to the within-stack spread: 1/1.17 .. 1/0.83 of the calibrated training time
+    # the band narrows to the within-stack spread: 1/1.13 .. 1/0.84 of the calibrated training time
     assert cal_r.time.tokens_per_second_high / cal_r.time.tokens_per_second == pytest.approx(CALIBRATED_SPREAD[1])
     # a longer sequence on the same GPU and stack keeps the calibration; another GPU does not
     longer = s.model_copy(update={"training": s.training.model_copy(update={"seq_len": 4096})})
