@@ -36,7 +36,9 @@ prices and their persistence, egress), reference ``throughput.md`` §1 (the cost
 
 Other ways to pay, as separate functions: :func:`monthly_break_even` (a dedicated server at a
 monthly price vs paying by the hour) and :func:`electricity_cost` (an owned card: board power x
-hours x USD per kWh).
+hours x USD per kWh). A plan on the user's own GPUs (``Pricing.own_gpu``) is billed by
+:func:`electricity_estimate` alone: board power x GPUs (+ the rest of the machine) x hours x USD per
+kWh, with the rented run beside it for comparison.
 """
 
 from __future__ import annotations
@@ -47,14 +49,18 @@ from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.result import CostEstimate, CostPoint, TimeEstimate
 from tuneplan.core.scenario import Pricing
+from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
     "HOURS_PER_MONTH",
     "PESSIMISTIC_QUANTILE",
     "BreakEven",
     "InterruptionLoss",
+    "NVML_POWER_SOURCE",
+    "SPEC_POWER_SOURCE",
     "billed_hours",
     "electricity_cost",
+    "electricity_estimate",
     "estimate_cost",
     "interruption_loss",
     "monthly_break_even",
@@ -67,6 +73,27 @@ HOURS_PER_MONTH = 730.0
 
 #: Quantile of the Poisson interruption count used for the pessimistic cost.
 PESSIMISTIC_QUANTILE = 0.9
+
+#: Where a card's own board power comes from when the probe read it (``Pricing.gpu_power_w``).
+NVML_POWER_SOURCE = ("NVML nvmlDeviceGetEnforcedPowerLimit: the power limit the driver enforces after all limiters, "
+                     "in mW (NVML API reference, Device Queries, docs.nvidia.com/deploy/nvml-api)")
+#: Where it comes from otherwise: the catalog's board power (``GpuSpec.tdp_w``, vendor datasheets in gpus.csv).
+SPEC_POWER_SOURCE = "catalog board power (TDP / TGP, vendor datasheet; catalog/data/gpus.csv)"
+
+FORMULAS.update({
+    "electricity_gpus": N_("{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh"),
+    "electricity_host": N_("{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh"),
+})
+
+NOTES.update({
+    "cost.electricity": N_("your own GPUs: billed as electricity, {kwh} kWh at {usd_per_kwh} USD/kWh; no rental, "
+                           "storage or egress charges"),
+    "cost.no_tariff": N_("your own GPUs: set your electricity price (USD/kWh) to see what the run costs"),
+    "cost.power_from_spec": N_("board power {power} W is the catalog's figure for the {gpu}: the card's own power limit "
+                               "was not read"),
+    "cost.rent_comparison": N_("rented at {provider} ({offer_kind}, {price} USD/GPU-hour) the same run would cost "
+                               "{rental_usd} USD; your electricity {electricity_usd} USD"),
+})
 
 _GRANULARITY_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
 _PHASES = ("setup", "training", "evaluation", "checkpoints")
@@ -198,8 +225,9 @@ def interruption_loss(
 def electricity_cost(power_w: float, hours: float, usd_per_kwh: float, n_gpus: int = 1) -> float:
     """USD of electricity for owned cards: ``W x h / 1000 x USD/kWh x n_gpus``.
 
-    ``power_w`` is the board power (``GpuSpec.tdp_w``, W); training keeps a card near it. Host
-    CPU, fans and PSU losses are not included. Example: 450 W x 10 h x 0.30 USD/kWh = 1.35 USD.
+    ``power_w`` is the board power (``GpuSpec.tdp_w`` or the card's NVML power limit, W); training keeps a
+    card near it. Host CPU, fans and PSU losses are not included (``Pricing.host_power_w`` adds them in
+    :func:`electricity_estimate`). Example: 450 W x 10 h x 0.30 USD/kWh = 1.35 USD.
     """
     if power_w < 0 or hours < 0 or usd_per_kwh < 0 or n_gpus < 0:
         raise ValueError("power, hours, price and GPU count must be non-negative")
@@ -265,8 +293,91 @@ def monthly_break_even(monthly_usd: float, cost_per_run_usd: float, runs_per_mon
     )
 
 
+def electricity_estimate(time: TimeEstimate, pricing: Pricing, n_gpus: int, spec_power_w: float,
+                         curve_points: int = 60, gpu_name: str = "") -> CostEstimate:
+    """One completed run on the user's own GPUs, billed as electricity (``Pricing.own_gpu``).
+
+    ``USD = (P_gpu x n_gpus + P_host) x h / 1000 x USD/kWh``, plus the fixed ``other_usd``, divided by
+    ``1 - failure_probability`` as for a rented run. ``P_gpu`` is the card's board power read from NVML
+    (``Pricing.gpu_power_w``, W: :data:`NVML_POWER_SOURCE`) or else ``spec_power_w`` (the GPU spec's ``tdp_w``, W:
+    :data:`SPEC_POWER_SOURCE`); training holds a card near its power limit, so this is the upper end of its draw,
+    and the same power is counted for every phase (setup and evaluation draw less: an upper bound). ``P_host`` is
+    ``Pricing.host_power_w`` (W, 0 when left out). ``h`` is the wall-clock run time (hours, not rounded: a meter is
+    not billed per started hour). Nothing is charged for rental, storage, egress or interruptions (those model
+    rented capacity). The rental fields of ``pricing`` price the same run rented: ``rental_usd``.
+
+    Example: 350 W x 1 GPU x 10 h = 3.5 kWh x 0.30 USD/kWh = 1.05 USD.
+
+    Args:
+        time: the run's phases (seconds).
+        pricing: the plan's pricing (``electricity_usd_per_kwh`` USD/kWh; None: priced at 0 with a note).
+        n_gpus: the user's GPUs the run uses.
+        spec_power_w: board power per GPU from the spec (W), used when ``pricing.gpu_power_w`` is None.
+        curve_points: about how many samples the cumulative curve has.
+        gpu_name: the card's name, for the note that its power is the catalog's.
+
+    Returns:
+        A :class:`CostEstimate` with ``billing="electricity"``, ``kwh`` and ``terms`` (USD) filled.
+    """
+    hours = time.seconds / 3600.0
+    usd_per_kwh = pricing.electricity_usd_per_kwh if pricing.electricity_usd_per_kwh is not None else 0.0
+    read = pricing.gpu_power_w is not None
+    power = pricing.gpu_power_w if pricing.gpu_power_w is not None else spec_power_w
+    gpu_kwh = power * n_gpus * hours / 1000.0
+    host_kwh = pricing.host_power_w * hours / 1000.0
+    gpu_usd = electricity_cost(power, hours, usd_per_kwh, n_gpus)
+    host_usd = electricity_cost(pricing.host_power_w, hours, usd_per_kwh)
+    one_run = gpu_usd + host_usd + pricing.other_usd
+    repeat = 1.0 / (1.0 - pricing.failure_probability)
+    total = one_run * repeat
+    rate = usd_per_kwh / 1000.0
+
+    def q(key: str, value: float, unit: str, source: str = "") -> Quantity:
+        return Quantity(key=key, value=value, unit=unit, source=source)
+
+    terms = [Term(key="electricity_gpus", value=gpu_usd, unit="USD", detail="nvml" if read else "spec",
+                  source="energy = power x time; cost = kWh x tariff",
+                  parts=(q("power", power, "W", NVML_POWER_SOURCE if read else SPEC_POWER_SOURCE),
+                         q("gpus", n_gpus, "count"), q("hours", hours, "h"), q("kwh", gpu_kwh, "kWh"),
+                         q("usd_per_kwh", usd_per_kwh, "USD/kWh")))]
+    if pricing.host_power_w > 0:
+        terms.append(Term(key="electricity_host", value=host_usd, unit="USD",
+                          source="energy = power x time; cost = kWh x tariff",
+                          parts=(q("power", pricing.host_power_w, "W"), q("hours", hours, "h"),
+                                 q("kwh", host_kwh, "kWh"), q("usd_per_kwh", usd_per_kwh, "USD/kWh"))))
+    messages = [Note(code="cost.electricity" if pricing.electricity_usd_per_kwh is not None else "cost.no_tariff",
+                     params={"kwh": round(gpu_kwh + host_kwh, 3), "usd_per_kwh": usd_per_kwh})]
+    if not read:
+        messages.append(Note(code="cost.power_from_spec", params={"power": round(power, 1), "gpu": gpu_name}))
+    rented = estimate_cost(time, pricing.model_copy(update={"own_gpu": False}), n_gpus, curve_points=2)
+    messages.append(Note(code="cost.rent_comparison", params={
+        "provider": pricing.provider, "offer_kind": pricing.offer_kind, "price": pricing.price_per_gpu_hour,
+        "rental_usd": round(rented.total_usd, 2), "electricity_usd": round(total, 2)}))
+    per_hour = (power * n_gpus + pricing.host_power_w) * rate
+    curve = _curve(time, 0.0, per_hour, pricing.other_usd, total, curve_points)
+    breakdown = {"Electricity (GPUs)": gpu_usd, "Electricity (rest of the machine)": host_usd,
+                 "Other": pricing.other_usd, "Failed-run repeats": total - one_run}
+    return CostEstimate(
+        gpu_usd=gpu_usd,
+        billed_hours=hours,
+        storage_usd=0.0,
+        egress_usd=0.0,
+        other_usd=pricing.other_usd,
+        interruption_usd=0.0,
+        total_usd=total,
+        pessimistic_usd=total,
+        curve=curve,
+        breakdown=breakdown,
+        billing="electricity",
+        kwh=gpu_kwh + host_kwh,
+        terms=terms,
+        messages=messages,
+        rental_usd=rented.total_usd,
+    )
+
+
 def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_points: int = 60,
-                  gpu_power_w: float | None = None) -> CostEstimate:
+                  gpu_power_w: float | None = None, gpu_name: str = "") -> CostEstimate:
     """Expected cost of one completed run, its pessimistic bound and the cumulative cost curve.
 
     Args:
@@ -287,7 +398,12 @@ def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_point
         interruption loss; ``curve`` is cumulative USD vs wall-clock hours, one phase per point,
         ending with a ``done`` point at ``total_usd`` (billing rounding, egress, repeats). Notes
         describe interruptions, storage persistence, a monthly-server break-even and electricity.
+        With ``pricing.own_gpu`` the run is billed as electricity instead: :func:`electricity_estimate`
+        (``gpu_power_w`` is then the spec's board power, W; ``gpu_name`` names the card in its notes).
     """
+    if pricing.own_gpu:
+        return electricity_estimate(time, pricing, n_gpus, gpu_power_w if gpu_power_w is not None else 0.0,
+                                    curve_points, gpu_name)
     wall_h = time.seconds / 3600.0
     loss = interruption_loss(pricing.interruptions_per_hour, wall_h, pricing.checkpoint_every_min,
                              pricing.restart_minutes, pricing.interruptions_per_hour_high)

@@ -102,9 +102,10 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     offloaded = per_token * arch.num_layers * t.micro_batch * row if t.activation_offload else 0.0
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
                          spilled_bytes=spilled, calibration=calibration, activation_bytes=offloaded)
-    cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w)
+    cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w, gpu_name=scenario.gpu.name)
     cost = cost.model_copy(update=dict(zip(("low_usd", "high_usd"), (
-        estimate_cost(_time_at(time, sec), scenario.pricing, t.num_gpus, curve_points=2).total_usd
+        estimate_cost(_time_at(time, sec), scenario.pricing, t.num_gpus, curve_points=2,
+                      gpu_power_w=scenario.gpu.tdp_w).total_usd
         for sec in (time.low_seconds, time.high_seconds)), strict=True)))
     notes: list[Note] = []
 

@@ -203,6 +203,14 @@ class CostEstimate(_Frozen):
         breakdown: named lines (USD) for tables and exports.
         low_usd, high_usd: ``total_usd`` of the run at the time estimate's likely range (``TimeEstimate.low_seconds``
             .. ``high_seconds``): the same plan finishing faster or slower.
+        billing: ``rent`` (GPU-hours at a provider's price) or ``electricity`` (the user's own GPUs,
+            ``Pricing.own_gpu``: ``gpu_usd`` is then the GPUs' electricity, ``billed_hours`` the wall-clock hours).
+        kwh: energy of one completed run (kWh), GPUs and the rest of the machine; 0 when rented.
+        terms: the electricity lines as :class:`~tuneplan.core.terms.Term` s in USD (``electricity_gpus``,
+            ``electricity_host``) with their parts (W, count, h, kWh, USD/kWh); empty when rented.
+        messages: coded cost notes (``cost.*`` in ``tuneplan.core.terms.NOTES``).
+        rental_usd: for own GPUs, the same run rented at the plan's rental price (``Pricing.price_per_gpu_hour``,
+            its billing, storage and egress), USD; ``None`` when rented.
     """
 
     gpu_usd: float
@@ -218,6 +226,11 @@ class CostEstimate(_Frozen):
     notes: list[str] = []
     low_usd: float = 0.0
     high_usd: float = 0.0
+    billing: str = "rent"
+    kwh: float = 0.0
+    terms: list[Term] = []
+    messages: list[Note] = []
+    rental_usd: float | None = None
 
 
 class Estimate(_Frozen):

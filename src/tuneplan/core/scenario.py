@@ -292,6 +292,14 @@ class Pricing(_Model):
     monthly_price_usd: float | None = Field(default=None, ge=0, le=10**7)
     runs_per_month: float = Field(default=1, ge=0.001, le=10_000)
     electricity_usd_per_kwh: float | None = Field(default=None, ge=0, le=100)
+    #: The GPUs are the user's own: the run is billed as electricity (board power x hours x
+    #: ``electricity_usd_per_kwh``, core/cost.py), with no rental, storage, egress or interruption charges;
+    #: the rental fields above then price the same run rented, for comparison.
+    own_gpu: bool = False
+    #: Board power per GPU in W as read from the card (NVML's enforced power limit); None: the spec's ``tdp_w``.
+    gpu_power_w: float | None = Field(default=None, ge=0, le=100_000)
+    #: The rest of the machine while it trains (CPU, memory, drives, fans, power-supply losses), W; 0 = left out.
+    host_power_w: float = Field(default=0.0, ge=0, le=1_000_000)
     # --- added for the time and cost planner (core/throughput.py, core/cost.py) ---
     #: Model download speed in GB/s (10**9 bytes/s) during setup: parameters x 2 B (bf16 files) /
     #: this. 0.5 GB/s is a planning judgement for a cloud host pulling from the Hugging Face Hub
