@@ -6,7 +6,7 @@ PyInstaller bundle. Loaders are cached; returned GPU specs are copies that are s
 
 from __future__ import annotations
 
-from tuneplan.catalog.gpus import get_gpu, list_gpus, match_gpu
+from tuneplan.catalog.gpus import SPECS_COLLECTED, get_gpu, list_gpus, match_gpu
 from tuneplan.catalog.models import (
     CatalogModel,
     ConfigImportError,
@@ -15,11 +15,13 @@ from tuneplan.catalog.models import (
     load_hf_config,
 )
 from tuneplan.catalog.prices import (
+    PriceDates,
     PriceEntry,
     ProviderTerms,
     default_price,
     list_prices,
     list_provider_terms,
+    price_dates,
     prices_for_gpu,
     pricing_from_entry,
     spot_price,
@@ -30,8 +32,10 @@ from tuneplan.core.scenario import Dataset, Pricing, Scenario, TrainingSetup
 __all__ = [
     "DEFAULT_GPU_ID",
     "DEFAULT_MODEL_ID",
+    "SPECS_COLLECTED",
     "CatalogModel",
     "ConfigImportError",
+    "PriceDates",
     "PriceEntry",
     "ProviderTerms",
     "default_price",
@@ -44,6 +48,7 @@ __all__ = [
     "list_provider_terms",
     "load_hf_config",
     "match_gpu",
+    "price_dates",
     "prices_for_gpu",
     "pricing_from_entry",
     "spot_price",

@@ -21,7 +21,10 @@ from functools import lru_cache
 from tuneplan.catalog._data import read_csv, to_float
 from tuneplan.core.scenario import GpuSpec
 
-__all__ = ["get_gpu", "list_gpus", "match_gpu"]
+__all__ = ["SPECS_COLLECTED", "get_gpu", "list_gpus", "match_gpu"]
+
+#: When the rows of ``data/gpus.csv`` were collected (shown in Help → About).
+SPECS_COLLECTED = "2026-11-30"
 
 
 def _spec(row: dict[str, str]) -> GpuSpec:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,10 +24,12 @@ from tuneplan.core.scenario import Pricing
 
 __all__ = [
     "PriceEntry",
+    "PriceDates",
     "ProviderTerms",
     "default_price",
     "list_prices",
     "list_provider_terms",
+    "price_dates",
     "prices_for_gpu",
     "pricing_from_entry",
     "on_demand_price",
@@ -170,6 +172,25 @@ def _prices() -> tuple[PriceEntry, ...]:
 def list_prices() -> list[PriceEntry]:
     """Every bundled price point (USD per GPU-hour), in file order. Entries are immutable."""
     return list(_prices())
+
+
+class PriceDates(NamedTuple):
+    """When the bundled prices were read: the earliest and latest ISO ``date_seen`` and how many rows have none."""
+
+    first: str
+    last: str
+    undated: int
+    total: int
+
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?$")
+
+
+def price_dates() -> PriceDates:
+    """The date span of the bundled prices (``date_seen`` that is an ISO date; the rest count as undated)."""
+    prices = _prices()
+    dated = sorted(p.date_seen for p in prices if _ISO_DATE.match(p.date_seen))
+    return PriceDates(dated[0] if dated else "", dated[-1] if dated else "", len(prices) - len(dated), len(prices))
 
 
 def prices_for_gpu(gpu_id: str) -> list[PriceEntry]:

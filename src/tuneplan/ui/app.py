@@ -20,12 +20,17 @@ from types import TracebackType
 
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
-__all__ = ["run_gui", "self_test", "setup_logging"]
+__all__ = ["log_file", "run_gui", "self_test", "setup_logging"]
 
 log = logging.getLogger("tuneplan")
 
 _log_path: Path | None = None
 _in_hook = False
+
+
+def log_file() -> Path | None:
+    """The log file this session writes (set by :func:`setup_logging`), or None when there is none."""
+    return _log_path
 
 
 def setup_logging(level: int = logging.INFO) -> Path | None:

@@ -340,6 +340,9 @@ class MainWindow(QMainWindow):
         limits_view.install_limits(self)
         presets.install_presets(self)
         theme.install_theme(self)
+        from tuneplan.ui.help_view import install_help
+
+        self.help = install_help(self)  # Help → What's This?, Glossary…, About (issue #21); the last menu
         self.store.clear_history()  # what the views adjusted while starting up is no edit to undo
 
     # ------------------------------------------------------------------ building
