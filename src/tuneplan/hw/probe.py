@@ -113,6 +113,9 @@ class LocalGpu(_Frozen):
     bf16_supported: bool | None = None
     processes: list[GpuProcess] = Field(default_factory=list)
     catalog_id: str | None = None
+    #: board power limit in W: ``nvmlDeviceGetEnforcedPowerLimit`` (the limit the driver enforces after all
+    #: limiters, NVML API reference), else ``nvmlDeviceGetPowerManagementLimit``; ``None`` when neither answers.
+    power_limit_w: float | None = None
 
 
 class ProbeResult(_Frozen):
@@ -307,6 +310,30 @@ class _Reader:
             return None
 
 
+def _power_limit_w(nvml: Any, handle: Any) -> float | None:
+    """The card's board power limit in W, or ``None``.
+
+    ``nvmlDeviceGetEnforcedPowerLimit`` first: "the effective power limit that the driver enforces after taking into
+    account all limiters", in milliwatts (NVML API reference, Device Queries; Kepler or newer). Then
+    ``nvmlDeviceGetPowerManagementLimit`` (the software limit, mW). Quiet: cards and bindings without power
+    management simply have none, and the plan then uses the catalog's board power. A lost GPU raises ``_GpuLost``.
+    """
+    for func_name in ("nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit"):
+        func = getattr(nvml, func_name, None)
+        if not callable(func):
+            continue
+        try:
+            milliwatts = _int_or_none(func(handle))
+        except Exception as exc:
+            if _is_kind(nvml, exc, "NVMLError_GpuIsLost", _CODE_GPU_IS_LOST):
+                raise _GpuLost("power limit") from exc
+            log.debug("NVML %s failed", func_name, exc_info=True)
+            continue
+        if milliwatts and milliwatts <= 100_000_000:  # 0 W is no answer; over 100 kW a broken driver
+            return milliwatts / 1000.0
+    return None
+
+
 def _catalog_id(name: str, notes: list[str]) -> str | None:
     """Id of the bundled catalog entry matching this NVML name, or ``None``."""
     try:
@@ -363,6 +390,7 @@ def _read_gpu(reader: _Reader, index: int, driver: str | None, cuda: str | None)
         bf16_supported=None if compute_capability is None else compute_capability >= (8, 0),
         processes=processes,
         catalog_id=_catalog_id(name, reader.notes),
+        power_limit_w=_power_limit_w(nvml, handle),
     )
 
 

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan import catalog
+from tuneplan.catalog.own_gpu import own_gpu_spec
 from tuneplan.core.advice import max_micro_batch, max_seq_len
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB, MemoryEstimate
@@ -186,74 +187,36 @@ def local_verdict(
 def probed_gpu_spec(gpu: LocalGpu) -> GpuSpec | None:
     """The spec to estimate on for a detected card; ``None`` when its memory is unknown.
 
-    A catalog match keeps the catalog's throughput and takes the memory the driver reports for
-    this very card; an unknown card becomes a custom spec with that memory and no throughput.
-    When the reported memory is the catalog's (the catalog stores nvidia-smi's total / 1024 to two
-    decimals: 24564 MiB is the RTX 4090's 23.99 GiB), the catalog spec is used as it is, so the card
-    and the plan's GPU are one capacity and give one set of limits (issue #21: 23.988 against 23.99
-    GiB made the Your-GPU line's longest sequence a token shorter than the advice's and the Limits tab's).
+    :func:`tuneplan.catalog.own_gpu.own_gpu_spec`: a catalog match keeps the catalog's physics (measured matmul
+    ceiling, SMs, bandwidth, power) and takes the memory the driver reports for this very card; when that memory
+    is the catalog's (the catalog stores nvidia-smi's total / 1024 to two decimals: 24564 MiB is the RTX 4090's
+    23.99 GiB), the catalog spec is used as it is, so the card and the plan's GPU are one capacity and give one set
+    of limits (issue #21). An unknown card becomes a custom spec with that memory and no throughput.
     """
     if not gpu.memory_total_bytes:
         return None
-    memory_gib = gpu.memory_total_bytes / GIB
-    if gpu.catalog_id:
-        try:
-            listed = catalog.get_gpu(gpu.catalog_id)
-        except KeyError:
-            log.info("probe matched %r to unknown catalog id %r", gpu.name, gpu.catalog_id)
-        else:
-            if round(memory_gib, 2) == round(listed.memory_gib, 2):
-                return listed
-            return listed.model_copy(update={"memory_gib": memory_gib})
-    return GpuSpec(
-        id=f"local-{gpu.index}",
-        name=gpu.name,
-        memory_gib=memory_gib,
-        bf16_supported=gpu.bf16_supported is not False,
-        segment="local",
-    )
+    return own_gpu_spec(gpu.name, gpu.memory_total_bytes / GIB, catalog_id=gpu.catalog_id,
+                        bf16_supported=gpu.bf16_supported, custom_id=f"local-{gpu.index}")
 
 
 def manual_gpu_spec(manual: ManualGpu) -> GpuSpec:
-    """The spec of a hand-entered card: its catalog card with the typed memory (and TFLOPS), or custom."""
-    base: GpuSpec | None = None
-    if manual.catalog_id:
-        try:
-            base = catalog.get_gpu(manual.catalog_id)
-        except KeyError:
-            log.info("hand-entered GPU copies unknown catalog id %r", manual.catalog_id)
-    if base is not None:
-        update: dict[str, object] = {"memory_gib": manual.memory_gib}
-        if manual.bf16_tflops:
-            update["bf16_tflops"] = manual.bf16_tflops
-            update["measured_bf16_tflops"] = None  # the typed rate replaces the catalog's
-        return base.model_copy(update=update)
-    tflops = manual.bf16_tflops or 0.0
-    return GpuSpec(
-        id="manual",
-        name=manual.name,
-        vendor="",
-        memory_gib=manual.memory_gib,
-        bf16_tflops=tflops,
-        fp16_tflops=tflops,
-        segment="local",
-    )
+    """The spec of a hand-entered card: its catalog card (the one copied from, or the one its name matches) with the
+    typed memory, and the typed TFLOPS only where they differ from the catalog's; else a custom spec."""
+    return own_gpu_spec(manual.name, manual.memory_gib, catalog_id=manual.catalog_id, bf16_tflops=manual.bf16_tflops,
+                        typed=True)
 
 
 def manual_as_local(manual: ManualGpu) -> LocalGpu:
-    """The hand-entered card as a :class:`LocalGpu` (index -1; nothing known about free memory)."""
-    bf16: bool | None = None
-    if manual.catalog_id:
-        try:
-            bf16 = catalog.get_gpu(manual.catalog_id).bf16_supported
-        except KeyError:
-            bf16 = None
+    """The hand-entered card as a :class:`LocalGpu` (index -1; nothing known about free memory); its catalog id is
+    the card it was copied from, or the catalog card its name matches."""
+    spec = manual_gpu_spec(manual)
+    listed = spec.segment != "local"
     return LocalGpu(
         index=-1,
         name=manual.name,
         memory_total_bytes=int(manual.memory_gib * GIB),
-        bf16_supported=bf16,
-        catalog_id=manual.catalog_id,
+        bf16_supported=spec.bf16_supported if listed else None,
+        catalog_id=spec.id if listed else None,
     )
 
 
