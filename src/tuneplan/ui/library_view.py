@@ -248,7 +248,9 @@ class LibraryController(QObject):
 
     def ask_export_path(self, suggestion: str) -> str | None:
         """Where to write exported scenarios (JSON)."""
-        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export scenarios"), str(Path.home() / suggestion),
+        from tuneplan.ui.export_folder import export_folder
+
+        path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export scenarios"), str(export_folder() / suggestion),
                                               self.tr("Tuneplan scenarios (*.json)"))
         if path and not path.lower().endswith(".json"):
             path += ".json"

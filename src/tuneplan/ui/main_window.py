@@ -60,7 +60,7 @@ from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
 from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, MethodPanel, ModelPanel
 from tuneplan.ui.store import AppStore
 
-__all__ = ["MainWindow", "format_hours"]
+__all__ = ["BLOCKING_NOTES", "MainWindow", "cannot_run_reason", "format_hours"]
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,24 @@ def _tokens(n: float) -> str:
 
 def _usd(x: float) -> str:
     return fmt_usd(x)
+
+
+#: Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.
+BLOCKING_NOTES = frozenset({"plan.optimizer_in_backward_accumulation", "plan.fp16_trainable",
+                            "plan.expert_lora_dropout"})
+
+
+def cannot_run_reason(result: Estimate) -> str:
+    """Why the plan cannot run as it is, in the UI language: it does not fit the GPU, or a plan warning names a
+    combination the frameworks refuse; empty when it can run."""
+    mem = result.memory
+    if not mem.fits:
+        return translate("MainWindow", "the GPU is short by {short}").format(
+            short=fmt_gib(-mem.headroom_bytes / GIB))
+    for note in result.messages:
+        if note.code in BLOCKING_NOTES:
+            return core_note_text(note)
+    return ""
 
 
 def _slug(name: str) -> str:
@@ -160,7 +178,13 @@ class _Card(QFrame):
         self.detail = QLabel("")
         self.detail.setObjectName("cardDetail")
         self.detail.setWordWrap(True)
-        for w in (self.title, self.value, self.detail):
+        # why the value is greyed (a plan that cannot run); hidden otherwise
+        self.reason = QLabel("")
+        self.reason.setObjectName("cardReason")
+        self.reason.setWordWrap(True)
+        self.reason.setStyleSheet("color: #c62828; font-size: 9pt;")
+        self.reason.hide()
+        for w in (self.title, self.value, self.detail, self.reason):
             w.setTextFormat(Qt.TextFormat.PlainText)  # the detail names the plan's GPU (untrusted)
             col.addWidget(w)
 
@@ -279,6 +303,17 @@ class MainWindow(QMainWindow):
         rc.setContentsMargins(8, 8, 8, 8)
         rc.setSpacing(8)
         rc.addWidget(self.card_strip)
+        # The plan's warnings (a sequence past the model's context, a combination a framework refuses) sit
+        # under the verdict, where they are read, not below the charts (issue #21). Plain text: they quote names.
+        self.plan_warnings = QLabel()
+        self.plan_warnings.setObjectName("planWarnings")
+        self.plan_warnings.setTextFormat(Qt.TextFormat.PlainText)
+        self.plan_warnings.setWordWrap(True)
+        self.plan_warnings.setStyleSheet("color: #8a5a00; font-weight: 600;")
+        self.plan_warnings.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.plan_warnings.setAccessibleName(self.tr("Warnings"))
+        self.plan_warnings.hide()
+        rc.addWidget(self.plan_warnings)
         rc.addWidget(self._caption(self.tr("Memory per GPU at the step's peak — hover a segment for its formula")))
         rc.addWidget(self.vram_chart, 5)
         # "Is my own GPU enough?": the local verdict right under the chart, its lines on the chart.
@@ -473,6 +508,10 @@ class MainWindow(QMainWindow):
             low=_usd(c.low_usd), high=_usd(c.high_usd), usd=_usd(c.pessimistic_usd)))
         self.cost_card.setToolTip(self.tr("{hours} billed hours; likely range: the same run finishing faster or "
                                           "slower").format(hours=fmt_number(c.billed_hours, 2)))
+        warnings = [core_note_text(n) for n in result.messages]
+        self.plan_warnings.setText("\n".join(f"⚠ {w}" for w in warnings))
+        self.plan_warnings.setVisible(bool(warnings))
+        self._show_runnable(cannot_run_reason(result))
         self.vram_chart.set_estimate(result, s.gpu.name)
         self.cost_chart.set_cost(c, t)
         self.summary.setText(self._summary_html(s, result))
@@ -513,11 +552,23 @@ class MainWindow(QMainWindow):
         for k, v in rows:
             out.append(f"<tr><td style='color:#666666; padding-right:10px'>{k}</td><td>{v}</td></tr>")
         out.append("</table>")
-        notes = [core_note_text(n) for n in r.messages] + [core_note_text(n) for n in t.messages] + [
-            translate_core_text(n) for n in c.notes]
+        # the plan's own warnings (r.messages) are shown at the top, under the verdict
+        notes = [core_note_text(n) for n in t.messages] + [translate_core_text(n) for n in c.notes]
         for w in notes:
             out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")
         return "".join(out)
+
+    def _show_runnable(self, reason: str) -> None:
+        """Grey the time and cost when the plan cannot run, and say why (empty ``reason``: it can)."""
+        for card in (self.time_card, self.cost_card):
+            card.value.setStyleSheet("color: #888888;" if reason else "")
+            card.reason.setText(self.tr("Cannot run: {reason}. Shown as if it could.").format(reason=reason)
+                                if reason else "")
+            card.reason.setVisible(bool(reason))
+            if reason:
+                card.setToolTip(self.tr("This plan cannot run as it is: {reason}. The time and cost are what it "
+                                        "would take if it could; apply a suggestion below to make it run.").format(
+                    reason=reason))
 
     def _update_title(self) -> None:
         star = "*" if self.store.dirty else ""
@@ -563,7 +614,9 @@ class MainWindow(QMainWindow):
 
     def ask_export_path(self, what: str) -> str | None:
         """Ask where to export a chart; the extension (.png or .svg) picks the format."""
-        suggestion = paths.data_dir() / f"{_slug(self.store.scenario.name)}-{what}.png"
+        from tuneplan.ui.export_folder import export_folder
+
+        suggestion = export_folder() / f"{_slug(self.store.scenario.name)}-{what}.png"
         title = self.tr("Export memory chart") if "memory" in what else self.tr("Export cost chart")
         path, chosen = QFileDialog.getSaveFileName(self, title, str(suggestion),
                                                    self.tr("PNG image (*.png);;SVG drawing (*.svg)"))

@@ -404,9 +404,9 @@ def report_images(scenarios: Sequence[Scenario], estimates: Sequence[Estimate],
 def _ask_report_path(window: MainWindow, suggestion: str) -> str | None:
     from PySide6.QtWidgets import QFileDialog
 
-    from tuneplan.storage import paths
+    from tuneplan.ui.export_folder import export_folder
 
-    path, _ = QFileDialog.getSaveFileName(window, translate("Report", "Export report"), str(paths.data_dir() / suggestion),
+    path, _ = QFileDialog.getSaveFileName(window, translate("Report", "Export report"), str(export_folder() / suggestion),
                                           translate("Report", "Web page (*.html)"))
     if path and not path.lower().endswith((".html", ".htm")):
         path += ".html"

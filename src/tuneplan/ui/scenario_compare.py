@@ -1266,10 +1266,10 @@ class ScenarioCompareView(QWidget):
     # ------------------------------------------------------------------ export (patchable dialogs)
     def ask_csv_path(self) -> str | None:
         """Where to write the comparison table."""
-        from tuneplan.storage import paths
+        from tuneplan.ui.export_folder import export_folder
 
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export comparison table"),
-                                              str(paths.data_dir() / "comparison.csv"), self.tr("CSV table (*.csv)"))
+                                              str(export_folder() / "comparison.csv"), self.tr("CSV table (*.csv)"))
         if path and not path.lower().endswith(".csv"):
             path += ".csv"
         return path or None

@@ -1,0 +1,118 @@
+"""Small things that cost trust, through the real window (issue #21): the plan's warnings at the top next to
+the verdict, time and cost greyed with a reason when the plan cannot run, export dialogs in the documents folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QStandardPaths
+from PySide6.QtWidgets import QFileDialog
+
+from tuneplan.storage import paths
+from tuneplan.ui import export_folder as export_folder_module
+from tuneplan.ui.export_folder import export_folder
+from tuneplan.ui.main_window import cannot_run_reason
+
+
+def _y(window, widget):
+    return widget.mapTo(window, QPoint(0, 0)).y()
+
+
+def test_sequence_past_context_is_warned_at_the_top_not_below_the_charts(window, qtbot):
+    assert window.plan_warnings.isHidden()  # the default plan has no warning
+    window.store.set_model("llama-2-7b")  # 4,096 positions
+    window.store.set_field("training.seq_len", 8192)
+    label = window.plan_warnings
+    assert label.isVisibleTo(window)
+    assert "sequence length 8192 exceeds the model's max_position_embeddings (4096)" in label.text()
+    # right under the cards, above both charts, inside the first screen of the Plan tab
+    assert _y(window, window.card_strip) < _y(window, label) < _y(window, window.vram_chart)
+    assert _y(window, label) < _y(window, window.cost_chart) < _y(window, window.summary)
+    assert "exceeds" not in window.summary.text()  # said once, where it is read
+    window.store.undo_stack.undo()
+    assert window.plan_warnings.isHidden() and window.plan_warnings.text() == ""
+
+
+def test_warning_names_are_plain_text(window):
+    from PySide6.QtCore import Qt
+
+    assert window.plan_warnings.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_time_and_cost_are_greyed_with_a_reason_when_the_plan_does_not_fit(window):
+    for card in (window.time_card, window.cost_card):
+        assert card.reason.isHidden() and "#888888" not in card.value.styleSheet()
+    window.store.set_field("training.micro_batch", 64)
+    mem = window.store.result.memory
+    assert not mem.fits
+    for card in (window.time_card, window.cost_card):
+        assert "#888888" in card.value.styleSheet()
+        assert card.reason.isVisibleTo(window)
+        assert card.reason.text().startswith("Cannot run: the GPU is short by ")
+        assert "Shown as if it could" in card.reason.text()
+        assert "cannot run as it is" in card.toolTip()
+    assert window.time_card.value.text() != "–"  # the figure stays readable, greyed
+    window.store.undo_stack.undo()
+    assert window.store.result.memory.fits
+    for card in (window.time_card, window.cost_card):
+        assert card.reason.isHidden() and card.value.styleSheet() == ""
+        assert "cannot run" not in card.toolTip()
+
+
+def test_a_combination_the_frameworks_refuse_also_greys_time_and_cost(window):
+    store = window.store
+    store.set_field("training.grad_accumulation", 4)
+    store.set_field("training.optimizer_in_backward", True)
+    result = store.result
+    assert result.memory.fits
+    reason = cannot_run_reason(result)
+    assert "cannot accumulate gradients" in reason
+    assert window.cost_card.reason.text() == f"Cannot run: {reason}. Shown as if it could."
+    assert "cannot accumulate gradients" in window.plan_warnings.text()
+    store.set_field("training.grad_accumulation", 1)
+    assert cannot_run_reason(store.result) == ""
+    assert window.cost_card.reason.isHidden()
+
+
+@pytest.fixture
+def documents(tmp_path, monkeypatch):
+    docs = tmp_path / "Documents"
+    docs.mkdir()
+    real = QStandardPaths.writableLocation
+
+    def location(kind):
+        return str(docs) if kind == QStandardPaths.StandardLocation.DocumentsLocation else real(kind)
+
+    monkeypatch.setattr(export_folder_module.QStandardPaths, "writableLocation", location)
+    return docs
+
+
+def test_export_dialogs_open_in_the_documents_folder(window, documents, monkeypatch):
+    from tuneplan.ui import report
+
+    asked: list[str] = []
+
+    def fake_save(parent, title, start, filters="", *args, **kwargs):
+        asked.append(start)
+        return "", ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_save))
+    assert export_folder() == documents
+    window.ask_export_path("memory")
+    window.ask_export_path("cost")
+    window.compare_view.ask_csv_path()
+    report._ask_report_path(window, "plan-report.html")
+    window.documents.ask_export_path("scenarios.json")
+    assert len(asked) == 5
+    data = paths.data_dir().resolve()
+    for start in asked:
+        assert Path(start).parent == documents, start
+        assert data not in Path(start).resolve().parents
+    assert Path(asked[0]).name.endswith("-memory.png") and Path(asked[2]).name == "comparison.csv"
+
+
+def test_export_folder_falls_back_to_home_without_a_documents_folder(monkeypatch, tmp_path):
+    monkeypatch.setattr(export_folder_module.QStandardPaths, "writableLocation",
+                        lambda kind: str(tmp_path / "missing"))
+    assert export_folder() == Path.home()
