@@ -223,6 +223,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_arguments(cmp_)
     cmp_.add_argument("--json", action="store_true")
     cmp_.add_argument("--budget-usd", type=_non_negative, help="highlight the fastest GPU within this budget")
+    ch = sub.add_parser("cheapest", aliases=["search"],
+                        help="the cheapest (or fastest) setups that fit: GPU type, count, sharding, method, savers")
+    add_plan_arguments(ch)
+    ch.add_argument("--rank", choices=["cost", "time"], default="cost",
+                    help="cost = USD per completed run (default); time = wall-clock hours")
+    ch.add_argument("--max-gpus", type=_positive_int, default=64, metavar="N", help="at most N GPUs (default 64)")
+    ch.add_argument("--budget-usd", type=_non_negative, metavar="USD", help="at most this per completed run")
+    ch.add_argument("--max-hours", type=_positive, metavar="H", help="done within H hours")
+    ch.add_argument("--keep-method", action="store_true", help="keep the plan's method (e.g. keep full fine-tuning)")
+    ch.add_argument("--limit", type=_positive_int, default=10, metavar="N", help="show the best N (default 10)")
+    ch.add_argument("--json", action="store_true")
     gp = sub.add_parser("gpus", help="list local NVIDIA GPUs (NVML)")
     gp.add_argument("--json", action="store_true")
     sc = sub.add_parser("scenarios", help="saved scenarios")
@@ -258,6 +269,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tuneplan.cli import run_compare
 
         return run_compare(args)
+    if args.command in {"cheapest", "search"}:
+        from tuneplan.cli_search import run_search
+
+        return run_search(args)
     if args.command == "gpus":
         from tuneplan.hw.cli import gpus_command
 
