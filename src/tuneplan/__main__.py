@@ -183,7 +183,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                    help="keep the pilot's calibration in the data directory for plans on the same GPU and stack")
     p.add_argument("--use-saved-calibration", action="store_true",
                    help="apply a saved calibration for this plan's GPU and stack, if there is one")
-    p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090')")
+    p.add_argument("--gpu", metavar="GPU", help="catalog id or common name ('A100 80GB', 'RTX 4090'); local:N for "
+                                                "this machine's GPU N (NVML), local for GPU 0 or the card saved under "
+                                                "Your GPUs (billed as electricity)")
     p.add_argument("--gpu-memory-gib", type=_positive, help="override the GPU's capacity in GiB")
     p.add_argument("--dataset-examples", type=_non_negative_int, metavar="N")
     p.add_argument("--tokens-per-example", type=_non_negative, metavar="T")
@@ -204,6 +206,15 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--failure-probability", type=_non_negative, help="chance a run fails and must be repeated [0, 1)")
     p.add_argument("--download-gbps", type=_non_negative, help="model download speed in GB/s (setup phase)")
     p.add_argument("--electricity-usd-per-kwh", type=_non_negative, help="your own card: electricity price")
+    p.add_argument("--own-gpu", action="store_true", default=None,
+                   help="the GPUs are yours: bill the run as electricity (board power x hours x "
+                        "--electricity-usd-per-kwh), no rental, storage or egress; the cheapest catalog offer for "
+                        "the card prices the same run rented, for comparison")
+    p.add_argument("--gpu-watts", type=_non_negative, metavar="W",
+                   help="your card's board power per GPU (default: its NVML power limit with --gpu local, else the "
+                        "catalog's)")
+    p.add_argument("--host-watts", type=_non_negative, metavar="W",
+                   help="your own machine: watts of everything but the GPUs while it trains (CPU, drives, fans)")
     p.add_argument("--monthly-price-usd", type=_non_negative, help="a dedicated server's monthly price (break-even)")
 
 

@@ -58,7 +58,8 @@ _PRICING_ARGS: dict[str, str] = {
     "eval_minutes": "eval_minutes", "interruptions_per_hour": "interruptions_per_hour",
     "checkpoint_every_min": "checkpoint_every_min", "failure_probability": "failure_probability",
     "download_gbps": "download_gbps", "electricity_usd_per_kwh": "electricity_usd_per_kwh",
-    "monthly_price_usd": "monthly_price_usd",
+    "monthly_price_usd": "monthly_price_usd", "own_gpu": "own_gpu", "gpu_watts": "gpu_power_w",
+    "host_watts": "host_power_w",
 }
 _FIELD_FLAGS: dict[str, str] = {
     **{f"training.{k}": "--" + a.replace("_", "-") for a, k in _TRAINING_ARGS.items()},
@@ -96,6 +97,44 @@ def resolve_gpu(text: str):  # noqa: ANN201 - GpuSpec
         hint = f"; did you mean one of: {', '.join(close[:6])}" if close else ""
         raise CliError(f"unknown or ambiguous GPU {text!r}{hint} (see 'tuneplan estimate --list-gpus')")
     return gpu
+
+
+def _local_gpu(text: str):  # noqa: ANN202 - (GpuSpec, power W or None) | None
+    """``local`` / ``local:N``: this machine's GPU N (default 0) through NVML, as its catalog card with the memory the
+    driver reports, and its enforced power limit (W); ``local`` without a detected GPU is the card saved under
+    "Your GPUs". ``None`` for any other text.
+
+    Raises:
+        CliError: no such GPU (the probe's reason), or its memory could not be read.
+    """
+    key = text.strip().lower()
+    if key != "local" and not key.startswith("local:"):
+        return None
+    from tuneplan.catalog.own_gpu import own_gpu_spec
+    from tuneplan.hw.probe import probe_with_timeout
+
+    index_text = key.partition(":")[2].strip()
+    if index_text and not index_text.isdigit():
+        raise CliError(f"--gpu {text!r}: write local or local:N with N the GPU's index ('tuneplan gpus')")
+    index = int(index_text or 0)
+    result = probe_with_timeout(5.0)
+    found = [g for g in result.gpus if g.index == index]
+    if not found:
+        if not index_text:
+            from tuneplan.storage.settings import load_local_gpu_settings
+
+            manual = load_local_gpu_settings().settings.manual
+            if manual is not None:
+                return own_gpu_spec(manual.name, manual.memory_gib, catalog_id=manual.catalog_id,
+                                    bf16_tflops=manual.bf16_tflops, typed=True), None
+        why = result.message if not result.gpus else f"there is no GPU {index} ({len(result.gpus)} found)"
+        raise CliError(f"--gpu {text}: {why}")
+    g = found[0]
+    if not g.memory_total_bytes:
+        raise CliError(f"--gpu {text}: the memory of {g.name} could not be read")
+    spec = own_gpu_spec(g.name, g.memory_total_bytes / GIB, catalog_id=g.catalog_id, bf16_supported=g.bf16_supported,
+                        custom_id=f"local-{g.index}")
+    return spec, g.power_limit_w
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
@@ -154,12 +193,19 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             training[key] = value
     if getattr(args, "no_double_quant", None):
         training["double_quant"] = False
+    own = bool(getattr(args, "own_gpu", None))
     if args.gpu is not None:
-        gpu = resolve_gpu(args.gpu)
+        local = _local_gpu(args.gpu)
+        gpu = local[0] if local else resolve_gpu(args.gpu)
         data["gpu"] = gpu.model_dump()
-        from tuneplan.catalog.prices import default_price
+        if local:
+            own = True
+            data["pricing"].update(own_gpu=True, gpu_power_w=local[1])
+        from tuneplan.catalog.prices import default_price, prices_for_gpu
 
-        price = default_price(gpu.id)
+        # a rented plan starts at the cheapest on-demand price; your own card is compared with its cheapest offer
+        offers = prices_for_gpu(gpu.id)
+        price = (offers[0] if offers else None) if own else default_price(gpu.id)
         if price is not None and args.price_per_hour is None:
             data["pricing"].update(
                 price_per_gpu_hour=price.usd_per_gpu_hour, provider=price.provider, offer_kind=price.kind,
@@ -347,6 +393,13 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "interruption_usd": c.interruption_usd,
             "price_per_gpu_hour": scenario.pricing.price_per_gpu_hour,
             "billing": scenario.pricing.billing,
+            "paid_as": c.billing,
+            "kwh": c.kwh,
+            "rental_usd": c.rental_usd,
+            "terms": [{"key": term.key, "usd": term.value, "source": term.source, "detail": term.detail,
+                       "parts": {q.key: {"value": q.value, "unit": q.unit, "source": q.source} for q in term.parts}}
+                      for term in c.terms],
+            "notes": [{"code": n.code, "params": n.params, "text": render_note(n)} for n in c.messages],
         },
         "warnings": result.warnings,
         "warning_codes": [{"code": n.code, "params": n.params} for n in result.messages],
@@ -448,11 +501,20 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
             print(f"    {term.key:<14} {term.value:8.3f} s  {share:5.1%}  {render_formula(term)}", file=out)
     for note in t.messages:
         print(f"  note: {terminal_safe(render_note(note))}", file=out)
-    print(f"\nCost: ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f} "
-          f"(pessimistic ${c.pessimistic_usd:,.2f}); "
-          f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}", file=out)
+    if c.billing == "electricity":
+        print(f"\nCost (electricity): ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f}; "
+              f"{c.kwh:,.2f} kWh over {c.billed_hours:.2f} h", file=out)
+        for term in c.terms:
+            print(f"  {term.key:<24} ${term.value:,.2f}  {render_formula(term)}", file=out)
+        for note in c.messages:
+            print(f"  note: {terminal_safe(render_note(note))}", file=out)
+    else:
+        print(f"\nCost: ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f} "
+              f"(pessimistic ${c.pessimistic_usd:,.2f}); "
+              f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}",
+              file=out)
     for name, usd in c.breakdown.items():
-        if usd:
+        if usd and not (c.billing == "electricity" and name.startswith("Electricity")):
             print(f"  {name:<24} ${usd:,.2f}", file=out)
     for note in c.notes:
         print(f"  note: {terminal_safe(str(note))}", file=out)

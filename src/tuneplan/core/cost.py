@@ -348,7 +348,7 @@ def electricity_estimate(time: TimeEstimate, pricing: Pricing, n_gpus: int, spec
     messages = [Note(code="cost.electricity" if pricing.electricity_usd_per_kwh is not None else "cost.no_tariff",
                      params={"kwh": round(gpu_kwh + host_kwh, 3), "usd_per_kwh": usd_per_kwh})]
     if not read:
-        messages.append(Note(code="cost.power_from_spec", params={"power": round(power, 1), "gpu": gpu_name}))
+        messages.append(Note(code="cost.power_from_spec", params={"power": int(power) if float(power).is_integer() else round(power, 1), "gpu": gpu_name}))
     rented = estimate_cost(time, pricing.model_copy(update={"own_gpu": False}), n_gpus, curve_points=2)
     messages.append(Note(code="cost.rent_comparison", params={
         "provider": pricing.provider, "offer_kind": pricing.offer_kind, "price": pricing.price_per_gpu_hour,
