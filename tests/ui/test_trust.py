@@ -28,8 +28,13 @@ def test_sequence_past_context_is_warned_at_the_top_not_below_the_charts(window,
     assert "sequence length 8192 exceeds the model's max_position_embeddings (4096)" in label.text()
     # right under the cards, above both charts, inside the first screen of the Plan tab
     assert _y(window, window.card_strip) < _y(window, label) < _y(window, window.vram_chart)
+    window.store.set_field("training.micro_batch", 16)  # short: the advice panel shows, under the warning
+    assert not window.store.result.memory.fits
+    qtbot.waitUntil(lambda: window.advice_view.isVisibleTo(window), timeout=5000)  # advice is computed off-thread
+    assert _y(window, label) < _y(window, window.advice_view)
     assert _y(window, label) < _y(window, window.cost_chart) < _y(window, window.summary)
     assert "exceeds" not in window.summary.text()  # said once, where it is read
+    window.store.undo_stack.undo()
     window.store.undo_stack.undo()
     assert window.plan_warnings.isHidden() and window.plan_warnings.text() == ""
 
@@ -49,9 +54,9 @@ def test_time_and_cost_are_greyed_with_a_reason_when_the_plan_does_not_fit(windo
     for card in (window.time_card, window.cost_card):
         assert "#888888" in card.value.styleSheet()
         assert card.reason.isVisibleTo(window)
-        assert card.reason.text().startswith("Cannot run: the GPU is short by ")
-        assert "Shown as if it could" in card.reason.text()
-        assert "cannot run as it is" in card.toolTip()
+        assert card.reason.text() == f"Cannot run:\n{window.verdict_label.text()}"
+        assert card.reason.text().startswith("Cannot run:\nshort by ")
+        assert "cannot run as it is: the GPU is short by" in card.toolTip()
     assert window.time_card.value.text() != "–"  # the figure stays readable, greyed
     window.store.undo_stack.undo()
     assert window.store.result.memory.fits
@@ -68,7 +73,8 @@ def test_a_combination_the_frameworks_refuse_also_greys_time_and_cost(window):
     assert result.memory.fits
     reason = cannot_run_reason(result)
     assert "cannot accumulate gradients" in reason
-    assert window.cost_card.reason.text() == f"Cannot run: {reason}. Shown as if it could."
+    assert window.cost_card.reason.text() == "Cannot run:\nsee the warning below"
+    assert reason in window.cost_card.toolTip()
     assert "cannot accumulate gradients" in window.plan_warnings.text()
     store.set_field("training.grad_accumulation", 1)
     assert cannot_run_reason(store.result) == ""

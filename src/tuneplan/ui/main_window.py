@@ -181,8 +181,7 @@ class _Card(QFrame):
         # why the value is greyed (a plan that cannot run); hidden otherwise
         self.reason = QLabel("")
         self.reason.setObjectName("cardReason")
-        self.reason.setWordWrap(True)
-        self.reason.setStyleSheet("color: #c62828; font-size: 9pt;")
+        self.reason.setStyleSheet("color: #c62828; font-size: 9pt; font-weight: 600;")
         self.reason.hide()
         for w in (self.title, self.value, self.detail, self.reason):
             w.setTextFormat(Qt.TextFormat.PlainText)  # the detail names the plan's GPU (untrusted)
@@ -372,6 +371,9 @@ class MainWindow(QMainWindow):
 
         explain_view.install_explain(self)
         advice_view.install_advice(self)
+        # the advice panel goes under the cards; the plan's warnings stay right under the verdict, above it
+        rc.removeWidget(self.plan_warnings)
+        rc.insertWidget(rc.indexOf(self.card_strip) + 1, self.plan_warnings)
         limits_view.install_limits(self)
         presets.install_presets(self)
         theme.install_theme(self)
@@ -504,14 +506,22 @@ class MainWindow(QMainWindow):
         self.time_card.setToolTip(self.tr("{steps} optimizer steps of {step} s; {why}").format(
             steps=fmt_number(t.steps), step=fmt_number(t.step_seconds, 3), why=why))
         self.cost_card.value.setText(_usd(c.total_usd))
-        self.cost_card.detail.setText(self.tr("likely {low}–{high} · pessimistic {usd}").format(
-            low=_usd(c.low_usd), high=_usd(c.high_usd), usd=_usd(c.pessimistic_usd)))
-        self.cost_card.setToolTip(self.tr("{hours} billed hours; likely range: the same run finishing faster or "
-                                          "slower").format(hours=fmt_number(c.billed_hours, 2)))
+        if c.billing == "electricity":  # your own GPUs (issue #19)
+            self.cost_card.detail.setText(self.tr("electricity · {kwh} kWh · rented {usd}").format(
+                kwh=fmt_number(c.kwh, 1), usd=_usd(c.rental_usd or 0.0)))
+            self.cost_card.setToolTip(self.tr("your own GPUs: {kwh} kWh over {hours} h; likely {low}–{high}; the same "
+                                              "run rented at {provider} {usd}").format(
+                kwh=fmt_number(c.kwh, 2), hours=fmt_number(c.billed_hours, 2), low=_usd(c.low_usd),
+                high=_usd(c.high_usd), provider=s.pricing.provider, usd=_usd(c.rental_usd or 0.0)))
+        else:
+            self.cost_card.detail.setText(self.tr("likely {low}–{high} · pessimistic {usd}").format(
+                low=_usd(c.low_usd), high=_usd(c.high_usd), usd=_usd(c.pessimistic_usd)))
+            self.cost_card.setToolTip(self.tr("{hours} billed hours; likely range: the same run finishing faster or "
+                                              "slower").format(hours=fmt_number(c.billed_hours, 2)))
         warnings = [core_note_text(n) for n in result.messages]
         self.plan_warnings.setText("\n".join(f"⚠ {w}" for w in warnings))
         self.plan_warnings.setVisible(bool(warnings))
-        self._show_runnable(cannot_run_reason(result))
+        self._show_runnable(result)
         self.vram_chart.set_estimate(result, s.gpu.name)
         self.cost_chart.set_cost(c, t)
         self.summary.setText(self._summary_html(s, result))
@@ -558,12 +568,16 @@ class MainWindow(QMainWindow):
             out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")
         return "".join(out)
 
-    def _show_runnable(self, reason: str) -> None:
-        """Grey the time and cost when the plan cannot run, and say why (empty ``reason``: it can)."""
+    def _show_runnable(self, result: Estimate) -> None:
+        """Grey the time and cost when the plan cannot run, with a two-line reason on the card and the whole
+        reason in its tooltip."""
+        reason = cannot_run_reason(result)
+        # short, unwrapped lines: the narrow cards keep their height and width
+        short = (verdict_text(result.memory) if not result.memory.fits
+                 else self.tr("see the warning below"))
         for card in (self.time_card, self.cost_card):
             card.value.setStyleSheet("color: #888888;" if reason else "")
-            card.reason.setText(self.tr("Cannot run: {reason}. Shown as if it could.").format(reason=reason)
-                                if reason else "")
+            card.reason.setText(self.tr("Cannot run:\n{reason}").format(reason=short) if reason else "")
             card.reason.setVisible(bool(reason))
             if reason:
                 card.setToolTip(self.tr("This plan cannot run as it is: {reason}. The time and cost are what it "
