@@ -599,6 +599,9 @@ class CostChart(pg.PlotWidget):
         ys = [p.usd for p in points]
         self._curve = (xs, ys)
         self._spans, self._hover_total = phase_spans(cost), cost.total_usd
+        electric = cost.billing == "electricity"  # your own GPUs (issue #19)
+        self.getPlotItem().setLabel("left", self.tr("Cumulative electricity cost (USD)") if electric
+                                    else self.tr("Cumulative cost (USD)"), color=TEXT_COLOR)
         # Short runs read better in minutes; the data stays in hours (current_series).
         self._last_cost, self._last_time = cost, time
         curves = likely_curves(cost, time) if time is not None else None
@@ -648,7 +651,10 @@ class CostChart(pg.PlotWidget):
             when = (self.tr("{n} min").format(n=f"{end.hours * 60:.0f}") if minutes
                     else self.tr("{n} h").format(n=f"{end.hours:.1f}"))
             self.done_marker.setData([end.hours * scale], [end.usd])
-            self.done_label.setText(self.tr("done · {when} · {usd}").format(when=when, usd=f"${end.usd:,.2f}"))
+            done = self.tr("done · {when} · {usd}").format(when=when, usd=f"${end.usd:,.2f}")
+            if electric:
+                done += self.tr(" · electricity {kwh} kWh").format(kwh=i18n.fmt_number(cost.kwh, 1))
+            self.done_label.setText(done)
             self.done_label.setPos(end.hours * scale, end.usd)
         else:
             self.done_marker.setData([], [])

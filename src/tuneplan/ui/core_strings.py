@@ -11,6 +11,8 @@ __all__ = ["CORE_TEMPLATES"]
 CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "per micro-batch: {flops} FLOP at the {detail} kernel's measured {rate} FLOP/s (causal: {keys_per_query} keys per query); × {micro_batches} micro-batches per step"),  # attention
     QT_TRANSLATE_NOOP("Terms", '{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower'),  # communication
+    QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
+    QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
     QT_TRANSLATE_NOOP("Terms", '{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile'),  # fixed
     QT_TRANSLATE_NOOP("Terms", 'per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective {effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} micro-batches per step'),  # matmul
     QT_TRANSLATE_NOOP("Terms", '{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s − {overlapped} s hidden behind compute'),  # offload
@@ -61,6 +63,10 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key}: not a setting Tuneplan reads'),  # config.unknown_key
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: a value Tuneplan does not know; the plan keeps its setting'),  # config.unknown_value
     QT_TRANSLATE_NOOP("Terms", 'cannot read the file ({reason})'),  # config.unreadable
+    QT_TRANSLATE_NOOP("Terms", 'your own GPUs: billed as electricity, {kwh} kWh at {usd_per_kwh} USD/kWh; no rental, storage or egress charges'),  # cost.electricity
+    QT_TRANSLATE_NOOP("Terms", 'your own GPUs: set your electricity price (USD/kWh) to see what the run costs'),  # cost.no_tariff
+    QT_TRANSLATE_NOOP("Terms", "board power {power} W is the catalog's figure for the {gpu}: the card's own power limit was not read"),  # cost.power_from_spec
+    QT_TRANSLATE_NOOP("Terms", 'rented at {provider} ({offer_kind}, {price} USD/GPU-hour) the same run would cost {rental_usd} USD; your electricity {electricity_usd} USD'),  # cost.rent_comparison
     QT_TRANSLATE_NOOP("Terms", 'the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast'),  # plan.adapter_setting_fp32_master
     QT_TRANSLATE_NOOP("Terms", "the LoRA adapter setting ({setting}) does not apply: adapters inside their layer's FSDP unit take the weights' dtype"),  # plan.adapter_setting_fsdp_unit
     QT_TRANSLATE_NOOP("Terms", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used"),  # plan.compile_not_modelled

@@ -900,7 +900,8 @@ class ExplainView(QScrollArea):
         self.totals_model.set_lines(total_lines(mem, s.gpu.name))
         self.time_model.set_lines(time_lines(s, r))
         self.cost_model.set_lines(cost_lines(s, r))
-        notes = [core_note_text(n) for n in r.messages] + [translate_core_text(n) for n in r.cost.notes]
+        notes = ([core_note_text(n) for n in r.messages] + [translate_core_text(n) for n in r.cost.notes]
+                 + [core_note_text(n) for n in r.cost.messages])  # own GPUs: electricity and the rented run
         self.notes.setText(
             themed("".join(f"<div style='color:#8a5a00'>⚠ {html.escape(n)}</div>" for n in notes))
         )

@@ -43,7 +43,7 @@ from tuneplan.catalog.own_gpu import own_gpu_spec
 from tuneplan.core.advice import max_micro_batch, max_seq_len
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB, MemoryEstimate
-from tuneplan.core.scenario import GpuSpec
+from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.hw.probe import MANUAL_HINT, LocalGpu, ProbeResult
 from tuneplan.storage.settings import (
     LocalGpuSettings,
@@ -488,13 +488,22 @@ class LocalGpuController(QObject):
             return False
         spec = plan.card.spec
         catalog_id = plan.card.gpu.catalog_id
+        # your own card is billed as electricity at its power limit (the catalog's board power when NVML gave none)
+        own: dict[str, object] = {"pricing.own_gpu": True, "pricing.gpu_power_w": plan.card.gpu.power_limit_w}
         if catalog_id:
             if not self.store.set_gpu(catalog_id):
                 return False
             current = self.store.scenario.gpu
             updates = {f"gpu.{k}": v for k, v in spec.model_dump().items() if getattr(current, k) != v}
-            return self.store.set_fields(updates, error_field="gpu") if updates else True
-        return self.store.set_fields({f"gpu.{k}": v for k, v in spec.model_dump().items()}, error_field="gpu")
+            offers = self.store.prices.prices_for_gpu(catalog_id)
+            if offers:  # the same run rented on the cheapest offer for this card, for comparison
+                rented = catalog.pricing_from_entry(offers[0])
+                for key in ("provider", "offer_kind", "price_per_gpu_hour", "price_date", "billing",
+                            "minimum_billed_minutes", "storage_kind", "storage_usd_per_gb_month", "egress_usd_per_gb"):
+                    own[f"pricing.{key}"] = getattr(rented, key)
+            return self.store.set_fields({**updates, **own}, error_field="gpu")
+        return self.store.set_fields({**{f"gpu.{k}": v for k, v in spec.model_dump().items()}, **own},
+                                     error_field="gpu")
 
     def bind_chart(self, chart: VramChart) -> None:
         """Keep ``chart`` (a :class:`~tuneplan.ui.charts.VramChart`) showing the local card's lines."""
@@ -612,10 +621,40 @@ class LocalGpuPanel(FieldPanel):
         self.manual_form.hide()
         col.addWidget(self.manual_form)
         self.form.addRow(body)
+        self._build_electricity_fields()
 
         self.controller.cards_changed.connect(self._redraw)
         self._redraw()
         self._fill_manual_form(self.controller.settings.manual)
+
+    # ------------------------------------------------------------------ electricity (issue #19)
+    def _build_electricity_fields(self) -> None:
+        """Own GPUs are billed as electricity: the switch, the tariff (USD/kWh) and the rest of the machine (W)."""
+        self.own_gpu_check = self.add_check(
+            "pricing.own_gpu", self.tr("My own GPUs: bill the plan as electricity"),
+            tip=self.tr("Board power × hours × your electricity price, with no rental, storage or egress; the cost "
+                        "shows what the same run would cost rented"))
+        tariff = DoubleSpinBox()
+        tariff.setDecimals(3)
+        tariff.setRange(0, 100)
+        tariff.setSingleStep(0.01)
+        tariff.setPrefix("$ ")
+        tariff.setSuffix(" " + self.tr("per kWh"))
+        tariff.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.tariff_spin = tariff
+        self._add("pricing.electricity_usd_per_kwh", self.tr("Electricity price"), tariff,
+                  lambda v: tariff.setValue(0.0 if v is None else float(v)),
+                  tip=self.tr("What you pay per kWh (your bill's energy rate, USD)"))
+        tariff.valueChanged.connect(lambda v: self.store.set_field("pricing.electricity_usd_per_kwh", float(v)))
+        self.host_watts_spin = self.add_float(
+            "pricing.host_power_w", self.tr("Rest of the machine"), 0, 1_000_000, decimals=0, step=10, suffix="W",
+            tip=self.tr("Optional: what the CPU, memory, drives and fans draw while training (0 leaves it out)"))
+
+    def update_enabled(self, scenario: Scenario) -> None:
+        """The tariff and the machine's watts only count for own GPUs."""
+        own = scenario.pricing.own_gpu
+        self.set_enabled("pricing.electricity_usd_per_kwh", own, self.tr("Only for your own GPUs"))
+        self.set_enabled("pricing.host_power_w", own, self.tr("Only for your own GPUs"))
 
     # ------------------------------------------------------------------ the hand-entry form
     def _build_manual_form(self) -> QFrame:

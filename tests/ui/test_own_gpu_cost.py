@@ -1,0 +1,71 @@
+"""Your own GPU in the window: "Use this card" plans at the catalog card's speed and bills electricity (issue #19)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tuneplan import catalog
+from tuneplan.core.estimate import estimate
+from tuneplan.hw.probe import LocalGpu, ProbeResult
+
+MIB = 2**20
+
+
+def rtx3090_probe() -> ProbeResult:
+    card = LocalGpu(index=0, name="NVIDIA GeForce RTX 3090", uuid="GPU-3090", memory_total_bytes=24576 * MIB,
+                    memory_free_bytes=24000 * MIB, memory_used_bytes=576 * MIB, compute_capability=(8, 6),
+                    bf16_supported=True, catalog_id="rtx3090", power_limit_w=300.0)
+    return ProbeResult(gpus=[card], status="ok", message="Found 1 NVIDIA GPU")
+
+
+@pytest.fixture
+def window(qtbot, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    from tuneplan.ui.main_window import MainWindow
+
+    monkeypatch.setattr(MainWindow, "ask_unsaved", lambda self: QMessageBox.StandardButton.Discard)
+    monkeypatch.setattr(MainWindow, "show_error", lambda self, title, text: None)
+    w = MainWindow(probe=rtx3090_probe)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.start_probe()
+    qtbot.waitUntil(lambda: w.local_gpu_panel.controller.plan is not None, timeout=5000)
+    return w
+
+
+def test_use_this_card_bills_electricity_at_the_catalog_speed(window):
+    w, panel = window, window.local_gpu_panel
+    assert not panel.tariff_spin.isEnabled()  # a rented plan has no tariff to set
+    w.local_verdict.use_button.click()
+    s = w.store.scenario
+    assert s.gpu == catalog.get_gpu("rtx3090")
+    assert (s.pricing.own_gpu, s.pricing.gpu_power_w) == (True, 300.0)
+    cheapest = catalog.prices_for_gpu("rtx3090")[0]
+    assert (s.pricing.provider, s.pricing.price_per_gpu_hour) == (cheapest.provider, cheapest.usd_per_gpu_hour)
+    assert panel.own_gpu_check.isChecked() and panel.tariff_spin.isEnabled()
+    # the same step time as the catalog RTX 3090
+    rented = s.model_copy(update={"pricing": s.pricing.model_copy(update={"own_gpu": False})})
+    assert w.store.result.time.step_seconds == estimate(rented).time.step_seconds
+
+    panel.tariff_spin.setValue(0.30)
+    panel.host_watts_spin.setValue(100)
+    r = w.store.result
+    hours = r.time.seconds / 3600
+    # (300 W of the card's NVML limit + 100 W of the machine) x hours / 1000 x 0.30 USD/kWh
+    assert r.cost.total_usd == pytest.approx(0.4 * hours * 0.30)
+    assert r.cost.kwh == pytest.approx(0.4 * hours)
+    assert r.cost.rental_usd == pytest.approx(estimate(rented).cost.total_usd)
+    detail = w.cost_card.detail.text()
+    assert "electricity" in detail and "kWh" in detail
+    chart = w.cost_chart
+    assert "electricity" in chart.getPlotItem().getAxis("left").labelText
+    assert "kWh" in chart.done_label.toPlainText()
+    assert chart.current_series()[1][-1] == pytest.approx(r.cost.total_usd)
+
+    panel.own_gpu_check.click()  # back to renting: the rental price again, the chart says so
+    assert w.store.result.cost.billing == "rent"
+    assert "electricity" not in chart.getPlotItem().getAxis("left").labelText
+    assert "electricity" not in w.cost_card.detail.text()
