@@ -58,6 +58,9 @@ def describe_setup(setup: Setup) -> str:
         parts.append("fused cross-entropy")
     if "training.optimizer" in ch:
         parts.append("8-bit AdamW" if setup.optimizer == "adamw-8bit" else setup.optimizer)
+    if "training.grad_sync" in ch:
+        parts.append("gradients synced every micro-batch" if setup.grad_sync == "micro-batch"
+                     else "gradients synced at the step")
     return " · ".join(parts)
 
 

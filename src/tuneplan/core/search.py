@@ -8,7 +8,8 @@
 * a method (the plan's, and the lighter ones unless ``keep_method``: full fine-tuning may become LoRA or QLoRA,
   LoRA and QLoRA may swap; a LoRA plan never becomes a full fine-tune, which trains something else),
 * a memory-saver level (:data:`SAVER_LEVELS`: no gradient checkpointing, checkpointing, checkpointing with a
-  fused cross-entropy and, for full fine-tuning, 8-bit AdamW),
+  fused cross-entropy, 8-bit AdamW for full fine-tuning and, under FSDP with accumulation, gradients
+  reduce-scattered every micro-batch),
 
 at the largest micro-batch that divides the per-GPU share of the plan's global batch and fits, and keeps the
 setups that fit with their **whole likely range** (``MemoryEstimate.high_bytes`` within the card: the verdict's
@@ -83,6 +84,8 @@ SAVER_LEVELS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("checkpointing", {"grad_checkpointing": True}),
     ("all", {"grad_checkpointing": True, "fused_cross_entropy": True}),
 )
+#: What the last saver level adds besides its fields: 8-bit AdamW for full fine-tuning, and under FSDP with
+#: gradient accumulation the reduce-scatter after every micro-batch (no unsharded gradients kept between them).
 #: Results returned when the caller asks for no other number.
 DEFAULT_LIMIT = 10
 
@@ -91,7 +94,7 @@ _METHODS = {"full": ("full", "lora", "qlora"), "lora": ("lora", "qlora"), "qlora
 _FULL_PRECISION_ADAMW = {"adamw", "adamw-fused", "paged-adamw-32bit"}
 #: Fields a setup may change, in the order a description names them.
 _FIELDS = ("method", "num_gpus", "sharding", "micro_batch", "grad_accumulation", "grad_checkpointing",
-           "fused_cross_entropy", "optimizer")
+           "fused_cross_entropy", "optimizer", "grad_sync")
 #: high_bytes = total / (1 + p10): the factor from an estimated total to the upper end of its likely range.
 _HIGH_FACTOR = 1.0 / (1.0 + MEASURED_ERROR[0])
 
@@ -110,7 +113,7 @@ class Setup(BaseModel):
     Attributes:
         gpu_id, gpu_name, gpu_memory_gib: the GPU type (GiB as the driver reports it).
         num_gpus, sharding, method, micro_batch, grad_accumulation, grad_checkpointing, fused_cross_entropy,
-            optimizer: the training setup it runs.
+            optimizer, grad_sync: the training setup it runs.
         changes: dotted ``training.*`` paths to their new values, only those that differ from the plan.
         gpu_changed: whether the GPU type differs from the plan's.
         global_batch: sequences per optimizer step over all GPUs.
@@ -134,6 +137,7 @@ class Setup(BaseModel):
     grad_checkpointing: bool
     fused_cross_entropy: bool
     optimizer: str
+    grad_sync: str
     changes: dict[str, Any]
     gpu_changed: bool
     global_batch: int
@@ -234,8 +238,11 @@ class _Search:
         t = self.scenario.training
         update: dict[str, Any] = {"method": method, "num_gpus": n, "sharding": sharding, "micro_batch": mb,
                                   "grad_accumulation": ga, **SAVER_LEVELS[level][1]}
-        if level == len(SAVER_LEVELS) - 1 and method == "full" and t.optimizer in _FULL_PRECISION_ADAMW:
-            update["optimizer"] = "adamw-8bit"
+        if level == len(SAVER_LEVELS) - 1:
+            if method == "full" and t.optimizer in _FULL_PRECISION_ADAMW:
+                update["optimizer"] = "adamw-8bit"
+            if sharding == "fsdp" and ga > 1:
+                update["grad_sync"] = "micro-batch"
         return t.model_copy(update=update)
 
     def model_states(self, method: str, level: int, gpu: GpuSpec) -> tuple[float, float, float]:
@@ -248,7 +255,7 @@ class _Search:
     def high_bytes(self, t: TrainingSetup, gpu: GpuSpec) -> float:
         """Upper end of the likely range of the device total (bytes per GPU), shared between similar cards."""
         key = (t.method, t.num_gpus, t.sharding, t.micro_batch, t.grad_accumulation, t.grad_checkpointing,
-               t.fused_cross_entropy, t.optimizer, gpu.vendor, gpu.bf16_supported)
+               t.fused_cross_entropy, t.optimizer, t.grad_sync, gpu.vendor, gpu.bf16_supported)
         if key not in self.memory:
             mem, _ = estimate_memory(self.scenario.model, t, gpu)
             self.memory[key] = mem.high_bytes
@@ -426,7 +433,7 @@ def _setup(search: _Search, gpu: GpuSpec, t: TrainingSetup, pricing: Pricing | N
         gpu_id=gpu.id, gpu_name=gpu.name, gpu_memory_gib=gpu.memory_gib,
         num_gpus=t.num_gpus, sharding=t.sharding, method=t.method, micro_batch=t.micro_batch,
         grad_accumulation=t.grad_accumulation, grad_checkpointing=t.grad_checkpointing,
-        fused_cross_entropy=t.fused_cross_entropy, optimizer=t.optimizer,
+        fused_cross_entropy=t.fused_cross_entropy, optimizer=t.optimizer, grad_sync=t.grad_sync,
         changes=changes, gpu_changed=gpu != s.gpu, global_batch=new_global,
         total_gib=mem.total_bytes / GIB, high_gib=mem.high_bytes / GIB, capacity_gib=mem.capacity_bytes / GIB,
         hours=result.time.hours, hours_low=result.time.low_seconds / 3600, hours_high=result.time.high_seconds / 3600,
