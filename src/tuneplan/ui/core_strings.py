@@ -81,6 +81,10 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "sequence length {seq_len} exceeds the model's max_position_embeddings ({max_positions})"),  # plan.seq_beyond_context
     QT_TRANSLATE_NOOP("Terms", 'the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype'),  # plan.sharded_qlora_no_upcast
     QT_TRANSLATE_NOOP("Terms", 'sharding across one GPU saves no memory'),  # plan.sharding_one_gpu
+    QT_TRANSLATE_NOOP("Terms", 'the global batch grows from {old} to {new} sequences per optimizer step: each of the {n} GPUs needs at least one'),  # search.global_batch
+    QT_TRANSLATE_NOOP("Terms", 'no setup of up to {max_gpus} GPUs fits with its whole likely range'),  # search.nothing_fits
+    QT_TRANSLATE_NOOP("Terms", '{count} setups fit, but none within the budget and time limit'),  # search.nothing_within
+    QT_TRANSLATE_NOOP("Terms", 'no price for {gpu}: the cost is unknown'),  # search.unpriced
     QT_TRANSLATE_NOOP("Terms", 'calibrated from your run of {date}: time × {factor}'),  # time.calibrated
     QT_TRANSLATE_NOOP("Terms", 'your run of {date} was fitted to an earlier version of the time model and is not applied: import it again'),  # time.calibration_stale
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for collectives over {link}'),  # time.communication_bound

@@ -651,6 +651,11 @@ class GpuCompareView(QWidget):
         self.edit_prices = QPushButton(self.tr("Edit prices…"))
         self.edit_prices.setToolTip(self.tr("Your price book: edit a price, add a quote, reset to the bundled prices"))
         self.edit_prices.clicked.connect(self.edit_prices_requested)
+        self.find_setup = QPushButton(self.tr("Find the cheapest setup…"))
+        self.find_setup.setToolTip(self.tr("Search GPU types and counts, sharding, method and memory savers for the "
+                                           "cheapest (or fastest) setups that fit, and apply one in a click"))
+        self.find_setup.clicked.connect(self.open_setup_search)
+        self.setup_search: Any = None
 
         top = QHBoxLayout()
         top.addWidget(budget_label)
@@ -661,6 +666,7 @@ class GpuCompareView(QWidget):
         top.addWidget(self.chart_cheapest)
         top.addWidget(self.clear_chart)
         top.addWidget(self.edit_prices)
+        top.addWidget(self.find_setup)
 
         self.answer = QLabel()
         self.answer.setAccessibleName(self.tr("Comparison summary"))
@@ -741,6 +747,13 @@ class GpuCompareView(QWidget):
         self.controller.set_active(False)
 
     # ------------------------------------------------------------------ actions
+    def open_setup_search(self) -> Any:
+        """Show the cheapest-setup search for the plan (:mod:`tuneplan.ui.setup_search`) and return its dialog."""
+        from tuneplan.ui.setup_search import open_setup_search
+
+        self.setup_search = open_setup_search(self.store, parent=self.window())
+        return self.setup_search
+
     def proxy_row_of(self, gpu_id: str) -> int:
         """Row in the (sorted, filtered) table of a GPU id, or -1 when hidden."""
         src = self.model.row_of(gpu_id)
