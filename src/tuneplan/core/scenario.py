@@ -34,9 +34,10 @@ __all__ = [
     "AdapterPrecision",
     "GradSync",
     "FsdpWrap",
+    "StackKey",
 ]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -53,6 +54,8 @@ FrameworkTier = Literal["optimized", "hf"]
 AdapterPrecision = Literal["fp32-autocast", "fp32", "model-dtype"]
 GradSync = Literal["step", "micro-batch"]
 FsdpWrap = Literal["layers", "separate-embeddings", "blocks-with-adapters"]
+#: The training stacks of :mod:`tuneplan.core.stacks` (its ``STACK_KEYS``; a test keeps the two equal).
+StackKey = Literal["hf-peft", "trl", "llama-factory", "axolotl", "ms-swift", "unsloth", "torchtune", "litgpt", "pytorch"]
 
 OPTIMIZER_LABELS: dict[str, str] = {
     "adamw": "AdamW (torch, foreach)",
@@ -157,6 +160,9 @@ class TrainingSetup(_Model):
     #: docstring; litgpt PR #1538); the root is kept as with ``layers``.
     fsdp_wrap: FsdpWrap = "layers"
     framework: FrameworkTier = "hf"
+    #: The stack the user trains with (``core/stacks.py``), whose defaults were applied to the fields above; None: not
+    #: chosen. Only a label once applied: every field keeps whatever value it has, overridden or not.
+    stack: StackKey | None = None
     #: model FLOPs utilisation in [0.001, 1]: below 0.1 % no real run is planned, and a denormal one divides by 0
     mfu_override: float | None = Field(default=None, ge=0.001, le=1)
 

@@ -25,6 +25,9 @@ Schema history (each step is one function in :data:`MIGRATIONS`):
 * **3**: ``training.adapter_precision`` (how LoRA adapters are held: PEFT's FP32 under autocast, FP32
   without autocast, or the model dtype) and ``training.torch_compile``; schema-2 plans get
   ``"fp32-autocast"`` and ``false``, what they were estimated with.
+* **4**: ``training.grad_sync`` and ``training.fsdp_wrap``.
+* **5**: ``training.stack`` (the training stack whose defaults the plan took, ``core/stacks.py``); schema-4 plans get
+  ``null`` (no stack chosen) and keep every value.
 
 Reading is defensive, because a scenario file may come from anyone: at most
 :data:`MAX_FILE_BYTES`, JSON only (no pickle, no YAML tags, no code), no ``NaN``/``Infinity``,
@@ -230,9 +233,17 @@ def _migrate_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 4 -> 5: ``training.stack`` appears; schema-4 plans chose none (``null``) and keep every value."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        training.setdefault("stack", None)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
 MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
-                                    3: _migrate_v3_to_v4}
+                                    3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
