@@ -91,6 +91,7 @@ def core_source() -> str:
     import tuneplan.core.calibration  # noqa: F401 - registers its notes
     import tuneplan.core.estimate  # noqa: F401 - registers its notes
     import tuneplan.core.search  # noqa: F401 - registers its notes
+    import tuneplan.core.stacks  # noqa: F401 - registers its notes
     import tuneplan.core.throughput  # noqa: F401 - registers its notes
     import tuneplan.core.training_config  # noqa: F401 - registers its notes
     from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, NOTES

@@ -85,6 +85,87 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'no setup of up to {max_gpus} GPUs fits with its whole likely range'),  # search.nothing_fits
     QT_TRANSLATE_NOOP("Terms", '{count} setups fit, but none within the budget and time limit'),  # search.nothing_within
     QT_TRANSLATE_NOOP("Terms", 'no price for {gpu}: the cost is unknown'),  # search.unpriced
+    QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.axolotl.0
+    QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.axolotl.1
+    QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.axolotl.2
+    QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.axolotl.3
+    QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.axolotl.4
+    QT_TRANSLATE_NOOP("Terms", "axolotl's default optimizer is adamw_torch_fused"),  # stack.axolotl.5
+    QT_TRANSLATE_NOOP("Terms", 'after prepare_model_for_kbit_training axolotl casts embeddings, LM head and norms back to the training dtype'),  # stack.axolotl.6
+    QT_TRANSLATE_NOOP("Terms", 'gradient_checkpointing is off by default'),  # stack.axolotl.7
+    QT_TRANSLATE_NOOP("Terms", 'Cut Cross-Entropy and Liger are plugins you opt into'),  # stack.axolotl.8
+    QT_TRANSLATE_NOOP("Terms", 'sample_packing and pad_to_sequence_len are off by default: each batch is padded to its longest sequence'),  # stack.axolotl.9
+    QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.hf-peft.0
+    QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.hf-peft.1
+    QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.hf-peft.2
+    QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.hf-peft.3
+    QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.hf-peft.4
+    QT_TRANSLATE_NOOP("Terms", 'use_liger_kernel is off by default: the loss upcasts the full logits to FP32 (ForCausalLMLoss)'),  # stack.hf-peft.5
+    QT_TRANSLATE_NOOP("Terms", 'gradient_checkpointing is off by default'),  # stack.hf-peft.6
+    QT_TRANSLATE_NOOP("Terms", "PEFT's QLoRA recipe calls prepare_model_for_kbit_training, which casts every 16-bit parameter to FP32"),  # stack.hf-peft.7
+    QT_TRANSLATE_NOOP("Terms", 'prepare_model_for_kbit_training turns gradient checkpointing on (use_gradient_checkpointing=True)'),  # stack.hf-peft.8
+    QT_TRANSLATE_NOOP("Terms", 'the default precision for training is bf16-mixed: FP32 weights under autocast'),  # stack.litgpt.0
+    QT_TRANSLATE_NOOP("Terms", 'quantisation refuses mixed precision: QLoRA runs bf16-true, adapters in bf16'),  # stack.litgpt.1
+    QT_TRANSLATE_NOOP("Terms", 'gradient accumulation runs under fabric.no_backward_sync'),  # stack.litgpt.10
+    QT_TRANSLATE_NOOP("Terms", 'FSDP2 shards each Block parameter by parameter, so frozen weights get no gradient; embeddings stay in the root'),  # stack.litgpt.11
+    QT_TRANSLATE_NOOP("Terms", 'bitsandbytes precision keeps the unquantised weights in bf16'),  # stack.litgpt.2
+    QT_TRANSLATE_NOOP("Terms", "the LM head runs in chunks of 128 tokens, but every chunk's logits are kept for backward"),  # stack.litgpt.3
+    QT_TRANSLATE_NOOP("Terms", 'the default optimizer is torch.optim.AdamW'),  # stack.litgpt.4
+    QT_TRANSLATE_NOOP("Terms", 'the SFT collate function pads each batch to its longest sequence'),  # stack.litgpt.5
+    QT_TRANSLATE_NOOP("Terms", "LitGPT calls PyTorch's scaled_dot_product_attention"),  # stack.litgpt.6
+    QT_TRANSLATE_NOOP("Terms", 'one GPU: the fine-tuning scripts do not checkpoint activations'),  # stack.litgpt.7
+    QT_TRANSLATE_NOOP("Terms", 'several GPUs: LoRA shards with FSDP2 (fully_shard), full fine-tuning with FSDPStrategy'),  # stack.litgpt.8
+    QT_TRANSLATE_NOOP("Terms", 'several GPUs: each Block is activation-checkpointed'),  # stack.litgpt.9
+    QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.llama-factory.0
+    QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.llama-factory.1
+    QT_TRANSLATE_NOOP("Terms", 'packing is on only for stage pt; SFT pads each batch to its longest sequence'),  # stack.llama-factory.10
+    QT_TRANSLATE_NOOP("Terms", "flash_attn: auto leaves transformers' default, SDPA"),  # stack.llama-factory.11
+    QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.llama-factory.2
+    QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.llama-factory.3
+    QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.llama-factory.4
+    QT_TRANSLATE_NOOP("Terms", 'trainable parameters are cast to FP32 unless pure_bf16, and PEFT gets autocast_adapter_dtype'),  # stack.llama-factory.5
+    QT_TRANSLATE_NOOP("Terms", 'full fine-tuning casts the trainable parameters to FP32 unless pure_bf16'),  # stack.llama-factory.6
+    QT_TRANSLATE_NOOP("Terms", 'no prepare_model_for_kbit_training; upcast_layernorm is off by default'),  # stack.llama-factory.7
+    QT_TRANSLATE_NOOP("Terms", 'gradient checkpointing is on unless disable_gradient_checkpointing'),  # stack.llama-factory.8
+    QT_TRANSLATE_NOOP("Terms", 'enable_liger_kernel is off by default'),  # stack.llama-factory.9
+    QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.ms-swift.0
+    QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.ms-swift.1
+    QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.ms-swift.2
+    QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.ms-swift.3
+    QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.ms-swift.4
+    QT_TRANSLATE_NOOP("Terms", "lora_dtype is unset by default, so PEFT's FP32 upcast of the adapters stays"),  # stack.ms-swift.5
+    QT_TRANSLATE_NOOP("Terms", 'ms-swift does not call prepare_model_for_kbit_training'),  # stack.ms-swift.6
+    QT_TRANSLATE_NOOP("Terms", 'gradient_checkpointing is on by default'),  # stack.ms-swift.7
+    QT_TRANSLATE_NOOP("Terms", 'use_liger_kernel is off by default'),  # stack.ms-swift.8
+    QT_TRANSLATE_NOOP("Terms", 'packing and padding_free are off by default: each batch is padded to its longest sequence'),  # stack.ms-swift.9
+    QT_TRANSLATE_NOOP("Terms", 'FSDP reduce-scatters in every backward unless the loop wraps the accumulating micro-batches in no_sync()'),  # stack.pytorch.0
+    QT_TRANSLATE_NOOP("Terms", 'the recipe builds the whole model, adapters included, in the configured dtype (bf16), without autocast'),  # stack.torchtune.0
+    QT_TRANSLATE_NOOP("Terms", 'full fine-tuning trains the bf16 weights directly, no FP32 copy'),  # stack.torchtune.1
+    QT_TRANSLATE_NOOP("Terms", 'QLoRA quantises the linear weights to NF4 and keeps the rest in bf16'),  # stack.torchtune.2
+    QT_TRANSLATE_NOOP("Terms", 'the shipped configs use a chunked loss (LinearCrossEntropyLoss, CEWithChunkedOutputLoss)'),  # stack.torchtune.3
+    QT_TRANSLATE_NOOP("Terms", 'the shipped configs use torch.optim.AdamW with fused: True'),  # stack.torchtune.4
+    QT_TRANSLATE_NOOP("Terms", 'packed is off in the shipped configs; padded_collate_sft pads each batch to its longest sequence'),  # stack.torchtune.5
+    QT_TRANSLATE_NOOP("Terms", "torchtune's attention calls PyTorch's scaled_dot_product_attention"),  # stack.torchtune.6
+    QT_TRANSLATE_NOOP("Terms", 'the distributed recipes never skip the gradient sync: FSDP2 reduce-scatters after every micro-batch'),  # stack.torchtune.7
+    QT_TRANSLATE_NOOP("Terms", 'LoRA configs shard the decoder layers; embeddings and output stay in the root'),  # stack.torchtune.8
+    QT_TRANSLATE_NOOP("Terms", 'full fine-tuning configs shard embeddings and output as units of their own'),  # stack.torchtune.9
+    QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.trl.0
+    QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.trl.1
+    QT_TRANSLATE_NOOP("Terms", 'packing and padding_free are off: each batch is padded to its longest sequence'),  # stack.trl.10
+    QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.trl.2
+    QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.trl.3
+    QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.trl.4
+    QT_TRANSLATE_NOOP("Terms", "with DeepSpeed ZeRO-3 SFTTrainer keeps a 16-bit model's adapters in its dtype (autocast_adapter_dtype=False)"),  # stack.trl.5
+    QT_TRANSLATE_NOOP("Terms", "SFTTrainer casts a quantised model's trainable adapter weights to BF16"),  # stack.trl.6
+    QT_TRANSLATE_NOOP("Terms", 'SFTTrainer no longer calls prepare_model_for_kbit_training: the unquantised weights stay 16-bit'),  # stack.trl.7
+    QT_TRANSLATE_NOOP("Terms", "TRL's configs turn gradient checkpointing on by default"),  # stack.trl.8
+    QT_TRANSLATE_NOOP("Terms", 'the default loss_type chunked_nll computes the LM head and the cross-entropy in chunks of tokens'),  # stack.trl.9
+    QT_TRANSLATE_NOOP("Terms", 'Unsloth replaces norms, RoPE, SwiGLU, LoRA and the loss with its own Triton kernels'),  # stack.unsloth.0
+    QT_TRANSLATE_NOOP("Terms", 'the loss runs through unsloth_fused_ce_loss, never materialising the logits (UNSLOTH_RETURN_LOGITS=0)'),  # stack.unsloth.1
+    QT_TRANSLATE_NOOP("Terms", "get_peft_model defaults to use_gradient_checkpointing='unsloth'"),  # stack.unsloth.2
+    QT_TRANSLATE_NOOP("Terms", "Unsloth's gradient checkpointing offloads each layer's saved input to the CPU"),  # stack.unsloth.3
+    QT_TRANSLATE_NOOP("Terms", 'Unsloth keeps the LoRA weights in FP32 for mixed precision'),  # stack.unsloth.4
+    QT_TRANSLATE_NOOP("Terms", "Unsloth's prepare_model_for_kbit_training trains neither embeddings nor LM head and does not upcast them"),  # stack.unsloth.5
     QT_TRANSLATE_NOOP("Terms", 'calibrated from your run of {date}: time × {factor}'),  # time.calibrated
     QT_TRANSLATE_NOOP("Terms", 'your run of {date} was fitted to an earlier version of the time model and is not applied: import it again'),  # time.calibration_stale
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for collectives over {link}'),  # time.communication_bound
