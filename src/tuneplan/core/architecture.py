@@ -24,6 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tuneplan.core.checkpoint import CheckpointWeights
+
 __all__ = [
     "LinearModule",
     "ModelArchitecture",
@@ -119,6 +121,9 @@ class ModelArchitecture(BaseModel):
     # Hybrid models: layers that are not attention (short convolutions, linear attention).
     num_conv_layers: int = Field(default=0, ge=0, le=10_000)
     source: str = Field(default="", max_length=10_000)
+    #: What the checkpoint's safetensors headers say (exact count, stored quantisation); ``None``: counted from
+    #: the config alone. Set by the Hub / HF-cache loader (``tuneplan.storage.hub``), never by the config.
+    checkpoint: CheckpointWeights | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ModelArchitecture:
@@ -272,6 +277,16 @@ class ModelArchitecture(BaseModel):
 
     def parameter_count(self) -> int:
         """Total parameters, counting tied embeddings once and every expert.
+
+        The checkpoint's exact count when its safetensors headers were read (:attr:`checkpoint`), else the count
+        from the config's shapes (:meth:`config_parameter_count`).
+        """
+        if self.checkpoint is not None:
+            return self.checkpoint.parameters
+        return self.config_parameter_count()
+
+    def config_parameter_count(self) -> int:
+        """Total parameters computed from the config's shapes, tied embeddings once and every expert.
 
         Matches the published counts to within rounding, e.g. Llama-2-7B 6,738,415,616 and
         Llama-3-8B 8,030,261,248 (Meta model cards; ``sum(p.numel())`` in transformers).

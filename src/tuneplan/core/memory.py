@@ -703,13 +703,26 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # between layers take 4 B per element (checked with transformers 5 under autocast)
     resid = 4 if (upcast or amp_casts or t.precision == "fp32") else 2
 
+    # a pre-quantised checkpoint (GPTQ, AWQ, bitsandbytes, FP8...): its layer matrices stay as stored, at the bytes
+    # its safetensors headers give (scales and zero points included); the rest loads in the training dtype
+    ckpt = arch.checkpoint if arch.checkpoint is not None and arch.checkpoint.is_quantized else None
+    stored_per_param = ckpt.quantized_bytes / ckpt.quantized_parameters if ckpt else 0.0
+
     def layer_bytes(mods) -> float:  # noqa: ANN001 - one layer's weights as held on the GPU
+        if ckpt is not None:
+            return sum(m.params for m in mods) * stored_per_param
         if t.method == "qlora":
             return sum(m.params * (unq if m.count > 1 else nf4) for m in mods)
         return sum(m.params for m in mods) * w_bytes
 
     # ------------------------------------------------------------ weights
-    if t.method == "qlora":
+    if ckpt is not None:
+        others = max(total_params - ckpt.quantized_parameters, 0)
+        weights = ckpt.quantized_bytes + others * unq
+        led.formulas["weights"] = (
+            f"{ckpt.quantized_parameters / 1e9:.2f}B {ckpt.label} weights as stored ({ckpt.quantized_bytes / 2**30:.2f}"
+            f" GiB in the safetensors headers, scales included) + {others / 1e9:.2f}B other params x {unq} B")
+    elif t.method == "qlora":
         # non-quantised parameters (embeddings, LM head, norms, stacked experts) cost `unq` bytes:
         # 4 after PEFT's prepare_model_for_kbit_training (peft/utils/other.py), else 2
         weights = (layer_linear - stacked) * nf4 + (non_layer + stacked) * unq

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.checkpoint import allowed_methods
 
 __all__ = [
     "METHOD_WORDS",
@@ -346,6 +347,11 @@ class Scenario(_Model):
         t = self.training
         if t.num_gpus == 1 and t.sharding == "ddp":
             pass  # DDP on one GPU is legal (and equals no sharding)
+        ckpt = self.model.checkpoint
+        if t.method not in allowed_methods(ckpt) and ckpt is not None:
+            # packed integer / float8 weights take no gradient: only adapters train on such a base
+            raise ValueError(f"{self.model.name[:80]} is a pre-quantised {ckpt.label} checkpoint: it trains with "
+                             "LoRA or QLoRA adapters on its frozen weights, not by full fine-tuning")
         return self
 
 
