@@ -115,7 +115,9 @@ def _fraction(text: str) -> float:
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     """Flags shared by ``estimate`` and ``compare-gpus`` (everything a scenario holds)."""
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--model", metavar="ID", help="catalog model id (see --list-models)")
+    src.add_argument("--model", metavar="ID", help="catalog model id (see --list-models), or a Hugging Face model: "
+                     "org/name, org/name@revision or its Hub URL (read from the local HF cache, else its config.json "
+                     "and safetensors headers from the Hub; HF_TOKEN for gated models)")
     src.add_argument("--config", metavar="PATH", help="a Hugging Face config.json or a model folder")
     src.add_argument("--scenario", metavar="FILE", help="a saved scenario file (.json), or the name of a scenario "
                      "saved in the library (see 'tuneplan scenarios list')")

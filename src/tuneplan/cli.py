@@ -172,10 +172,16 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         try:
             entry = catalog.get_model(args.model)
         except KeyError:
-            raise CliError(f"unknown model {args.model!r}{_closest_models(args.model)} "
-                           "(see 'tuneplan estimate --list-models')") from None
-        data["model"] = entry.architecture.model_dump()
-        data["model_id"] = entry.id
+            from tuneplan.storage.hub import parse_model_ref
+
+            if parse_model_ref(args.model) is None:
+                raise CliError(f"unknown model {args.model!r}{_closest_models(args.model)} (see 'tuneplan estimate "
+                               "--list-models'; a Hugging Face model is org/name)") from None
+            data["model"] = _hub_architecture(args).model_dump()
+            data["model_id"] = ""
+        else:
+            data["model"] = entry.architecture.model_dump()
+            data["model_id"] = entry.id
     elif args.config is not None:
         if not args.config.strip():
             raise CliError("--config needs a path to a config.json or a model folder")
@@ -230,6 +236,35 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
     if not getattr(args, "scenario", None):  # a plan from flags is named by what it is (a file keeps its name)
         scenario = scenario.model_copy(update={"name": auto_name(scenario)})
     return scenario
+
+
+def _hub_architecture(args: argparse.Namespace) -> Any:
+    """``--model org/name[@revision]`` (or a Hub URL): the model from the local HF cache, else from the Hub (its
+    config.json and safetensors headers only); remembered in the recent-models list. What could not be read is kept
+    on ``args.hub_notes`` for the output.
+
+    Raises:
+        CliError: the one-line :class:`~tuneplan.storage.hub.HubError` message (401/403, 404, offline, unsupported).
+    """
+    from tuneplan.storage.hub import HubError, resolve_model
+    from tuneplan.storage.recent_models import (
+        RecentModel,
+        RecentModelsError,
+        known_checkpoint,
+        remember_model,
+    )
+
+    try:
+        model = resolve_model(args.model, known=known_checkpoint)
+    except HubError as exc:
+        raise CliError(str(exc)) from None
+    args.hub_notes = list(model.notes)
+    try:
+        remember_model(RecentModel(kind="hub", ref=str(model.ref), name=model.architecture.name, commit=model.commit,
+                                   checkpoint=model.architecture.checkpoint))
+    except RecentModelsError as exc:
+        args.hub_notes.append(str(exc))
+    return model.architecture
 
 
 def _apply_training_configs(args: argparse.Namespace, data: dict[str, Any]) -> None:
@@ -545,6 +580,7 @@ def _ignored_flags(args: argparse.Namespace, scenario: Scenario) -> list[str]:
         out.append("--grad-sync is ignored: it applies to FSDP over several GPUs with gradient accumulation")
     if getattr(args, "fsdp_wrap", None) is not None and not fsdp:
         out.append("--fsdp-wrap is ignored: it applies to FSDP over several GPUs")
+    out.extend(getattr(args, "hub_notes", None) or [])  # what a Hub model's fetch could not read
     return out
 
 

@@ -23,9 +23,11 @@ __all__ = [
     "MAX_CONFIG_BYTES",
     "CatalogModel",
     "ConfigImportError",
+    "architecture_from_config",
     "get_model",
     "list_models",
     "load_hf_config",
+    "read_hf_config",
 ]
 
 MAX_CONFIG_BYTES = 1024 * 1024  # 1 MiB: real config.json files are a few KiB
@@ -116,6 +118,42 @@ def load_hf_config(path: str | Path) -> ModelArchitecture:
             (encoder-decoder, missing sizes: the :class:`UnsupportedModelError` message).
     """
     p = Path(path).expanduser()
+    cfg = read_hf_config(p)
+    if p.is_dir():
+        p = p / "config.json"
+    name = cfg.get("_name_or_path") if isinstance(cfg.get("_name_or_path"), str) else None
+    if not name and p.parent.name:
+        name = p.parent.name
+    return architecture_from_config(cfg, name or None, p.name)
+
+
+def architecture_from_config(cfg: dict[str, Any], name: str | None, label: str) -> ModelArchitecture:
+    """Convert a parsed ``config.json`` object, with the import's one-line messages.
+
+    Args:
+        cfg: the JSON object.
+        name: the model's display name (``None``: from the config).
+        label: what the messages call the file (``config.json``, ``org/name``).
+
+    Raises:
+        ConfigImportError: ``unsupported model in <label>: ...`` (the model type named) or ``invalid model config``.
+    """
+    try:
+        return architecture_from_hf_config(cfg, name=name)
+    except UnsupportedModelError as exc:
+        raise ConfigImportError(f"unsupported model in {label}: {_one_line(str(exc))}") from exc
+    except ValueError as exc:  # pydantic.ValidationError is a ValueError
+        raise ConfigImportError(f"invalid model config in {label}: {_one_line(_first_error(exc))}") from exc
+
+
+def read_hf_config(path: str | Path) -> dict[str, Any]:
+    """The JSON object of a ``config.json`` (or of the one in a model folder), read with the import's limits.
+
+    Raises:
+        ConfigImportError: as :func:`load_hf_config` for a file that is missing, over 1 MiB, not UTF-8 JSON or
+            not an object.
+    """
+    p = Path(path).expanduser()
     if p.is_dir():
         folder = p
         p = p / "config.json"
@@ -148,15 +186,7 @@ def load_hf_config(path: str | Path) -> ModelArchitecture:
         raise ConfigImportError(f"{p.name} is not a usable model config: {exc}") from exc
     if not isinstance(cfg, dict):
         raise ConfigImportError(f"{p.name} must hold a JSON object, but it holds {_json_kind(cfg)}")
-    name = cfg.get("_name_or_path") if isinstance(cfg.get("_name_or_path"), str) else None
-    if not name and p.parent.name:
-        name = p.parent.name
-    try:
-        return architecture_from_hf_config(cfg, name=name or None)
-    except UnsupportedModelError as exc:
-        raise ConfigImportError(f"unsupported model in {p.name}: {_one_line(str(exc))}") from exc
-    except ValueError as exc:  # pydantic.ValidationError is a ValueError
-        raise ConfigImportError(f"invalid model config in {p.name}: {_one_line(_first_error(exc))}") from exc
+    return cfg
 
 
 def _config_int(text: str) -> int:
