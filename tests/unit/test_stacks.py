@@ -163,3 +163,21 @@ def test_a_schema_4_plan_without_the_field_loads(tmp_path: Path) -> None:
     assert doc.schema_version == 4 and doc.migrated and doc.scenario.training.stack is None
     assert MIGRATIONS[4]({"training": {}}) == {"training": {"stack": None}}
     assert MIGRATIONS[4]({"training": {"stack": "trl"}})["training"]["stack"] == "trl"
+
+
+def test_importer_names_the_stack_and_fills_its_defaults() -> None:
+    from tuneplan.storage.training_config import read_training_config
+
+    data = Path(__file__).resolve().parents[1] / "data" / "training_configs"
+    lf = read_training_config(data / "llamafactory_llama3_lora_sft.yaml")
+    assert lf.updates["training.stack"] == "llama-factory"
+    # not in the file: LLaMA-Factory's adapters are FP32 under autocast (adapter.py), Trainer's fused AdamW
+    assert lf.updates["training.adapter_precision"] == "fp32-autocast"
+    assert lf.updates["training.optimizer"] == "adamw-fused"
+    filled = {i.key for i in lf.items if i.note.code == "config.stack_default"}
+    assert {"adapter_precision", "optimizer", "grad_sync"} <= filled
+    assert "grad_checkpointing" not in filled  # the importer already took it from the file's defaults
+    ax = read_training_config(data / "axolotl_llama3_qlora_fsdp_70b.yaml")
+    assert ax.updates["training.stack"] == "axolotl" and ax.updates["training.kbit_fp32_upcast"] is False
+    # HF TrainingArguments could be plain Trainer or TRL: no stack is named
+    assert "training.stack" not in read_training_config(data / "hf_training_args.json").updates

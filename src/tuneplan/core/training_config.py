@@ -56,6 +56,8 @@ NOTES.update({
     "config.master_weights": N_("{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}"),
     "config.gpus_from_batch": N_("{key} = {value} = micro-batch × accumulation × GPUs: {field} set to {setting}"),
     "config.fp32": N_("neither bf16 nor fp16 is on: {field} set to {setting}"),
+    "config.stack": N_("{framework} config: {field} set to {setting}, whose defaults fill what the file leaves out"),
+    "config.stack_default": N_("not in the file: {framework}'s default sets {field} to {setting} ({source})"),
     # ignored
     "config.ignored": N_("{key}: does not change memory or time"),
     "config.unknown_key": N_("{key}: not a setting Tuneplan reads"),
@@ -472,6 +474,29 @@ def _framework(b: _Builder) -> None:
                                          "setting": "hf"})))
 
 
+def _stack(b: _Builder, key: str) -> None:
+    """The file's format names its training stack (``core/stacks.py``): ``training.stack`` and the stack's defaults
+    for every field the file did not set, resolved against the plan the file describes."""
+    from tuneplan.core.stacks import resolved_defaults
+
+    name = FORMAT_NAMES[b.fmt]
+    b.updates["training.stack"] = key
+    b.items.append(ImportItem(status="taken", key="stack", fields=("training.stack",), note=Note(
+        code="config.stack", params={"framework": name, "field": "training.stack", "setting": key})))
+    values = {p.split(".", 1)[1]: v for p, v in b.updates.items() if p.startswith("training.")}
+    try:
+        setup = TrainingSetup.model_validate({**TrainingSetup().model_dump(), **values})
+    except ValidationError:
+        return  # an out-of-range value: _validate names it
+    for field, d in resolved_defaults(key, setup).items():
+        path = f"training.{field}"
+        if path not in b.updates:
+            b.updates[path] = d.value
+            b.items.append(ImportItem(status="taken", key=field, fields=(path,), note=Note(
+                code="config.stack_default", params={"framework": name, "field": path, "setting": d.value,
+                                                     "source": d.source.text()})))
+
+
 def _model_key(b: _Builder, key: str, value: Any) -> None:
     b.unsupported(key, value, "config.model_not_set")
 
@@ -602,6 +627,7 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
     done.add("use_unsloth")
     _common_hf(b, data, done)
     _framework(b)
+    _stack(b, "llama-factory")
     return b.result()
 
 
@@ -760,6 +786,7 @@ def _axolotl(data: Mapping[str, Any]) -> ConfigImport:
     done.add("num_epochs")
     _common_hf(b, data, done)
     _framework(b)
+    _stack(b, "axolotl")
     return b.result()
 
 

@@ -55,6 +55,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: offloading the optimizer states alone is not modelled (the plan offloads parameters and optimizer states together); CPU offload left as it is'),  # config.optimizer_offload_only
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} does not accept this value'),  # config.out_of_range
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights'),  # config.quant_8bit
+    QT_TRANSLATE_NOOP("Terms", '{framework} config: {field} set to {setting}, whose defaults fill what the file leaves out'),  # config.stack
+    QT_TRANSLATE_NOOP("Terms", "not in the file: {framework}'s default sets {field} to {setting} ({source})"),  # config.stack_default
     QT_TRANSLATE_NOOP("Terms", 'not valid YAML or JSON (line {line}): {problem}'),  # config.syntax
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}'),  # config.taken
     QT_TRANSLATE_NOOP("Terms", 'nested more than {depth} levels deep'),  # config.too_deep
