@@ -217,3 +217,16 @@ def test_cli_search_imports_no_qt():
             "assert rc == 0, rc; assert not [m for m in sys.modules if m.startswith('PySide6')]")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize("model_id", ["llama-3.1-8b", "llama-3.1-70b"])
+def test_rank_time_pruning_loses_nothing(model_id):
+    # slower cards are skipped once ten leaders are known; with room for every setup nothing is skipped, and the
+    # first ten must be the same
+    s = _plan(model_id, method="full" if model_id.endswith("70b") else "qlora", grad_accumulation=4)
+    pricing = catalog_pricing(s)
+    pruned = search_setups(s, GPUS.values(), pricing, rank="time", max_gpus=16)
+    every = search_setups(s, GPUS.values(), pricing, rank="time", max_gpus=16, limit=10_000)
+    assert pruned.estimates < every.estimates
+    key = [(x.gpu_id, x.method, x.num_gpus, round(x.hours * 60)) for x in pruned.setups]
+    assert key == [(x.gpu_id, x.method, x.num_gpus, round(x.hours * 60)) for x in every.setups[:10]]

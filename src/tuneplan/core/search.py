@@ -233,6 +233,8 @@ class _Search:
         self.memory: dict[tuple[Any, ...], float] = {}
         self.states: dict[tuple[str, int], tuple[float, float, float]] = {}
         self.estimates = 0
+        #: per method: (model FLOPs of the whole run, seconds outside training) from its first estimate
+        self.work: dict[str, tuple[float, float]] = {}
 
     def training(self, method: str, level: int, n: int, sharding: str, mb: int, ga: int) -> TrainingSetup:
         t = self.scenario.training
@@ -264,7 +266,18 @@ class _Search:
     def run(self, gpu: GpuSpec, t: TrainingSetup, pricing: Pricing) -> Estimate:
         planned = self.scenario.model_copy(update={"gpu": gpu, "training": t, "pricing": pricing})
         self.estimates += 1
-        return estimate(planned, self.calibrations.get(plan_stack_key(planned)))
+        calibration = self.calibrations.get(plan_stack_key(planned))
+        result = estimate(planned, calibration)
+        if calibration is None and t.method not in self.work:
+            time = result.time
+            self.work[t.method] = (time.tokens_total * time.flops_per_token, time.phases.get("setup", 0.0))
+        return result
+
+    def fastest_hours(self, method: str, gpu: GpuSpec, n: int) -> float:
+        """The shortest run ``n`` of ``gpu`` could make of ``method`` (hours): the setup phase, and the run's model
+        FLOPs at the card's peak rate (the step model never exceeds it; a calibrated stack is never pruned)."""
+        flops, setup = self.work[method]
+        return (setup + flops / (n * _peak_flops(gpu))) / 3600
 
 
 def _largest_divisor_at_most(n: int, limit: int) -> int:
@@ -340,6 +353,11 @@ def search_setups(
                         skipped += 1
 
     found: list[Setup] = []
+    # rank "time": the fastest cards first, so that the list's last place is known early and slower cards whose
+    # shortest possible run (at the card's peak rate) cannot reach it are never estimated
+    if rank == "time":
+        cards.sort(key=lambda c: -_peak_flops(c))
+    leaders: dict[tuple[str, str], float] = {}
     for gpu in cards:
         capacity = gpu.memory_gib * GIB
         gpu_pricing = prices.get(gpu.id)
@@ -348,6 +366,10 @@ def search_setups(
                 break  # the precision and attention are the plan's: a card without them runs none of it
             previous: Setup | None = None
             for n in counts:
+                if rank == "time" and method in search.work and len(leaders) >= limit:
+                    last = sorted(leaders.values())[limit - 1]
+                    if round(search.fastest_hours(method, gpu, n) * 60) > last:
+                        continue
                 per_gpu = _per_gpu_batch(global_batch, n)
                 best_here: list[Setup] = []
                 widest = 0
@@ -370,14 +392,17 @@ def search_setups(
                     continue
                 here = min(best_here, key=lambda x: _key(x, rank))
                 found.extend(best_here)
+                for x in best_here:
+                    if _within(x, budget_usd, max_hours):
+                        k = (x.gpu_id, x.method)
+                        leaders[k] = min(leaders.get(k, float("inf")), round(x.hours * 60))
                 # more GPUs only while the run gets cheaper (or faster), or the time limit is not yet met
                 if previous is not None and not _improves(here, previous, rank) and (
                         max_hours is None or previous.hours <= max_hours):
                     break
                 previous = here
 
-    within = [x for x in found if (max_hours is None or x.hours <= max_hours)
-              and (budget_usd is None or (x.usd is not None and x.usd <= budget_usd))]
+    within = [x for x in found if _within(x, budget_usd, max_hours)]
     within.sort(key=lambda x: _key(x, rank))
     chosen: list[Setup] = []
     seen: set[tuple[str, str]] = set()
@@ -394,6 +419,16 @@ def search_setups(
         notes.append(Note(code="search.nothing_within", params={"count": len(found)}))
     return SearchOutcome(setups=chosen, rank=rank, working=len(found), configurations=configurations * len(cards),
                          skipped_by_bound=skipped * len(cards), estimates=search.estimates, notes=notes)
+
+
+def _within(x: Setup, budget_usd: float | None, max_hours: float | None) -> bool:
+    return (max_hours is None or x.hours <= max_hours) and (
+        budget_usd is None or (x.usd is not None and x.usd <= budget_usd))
+
+
+def _peak_flops(gpu: GpuSpec) -> float:
+    """The highest dense tensor rate the card's spec gives (FLOP/s): no step runs faster."""
+    return max(gpu.bf16_tflops, gpu.fp16_tflops, gpu.measured_bf16_tflops or 0.0) * 1e12
 
 
 def _fitting_micro_batch(search: _Search, gpu: GpuSpec, capacity: float, method: str, level: int, n: int,
@@ -447,7 +482,7 @@ def _setup(search: _Search, gpu: GpuSpec, t: TrainingSetup, pricing: Pricing | N
 
 #: Doubling the GPUs must save this share of the cost (rank ``cost``) or of the hours (rank ``time``) for the search
 #: to try doubling again: the setup time and the collectives make the last doublings of a small run worth little.
-IMPROVEMENT = {"cost": 0.01, "time": 0.05}
+IMPROVEMENT = {"cost": 0.01, "time": 0.10}
 
 
 def _improves(here: Setup, previous: Setup, rank: str) -> bool:
