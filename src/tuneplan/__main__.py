@@ -173,6 +173,11 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                         "embeddings and LM head sharded as units of their own (torchtune custom_sharded_layers); "
                         "blocks-with-adapters = LoRA adapters inside their layer's unit, so every frozen weight "
                         "gets a gradient (LitGPT)")
+    p.add_argument("--stack", choices=["hf-peft", "trl", "llama-factory", "axolotl", "ms-swift", "unsloth", "torchtune",
+                                       "litgpt", "pytorch"],
+                   help="the training stack you run: sets the defaults it really uses (adapter dtype, k-bit upcast, "
+                        "loss, gradient checkpointing, FSDP sync, ...; see core/stacks.py); explicit flags and "
+                        "--training-config files win")
     p.add_argument("--framework", choices=["optimized", "hf"], help="MFU tier: optimized stack or plain HF")
     p.add_argument("--mfu", type=_fraction, help="override model FLOPs utilisation (0-1]")
     p.add_argument("--calibration", metavar="FILE",

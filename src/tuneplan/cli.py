@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
-from tuneplan.core.scenario import METHOD_WORDS, Scenario, auto_name, explain_validation_error
+from tuneplan.core.scenario import METHOD_WORDS, Scenario, TrainingSetup, auto_name, explain_validation_error
 from tuneplan.core.terms import render_formula, render_note
 from tuneplan.core.text import terminal_safe
 from tuneplan.core.training_config import FORMAT_NAMES
@@ -199,6 +199,7 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
             training[key] = value
     if getattr(args, "no_double_quant", None):
         training["double_quant"] = False
+    _apply_stack(args, training)
     own = bool(getattr(args, "own_gpu", None))
     if args.gpu is not None:
         local = _local_gpu(args.gpu)
@@ -265,6 +266,27 @@ def _hub_architecture(args: argparse.Namespace) -> Any:
     except RecentModelsError as exc:
         args.hub_notes.append(str(exc))
     return model.architecture
+
+
+def _apply_stack(args: argparse.Namespace, training: dict[str, Any]) -> None:
+    """``--stack NAME``: the stack's defaults into ``training``, except for the fields a flag or a training-config
+    file set (those win; the defaults a file filled in from its own stack do not)."""
+    key = getattr(args, "stack", None)
+    if key is None:
+        return
+    from tuneplan.core.stacks import apply_stack
+
+    keep = {k for arg, k in _TRAINING_ARGS.items() if getattr(args, arg, None) is not None}
+    if getattr(args, "no_double_quant", None):
+        keep.add("double_quant")
+    for _path, result in getattr(args, "training_config_imports", None) or []:
+        keep |= {f.split(".", 1)[1] for i in result.items if i.note.code != "config.stack_default"
+                 for f in i.fields if f.startswith("training.")}
+    try:
+        setup = TrainingSetup.model_validate(training)
+    except ValidationError:
+        return  # the scenario's validation below names the bad value by its flag
+    training.update(apply_stack(setup, key, keep=keep - {"stack"}).model_dump())
 
 
 def _apply_training_configs(args: argparse.Namespace, data: dict[str, Any]) -> None:
@@ -362,12 +384,33 @@ def _closest_models(name: str) -> str:
     return f"; did you mean {' or '.join(ids)}?" if ids else ""
 
 
+def _stack_json(scenario: Scenario) -> dict[str, Any] | None:
+    """The plan's training stack: key, the fields it set (value and source) and those the plan overrides."""
+    from tuneplan.core.stacks import overridden, resolved_defaults
+
+    tr = scenario.training
+    if tr.stack is None:
+        return None
+    defaults = resolved_defaults(tr.stack, tr)
+    return {"key": tr.stack, "overridden": overridden(tr),
+            "defaults": {f: {"value": d.value, "source": d.source.text()} for f, d in defaults.items()}}
+
+
+def _stack_line(tr: Any) -> str:
+    """``stack: TRL (SFTTrainer) defaults; overridden: --grad-checkpointing`` for the text output."""
+    from tuneplan.core.stacks import get_stack, overridden
+
+    changed = [_FIELD_FLAGS.get(f"training.{f}", f) for f in overridden(tr)]
+    return f"stack: {get_stack(tr.stack).name} defaults" + (f"; overridden: {', '.join(changed)}" if changed else "")
+
+
 def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:
     """The ``--json`` document: one object per GPU of the run (identical ranks share numbers)."""
     m, t, c = result.memory, result.time, result.cost
     per_gpu = {
         "scenario": scenario.name,
         "model": scenario.model.name,
+        "stack": _stack_json(scenario),
         "gpu": {"id": scenario.gpu.id, "name": scenario.gpu.name, "capacity_bytes": m.capacity_bytes},
         "parameters": result.parameters,
         "trainable_parameters": result.trainable_parameters,
@@ -496,6 +539,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
           f"{tr.seq_len} tokens ({tr.sequence_mode}), grad accumulation {tr.grad_accumulation}, checkpointing "
           f"{'on' if tr.grad_checkpointing else 'off'}, {tr.attention} attention"
           f"{', fused CE' if tr.fused_cross_entropy else ''}{', torch.compile' if tr.torch_compile else ''}{shard}", file=out)
+    if tr.stack is not None:
+        print(_stack_line(tr), file=out)
     print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
     for comp in m.components:
         if comp.bytes > 0:

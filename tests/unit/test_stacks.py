@@ -7,6 +7,9 @@ running the code.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import typing
 from pathlib import Path
 
@@ -181,3 +184,40 @@ def test_importer_names_the_stack_and_fills_its_defaults() -> None:
     assert ax.updates["training.stack"] == "axolotl" and ax.updates["training.kbit_fp32_upcast"] is False
     # HF TrainingArguments could be plain Trainer or TRL: no stack is named
     assert "training.stack" not in read_training_config(data / "hf_training_args.json").updates
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tuneplan", *argv], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+
+
+def test_cli_stack_flag_in_a_real_process() -> None:
+    base = ["estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--json"]
+    plain = json.loads(_cli(*base).stdout)[0]
+    peft = _cli(*base, "--stack", "hf-peft")
+    assert peft.returncode == 0, peft.stderr
+    doc = json.loads(peft.stdout)[0]
+    assert plain["stack"] is None and doc["stack"]["key"] == "hf-peft" and doc["stack"]["overridden"] == []
+    # prepare_model_for_kbit_training's FP32 upcast: more memory than the plan's default (no upcast)
+    assert doc["stack"]["defaults"]["kbit_fp32_upcast"]["value"] is True
+    assert "huggingface/peft src/peft/utils/other.py" in doc["stack"]["defaults"]["kbit_fp32_upcast"]["source"]
+    assert doc["memory"]["peak_reserved_bytes"] > plain["memory"]["peak_reserved_bytes"]
+    # an explicit flag wins over the stack's default, and the output says it is overridden
+    kept = json.loads(_cli(*base, "--stack", "hf-peft", "--no-kbit-fp32-upcast").stdout)[0]
+    assert kept["stack"]["overridden"] == ["kbit_fp32_upcast"]
+    text = _cli("estimate", "--model", "llama-3.1-8b", "--method", "qlora", "--stack", "trl",
+                "--no-grad-checkpointing").stdout
+    assert "stack: TRL (SFTTrainer) defaults; overridden: --grad-checkpointing" in text
+    assert "fused CE" in text  # TRL's chunked_nll loss
+    compare = _cli("compare-gpus", "--model", "llama-3.1-8b", "--method", "qlora", "--stack", "unsloth", "--json")
+    assert compare.returncode == 0 and json.loads(compare.stdout)
+    bad = _cli("estimate", "--stack", "megatron")
+    assert bad.returncode == 2 and "invalid choice: 'megatron'" in bad.stderr
+
+
+def test_cli_stack_choices_are_the_catalogue() -> None:
+    from tuneplan.__main__ import build_parser
+
+    est = build_parser()._subparsers._group_actions[0].choices["estimate"]  # type: ignore[union-attr]
+    action = next(a for a in est._actions if a.dest == "stack")
+    assert tuple(action.choices) == stacks.STACK_KEYS
