@@ -23,6 +23,7 @@ from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS, plain_tooltip
+from tuneplan.ui.stack_choice import StackChoice
 from tuneplan.ui.store import CUSTOM_OFFER, AppStore
 
 __all__ = [
@@ -183,6 +184,8 @@ class MethodPanel(FieldPanel):
 
     def __init__(self, store: AppStore, parent: QWidget | None = None) -> None:
         super().__init__(self.tr("Method"), store, parent)
+        self.stack_choice = StackChoice(store)  # applies a stack's defaults as one undoable step (issue #17)
+        self.add_widget_row(self.tr("I train with"), self.stack_choice)
         self.add_choice("training.method", self.tr("Method"), [
             ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))

@@ -1,0 +1,45 @@
+"""The "I train with" combo (issue #17) through the real window: one undoable step, overrides kept and shown."""
+
+from __future__ import annotations
+
+
+def _choose(combo, key):
+    index = combo.findData(key)
+    assert index >= 0
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)  # what a click in the popup sends
+
+
+def test_choosing_a_stack_applies_its_defaults_in_one_undoable_step(window):
+    store, panel = window.store, window.method_panel
+    choice = panel.stack_choice
+    assert store.set_field("training.method", "qlora")
+    assert store.set_field("training.kbit_fp32_upcast", False)
+    assert store.set_field("training.grad_checkpointing", False)
+    before, steps = store.scenario, store.undo_stack.count()
+    assert store.scenario.training.stack is None and choice.combo.currentData() is None
+    assert choice.note.isHidden()
+
+    _choose(choice.combo, "hf-peft")
+    t = store.scenario.training
+    # PEFT's prepare_model_for_kbit_training: 16-bit weights to FP32, gradient checkpointing on
+    assert t.stack == "hf-peft" and t.kbit_fp32_upcast is True and t.grad_checkpointing is True
+    assert panel.fields["training.kbit_fp32_upcast"].widget.isChecked()
+    assert window.batch_panel.fields["training.grad_checkpointing"].widget.isChecked()
+    assert store.undo_stack.count() == steps + 1
+    assert window.undo_action.text() == "&Undo train with Hugging Face Trainer + PEFT"
+    assert not choice.note.isHidden() and "FP32 unquantised weights (PEFT)" in choice.note.text()
+    assert "You changed" not in choice.note.text()
+    assert "huggingface/peft src/peft/utils/other.py" in choice.note.toolTip()
+
+    # overriding an expert field keeps the stack and the value the user set, and the note says so
+    panel.fields["training.kbit_fp32_upcast"].widget.click()
+    assert store.scenario.training.kbit_fp32_upcast is False and store.scenario.training.stack == "hf-peft"
+    assert choice.combo.currentData() == "hf-peft"
+    assert "You changed: FP32 unquantised weights (PEFT)." in choice.note.text()
+
+    window.undo_action.trigger()
+    window.undo_action.trigger()
+    assert store.scenario == before and choice.combo.currentData() is None and choice.note.isHidden()
+    window.redo_action.trigger()
+    assert store.scenario.training.stack == "hf-peft" and choice.combo.currentData() == "hf-peft"
