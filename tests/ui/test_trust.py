@@ -122,3 +122,30 @@ def test_export_folder_falls_back_to_home_without_a_documents_folder(monkeypatch
     monkeypatch.setattr(export_folder_module.QStandardPaths, "writableLocation",
                         lambda kind: str(tmp_path / "missing"))
     assert export_folder() == Path.home()
+
+
+def test_compare_csv_has_every_key_figure_even_when_only_differences_are_shown(window, tmp_path):
+    import csv
+
+    from tuneplan.core.estimate import estimate
+    from tuneplan.core.result import GIB
+    from tuneplan.ui.scenario_compare import write_comparison_csv
+
+    comparison = window.comparison
+    base = window.store.scenario
+    longer = base.model_copy(update={"name": "Longer", "training": base.training.model_copy(update={"seq_len": 4096})})
+    assert comparison.add_scenario(longer, key="longer")
+    out = write_comparison_csv(tmp_path / "c.csv", comparison, only_differences=True)
+    with open(out, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2
+    header = list(rows[0])
+    for column in ("Model", "Method", "GPU", "Peak memory per GPU (GiB)", "Verdict", "Time (hours)", "Cost (USD)",
+                   "Sequence length (tokens)"):
+        assert column in header, column
+    assert "Price (USD per GPU-hour)" not in header  # equal inputs stay out
+    r = estimate(longer)
+    assert rows[1]["Model"] == "Llama 3.1 8B" and rows[1]["GPU"] == "RTX 4090"
+    assert float(rows[1]["Peak memory per GPU (GiB)"]) == pytest.approx(r.memory.total_bytes / GIB, abs=0.005)
+    assert float(rows[1]["Time (hours)"]) == pytest.approx(r.time.hours, abs=0.0005)
+    assert rows[1]["Verdict"]

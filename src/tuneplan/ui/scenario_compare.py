@@ -672,8 +672,16 @@ def spreadsheet_cell(value: Any) -> Any:
     return value
 
 
+#: Columns every exported comparison has, differing or not (issue #21): a CSV is read without the app.
+CSV_KEY_FIGURES = ("model", "method", "gpu", "num_gpus", "peak_gib", "capacity_gib", "verdict", "hours", "usd",
+                   "pessimistic_usd")
+
+
 def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_differences: bool = True) -> Path:
     """Write the comparison as CSV: one row per scenario, one column per field (units in the headers).
+
+    With ``only_differences`` the columns are the differing fields plus the key figures
+    (:data:`CSV_KEY_FIGURES`: model, method, GPU, peak memory, verdict, hours, cost), in table order.
 
     UTF-8 with a byte-order mark, so spreadsheet programs pick the encoding (``×``, ``—``) right;
     numbers are plain (no ``$`` or thousands separators). Read it back with ``encoding="utf-8-sig"``.
@@ -684,7 +692,8 @@ def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_
         OSError: the file cannot be written.
     """
     p = Path(path)
-    rows = comparison.rows(only_differences)
+    rows = [r for r in comparison.rows(False)
+            if not only_differences or r.differs or r.key in CSV_KEY_FIGURES]
     with open(p, "w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh)
         header = [translate("ScenarioComparison", "Scenario"), *(r.label for r in rows)]
