@@ -7,6 +7,7 @@ emits; none of them computes anything.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont, QStandardItemModel
@@ -21,7 +22,9 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
+from tuneplan.storage.recent_models import RecentModel, RecentModelsError, remember_model
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
+from tuneplan.ui.hub_model import HubModelField
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS, plain_tooltip
 from tuneplan.ui.stack_choice import StackChoice
 from tuneplan.ui.store import CUSTOM_OFFER, AppStore
@@ -94,6 +97,13 @@ class ModelPanel(FieldPanel):
         label.setBuddy(self.combo)
         self.form.addRow(label, self.combo)
 
+        # a Hugging Face id typed or pasted, the local HF cache and earlier models offered as you type (issue #23)
+        self.hub_field = HubModelField(self.store.set_model_architecture, self.import_config,
+                                       lambda: self.store.errors.get("model", ""))
+        hub_label = QLabel(self.tr("Hugging Face:"))
+        hub_label.setBuddy(self.hub_field.edit)
+        self.form.addRow(hub_label, self.hub_field)
+
         self.import_button = QPushButton(self.tr("Import config.json…"))
         self.import_button.setAccessibleName(self.tr("Import config.json"))
         self.import_button.setToolTip(self.tr("Plan for any decoder-only model: pick its config.json or its downloaded folder"))
@@ -145,7 +155,13 @@ class ModelPanel(FieldPanel):
             self.import_error.show()
             return False
         self.import_error.hide()
-        return self.store.set_model_architecture(arch)
+        if not self.store.set_model_architecture(arch):
+            return False
+        try:  # kept in the model field's suggestions across restarts
+            remember_model(RecentModel(kind="file", ref=str(Path(path).expanduser().resolve()), name=arch.name))
+        except RecentModelsError:
+            pass
+        return True
 
     def refresh(self, scenario: Scenario) -> None:
         """Select the scenario's model (adding an "Imported" entry for non-catalog models)."""
