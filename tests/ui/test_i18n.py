@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from tuneplan import catalog
 from tuneplan.core.estimate import estimate
+from tuneplan.core.stacks import STACKS
 from tuneplan.hw.probe import LocalGpu, ProbeResult
 from tuneplan.ui import i18n
 
@@ -81,6 +82,7 @@ def _proper_names(plan_name: str) -> list[str]:
         names |= {g.name, g.name.removeprefix("GeForce "), g.name.removeprefix("NVIDIA "), g.vendor}
     names |= {p.provider for p in catalog.list_prices()}
     names |= {"NVIDIA GeForce RTX 4090", "RTX 4090"}
+    names |= {p.name for p in STACKS if p.key != "pytorch"}  # training stacks (the plain loop is translated)
     return sorted((n for n in names if n), key=len, reverse=True)
 
 

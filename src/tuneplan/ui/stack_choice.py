@@ -38,8 +38,8 @@ class StackChoice(QWidget):
                                       "precision, FP32 upcast, loss, checkpointing, FSDP sync...), each read from its "
                                       "source. Every field stays editable"))
         self.combo.addItem(self.tr("Not chosen (set every field yourself)"), None)
-        for profile in stacks.STACKS:
-            self.combo.addItem(profile.name, profile.key)  # proper names: not translated
+        for profile in stacks.STACKS:  # proper names, not translated; the plain loop is words
+            self.combo.addItem(self.tr("Plain PyTorch loop") if profile.key == "pytorch" else profile.name, profile.key)
         self.combo.activated.connect(self._on_activated)
         box.addWidget(self.combo)
         self.note = QLabel()
