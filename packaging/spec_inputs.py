@@ -49,6 +49,8 @@ EXTRA_HIDDENIMPORTS = [
     "PySide6.QtOpenGL",  # pyqtgraph PlotCurveItem/PColorMeshItem: importlib.import_module at import time
     "PySide6.QtOpenGLWidgets",  # pyqtgraph.Qt.OpenGLHelpers
     "platformdirs",
+    "huggingface_hub",  # storage/hub.py imports it inside functions (start-up stays fast)
+    "huggingface_hub.errors",
     "pydantic",
     "pydantic_core",
     "numpy",

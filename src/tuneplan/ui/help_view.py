@@ -11,7 +11,8 @@ from __future__ import annotations
 import html
 from typing import NamedTuple
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, qVersion
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
     QWhatsThis,
     QWidget,
 )
+
+from tuneplan import __version__, catalog
 
 __all__ = ["GLOSSARY", "GlossaryDialog", "GlossaryEntry", "HelpController", "install_help", "whats_this_html"]
 
@@ -417,11 +420,7 @@ class HelpController:
 
     def about_text(self) -> str:
         """The About box's text (rich text; every value escaped)."""
-        from PySide6 import __version__ as pyside_version
-        from PySide6.QtCore import qVersion
-
-        from tuneplan import __version__, catalog
-        from tuneplan.ui.app import log_file
+        from tuneplan.ui.app import log_file  # (app imports the main window, which imports this module)
 
         dates = catalog.price_dates()
         log = log_file()
