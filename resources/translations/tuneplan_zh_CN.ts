@@ -1066,6 +1066,10 @@ Please attach that file when you report the problem.</source>
         <translation>累计成本（美元）</translation>
     </message>
     <message>
+        <source>Cumulative electricity cost (USD)</source>
+        <translation>累计电费（美元）</translation>
+    </message>
+    <message>
         <source>Wall-clock time (minutes)</source>
         <translation>墙钟时间（分钟）</translation>
     </message>
@@ -1080,6 +1084,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>done · {when} · {usd}</source>
         <translation>完成 · {when} · {usd}</translation>
+    </message>
+    <message>
+        <source> · electricity {kwh} kWh</source>
+        <translation> · 电费 {kwh} kWh</translation>
     </message>
     <message>
         <source>pessimistic {usd}</source>
@@ -1641,6 +1649,413 @@ Please attach that file when you report the problem.</source>
     </message>
 </context>
 <context>
+    <name>Glossary</name>
+    <message>
+        <source>Full fine-tuning</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Every term the window shows that a newcomer may not know, in reading order of the form.</extracomment>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>Every weight of the model is trained. Needs memory for the weights, a gradient for each of them and the optimizer&apos;s states: about 16 bytes per parameter with AdamW in mixed precision.</source>
+        <translation>训练模型的每一个权重。显存要容纳权重、每个权重的梯度以及优化器状态：混合精度下用 AdamW 时每个参数约 16 字节。</translation>
+    </message>
+    <message>
+        <source>LoRA</source>
+        <translation>LoRA</translation>
+    </message>
+    <message>
+        <source>Low-Rank Adaptation: the model&apos;s weights stay frozen and small adapter matrices beside some layers are trained instead. Only the adapters need gradients and optimizer states.</source>
+        <translation>低秩适配（Low-Rank Adaptation）：模型权重保持冻结，转而训练挂在部分层旁边的小型适配器矩阵。只有适配器需要梯度和优化器状态。</translation>
+    </message>
+    <message>
+        <source>QLoRA</source>
+        <translation>QLoRA</translation>
+    </message>
+    <message>
+        <source>LoRA on a base model stored in 4 bits (NF4). The frozen weights take about a quarter of their 16-bit size; each layer is unpacked to 16 bits while it computes, which costs some time.</source>
+        <translation>在以 4 位（NF4）存储的基座模型上做 LoRA。冻结权重只占 16 位时大约四分之一的空间；每层在计算时解包为 16 位，会多花一些时间。</translation>
+    </message>
+    <message>
+        <source>NF4</source>
+        <translation>NF4</translation>
+    </message>
+    <message>
+        <source>4-bit NormalFloat, the format QLoRA stores frozen weights in: 16 levels spaced for bell-shaped weights, with one scale per block of 64 weights.</source>
+        <translation>4 位 NormalFloat，QLoRA 存储冻结权重所用的格式：16 个量化级别按钟形分布的权重排布，每 64 个权重一块，每块一个缩放系数。</translation>
+    </message>
+    <message>
+        <source>Double quantization</source>
+        <translation>双重量化</translation>
+    </message>
+    <message>
+        <source>Stores the NF4 block scales in 8 bits as well, saving about 0.37 bit per weight (roughly 3 GB on a 65B model).</source>
+        <translation>把 NF4 的分块缩放系数也用 8 位存储，每个权重约节省 0.37 位（65B 模型上约 3 GB）。</translation>
+    </message>
+    <message>
+        <source>LoRA rank r</source>
+        <translation>LoRA 秩 r</translation>
+    </message>
+    <message>
+        <source>The inner size of each adapter: an adapted layer of size d_in × d_out gets r × (d_in + d_out) trainable numbers. Twice the rank is twice the adapter memory; typical values are 8 to 64.</source>
+        <translation>每个适配器的内部维度：大小为 d_in × d_out 的层加上适配器后，多出 r × (d_in + d_out) 个可训练数值。秩翻倍，适配器显存也翻倍；常用值为 8 到 64。</translation>
+    </message>
+    <message>
+        <source>LoRA alpha</source>
+        <translation>LoRA alpha</translation>
+    </message>
+    <message>
+        <source>A scale on the adapter&apos;s output (alpha ÷ r). It changes how fast training moves, not memory or time; often set to r or 2 r.</source>
+        <translation>适配器输出的缩放系数（alpha ÷ r）。它影响训练收敛的快慢，不影响显存和时间；通常设为 r 或 2 r。</translation>
+    </message>
+    <message>
+        <source>LoRA dropout</source>
+        <translation>LoRA dropout</translation>
+    </message>
+    <message>
+        <source>Randomly zeroes part of each adapter&apos;s input while training. Above 0 the dropped copy of the input is kept for the backward pass, which costs activation memory.</source>
+        <translation>训练时随机把每个适配器的一部分输入置零。大于 0 时，经过 dropout 的输入副本要保留到反向传播，会占用激活值显存。</translation>
+    </message>
+    <message>
+        <source>LoRA targets</source>
+        <translation>LoRA 目标层</translation>
+    </message>
+    <message>
+        <source>Which layers get adapters: the attention projections q and v, all four attention projections, or every linear layer (attention and MLP). More targets: more adapters and more saved inputs.</source>
+        <translation>哪些层加适配器：注意力投影 q 和 v、全部四个注意力投影，或所有线性层（注意力和 MLP）。目标越多，适配器越多，保存的输入也越多。</translation>
+    </message>
+    <message>
+        <source>Adapter precision</source>
+        <translation>适配器精度</translation>
+    </message>
+    <message>
+        <source>The number format the LoRA adapters are kept in. PEFT (HF Trainer, TRL, axolotl) keeps them in FP32; torchtune and LitGPT in the training precision. It decides which copies of each layer&apos;s input are saved.</source>
+        <translation>LoRA 适配器所用的数值格式。PEFT（HF Trainer、TRL、axolotl）以 FP32 保存；torchtune 和 LitGPT 使用训练精度。它决定每层的输入要保存哪些副本。</translation>
+    </message>
+    <message>
+        <source>BF16 / FP16 / FP32</source>
+        <translation>BF16 / FP16 / FP32</translation>
+    </message>
+    <message>
+        <source>Number formats of 2, 2 and 4 bytes. BF16 has FP32&apos;s range and is the usual choice on Ampere and newer GPUs; FP16 needs loss scaling so small gradients do not vanish; FP32 is exact but slow and twice the memory.</source>
+        <translation>分别占 2、2 和 4 字节的数值格式。BF16 的数值范围与 FP32 相同，是 Ampere 及更新 GPU 上的常用选择；FP16 需要损失缩放，以免小梯度下溢为零；FP32 精确但慢，显存也翻倍。</translation>
+    </message>
+    <message>
+        <source>Mixed precision (FP32 master weights)</source>
+        <translation>混合精度（FP32 主权重）</translation>
+    </message>
+    <message>
+        <source>The weights, gradients and optimizer states are kept in FP32 and the math runs in BF16 or FP16 under autocast. Safer numerics, more memory. Without it the planner assumes pure BF16 weights and AdamW states.</source>
+        <translation>权重、梯度和优化器状态以 FP32 保存，计算在 autocast 下以 BF16 或 FP16 进行。数值更稳妥，显存更多。不开启时，规划器假定权重和 AdamW 状态都是纯 BF16。</translation>
+    </message>
+    <message>
+        <source>Optimizer states</source>
+        <translation>优化器状态</translation>
+    </message>
+    <message>
+        <source>What the optimizer remembers for every trained number: AdamW keeps two (momentum and variance), 8-bit AdamW stores them in 1 byte each, SGD without momentum keeps none. Paged optimizers may move the states to CPU memory when the GPU runs short.</source>
+        <translation>优化器为每个被训练的数值记住的内容：AdamW 保存两个（动量和方差），8 位 AdamW 每个只用 1 字节，不带动量的 SGD 不保存。分页优化器在显存不足时可把状态移到 CPU 内存。</translation>
+    </message>
+    <message>
+        <source>Optimizer step in backward</source>
+        <translation>反向传播中的优化器步</translation>
+    </message>
+    <message>
+        <source>Each weight is updated as soon as its gradient is ready and the gradient is freed, so the gradients are never all in memory at once. Cannot be combined with gradient accumulation.</source>
+        <translation>每个权重的梯度一算好就立即更新该权重并释放梯度，因此梯度永远不会同时全部驻留显存。不能与梯度累积同时使用。</translation>
+    </message>
+    <message>
+        <source>Trainable embeddings</source>
+        <translation>可训练嵌入层</translation>
+    </message>
+    <message>
+        <source>Also train the token embeddings and the LM head, needed when new tokens are added to the vocabulary. They get gradients and optimizer states like full fine-tuning.</source>
+        <translation>同时训练 token 嵌入层和 LM head，在词表中加入新 token 时需要。它们像全量微调一样需要梯度和优化器状态。</translation>
+    </message>
+    <message>
+        <source>k-bit upcast</source>
+        <translation>k 位模型上转</translation>
+    </message>
+    <message>
+        <source>PEFT&apos;s prepare_model_for_kbit_training casts the unquantised parts of a QLoRA model (embeddings, LM head, norms) to FP32: 4 bytes per parameter instead of 2. axolotl, TRL, torchtune and Unsloth skip it.</source>
+        <translation>PEFT 的 prepare_model_for_kbit_training 会把 QLoRA 模型中未量化的部分（嵌入层、LM head、归一化层）转为 FP32：每个参数 4 字节而不是 2 字节。axolotl、TRL、torchtune 和 Unsloth 会跳过这一步。</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>The sequences one GPU runs through the model in one forward and backward pass. Activation memory grows with it; a larger one usually uses the GPU better.</source>
+        <translation>一块 GPU 在一次前向和反向传播中送入模型的序列。激活值显存随它增长；微批次越大，通常越能充分利用 GPU。</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>Run several micro-batches and add up their gradients before one optimizer step. The batch the optimizer sees grows (micro-batch × accumulation × GPUs) without more activation memory.</source>
+        <translation>先跑若干个微批次并累加它们的梯度，再做一次优化器步。优化器看到的批次变大（微批次 × 累积步数 × GPU 数），但激活值显存不增加。</translation>
+    </message>
+    <message>
+        <source>Optimizer step</source>
+        <translation>优化器步</translation>
+    </message>
+    <message>
+        <source>One update of the trained weights, after the gradients of all accumulated micro-batches on all GPUs are in. Training time is the number of steps × the time of one step.</source>
+        <translation>所有 GPU 上累积的全部微批次梯度到齐后，对被训练权重做的一次更新。训练时间 = 步数 × 每步时间。</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>Tokens in one training sequence. Activation memory grows with it (attention scores with its square unless FlashAttention or SDPA is used). Longer than the model&apos;s context is a warning: the model was not trained on such positions.</source>
+        <translation>一条训练序列中的 token 数。激活值显存随它增长（除非使用 FlashAttention 或 SDPA，注意力分数按其平方增长）。超过模型上下文长度会给出警告：模型没有在这些位置上训练过。</translation>
+    </message>
+    <message>
+        <source>Packed sequences</source>
+        <translation>打包序列</translation>
+    </message>
+    <message>
+        <source>Examples are joined end to end into full-length sequences, so no compute is spent on padding.</source>
+        <translation>把样本首尾相接拼成满长度的序列，因此不会在填充上浪费计算。</translation>
+    </message>
+    <message>
+        <source>Padding (fixed and dynamic)</source>
+        <translation>填充（固定与动态）</translation>
+    </message>
+    <message>
+        <source>Each example is filled with padding tokens: to the full sequence length (padded), or to the longest example of its batch (dynamic padding). Padding tokens cost compute; padding efficiency is the share of real tokens.</source>
+        <translation>用填充 token 补齐每条样本：补到完整序列长度（固定填充），或补到所在批次中最长样本的长度（动态填充）。填充 token 也要花计算；填充效率是真实 token 所占的比例。</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>Keep only each layer&apos;s input during the forward pass and recompute the rest during backward. Activation memory falls sharply; each step does about one more forward pass (a third more compute).</source>
+        <translation>前向传播时只保留每层的输入，其余在反向传播时重算。激活值显存大幅下降；每步约多做一次前向传播（计算量多三分之一）。</translation>
+    </message>
+    <message>
+        <source>Attention kernel</source>
+        <translation>注意力内核</translation>
+    </message>
+    <message>
+        <source>The code that computes attention. FlashAttention 2 and PyTorch SDPA never store the full table of attention scores; eager attention does, which grows with the square of the sequence length.</source>
+        <translation>计算注意力的代码。FlashAttention 2 和 PyTorch SDPA 从不保存完整的注意力分数表；eager 注意力会保存，其大小随序列长度的平方增长。</translation>
+    </message>
+    <message>
+        <source>Fused cross-entropy</source>
+        <translation>融合交叉熵</translation>
+    </message>
+    <message>
+        <source>Computes the loss in chunks (Liger kernel, Cut Cross-Entropy) so the logits, one number per vocabulary token per position, are never all in memory. Large vocabularies gain the most.</source>
+        <translation>分块计算损失（Liger 内核、Cut Cross-Entropy），使 logits（每个位置对词表中每个 token 各一个数）永远不会同时全部驻留显存。词表越大，收益越大。</translation>
+    </message>
+    <message>
+        <source>Activation offload</source>
+        <translation>激活值卸载</translation>
+    </message>
+    <message>
+        <source>Saved activations are copied to CPU memory during forward and back for backward: less GPU memory, traffic over PCIe.</source>
+        <translation>保存的激活值在前向传播时复制到 CPU 内存，反向传播时再复制回来：显存更少，但要经 PCIe 传输。</translation>
+    </message>
+    <message>
+        <source>torch.compile</source>
+        <translation>torch.compile</translation>
+    </message>
+    <message>
+        <source>PyTorch compiles each decoder layer into fused kernels, which saves fewer intermediate results for backward. Modelled for RMSNorm models (Llama, Qwen, Mistral, Gemma).</source>
+        <translation>PyTorch 把每个解码器层编译成融合内核，为反向传播保存的中间结果更少。已为 RMSNorm 模型（Llama、Qwen、Mistral、Gemma）建模。</translation>
+    </message>
+    <message>
+        <source>CPU offload</source>
+        <translation>CPU 卸载</translation>
+    </message>
+    <message>
+        <source>DeepSpeed or FSDP keep parameters and optimizer states in CPU memory and run the optimizer on the CPU: much less GPU memory, slower steps.</source>
+        <translation>DeepSpeed 或 FSDP 把参数和优化器状态放在 CPU 内存中，并在 CPU 上运行优化器：显存大大减少，每步更慢。</translation>
+    </message>
+    <message>
+        <source>DDP</source>
+        <translation>DDP</translation>
+    </message>
+    <message>
+        <source>Distributed Data Parallel: every GPU holds the whole model, trains on its own part of the batch and the gradients are averaged. Faster, not smaller.</source>
+        <translation>分布式数据并行（Distributed Data Parallel）：每块 GPU 都持有完整模型，各自训练批次中的一部分，再对梯度取平均。更快，但不省显存。</translation>
+    </message>
+    <message>
+        <source>ZeRO stages</source>
+        <translation>ZeRO 阶段</translation>
+    </message>
+    <message>
+        <source>DeepSpeed&apos;s sharding: stage 1 splits the optimizer states across the GPUs, stage 2 also the gradients, stage 3 also the weights. Each GPU then holds about 1 ÷ (number of GPUs) of what is split.</source>
+        <translation>DeepSpeed 的分片方式：阶段 1 把优化器状态拆分到各 GPU，阶段 2 再加上梯度，阶段 3 再加上权重。被拆分的部分每块 GPU 只持有约 1 ÷（GPU 数）。</translation>
+    </message>
+    <message>
+        <source>FSDP</source>
+        <translation>FSDP</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s Fully Sharded Data Parallel, like ZeRO stage 3: weights, gradients and optimizer states are split across the GPUs and each unit&apos;s weights are gathered just before it computes.</source>
+        <translation>PyTorch 的完全分片数据并行（Fully Sharded Data Parallel），类似 ZeRO 阶段 3：权重、梯度和优化器状态拆分到各 GPU 上，每个单元的权重在它计算前才汇集起来。</translation>
+    </message>
+    <message>
+        <source>FSDP unit</source>
+        <translation>FSDP 单元</translation>
+    </message>
+    <message>
+        <source>A group of layers FSDP gathers and frees as one, usually one decoder layer. The unit being computed is held whole on every GPU; how the embeddings and the LoRA adapters are grouped changes the peak.</source>
+        <translation>FSDP 作为一个整体汇集和释放的一组层，通常是一个解码器层。正在计算的单元在每块 GPU 上都完整存在；嵌入层和 LoRA 适配器的分组方式会影响峰值。</translation>
+    </message>
+    <message>
+        <source>no_sync (gradient sync)</source>
+        <translation>no_sync（梯度同步）</translation>
+    </message>
+    <message>
+        <source>With gradient accumulation under FSDP, no_sync skips the exchange of gradients until the last micro-batch of a step: less communication, but every GPU keeps a whole unsharded gradient meanwhile.</source>
+        <translation>FSDP 下使用梯度累积时，no_sync 会推迟梯度交换，直到一步中的最后一个微批次：通信更少，但在此期间每块 GPU 都要保留一份完整的未分片梯度。</translation>
+    </message>
+    <message>
+        <source>Layers split (no sharding)</source>
+        <translation>按层拆分（不分片）</translation>
+    </message>
+    <message>
+        <source>Several GPUs without DDP, ZeRO or FSDP: the layers are spread over the GPUs (Hugging Face device_map) and only one GPU works at a time.</source>
+        <translation>多块 GPU 但不用 DDP、ZeRO 或 FSDP：各层分布到不同 GPU 上（Hugging Face device_map），同一时间只有一块 GPU 在计算。</translation>
+    </message>
+    <message>
+        <source>Epoch</source>
+        <translation>轮（epoch）</translation>
+    </message>
+    <message>
+        <source>One pass over the whole dataset. Tokens trained = dataset tokens × epochs.</source>
+        <translation>完整遍历一次数据集。训练的 token 数 = 数据集 token 数 × 轮数。</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Model FLOPs Utilisation: the model&apos;s useful arithmetic per second divided by the GPU&apos;s peak rate. 30–50 % is good for training; recomputation and padding do not count as useful.</source>
+        <translation>模型 FLOPs 利用率（Model FLOPs Utilisation）：模型每秒的有效运算量除以 GPU 的峰值算力。训练时 30–50 % 就算不错；重算和填充不算有效运算。</translation>
+    </message>
+    <message>
+        <source>Device total</source>
+        <translation>设备总量</translation>
+    </message>
+    <message>
+        <source>The memory the GPU must hold at the step&apos;s peak: what PyTorch reserves plus the CUDA context, library workspaces and memory outside PyTorch. It is compared with what the driver reports as the card&apos;s total, as nvidia-smi shows it.</source>
+        <translation>训练步峰值时 GPU 必须容纳的显存：PyTorch 保留的显存，加上 CUDA 上下文、库的工作区以及 PyTorch 之外的显存。它与驱动报告的显卡总量（即 nvidia-smi 显示的值）比较。</translation>
+    </message>
+    <message>
+        <source>Allocator overhead</source>
+        <translation>分配器开销</translation>
+    </message>
+    <message>
+        <source>Memory PyTorch has reserved but is not using at the peak: gaps between blocks of different sizes (fragmentation) that its caching allocator cannot hand out.</source>
+        <translation>PyTorch 已保留但在峰值时没有使用的显存：大小不一的块之间的空隙（碎片），缓存分配器无法把它们分配出去。</translation>
+    </message>
+    <message>
+        <source>CUDA context</source>
+        <translation>CUDA 上下文</translation>
+    </message>
+    <message>
+        <source>What the driver and libraries take before the first tensor: the loaded kernels and their bookkeeping, about half a GiB.</source>
+        <translation>在创建第一个张量之前，驱动和各种库已占用的显存：加载的内核及其管理数据，约半个 GiB。</translation>
+    </message>
+    <message>
+        <source>Activations</source>
+        <translation>激活值</translation>
+    </message>
+    <message>
+        <source>Intermediate results of the forward pass saved for the backward pass. They grow with micro-batch × sequence length and are usually the part the memory savers shrink.</source>
+        <translation>前向传播中为反向传播保存的中间结果。它们随 微批次 × 序列长度 增长，通常正是省显存选项所缩减的部分。</translation>
+    </message>
+    <message>
+        <source>Likely range</source>
+        <translation>可能范围</translation>
+    </message>
+    <message>
+        <source>Where the real figure probably lands, from how far the estimate was off on measured runs. “Tight” means the estimate fits but the top of the range does not.</source>
+        <translation>根据估算值在实测运行上的偏差，真实数值大概会落在的区间。“偏紧”表示估算值放得下，但区间上限放不下。</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>结论</translation>
+    </message>
+    <message>
+        <source>Whether the device total fits the GPU: green fits, amber tight (the likely range reaches past the card), red short. A plan that does not fit cannot run, so its time and cost are shown greyed.</source>
+        <translation>设备总量能否放进 GPU：绿色为放得下，琥珀色为偏紧（可能范围超出显卡容量），红色为不够。放不下的方案无法运行，因此其时间和成本显示为灰色。</translation>
+    </message>
+    <message>
+        <source>GPU-hour</source>
+        <translation>GPU 小时</translation>
+    </message>
+    <message>
+        <source>One GPU rented for one hour. Cost = billed hours × GPUs × price per GPU-hour, plus storage, data transfer and other costs.</source>
+        <translation>租用一块 GPU 一小时。成本 = 计费小时数 × GPU 数 × 每 GPU 小时价格，再加上存储、数据传输和其他费用。</translation>
+    </message>
+    <message>
+        <source>Billing granularity</source>
+        <translation>计费粒度</translation>
+    </message>
+    <message>
+        <source>How the provider rounds the time up: per second, per minute or per started hour.</source>
+        <translation>服务商如何对时长向上取整：按秒、按分钟，或按开始计费的小时。</translation>
+    </message>
+    <message>
+        <source>Spot / community GPUs and interruptions</source>
+        <translation>竞价/社区 GPU 与中断</translation>
+    </message>
+    <message>
+        <source>Cheaper GPUs the provider may take back mid-run. Each interruption loses the work since the last checkpoint; the cost includes the expected losses.</source>
+        <translation>更便宜的 GPU，但服务商可能在运行中途收回。每次中断都会丢失上一个检查点之后的工作；成本已计入预期损失。</translation>
+    </message>
+    <message>
+        <source>Egress</source>
+        <translation>出站流量</translation>
+    </message>
+    <message>
+        <source>Data sent out of the provider&apos;s network, such as downloading the trained model; some providers charge per GB.</source>
+        <translation>从服务商网络向外发送的数据，例如下载训练好的模型；有些服务商按 GB 收费。</translation>
+    </message>
+    <message>
+        <source>Setup and evaluation time</source>
+        <translation>准备与评估时间</translation>
+    </message>
+    <message>
+        <source>Billed GPU time outside training: starting the machine, downloading the model and data, and evaluating afterwards.</source>
+        <translation>训练以外的计费 GPU 时间：启动机器、下载模型和数据，以及训练后的评估。</translation>
+    </message>
+</context>
+<context>
+    <name>GlossaryDialog</name>
+    <message>
+        <source>Glossary — Tuneplan</source>
+        <translation>术语表 — Tuneplan</translation>
+    </message>
+    <message>
+        <source>Search terms and definitions</source>
+        <translation>搜索术语和释义</translation>
+    </message>
+    <message>
+        <source>Search the glossary</source>
+        <translation>搜索术语表</translation>
+    </message>
+    <message>
+        <source>Terms</source>
+        <translation>术语</translation>
+    </message>
+    <message>
+        <source>Definition</source>
+        <translation>释义</translation>
+    </message>
+    <message>
+        <source>No term matches.</source>
+        <translation>没有匹配的术语。</translation>
+    </message>
+</context>
+<context>
     <name>GpuCompareController</name>
     <message>
         <source>The comparison cannot be computed for this plan: {error}</source>
@@ -1704,6 +2119,14 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Your price book: edit a price, add a quote, reset to the bundled prices</source>
         <translation>你的价格表：编辑价格、添加报价、恢复为内置价格</translation>
+    </message>
+    <message>
+        <source>Find the cheapest setup…</source>
+        <translation>查找最便宜的配置…</translation>
+    </message>
+    <message>
+        <source>Search GPU types and counts, sharding, method and memory savers for the cheapest (or fastest) setups that fit, and apply one in a click</source>
+        <translation>在 GPU 型号与数量、分片方式、方法和省显存选项中搜索放得下的最便宜（或最快）配置，一键应用</translation>
     </message>
     <message>
         <source>Comparison summary</source>
@@ -2150,6 +2573,128 @@ seen</source>
     <message>
         <source>, seen {date}</source>
         <translation>，日期 {date}</translation>
+    </message>
+</context>
+<context>
+    <name>Help</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>What&apos;s &amp;This?</source>
+        <translation>这是什么？(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Glossary…</source>
+        <translation>术语表(&amp;G)…</translation>
+    </message>
+    <message>
+        <source>&amp;About Tuneplan</source>
+        <translation>关于 Tuneplan(&amp;A)</translation>
+    </message>
+    <message>
+        <source>GPU specifications</source>
+        <translation>GPU 规格</translation>
+    </message>
+    <message>
+        <source>{n} GPUs, collected {date}</source>
+        <translation>{n} 款 GPU，收集于 {date}</translation>
+    </message>
+    <message>
+        <source>Rental prices</source>
+        <translation>租用价格</translation>
+    </message>
+    <message>
+        <source>{n} offers seen {first} to {last} ({undated} undated); your price book (Tools → Prices…) can add newer ones</source>
+        <translation>{n} 个报价，查看于 {first} 至 {last}（{undated} 个无日期）；可在你的价格表（工具 → 价格表…）中添加更新的报价</translation>
+    </message>
+    <message>
+        <source>Model configs</source>
+        <translation>模型配置</translation>
+    </message>
+    <message>
+        <source>{n} models from their published config.json</source>
+        <translation>{n} 个模型，取自其公开发布的 config.json</translation>
+    </message>
+    <message>
+        <source>Log file</source>
+        <translation>日志文件</translation>
+    </message>
+    <message>
+        <source>none in this session (the log folder could not be written)</source>
+        <translation>本次会话没有（无法写入日志文件夹）</translation>
+    </message>
+    <message>
+        <source>Plans the memory, time and cost of fine-tuning a language model before you rent or buy a GPU.</source>
+        <translation>在租用或购买 GPU 之前，规划微调语言模型所需的显存、时间和成本。</translation>
+    </message>
+    <message>
+        <source>About Tuneplan</source>
+        <translation>关于 Tuneplan</translation>
+    </message>
+</context>
+<context>
+    <name>HubModelField</name>
+    <message>
+        <source>Hugging Face id, e.g. Qwen/Qwen2.5-7B-Instruct</source>
+        <translation>Hugging Face ID，例如 Qwen/Qwen2.5-7B-Instruct</translation>
+    </message>
+    <message>
+        <source>Hugging Face model</source>
+        <translation>Hugging Face 模型</translation>
+    </message>
+    <message>
+        <source>Type or paste org/name, org/name@revision or a Hub URL. Models in your Hugging Face cache are offered first and read offline; others are read from the Hub (config.json and the safetensors headers only, never weights or code). Gated models need HF_TOKEN or &apos;hf auth login&apos;.</source>
+        <translation>输入或粘贴 org/name、org/name@revision 或 Hub 网址。你的 Hugging Face 缓存中的模型优先列出并离线读取；其他模型从 Hub 读取（只读 config.json 和 safetensors 文件头，绝不下载权重或代码）。受限模型需要 HF_TOKEN 或 'hf auth login'。</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>Load Hugging Face model</source>
+        <translation>加载 Hugging Face 模型</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Hugging Face model status</source>
+        <translation>Hugging Face 模型状态</translation>
+    </message>
+    <message>
+        <source>{text} is not a Hugging Face model id (org/name, org/name@revision or a Hub URL)</source>
+        <translation>{text} 不是 Hugging Face 模型 ID（应为 org/name、org/name@revision 或 Hub 网址）</translation>
+    </message>
+    <message>
+        <source>Fetching {model}…</source>
+        <translation>正在获取 {model}…</translation>
+    </message>
+    <message>
+        <source>Cancelled; the plan keeps its model.</source>
+        <translation>已取消；方案保留原来的模型。</translation>
+    </message>
+    <message>
+        <source>Could not load: {error}. The plan keeps its model.</source>
+        <translation>无法加载：{error}。方案保留原来的模型。</translation>
+    </message>
+    <message>
+        <source>Could not use {model}: {error}</source>
+        <translation>无法使用 {model}：{error}</translation>
+    </message>
+    <message>
+        <source>from the local Hugging Face cache</source>
+        <translation>来自本地 Hugging Face 缓存</translation>
+    </message>
+    <message>
+        <source>from the Hub</source>
+        <translation>来自 Hub</translation>
+    </message>
+    <message>
+        <source>Loaded {model} {where}.</source>
+        <translation>已加载 {model}（{where}）。</translation>
     </message>
 </context>
 <context>
@@ -2854,6 +3399,38 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>重新询问 NVIDIA 驱动（空闲显存会随程序运行而变化）</translation>
     </message>
     <message>
+        <source>My own GPUs: bill the plan as electricity</source>
+        <translation>我自己的 GPU：按电费计算方案成本</translation>
+    </message>
+    <message>
+        <source>Board power × hours × your electricity price, with no rental, storage or egress; the cost shows what the same run would cost rented</source>
+        <translation>板卡功率 × 小时数 × 你的电价，不含租金、存储和出站流量；成本中会显示同样的运行租用时要花多少</translation>
+    </message>
+    <message>
+        <source>per kWh</source>
+        <translation>/ kWh</translation>
+    </message>
+    <message>
+        <source>Electricity price</source>
+        <translation>电价</translation>
+    </message>
+    <message>
+        <source>What you pay per kWh (your bill&apos;s energy rate, USD)</source>
+        <translation>你每 kWh 付的电费（电费单上的电价，美元）</translation>
+    </message>
+    <message>
+        <source>Rest of the machine</source>
+        <translation>整机其余部分</translation>
+    </message>
+    <message>
+        <source>Optional: what the CPU, memory, drives and fans draw while training (0 leaves it out)</source>
+        <translation>可选：训练时 CPU、内存、硬盘和风扇消耗的功率（0 表示不计入）</translation>
+    </message>
+    <message>
+        <source>Only for your own GPUs</source>
+        <translation>仅适用于你自己的 GPU</translation>
+    </message>
+    <message>
         <source>Copy from catalog card</source>
         <translation>从目录中的显卡复制</translation>
     </message>
@@ -3200,6 +3777,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>摘要</translation>
     </message>
     <message>
+        <source>Warnings</source>
+        <translation>警告</translation>
+    </message>
+    <message>
         <source>Memory per GPU at the step&apos;s peak — hover a segment for its formula</source>
         <translation>训练步峰值时每块 GPU 的显存——鼠标悬停在分段上可查看公式</translation>
     </message>
@@ -3296,6 +3877,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · 可能放得下：下限放得下</translation>
     </message>
     <message>
+        <source>electricity · {kwh} kWh · rented {usd}</source>
+        <translation>电费 · {kwh} kWh · 租用 {usd}</translation>
+    </message>
+    <message>
+        <source>your own GPUs: {kwh} kWh over {hours} h; likely {low}–{high}; the same run rented at {provider} {usd}</source>
+        <translation>你自己的 GPU：{hours} 小时共 {kwh} kWh；可能 {low}–{high}；同样的运行在 {provider} 租用需 {usd}</translation>
+    </message>
+    <message>
         <source>likely {low}–{high} · pessimistic {usd}</source>
         <translation>可能 {low}–{high} · 悲观 {usd}</translation>
     </message>
@@ -3350,6 +3939,20 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{total} B total · {trainable} trainable ({share}%)</source>
         <translation>共 {total} B · 可训练 {trainable}（{share}%）</translation>
+    </message>
+    <message>
+        <source>see the warning below</source>
+        <translation>见下方警告</translation>
+    </message>
+    <message>
+        <source>Cannot run:
+{reason}</source>
+        <translation>无法运行：
+{reason}</translation>
+    </message>
+    <message>
+        <source>This plan cannot run as it is: {reason}. The time and cost are what it would take if it could; apply a suggestion below to make it run.</source>
+        <translation>此方案按当前设置无法运行：{reason}。显示的时间和成本是假如能运行所需的数值；应用下面的某条建议即可让它运行。</translation>
     </message>
     <message>
         <source>Model</source>
@@ -3426,6 +4029,11 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Save the changes to “{name}”?</source>
         <translation>保存对“{name}”的修改吗？</translation>
+    </message>
+    <message>
+        <source>the GPU is short by {short}</source>
+        <extracomment>Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.</extracomment>
+        <translation>GPU 显存还差 {short}</translation>
     </message>
     <message>
         <source>calibrated: {range}</source>
@@ -3589,6 +4197,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Method</source>
         <translation>方法</translation>
+    </message>
+    <message>
+        <source>I train with</source>
+        <translation>我用的训练框架</translation>
     </message>
     <message>
         <source>Full fine-tuning</source>
@@ -3761,6 +4373,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Model:</source>
         <translation>模型：</translation>
+    </message>
+    <message>
+        <source>Hugging Face:</source>
+        <translation>Hugging Face：</translation>
     </message>
     <message>
         <source>Import config.json…</source>
@@ -4781,8 +5397,204 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>Scenario</source>
-        <extracomment>What makes a spreadsheet read a cell as a formula (OWASP, &quot;CSV injection&quot;), also after leading blanks.</extracomment>
+        <extracomment>What makes a spreadsheet read a cell as a formula (OWASP, &quot;CSV injection&quot;), also after leading blanks. Columns every exported comparison has, differing or not (issue #21): a CSV is read without the app.</extracomment>
         <translation>方案</translation>
+    </message>
+</context>
+<context>
+    <name>SetupSearch</name>
+    <message>
+        <source>{n}× {gpu} with {sharding}</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
+        <translation>{n}× {gpu}，{sharding}</translation>
+    </message>
+    <message>
+        <source>1× {gpu}</source>
+        <translation>1× {gpu}</translation>
+    </message>
+    <message>
+        <source>full fine-tuning</source>
+        <translation>全量微调</translation>
+    </message>
+    <message>
+        <source>micro-batch {mb} × accumulation {ga}</source>
+        <translation>微批次 {mb} × 累积 {ga}</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing</source>
+        <translation>梯度检查点</translation>
+    </message>
+    <message>
+        <source>no gradient checkpointing</source>
+        <translation>无梯度检查点</translation>
+    </message>
+    <message>
+        <source>fused cross-entropy</source>
+        <translation>融合交叉熵</translation>
+    </message>
+    <message>
+        <source>8-bit AdamW</source>
+        <translation>8 位 AdamW</translation>
+    </message>
+    <message>
+        <source>gradients synced every micro-batch</source>
+        <translation>每个微批次同步梯度</translation>
+    </message>
+</context>
+<context>
+    <name>SetupSearchDialog</name>
+    <message>
+        <source>Find the cheapest setup</source>
+        <translation>查找最便宜的配置</translation>
+    </message>
+    <message>
+        <source>Cheapest per completed run</source>
+        <translation>每次完成运行最便宜</translation>
+    </message>
+    <message>
+        <source>Fastest</source>
+        <translation>最快</translation>
+    </message>
+    <message>
+        <source>Keep the method</source>
+        <translation>保持方法不变</translation>
+    </message>
+    <message>
+        <source>Keep full fine-tuning, LoRA or QLoRA as the plan has it; otherwise a full fine-tune may become LoRA or QLoRA, and LoRA and QLoRA may swap</source>
+        <translation>保持方案中的全量微调、LoRA 或 QLoRA 不变；否则全量微调可能改为 LoRA 或 QLoRA，LoRA 和 QLoRA 也可能互换</translation>
+    </message>
+    <message>
+        <source>Most GPUs</source>
+        <translation>GPU 数量上限</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Budget per run</source>
+        <translation>每次运行预算</translation>
+    </message>
+    <message>
+        <source> h</source>
+        <translation> 小时</translation>
+    </message>
+    <message>
+        <source>Done within</source>
+        <translation>完成时限</translation>
+    </message>
+    <message>
+        <source>Rank by:</source>
+        <translation>排序依据：</translation>
+    </message>
+    <message>
+        <source>Most GPUs:</source>
+        <translation>GPU 数量上限：</translation>
+    </message>
+    <message>
+        <source>Budget per run:</source>
+        <translation>每次运行预算：</translation>
+    </message>
+    <message>
+        <source>Done within:</source>
+        <translation>完成时限：</translation>
+    </message>
+    <message>
+        <source>Search summary</source>
+        <translation>搜索摘要</translation>
+    </message>
+    <message>
+        <source>Setups that fit</source>
+        <translation>放得下的配置</translation>
+    </message>
+    <message>
+        <source>Setup</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>$ per run</source>
+        <translation>每次运行 $</translation>
+    </message>
+    <message>
+        <source>Hours</source>
+        <translation>小时数</translation>
+    </message>
+    <message>
+        <source>GiB per GPU
+(high / card)</source>
+        <translation>每 GPU GiB
+（上限 / 显卡）</translation>
+    </message>
+    <message>
+        <source>Setups whose whole likely range of memory (the estimate plus its measured error) fits the card, one per GPU type and method. Costs are per completed run at each GPU&apos;s price in your price book, with this plan&apos;s storage and overheads. Apply changes the plan in one step (Edit → Undo takes it back).</source>
+        <translation>显存的整个可能范围（估算值加上实测误差）都放得下显卡的配置，每种 GPU 型号和方法各列一个。成本按完成一次运行计算，采用价格表中各 GPU 的价格，并计入本方案的存储和其他开销。“应用”会一步修改方案（编辑 → 撤销可还原）。</translation>
+    </message>
+    <message>
+        <source>The search cannot be run for this plan: {error}</source>
+        <translation>无法为此方案进行搜索：{error}</translation>
+    </message>
+    <message>
+        <source>  (the plan as it is)</source>
+        <translation>  （当前方案）</translation>
+    </message>
+    <message>
+        <source>no price</source>
+        <translation>无价格</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Apply setup {n}</source>
+        <translation>应用配置 {n}</translation>
+    </message>
+    <message>
+        <source>{count} setups fit with their whole likely range; the best {shown} are shown.</source>
+        <translation>有 {count} 个配置的整个可能范围都放得下；显示最好的 {shown} 个。</translation>
+    </message>
+    <message>
+        <source>Apply setup: {setup}</source>
+        <translation>应用配置：{setup}</translation>
+    </message>
+</context>
+<context>
+    <name>StackChoice</name>
+    <message>
+        <source>I train with</source>
+        <translation>我用的训练框架</translation>
+    </message>
+    <message>
+        <source>The framework you fine-tune with: sets the defaults it really uses (adapter precision, FP32 upcast, loss, checkpointing, FSDP sync...), each read from its source. Every field stays editable</source>
+        <translation>你用来微调的训练框架：按它实际使用的默认值设置各字段（适配器精度、FP32 上转、损失、梯度检查点、FSDP 同步……），每项都取自其源代码。所有字段仍可编辑</translation>
+    </message>
+    <message>
+        <source>Not chosen (set every field yourself)</source>
+        <translation>未选择（所有字段自行设置）</translation>
+    </message>
+    <message>
+        <source>Plain PyTorch loop</source>
+        <translation>纯 PyTorch 训练循环</translation>
+    </message>
+    <message>
+        <source>What the stack set</source>
+        <translation>训练框架设定的内容</translation>
+    </message>
+    <message>
+        <source>train with {stack}</source>
+        <translation>使用 {stack} 训练</translation>
+    </message>
+    <message>
+        <source>Sets {fields}.</source>
+        <translation>设定了{fields}。</translation>
+    </message>
+    <message>
+        <source>You changed: {fields}.</source>
+        <translation>你修改了：{fields}。</translation>
+    </message>
+    <message>
+        <source>Left to you: {fields}</source>
+        <translation>由你设置：{fields}</translation>
     </message>
 </context>
 <context>
@@ -4838,6 +5650,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower</source>
         <translation>{exposed} s 未被掩盖的集合通信（{bytes} B，总线带宽 {link} B/s，其中 {overlapped} s 被计算掩盖）+ 与之并行的计算变慢 {contention} s</translation>
+    </message>
+    <message>
+        <source>{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh</source>
+        <translation>{power} W × {gpus} 块 GPU × {hours} 小时 = {kwh} kWh × {usd_per_kwh} USD/kWh</translation>
+    </message>
+    <message>
+        <source>{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh</source>
+        <translation>{power} W × {hours} 小时 = {kwh} kWh × {usd_per_kwh} USD/kWh</translation>
     </message>
     <message>
         <source>{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile</source>
@@ -4984,6 +5804,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{key} = {value}：未建模 8 位 LoRA；按 16 位权重上的 LoRA 规划</translation>
     </message>
     <message>
+        <source>{framework} config: {field} set to {setting}, whose defaults fill what the file leaves out</source>
+        <translation>{framework} 配置：{field} 设为 {setting}，文件中未写的部分用它的默认值补齐</translation>
+    </message>
+    <message>
+        <source>not in the file: {framework}&apos;s default sets {field} to {setting} ({source})</source>
+        <translation>文件中未给出：按 {framework} 的默认值，{field} 设为 {setting}（{source}）</translation>
+    </message>
+    <message>
         <source>not valid YAML or JSON (line {line}): {problem}</source>
         <translation>不是有效的 YAML 或 JSON（第 {line} 行）：{problem}</translation>
     </message>
@@ -5014,6 +5842,22 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>cannot read the file ({reason})</source>
         <translation>无法读取文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>your own GPUs: billed as electricity, {kwh} kWh at {usd_per_kwh} USD/kWh; no rental, storage or egress charges</source>
+        <translation>你自己的 GPU：按电费计算，{kwh} kWh，电价 {usd_per_kwh} USD/kWh；无租金、存储和出站流量费用</translation>
+    </message>
+    <message>
+        <source>your own GPUs: set your electricity price (USD/kWh) to see what the run costs</source>
+        <translation>你自己的 GPU：设置电价（USD/kWh）即可看到这次运行的成本</translation>
+    </message>
+    <message>
+        <source>board power {power} W is the catalog&apos;s figure for the {gpu}: the card&apos;s own power limit was not read</source>
+        <translation>板卡功率 {power} W 是目录中 {gpu} 的数值：没有读取到显卡自身的功率上限</translation>
+    </message>
+    <message>
+        <source>rented at {provider} ({offer_kind}, {price} USD/GPU-hour) the same run would cost {rental_usd} USD; your electricity {electricity_usd} USD</source>
+        <translation>在 {provider} 租用（{offer_kind}，{price} USD/GPU 小时）同样的运行需 {rental_usd} USD；你的电费为 {electricity_usd} USD</translation>
     </message>
     <message>
         <source>the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
@@ -5070,6 +5914,262 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>sharding across one GPU saves no memory</source>
         <translation>只有一块 GPU 时分片不会节省显存</translation>
+    </message>
+    <message>
+        <source>the global batch grows from {old} to {new} sequences per optimizer step: each of the {n} GPUs needs at least one</source>
+        <translation>全局批次从每个优化器步 {old} 条序列增加到 {new} 条：{n} 块 GPU 每块至少需要一条</translation>
+    </message>
+    <message>
+        <source>no setup of up to {max_gpus} GPUs fits with its whole likely range</source>
+        <translation>在最多 {max_gpus} 块 GPU 的配置中，没有一个能让整个可能范围都放得下</translation>
+    </message>
+    <message>
+        <source>{count} setups fit, but none within the budget and time limit</source>
+        <translation>有 {count} 个配置放得下，但没有一个在预算和时限之内</translation>
+    </message>
+    <message>
+        <source>no price for {gpu}: the cost is unknown</source>
+        <translation>{gpu} 没有价格：成本未知</translation>
+    </message>
+    <message>
+        <source>Hugging Face Trainer runs the transformers modelling code, unfused kernels</source>
+        <translation>Hugging Face Trainer 运行 transformers 的建模代码，内核未融合</translation>
+    </message>
+    <message>
+        <source>Trainer&apos;s default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)</source>
+        <translation>PyTorch 2.8 及更新版本下 Trainer 的默认优化器是 adamw_torch_fused（之前为 adamw_torch）</translation>
+    </message>
+    <message>
+        <source>accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)</source>
+        <translation>accelerate 把 FSDP 梯度同步推迟到优化器步（sync_each_batch=False）</translation>
+    </message>
+    <message>
+        <source>accelerate wraps each decoder layer; embeddings and LM head stay in the root unit</source>
+        <translation>accelerate 把每个解码器层包装成单元；嵌入层和 LM head 留在根单元</translation>
+    </message>
+    <message>
+        <source>PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast</source>
+        <translation>PEFT 把适配器上转为 FP32（autocast_adapter_dtype=True）；Trainer 在 BF16/FP16 autocast 下运行它们</translation>
+    </message>
+    <message>
+        <source>axolotl&apos;s default optimizer is adamw_torch_fused</source>
+        <translation>axolotl 的默认优化器是 adamw_torch_fused</translation>
+    </message>
+    <message>
+        <source>after prepare_model_for_kbit_training axolotl casts embeddings, LM head and norms back to the training dtype</source>
+        <translation>在 prepare_model_for_kbit_training 之后，axolotl 把嵌入层、LM head 和归一化层转回训练数据类型</translation>
+    </message>
+    <message>
+        <source>gradient_checkpointing is off by default</source>
+        <translation>gradient_checkpointing 默认关闭</translation>
+    </message>
+    <message>
+        <source>Cut Cross-Entropy and Liger are plugins you opt into</source>
+        <translation>Cut Cross-Entropy 和 Liger 是需要自行启用的插件</translation>
+    </message>
+    <message>
+        <source>sample_packing and pad_to_sequence_len are off by default: each batch is padded to its longest sequence</source>
+        <translation>sample_packing 和 pad_to_sequence_len 默认关闭：每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>use_liger_kernel is off by default: the loss upcasts the full logits to FP32 (ForCausalLMLoss)</source>
+        <translation>use_liger_kernel 默认关闭：损失计算会把完整的 logits 上转为 FP32（ForCausalLMLoss）</translation>
+    </message>
+    <message>
+        <source>PEFT&apos;s QLoRA recipe calls prepare_model_for_kbit_training, which casts every 16-bit parameter to FP32</source>
+        <translation>PEFT 的 QLoRA 做法会调用 prepare_model_for_kbit_training，它把每个 16 位参数转为 FP32</translation>
+    </message>
+    <message>
+        <source>prepare_model_for_kbit_training turns gradient checkpointing on (use_gradient_checkpointing=True)</source>
+        <translation>prepare_model_for_kbit_training 会开启梯度检查点（use_gradient_checkpointing=True）</translation>
+    </message>
+    <message>
+        <source>the default precision for training is bf16-mixed: FP32 weights under autocast</source>
+        <translation>训练的默认精度是 bf16-mixed：autocast 下的 FP32 权重</translation>
+    </message>
+    <message>
+        <source>quantisation refuses mixed precision: QLoRA runs bf16-true, adapters in bf16</source>
+        <translation>量化不支持混合精度：QLoRA 以 bf16-true 运行，适配器为 bf16</translation>
+    </message>
+    <message>
+        <source>gradient accumulation runs under fabric.no_backward_sync</source>
+        <translation>梯度累积在 fabric.no_backward_sync 下运行</translation>
+    </message>
+    <message>
+        <source>FSDP2 shards each Block parameter by parameter, so frozen weights get no gradient; embeddings stay in the root</source>
+        <translation>FSDP2 对每个 Block 逐个参数分片，因此冻结权重没有梯度；嵌入层留在根单元</translation>
+    </message>
+    <message>
+        <source>bitsandbytes precision keeps the unquantised weights in bf16</source>
+        <translation>bitsandbytes 精度插件把未量化权重保持为 bf16</translation>
+    </message>
+    <message>
+        <source>the LM head runs in chunks of 128 tokens, but every chunk&apos;s logits are kept for backward</source>
+        <translation>LM head 按每块 128 个 token 分块计算，但每块的 logits 都保留到反向传播</translation>
+    </message>
+    <message>
+        <source>the default optimizer is torch.optim.AdamW</source>
+        <translation>默认优化器是 torch.optim.AdamW</translation>
+    </message>
+    <message>
+        <source>the SFT collate function pads each batch to its longest sequence</source>
+        <translation>SFT 的 collate 函数把每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>LitGPT calls PyTorch&apos;s scaled_dot_product_attention</source>
+        <translation>LitGPT 调用 PyTorch 的 scaled_dot_product_attention</translation>
+    </message>
+    <message>
+        <source>one GPU: the fine-tuning scripts do not checkpoint activations</source>
+        <translation>单块 GPU：微调脚本不对激活值做检查点</translation>
+    </message>
+    <message>
+        <source>several GPUs: LoRA shards with FSDP2 (fully_shard), full fine-tuning with FSDPStrategy</source>
+        <translation>多块 GPU：LoRA 用 FSDP2（fully_shard）分片，全量微调用 FSDPStrategy</translation>
+    </message>
+    <message>
+        <source>several GPUs: each Block is activation-checkpointed</source>
+        <translation>多块 GPU：每个 Block 都做激活检查点</translation>
+    </message>
+    <message>
+        <source>packing is on only for stage pt; SFT pads each batch to its longest sequence</source>
+        <translation>只有 stage pt 才开启 packing；SFT 把每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>flash_attn: auto leaves transformers&apos; default, SDPA</source>
+        <translation>flash_attn: auto 沿用 transformers 的默认值 SDPA</translation>
+    </message>
+    <message>
+        <source>trainable parameters are cast to FP32 unless pure_bf16, and PEFT gets autocast_adapter_dtype</source>
+        <translation>除非设置 pure_bf16，否则可训练参数转为 FP32，PEFT 也会启用 autocast_adapter_dtype</translation>
+    </message>
+    <message>
+        <source>full fine-tuning casts the trainable parameters to FP32 unless pure_bf16</source>
+        <translation>除非设置 pure_bf16，否则全量微调会把可训练参数转为 FP32</translation>
+    </message>
+    <message>
+        <source>no prepare_model_for_kbit_training; upcast_layernorm is off by default</source>
+        <translation>不调用 prepare_model_for_kbit_training；upcast_layernorm 默认关闭</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing is on unless disable_gradient_checkpointing</source>
+        <translation>除非设置 disable_gradient_checkpointing，否则开启梯度检查点</translation>
+    </message>
+    <message>
+        <source>enable_liger_kernel is off by default</source>
+        <translation>enable_liger_kernel 默认关闭</translation>
+    </message>
+    <message>
+        <source>lora_dtype is unset by default, so PEFT&apos;s FP32 upcast of the adapters stays</source>
+        <translation>lora_dtype 默认未设置，因此保留 PEFT 对适配器的 FP32 上转</translation>
+    </message>
+    <message>
+        <source>ms-swift does not call prepare_model_for_kbit_training</source>
+        <translation>ms-swift 不调用 prepare_model_for_kbit_training</translation>
+    </message>
+    <message>
+        <source>gradient_checkpointing is on by default</source>
+        <translation>gradient_checkpointing 默认开启</translation>
+    </message>
+    <message>
+        <source>use_liger_kernel is off by default</source>
+        <translation>use_liger_kernel 默认关闭</translation>
+    </message>
+    <message>
+        <source>packing and padding_free are off by default: each batch is padded to its longest sequence</source>
+        <translation>packing 和 padding_free 默认关闭：每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>FSDP reduce-scatters in every backward unless the loop wraps the accumulating micro-batches in no_sync()</source>
+        <translation>除非训练循环用 no_sync() 包裹累积中的微批次，否则 FSDP 在每次反向传播中都做 reduce-scatter</translation>
+    </message>
+    <message>
+        <source>the recipe builds the whole model, adapters included, in the configured dtype (bf16), without autocast</source>
+        <translation>recipe 以配置的数据类型（bf16）构建整个模型（含适配器），不使用 autocast</translation>
+    </message>
+    <message>
+        <source>full fine-tuning trains the bf16 weights directly, no FP32 copy</source>
+        <translation>全量微调直接训练 bf16 权重，没有 FP32 副本</translation>
+    </message>
+    <message>
+        <source>QLoRA quantises the linear weights to NF4 and keeps the rest in bf16</source>
+        <translation>QLoRA 把线性层权重量化为 NF4，其余保持 bf16</translation>
+    </message>
+    <message>
+        <source>the shipped configs use a chunked loss (LinearCrossEntropyLoss, CEWithChunkedOutputLoss)</source>
+        <translation>自带的配置使用分块损失（LinearCrossEntropyLoss、CEWithChunkedOutputLoss）</translation>
+    </message>
+    <message>
+        <source>the shipped configs use torch.optim.AdamW with fused: True</source>
+        <translation>自带的配置使用 torch.optim.AdamW，并设置 fused: True</translation>
+    </message>
+    <message>
+        <source>packed is off in the shipped configs; padded_collate_sft pads each batch to its longest sequence</source>
+        <translation>自带的配置中 packed 关闭；padded_collate_sft 把每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>torchtune&apos;s attention calls PyTorch&apos;s scaled_dot_product_attention</source>
+        <translation>torchtune 的注意力调用 PyTorch 的 scaled_dot_product_attention</translation>
+    </message>
+    <message>
+        <source>the distributed recipes never skip the gradient sync: FSDP2 reduce-scatters after every micro-batch</source>
+        <translation>分布式 recipe 从不跳过梯度同步：FSDP2 在每个微批次之后都做 reduce-scatter</translation>
+    </message>
+    <message>
+        <source>LoRA configs shard the decoder layers; embeddings and output stay in the root</source>
+        <translation>LoRA 配置对解码器层分片；嵌入层和输出层留在根单元</translation>
+    </message>
+    <message>
+        <source>full fine-tuning configs shard embeddings and output as units of their own</source>
+        <translation>全量微调配置把嵌入层和输出层作为独立单元分片</translation>
+    </message>
+    <message>
+        <source>packing and padding_free are off: each batch is padded to its longest sequence</source>
+        <translation>packing 和 padding_free 关闭：每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>with DeepSpeed ZeRO-3 SFTTrainer keeps a 16-bit model&apos;s adapters in its dtype (autocast_adapter_dtype=False)</source>
+        <translation>使用 DeepSpeed ZeRO-3 时，SFTTrainer 让 16 位模型的适配器保持模型的数据类型（autocast_adapter_dtype=False）</translation>
+    </message>
+    <message>
+        <source>SFTTrainer casts a quantised model&apos;s trainable adapter weights to BF16</source>
+        <translation>SFTTrainer 把量化模型的可训练适配器权重转为 BF16</translation>
+    </message>
+    <message>
+        <source>SFTTrainer no longer calls prepare_model_for_kbit_training: the unquantised weights stay 16-bit</source>
+        <translation>SFTTrainer 不再调用 prepare_model_for_kbit_training：未量化权重保持 16 位</translation>
+    </message>
+    <message>
+        <source>TRL&apos;s configs turn gradient checkpointing on by default</source>
+        <translation>TRL 的配置默认开启梯度检查点</translation>
+    </message>
+    <message>
+        <source>the default loss_type chunked_nll computes the LM head and the cross-entropy in chunks of tokens</source>
+        <translation>默认的 loss_type chunked_nll 按 token 分块计算 LM head 和交叉熵</translation>
+    </message>
+    <message>
+        <source>Unsloth replaces norms, RoPE, SwiGLU, LoRA and the loss with its own Triton kernels</source>
+        <translation>Unsloth 用自己的 Triton 内核替换归一化、RoPE、SwiGLU、LoRA 和损失计算</translation>
+    </message>
+    <message>
+        <source>the loss runs through unsloth_fused_ce_loss, never materialising the logits (UNSLOTH_RETURN_LOGITS=0)</source>
+        <translation>损失经由 unsloth_fused_ce_loss 计算，从不生成完整的 logits（UNSLOTH_RETURN_LOGITS=0）</translation>
+    </message>
+    <message>
+        <source>get_peft_model defaults to use_gradient_checkpointing=&apos;unsloth&apos;</source>
+        <translation>get_peft_model 默认 use_gradient_checkpointing='unsloth'</translation>
+    </message>
+    <message>
+        <source>Unsloth&apos;s gradient checkpointing offloads each layer&apos;s saved input to the CPU</source>
+        <translation>Unsloth 的梯度检查点把每层保存的输入卸载到 CPU</translation>
+    </message>
+    <message>
+        <source>Unsloth keeps the LoRA weights in FP32 for mixed precision</source>
+        <translation>Unsloth 在混合精度下把 LoRA 权重保持为 FP32</translation>
+    </message>
+    <message>
+        <source>Unsloth&apos;s prepare_model_for_kbit_training trains neither embeddings nor LM head and does not upcast them</source>
+        <translation>Unsloth 的 prepare_model_for_kbit_training 既不训练嵌入层也不训练 LM head，也不对它们上转</translation>
     </message>
     <message>
         <source>your run of {date} was fitted to an earlier version of the time model and is not applied: import it again</source>
