@@ -26,7 +26,8 @@ SHARDING_WORDS = {"ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "
 
 def catalog_pricing(scenario: Scenario) -> dict[str, Pricing]:
     """The plan's pricing on every catalog GPU with a price: its cheapest on-demand offer (else the cheapest of any
-    kind) with that provider's billing, storage and egress terms; the plan's other pricing terms kept."""
+    kind) with that provider's billing, storage and egress terms, rented (never billed as electricity); the plan's
+    other pricing terms kept. A plan on your own card keeps its electricity billing for that card only."""
     from tuneplan.catalog import list_gpus
     from tuneplan.catalog.prices import default_price, pricing_from_entry
 
@@ -34,11 +35,16 @@ def catalog_pricing(scenario: Scenario) -> dict[str, Pricing]:
                   "storage_kind", "storage_usd_per_gb_month", "egress_usd_per_gb")
     out: dict[str, Pricing] = {}
     for gpu in list_gpus():
+        if scenario.pricing.own_gpu and gpu.id == scenario.gpu.id:
+            out[gpu.id] = scenario.pricing  # the card you own stays billed as electricity
+            continue
         entry = default_price(gpu.id)
         if entry is None:
             continue
         fresh = pricing_from_entry(entry)
-        out[gpu.id] = scenario.pricing.model_copy(update={k: getattr(fresh, k) for k in offer_keys})
+        # every other card is one you would rent: its offer, never your electricity
+        out[gpu.id] = scenario.pricing.model_copy(update={**{k: getattr(fresh, k) for k in offer_keys},
+                                                          "own_gpu": False, "gpu_power_w": None})
     return out
 
 

@@ -69,3 +69,16 @@ def test_use_this_card_bills_electricity_at_the_catalog_speed(window):
     assert w.store.result.cost.billing == "rent"
     assert "electricity" not in chart.getPlotItem().getAxis("left").labelText
     assert "electricity" not in w.cost_card.detail.text()
+
+
+def test_choosing_a_catalog_gpu_after_your_own_rents_it(window):
+    # "Use this card" bills the RTX 3090 as electricity; picking an H100 from the catalog afterwards takes the H100's
+    # rental offer, so the plan is no longer billed as the electricity of a card you do not own
+    w = window
+    w.local_verdict.use_button.click()
+    assert w.store.scenario.pricing.own_gpu
+    assert w.store.set_gpu("h100_sxm")
+    assert not w.store.scenario.pricing.own_gpu and w.store.scenario.pricing.gpu_power_w is None
+    # billed at least its GPU-hours at the H100 offer's price (the wall clock includes setup and evaluation)
+    assert w.store.result.cost.total_usd >= w.store.scenario.pricing.price_per_gpu_hour * 0.999 * \
+        w.store.result.time.seconds / 3600

@@ -14,6 +14,7 @@ from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import CUDA_CONTEXT_BYTES, estimate_memory
 from tuneplan.core.result import GIB
 from tuneplan.core.search import model_states, search_setups, setup_scenario, states_lower_bound
+from tuneplan.core.stacks import apply_stack
 
 GPUS = {g.id: g for g in catalog.list_gpus()}
 
@@ -230,3 +231,35 @@ def test_rank_time_pruning_loses_nothing(model_id):
     assert pruned.estimates < every.estimates
     key = [(x.gpu_id, x.method, x.num_gpus, round(x.hours * 60)) for x in pruned.setups]
     assert key == [(x.gpu_id, x.method, x.num_gpus, round(x.hours * 60)) for x in every.setups[:10]]
+
+
+def test_only_the_card_you_own_is_billed_as_electricity():
+    # a plan on your own RTX 3090 billed at $0.30/kWh: the search prices every other card as a rental offer
+    s = catalog.default_scenario()
+    s = s.model_copy(update={"gpu": GPUS["rtx3090"], "pricing": s.pricing.model_copy(
+        update={"own_gpu": True, "electricity_usd_per_kwh": 0.3, "gpu_power_w": 350.0})})
+    pricing = catalog_pricing(s)
+    assert pricing["rtx3090"].own_gpu and pricing["rtx3090"].gpu_power_w == 350.0
+    others = [p for gpu_id, p in pricing.items() if gpu_id != "rtx3090"]
+    assert others and not any(p.own_gpu for p in others)
+    result = search_setups(s, GPUS.values(), pricing)
+    for setup in result.setups:
+        if setup.gpu_id != "rtx3090":  # rented: at least its GPU-hours at the offer's price
+            offer = pricing[setup.gpu_id].price_per_gpu_hour
+            assert setup.usd >= offer * setup.num_gpus * setup.hours * 0.999
+
+
+def test_the_plans_stack_sets_the_defaults_of_each_setup():
+    # TRL casts the adapters of a quantised model to bf16 (a QLoRA default of the trl profile), PEFT keeps a LoRA
+    # run's adapters in fp32 under autocast: a LoRA setup found from a TRL QLoRA plan has the LoRA default, and its
+    # figures are those of the plan changed into it
+    s = _plan(method="qlora")
+    s = s.model_copy(update={"training": apply_stack(s.training, "trl")})
+    assert s.training.adapter_precision == "model-dtype"
+    result = search_setups(s, GPUS.values(), catalog_pricing(s))
+    lora = [x for x in result.setups if x.method == "lora"]
+    assert lora
+    for setup in lora:
+        assert setup.changes["training.adapter_precision"] == "fp32-autocast"
+        r = estimate(setup_scenario(s, setup, GPUS[setup.gpu_id], _pricing(s, setup)))
+        assert r.memory.total_bytes / GIB == pytest.approx(setup.total_gib, rel=1e-9)

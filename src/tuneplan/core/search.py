@@ -52,6 +52,7 @@ from tuneplan.core.estimate import estimate, plan_stack_key
 from tuneplan.core.memory import CUDA_CONTEXT_BYTES, MEASURED_ERROR, estimate_memory
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Pricing, Scenario, TrainingSetup
+from tuneplan.core.stacks import apply_stack, overridden
 from tuneplan.core.terms import N_, NOTES, Note
 
 __all__ = [
@@ -235,6 +236,8 @@ class _Search:
         self.estimates = 0
         #: per method: (model FLOPs of the whole run, seconds outside training) from its first estimate
         self.work: dict[str, tuple[float, float]] = {}
+        #: fields of the plan the user set against its stack's defaults (kept in every setup)
+        self.user_overrides = frozenset(overridden(scenario.training))
 
     def training(self, method: str, level: int, n: int, sharding: str, mb: int, ga: int) -> TrainingSetup:
         t = self.scenario.training
@@ -245,7 +248,12 @@ class _Search:
                 update["optimizer"] = "adamw-8bit"
             if sharding == "fsdp" and ga > 1:
                 update["grad_sync"] = "micro-batch"
-        return t.model_copy(update=update)
+        changed = t.model_copy(update=update)
+        if t.stack is not None:
+            # the stack's defaults for the new method, GPU count and sharding (TRL's QLoRA-only bf16 adapters are not
+            # a LoRA run's), except what the search sets and what the user set against the stack
+            changed = apply_stack(changed, t.stack, keep=set(update) | set(self.user_overrides))
+        return changed
 
     def model_states(self, method: str, level: int, gpu: GpuSpec) -> tuple[float, float, float]:
         """:func:`model_states` of the plan with this method and savers (cached)."""
@@ -457,6 +465,9 @@ def _setup(search: _Search, gpu: GpuSpec, t: TrainingSetup, pricing: Pricing | N
         return None
     plan = s.training
     changes = {f"training.{f}": getattr(t, f) for f in _FIELDS if getattr(t, f) != getattr(plan, f)}
+    # and what the plan's stack sets differently for this method, GPU count and sharding
+    changes.update({f"training.{f}": getattr(t, f) for f in TrainingSetup.model_fields
+                    if f not in _FIELDS and getattr(t, f) != getattr(plan, f)})
     notes: list[Note] = []
     if new_global != global_batch:
         notes.append(Note(code="search.global_batch", params={"old": global_batch, "new": new_global,

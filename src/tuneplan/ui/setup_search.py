@@ -57,6 +57,9 @@ def search_pricing(store: Any, gpu_ids: list[str]) -> dict[str, Pricing]:
     own = store.scenario.pricing.offer_kind == CUSTOM_OFFER
     out: dict[str, Pricing] = {}
     for gpu_id in gpu_ids:
+        if store.scenario.pricing.own_gpu and gpu_id == store.scenario.gpu.id:
+            out[gpu_id] = store.scenario.pricing  # the card you own stays billed as electricity
+            continue
         try:
             update = store.gpu_update(gpu_id)
         except KeyError:

@@ -421,6 +421,7 @@ class AppStore(QObject):
         for key in ("provider", "offer_kind", "price_per_gpu_hour", "price_date", "billing",
                     "minimum_billed_minutes", "storage_kind", "storage_usd_per_gb_month", "egress_usd_per_gb"):
             keep[key] = getattr(fresh, key)
+        keep["own_gpu"], keep["gpu_power_w"] = False, None  # a rental offer is rented, not your electricity
         return keep
 
     def _replace(self, field: str, **top_level: Any) -> bool:
