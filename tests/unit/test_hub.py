@@ -341,3 +341,39 @@ def test_cli_plans_a_gptq_model_by_id_and_refuses_full(fake_hub, tmp_path) -> No
     missing = subprocess.run([*cmd, "--model", "nobody/missing"], env=env, capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "nobody/missing was not found on the Hub" in missing.stderr
     assert [m.ref for m in load_recent_models()] == ["Qwen/Qwen2.5-0.5B-Instruct-GPTQ-Int4"]
+
+
+def _hostile_cache(tmp_path, monkeypatch, files: dict[str, bytes]) -> None:
+    cache = tmp_path / "hf-home" / "hub"
+    write_cache_repo(cache, "org/name", {"config.json": json.dumps(PYTHIA_70M_CONFIG).encode(), **files})
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # any network use would fail
+
+
+def test_a_deep_safetensors_index_is_not_a_traceback(tmp_path, monkeypatch) -> None:
+    # attack review: a model.safetensors.index.json nested 100,000 deep raised RecursionError from json.loads
+    _hostile_cache(tmp_path, monkeypatch, {
+        "model.safetensors.index.json": b'{"weight_map":' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+        "model.safetensors": safetensors_bytes(pythia_70m_tensors())})
+    model = hub.resolve_model("org/name", timeout=0.5)  # the index is unreadable: every local shard is read
+    assert model.architecture.parameter_count() == PYTHIA_TOTAL
+
+
+def test_an_index_never_points_outside_its_snapshot(tmp_path, monkeypatch) -> None:
+    # attack review: weight_map "../../../../outside.safetensors" made the estimate read a file outside the cache
+    outside = tmp_path / "outside.safetensors"
+    outside.write_bytes(safetensors_bytes([("model.embed_tokens.weight", "BF16", [10])]))
+    _hostile_cache(tmp_path, monkeypatch, {"model.safetensors.index.json": json.dumps(
+        {"weight_map": {"x": "../" * 8 + str(outside).lstrip("/")}}).encode(),
+        "model.safetensors": safetensors_bytes(pythia_70m_tensors())})
+    assert hub.resolve_model("org/name", timeout=0.5).architecture.parameter_count() == PYTHIA_TOTAL
+
+
+@pytest.mark.parametrize("shape", [[2] * 5000, [2**62, 2**62]])
+def test_a_header_claiming_an_impossible_shape_is_refused_in_one_line(tmp_path, monkeypatch, shape) -> None:
+    # attack review: [2] x 5,000 raised OverflowError; [2^62, 2^62] printed pydantic's raw validation text
+    _hostile_cache(tmp_path, monkeypatch, {"model.safetensors": safetensors_bytes(
+        [("model.embed_tokens.weight", "BF16", shape)], header_only=True)})
+    with pytest.raises(ValueError, match="claims a shape no checkpoint holds"):
+        hub.resolve_model("org/name", timeout=0.5)

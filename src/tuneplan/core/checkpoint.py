@@ -169,6 +169,13 @@ def _numel(shape: Sequence[int]) -> int:
     return math.prod(int(d) for d in shape) if shape else 1
 
 
+#: Bounds on one tensor of a header read from an untrusted file: real checkpoints have at most 5 dimensions (conv
+#: and expert stacks) and the largest published tensors hold ~1e10 elements (a 256k-vocabulary x 16k embedding is
+#: 4.2e9); anything beyond these is a hostile or broken header, refused rather than counted.
+MAX_TENSOR_DIMS = 8
+MAX_TENSOR_ELEMENTS = 10**13
+
+
 def checkpoint_from_tensors(
     tensors: Iterable[tuple[str, str, Sequence[int]]],
     config: Mapping[str, Any] | None = None,
@@ -196,9 +203,13 @@ def checkpoint_from_tensors(
         raise ValueError("the checkpoint lists no tensors")
     for name, dtype, shape in table:
         if dtype not in DTYPE_BYTES:
-            raise ValueError(f"tensor {name!r} has an unknown dtype {dtype!r}")
+            raise ValueError(f"tensor {name[:80]!r} has an unknown dtype {dtype[:20]!r}")
         if any(d < 0 for d in shape):
-            raise ValueError(f"tensor {name!r} has a negative dimension")
+            raise ValueError(f"tensor {name[:80]!r} has a negative dimension")
+        if len(shape) > MAX_TENSOR_DIMS or _numel(shape) > MAX_TENSOR_ELEMENTS:
+            raise ValueError(f"tensor {name[:80]!r} claims a shape no checkpoint holds "
+                             f"({len(shape)} dimensions; at most {MAX_TENSOR_DIMS} of at most {MAX_TENSOR_ELEMENTS:.0e}"
+                             " elements are read)")
     method, bits = quantization_from_config(config or {})
     names = {n for n, _, _ in table}
     if method == "none" and any(d in _FLOAT8 for _, d, _ in table):

@@ -18,6 +18,7 @@ import logging
 import os
 import re
 import struct
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from urllib.parse import unquote, urlsplit
 from tuneplan.catalog.models import ConfigImportError, architecture_from_config, read_hf_config
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.checkpoint import CheckpointWeights, checkpoint_from_tensors
+from tuneplan.storage._fs import loads_untrusted_json, read_regular_file
 
 __all__ = [
     "DEFAULT_TIMEOUT_S",
@@ -217,15 +219,23 @@ def read_safetensors_header(path: str | Path) -> list[tuple[str, str, list[int]]
     return table
 
 
+#: The largest ``model.safetensors.index.json`` read (bytes): a 405B model's index is ~100 KB.
+MAX_INDEX_BYTES = 16 * 2**20
+
+
 def _local_tensors(folder: Path) -> list[tuple[str, str, list[int]]] | None:
     """Every tensor of the safetensors files in a model folder (the index's shards, else every file); None if none."""
     index = folder / "model.safetensors.index.json"
     files: list[Path] = []
     if index.is_file():
         try:
-            weight_map = json.loads(index.read_text(encoding="utf-8")).get("weight_map", {})
-            files = [folder / name for name in sorted(set(weight_map.values())) if isinstance(name, str)]
-        except (OSError, ValueError, AttributeError):
+            data = loads_untrusted_json(read_regular_file(index, MAX_INDEX_BYTES))
+            weight_map = data.get("weight_map", {}) if isinstance(data, dict) else {}
+            names = sorted({v for v in weight_map.values() if isinstance(v, str)}) if isinstance(weight_map, dict) \
+                else []
+            # shards of this snapshot only: a name with a folder part, ".." or an absolute path is not followed
+            files = [folder / name for name in names if name and Path(name).name == name and name not in {".", ".."}]
+        except (OSError, ValueError):
             files = []
     if not files:
         files = sorted(folder.glob("*.safetensors"))
@@ -417,6 +427,11 @@ def _remote_tensors(ref: ModelRef, commit: str | None, endpoint: str, timeout: f
     return table
 
 
+#: The whole fetch of a model (config.json and the safetensors headers, with huggingface_hub's own retries) may take
+#: at most this many times the per-request timeout before the user is told the Hub did not answer.
+OVERALL_TIMEOUT_FACTOR = 2.5
+
+
 def resolve_model(ref: ModelRef | str, *, timeout: float = DEFAULT_TIMEOUT_S, token: str | bool | None = None,
                   cache_dir: str | Path | None = None, known: Callable[[str, str], CheckpointWeights | None] | None = None,
                   offline_first: bool = True) -> HubModel:
@@ -455,6 +470,31 @@ def resolve_model(ref: ModelRef | str, *, timeout: float = DEFAULT_TIMEOUT_S, to
             model = load_snapshot(snap, ref.repo_id, commit, known(ref.repo_id, commit) if known else None)
             if model.architecture.checkpoint is not None:
                 return HubModel(ref, commit, model.architecture, "cache", model.notes)
+    # huggingface_hub retries and resumes on its own (a stalled download, a server that trickles a byte at a time),
+    # so each request's timeout does not bound the whole: the fetch runs in a worker held to one overall deadline
+    deadline = OVERALL_TIMEOUT_FACTOR * timeout
+    outcome: dict[str, Any] = {}
+
+    def fetch() -> None:
+        try:
+            outcome["model"] = _resolve_online(ref, timeout, token, cache, known)
+        except BaseException as exc:  # handed to the caller below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=fetch, name="tuneplan-hub-fetch", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive():
+        raise HubError(f"{ref}: the Hugging Face Hub did not answer within {deadline:.0f} s and the model is not in the "
+                       "local cache", "offline")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["model"]
+
+
+def _resolve_online(ref: ModelRef, timeout: float, token: str | bool | None, cache: Path,
+                    known: Callable[[str, str], CheckpointWeights | None] | None) -> HubModel:
+    """:func:`resolve_model`'s fetch from the Hub (see there), each request under ``timeout`` seconds."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
 
     endpoint = hub_endpoint()
