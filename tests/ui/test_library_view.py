@@ -413,6 +413,7 @@ def test_a_renamed_plan_is_never_saved_over_the_file_it_came_from(window, answer
     monkeypatch.setattr(QProcess, "startDetached", lambda program, args: (started.append(list(args)), (True, 1))[1])
     monkeypatch.setattr(type(window), "ask_unsaved", lambda self: QMessageBox.StandardButton.Save)
     monkeypatch.setattr(i18n.QCoreApplication, "instance", staticmethod(lambda: None))  # keep the test app alive
+    monkeypatch.setattr(sys, "argv", ["tuneplan"])  # as the app was started (not pytest's own options)
     assert i18n.restart_app(window)
     # the Mistral file is untouched; the 70B plan is a new library plan; the restart reopens it
     assert read_scenario_file(mistral_file).name == first_name
@@ -421,6 +422,12 @@ def test_a_renamed_plan_is_never_saved_over_the_file_it_came_from(window, answer
     assert len(saved) == 1 and saved[0].path != mistral_file
     assert read_scenario_file(saved[0].path).training.method == "qlora"
     assert started and started[0][-1] == str(saved[0].path)
+    # and the entry point accepts what the restart passes (it once passed the path bare and the relaunch died on
+    # "invalid choice")
+    from tuneplan.__main__ import build_parser
+
+    relaunch = started[0][2:] if started[0][:2] == ["-m", "tuneplan"] else started[0]
+    assert build_parser().parse_args(relaunch).scenario_file == str(saved[0].path)
     monkeypatch.setattr(type(window), "ask_unsaved", lambda self: QMessageBox.StandardButton.Discard)
 
 

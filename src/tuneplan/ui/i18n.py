@@ -784,10 +784,10 @@ def restart_app(window: Any) -> bool:
     if not window.close():
         return False
     # reopen the plan that was open (the file it was saved to, or the one it came from)
-    keep = [a for a in sys.argv[1:] if a.startswith("-")]
+    keep = [a for a in sys.argv[1:] if a.startswith("-") and not a.startswith("--scenario-file")]
     path = getattr(window, "path", None)
     if path is not None:
-        keep.append(str(path))
+        keep += ["--scenario-file", str(path)]  # what the entry point's parser takes (tuneplan.__main__)
     if getattr(sys, "frozen", False):
         program, args = sys.executable, keep
     else:
