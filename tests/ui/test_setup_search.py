@@ -56,3 +56,17 @@ def test_limits_reach_the_search(window, qtbot):
     out = dialog.search_now()
     assert out.setups == [] and dialog.table.rowCount() == 0
     assert dialog.summary.text()  # says that none fits within the limits
+
+
+def test_a_closed_dialog_leaves_the_plan_editable(window, qtbot):
+    # new-user trial: after the dialog was opened and closed, every plan change raised "Internal C++ object (QTimer)
+    # already deleted" from a lambda the store still called
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    dialog = _dialog(window, qtbot)
+    dialog.close()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the dialog deletes itself on close
+    QCoreApplication.processEvents()
+    assert window.store.set_field("training.seq_len", 1024)  # a slot raising here fails the test (pytest-qt)
+    window.store.undo()
+    assert window.store.scenario.training.seq_len == 2048

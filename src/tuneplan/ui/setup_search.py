@@ -192,8 +192,22 @@ class SetupSearchDialog(QDialog):
         self.keep_method.toggled.connect(lambda _on: self._timer.start())
         for spin in (self.max_gpus, self.budget, self.max_hours):
             spin.valueChanged.connect(lambda _v: self._timer.start())
-        store.scenario_changed.connect(lambda _s: self._timer.start())
+        # a bound slot, disconnected when the dialog closes: the store outlives the dialog (a lambda kept calling
+        # the deleted dialog's timer after it was closed)
+        store.scenario_changed.connect(self._plan_changed)
+        self.finished.connect(self._detach)
         self._timer.start()
+
+    def _plan_changed(self, _scenario: Any = None) -> None:
+        self._timer.start()
+
+    def _detach(self, _result: int = 0) -> None:
+        """Stop following the store's plan (the dialog is closing)."""
+        try:
+            self.store.scenario_changed.disconnect(self._plan_changed)
+        except (RuntimeError, TypeError):  # already disconnected
+            pass
+        self._timer.stop()
 
     def search_now(self) -> SearchOutcome | None:
         """Run the search for the store's plan with the limits shown, and fill the table."""
