@@ -82,3 +82,14 @@ def test_choosing_a_catalog_gpu_after_your_own_rents_it(window):
     # billed at least its GPU-hours at the H100 offer's price (the wall clock includes setup and evaluation)
     assert w.store.result.cost.total_usd >= w.store.scenario.pricing.price_per_gpu_hour * 0.999 * \
         w.store.result.time.seconds / 3600
+
+
+def test_own_gpus_without_a_tariff_do_not_show_a_free_run(window):
+    # new-user trial: ticking "My own GPUs" with the tariff at its default 0 showed "$0.00", read as a free run
+    w = window
+    w.local_verdict.use_button.click()
+    assert w.store.set_field("pricing.electricity_usd_per_kwh", 0.0)
+    assert w.cost_card.value.text() == "—"
+    assert "$/kWh" in w.cost_card.detail.text()
+    assert w.store.set_field("pricing.electricity_usd_per_kwh", 0.3)
+    assert w.cost_card.value.text().startswith("$") and "kWh" in w.cost_card.detail.text()

@@ -149,3 +149,17 @@ def test_compare_csv_has_every_key_figure_even_when_only_differences_are_shown(w
     assert float(rows[1]["Peak memory per GPU (GiB)"]) == pytest.approx(r.memory.total_bytes / GIB, abs=0.005)
     assert float(rows[1]["Time (hours)"]) == pytest.approx(r.time.hours, abs=0.0005)
     assert rows[1]["Verdict"]
+
+
+
+def test_a_long_price_note_does_not_widen_the_form(window, qtbot):
+    # new-user trial: a long provider note widened the form past its panel, so every field's right edge (the Load
+    # button, combo boxes, the stack note) was clipped with no way to scroll to it
+    scroll = window.form_scroll
+    window.resize(1366, 768)
+    qtbot.wait(50)
+    assert window.store.set_fields({"pricing.provider": "Vast.ai community marketplace " * 6,
+                                    "pricing.offer_kind": "community"}, error_field="pricing.provider")
+    qtbot.wait(50)
+    assert scroll.widget().width() <= scroll.viewport().width()
+    assert scroll.horizontalScrollBar().maximum() == 0

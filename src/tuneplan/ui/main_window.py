@@ -506,7 +506,16 @@ class MainWindow(QMainWindow):
         self.time_card.setToolTip(self.tr("{steps} optimizer steps of {step} s; {why}").format(
             steps=fmt_number(t.steps), step=fmt_number(t.step_seconds, 3), why=why))
         self.cost_card.value.setText(_usd(c.total_usd))
-        if c.billing == "electricity":  # your own GPUs (issue #19)
+        if c.billing == "electricity" and not s.pricing.electricity_usd_per_kwh:
+            # your own GPUs with no tariff yet: not "$0.00", which reads as a free run
+            self.cost_card.value.setText("—")
+            self.cost_card.detail.setText(self.tr("set your electricity price ($/kWh) in Your GPUs · {kwh} kWh").format(
+                kwh=fmt_number(c.kwh, 1)))
+            self.cost_card.setToolTip(self.tr("your own GPUs: {kwh} kWh over {hours} h; the same run rented at "
+                                              "{provider} {usd}").format(
+                kwh=fmt_number(c.kwh, 2), hours=fmt_number(c.billed_hours, 2), provider=s.pricing.provider,
+                usd=_usd(c.rental_usd or 0.0)))
+        elif c.billing == "electricity":  # your own GPUs (issue #19)
             self.cost_card.detail.setText(self.tr("electricity · {kwh} kWh · rented {usd}").format(
                 kwh=fmt_number(c.kwh, 1), usd=_usd(c.rental_usd or 0.0)))
             self.cost_card.setToolTip(self.tr("your own GPUs: {kwh} kWh over {hours} h; likely {low}–{high}; the same "

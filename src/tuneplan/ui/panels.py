@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -66,6 +67,9 @@ def _info_label() -> QLabel:
     label = QLabel()
     label.setStyleSheet(MUTED)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    # a long note (a provider's price source) must not widen the form past its panel and clip every field's
+    # right edge: the label takes the width it is given and the rest of a long line is cut off
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     return label
 
 
@@ -473,4 +477,5 @@ class HardwarePanel(FieldPanel):
         else:
             seen = self.tr(", seen {date}").format(date=p.price_date) if p.price_date else ""
             self.price_source.setText(f"{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}")
+            self.price_source.setToolTip(plain_tooltip(self.price_source.text()))  # the whole line, if it is cut
 
