@@ -1980,6 +1980,38 @@ Please attach that file when you report the problem.</source>
         <translation>根据估算值在实测运行上的偏差，真实数值大概会落在的区间。“偏紧”表示估算值放得下，但区间上限放不下。</translation>
     </message>
     <message>
+        <source>Pessimistic cost</source>
+        <translation>悲观成本</translation>
+    </message>
+    <message>
+        <source>The cost if spot or community GPUs are interrupted more often than expected and the run must repeat the work lost since each checkpoint; on on-demand GPUs it equals the expected cost.</source>
+        <translation>如果竞价或社区 GPU 被中断的次数多于预期，训练需要重做自上次检查点以来丢失的工作，这时的成本；在按需 GPU 上它等于预期成本。</translation>
+    </message>
+    <message>
+        <source>Allocated and reserved (peak)</source>
+        <translation>已分配与已预留（峰值）</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s two counters: allocated is what live tensors use (torch.cuda.max_memory_allocated), reserved what its caching allocator holds from the driver, allocated plus blocks kept for reuse (max_memory_reserved). The device total adds the CUDA context and NCCL buffers.</source>
+        <translation>PyTorch 的两个计数：已分配是存活张量占用的显存（torch.cuda.max_memory_allocated），已预留是其缓存分配器从驱动拿到的显存，即已分配加上留作复用的块（max_memory_reserved）。设备总量再加上 CUDA 上下文和 NCCL 缓冲区。</translation>
+    </message>
+    <message>
+        <source>Tokens per second (tok/s)</source>
+        <translation>每秒 token 数（tok/s）</translation>
+    </message>
+    <message>
+        <source>Training throughput: tokens of the dataset processed per second on each GPU. Time = tokens of the run ÷ (tok/s × GPUs), plus setup, evaluation and checkpoints.</source>
+        <translation>训练吞吐量：每块 GPU 每秒处理的数据集 token 数。时间 = 整次运行的 token 数 ÷（tok/s × GPU 数），再加上准备、评估和检查点时间。</translation>
+    </message>
+    <message>
+        <source>Why this much?</source>
+        <translation>为什么是这么多？</translation>
+    </message>
+    <message>
+        <source>The tab that shows every number of the estimate with its formula, your values and its source: each memory component, each term of a training step, each phase of the run and each cost line.</source>
+        <translation>显示估算中每个数字及其公式、你的取值和来源的标签页：每个显存组成部分、训练步的每一项、运行的每个阶段和每一行成本。</translation>
+    </message>
+    <message>
         <source>Verdict</source>
         <translation>结论</translation>
     </message>
@@ -2646,7 +2678,7 @@ seen</source>
     </message>
     <message>
         <source>Type or paste org/name, org/name@revision or a Hub URL. Models in your Hugging Face cache are offered first and read offline; others are read from the Hub (config.json and the safetensors headers only, never weights or code). Gated models need HF_TOKEN or &apos;hf auth login&apos;.</source>
-        <translation>输入或粘贴 org/name、org/name@revision 或 Hub 网址。你的 Hugging Face 缓存中的模型优先列出并离线读取；其他模型从 Hub 读取（只读 config.json 和 safetensors 文件头，绝不下载权重或代码）。受限模型需要 HF_TOKEN 或 'hf auth login'。</translation>
+        <translation>输入或粘贴 org/name、org/name@revision 或 Hub 网址。你的 Hugging Face 缓存中的模型优先列出并离线读取；其他模型从 Hub 读取（只读 config.json 和 safetensors 文件头，绝不下载权重或代码）。受限模型需要 HF_TOKEN 或 &apos;hf auth login&apos;。</translation>
     </message>
     <message>
         <source>Load</source>
@@ -3875,6 +3907,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source> · may fit: the lower bound does</source>
         <translation> · 可能放得下：下限放得下</translation>
+    </message>
+    <message>
+        <source>set your electricity price ($/kWh) in Your GPUs · {kwh} kWh</source>
+        <translation>请在“你的 GPU”中设置电价（$/kWh）· {kwh} kWh</translation>
+    </message>
+    <message>
+        <source>your own GPUs: {kwh} kWh over {hours} h; the same run rented at {provider} {usd}</source>
+        <translation>你自己的 GPU：{hours} 小时共 {kwh} kWh；同样的运行在 {provider} 租用需 {usd}</translation>
     </message>
     <message>
         <source>electricity · {kwh} kWh · rented {usd}</source>
@@ -6157,7 +6197,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>get_peft_model defaults to use_gradient_checkpointing=&apos;unsloth&apos;</source>
-        <translation>get_peft_model 默认 use_gradient_checkpointing='unsloth'</translation>
+        <translation>get_peft_model 默认 use_gradient_checkpointing=&apos;unsloth&apos;</translation>
     </message>
     <message>
         <source>Unsloth&apos;s gradient checkpointing offloads each layer&apos;s saved input to the CPU</source>

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox
 
@@ -123,3 +124,11 @@ def test_shown_notes_cite_sources_by_name_not_tp_sections(window):
             texts.append(w.text())
     assert any("QLoRA" in t for t in texts)
     assert not [t for t in texts if "TP §" in t]
+
+
+@pytest.mark.parametrize("word", ["pessimistic", "allocated", "reserved", "tok/s", "Why this much"])
+def test_the_glossary_covers_the_words_of_the_cards_and_chart(window, word):
+    # new-user trial: these words on the Cost card, the memory chart, the Time card and the tab bar found no term
+    dialog = window.help.show_glossary()
+    dialog.search.setText(word)
+    assert dialog.visible_terms(), word

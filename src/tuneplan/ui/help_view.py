@@ -221,6 +221,23 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "Glossary", "Where the real figure probably lands, from how far the estimate was off on measured runs. "
         "“Tight” means the estimate fits but the top of the range does not."),
        ()),
+    _G("pessimistic", QT_TRANSLATE_NOOP("Glossary", "Pessimistic cost"), QT_TRANSLATE_NOOP(
+        "Glossary", "The cost if spot or community GPUs are interrupted more often than expected and the run must "
+        "repeat the work lost since each checkpoint; on on-demand GPUs it equals the expected cost."),
+       ()),
+    _G("allocated_reserved", QT_TRANSLATE_NOOP("Glossary", "Allocated and reserved (peak)"), QT_TRANSLATE_NOOP(
+        "Glossary", "PyTorch's two counters: allocated is what live tensors use (torch.cuda.max_memory_allocated), "
+        "reserved what its caching allocator holds from the driver, allocated plus blocks kept for reuse "
+        "(max_memory_reserved). The device total adds the CUDA context and NCCL buffers."),
+       ()),
+    _G("tokens_per_second", QT_TRANSLATE_NOOP("Glossary", "Tokens per second (tok/s)"), QT_TRANSLATE_NOOP(
+        "Glossary", "Training throughput: tokens of the dataset processed per second on each GPU. Time = tokens "
+        "of the run ÷ (tok/s × GPUs), plus setup, evaluation and checkpoints."),
+       ()),
+    _G("why_this_much", QT_TRANSLATE_NOOP("Glossary", "Why this much?"), QT_TRANSLATE_NOOP(
+        "Glossary", "The tab that shows every number of the estimate with its formula, your values and its source: "
+        "each memory component, each term of a training step, each phase of the run and each cost line."),
+       ()),
     _G("verdict", QT_TRANSLATE_NOOP("Glossary", "Verdict"), QT_TRANSLATE_NOOP(
         "Glossary", "Whether the device total fits the GPU: green fits, amber tight (the likely range reaches past "
         "the card), red short. A plan that does not fit cannot run, so its time and cost are shown greyed."),
@@ -396,11 +413,12 @@ class HelpController:
                 label = panel.form.labelForField(field.container)
                 if label is not None:
                     label.setWhatsThis(text)
-        cards = {"memory_card": ("device_total", "allocator_overhead", "cuda_context"),
+        cards = {"memory_card": ("device_total", "allocated_reserved", "allocator_overhead", "cuda_context"),
                  "verdict_card": ("verdict", "likely_range"),
-                 "time_card": ("likely_range", "optimizer_step", "mfu"),
-                 "cost_card": ("gpu_hour", "billing", "likely_range"),
-                 "vram_chart": ("device_total", "activations", "allocator_overhead", "cuda_context"),
+                 "time_card": ("likely_range", "tokens_per_second", "optimizer_step", "mfu"),
+                 "cost_card": ("gpu_hour", "billing", "likely_range", "pessimistic"),
+                 "vram_chart": ("device_total", "allocated_reserved", "activations", "allocator_overhead",
+                                "cuda_context"),
                  "summary": ("mfu", "optimizer_step", "gpu_hour")}
         for name, keys in cards.items():
             widget = getattr(self.window, name, None)
