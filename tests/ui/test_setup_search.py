@@ -70,3 +70,13 @@ def test_a_closed_dialog_leaves_the_plan_editable(window, qtbot):
     assert window.store.set_field("training.seq_len", 1024)  # a slot raising here fails the test (pytest-qt)
     window.store.undo()
     assert window.store.scenario.training.seq_len == 2048
+
+
+def test_rows_priced_on_interruptible_offers_say_so(window, qtbot):
+    # new-user trial: the top row was a card with only a spot offer, shown as a plain price; it now says "spot"
+    # or "community" next to the cost whenever that is the offer the row is priced on
+    dialog = _dialog(window, qtbot)
+    for row, setup in enumerate(dialog.outcome.setups):
+        kind = dialog._pricing[setup.gpu_id].offer_kind if setup.gpu_id in dialog._pricing else None
+        text = dialog.table.item(row, USD_COL).text()
+        assert (kind in {"spot", "community"}) == ("spot" in text or "community" in text), (setup.gpu_id, kind, text)

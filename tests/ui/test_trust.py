@@ -163,3 +163,12 @@ def test_a_long_price_note_does_not_widen_the_form(window, qtbot):
     qtbot.wait(50)
     assert scroll.widget().width() <= scroll.viewport().width()
     assert scroll.horizontalScrollBar().maximum() == 0
+
+
+def test_parameter_counts_never_read_1000_m():
+    # new-user trial: Gemma 3 1B (999.9 M parameters) was listed as "1000 M params"
+    from tuneplan.ui.panels import _params
+
+    assert _params(999_885_952) == "1.00 B"
+    assert _params(494_032_768) == "494 M"
+    assert _params(8_030_261_248) == "8.03 B"

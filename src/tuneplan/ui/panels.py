@@ -45,7 +45,9 @@ translate = QCoreApplication.translate
 
 
 def _params(n: float) -> str:
-    if n >= 1e9:
+    """A parameter count as the model list shows it: ``8.03 B``, ``494 M`` (999.5 M and up round to billions, so a
+    1B model never reads "1000 M")."""
+    if n >= 999.5e6:
         return f"{n / 1e9:.2f} B"
     return f"{n / 1e6:.0f} M"
 

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.core.scenario import Pricing
 from tuneplan.core.search import DEFAULT_MAX_GPUS, SearchOutcome, Setup, search_setups
-from tuneplan.ui.i18n import core_note_text, fmt_number, fmt_usd, plain_tooltip
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, core_note_text, fmt_number, fmt_usd, plain_tooltip
 from tuneplan.ui.store import CUSTOM_OFFER
 
 __all__ = ["SetupSearchDialog", "describe", "open_setup_search", "search_pricing"]
@@ -213,9 +213,10 @@ class SetupSearchDialog(QDialog):
         """Run the search for the store's plan with the limits shown, and fill the table."""
         self._timer.stop()
         s = self.store.scenario
+        self._pricing = search_pricing(self.store, [g.id for g in self.gpus])
         try:
             self.outcome = search_setups(
-                s, self.gpus, search_pricing(self.store, [g.id for g in self.gpus]),
+                s, self.gpus, self._pricing,
                 rank=self.rank.currentData(), max_gpus=self.max_gpus.value(),
                 budget_usd=self.budget.value() or None, max_hours=self.max_hours.value() or None,
                 keep_method=self.keep_method.isChecked(), calibrations=self.store.calibrations)
@@ -228,13 +229,22 @@ class SetupSearchDialog(QDialog):
         self._fill(self.outcome)
         return self.outcome
 
+    def _offer_kind(self, gpu_id: str) -> str:
+        """`` · spot`` / `` · community`` when the row is priced on an offer the provider may interrupt, else ``""``
+        (a user must see that the cheapest setup relies on such a price)."""
+        pricing = getattr(self, "_pricing", {}).get(gpu_id)
+        if pricing is None or pricing.offer_kind not in {"spot", "community"}:
+            return ""
+        return " · " + OFFER_KIND_LABELS[pricing.offer_kind]
+
     def _fill(self, outcome: SearchOutcome) -> None:
         self.table.setRowCount(len(outcome.setups))
         for row, setup in enumerate(outcome.setups):
             cells = {
                 RANK_COL: str(row + 1),
                 SETUP_COL: describe(setup) + (self.tr("  (the plan as it is)") if setup.is_plan else ""),
-                USD_COL: fmt_usd(setup.usd) if setup.usd is not None else self.tr("no price"),
+                USD_COL: (fmt_usd(setup.usd) + self._offer_kind(setup.gpu_id)) if setup.usd is not None
+                else self.tr("no price"),
                 HOURS_COL: fmt_number(setup.hours, 2),
                 MEMORY_COL: f"{fmt_number(setup.high_gib, 1)} / {fmt_number(setup.capacity_gib, 1)}",
             }
