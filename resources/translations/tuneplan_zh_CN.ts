@@ -5304,7 +5304,28 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>全量微调</translation>
     </message>
     <message>
+        <source>no sharding</source>
+        <translation>不分片</translation>
+    </message>
+    <message>
+        <source>q and v projections</source>
+        <translation>q 和 v 投影</translation>
+    </message>
+    <message>
+        <source>q, k, v, o projections</source>
+        <translation>q、k、v、o 投影</translation>
+    </message>
+    <message>
+        <source>all linear layers</source>
+        <translation>所有线性层</translation>
+    </message>
+    <message>
+        <source>eager (materialised scores)</source>
+        <translation>eager（实体化注意力分数）</translation>
+    </message>
+    <message>
         <source>Model</source>
+        <extracomment>The words the form shows for these settings, in English (the table translates them; the CSV keeps the English): not the plan file&apos;s ids (&quot;zero3&quot;, &quot;all-linear&quot;), which a user never typed.</extracomment>
         <translation>模型</translation>
     </message>
     <message>

@@ -310,3 +310,20 @@ def test_csv_cells_are_quoted_only_when_a_spreadsheet_would_compute_them():
     assert [spreadsheet_cell(v) for v in ("RTX 4090", "fits, 1.0 GiB spare", "", "a=b", "1-2")] == [
         "RTX 4090", "fits, 1.0 GiB spare", "", "a=b", "1-2"]
     assert spreadsheet_cell("-") == "'-"
+
+
+def test_what_differs_uses_the_forms_words_not_file_ids():
+    # new-user trial: the "What differs" table and the CSV showed "zero3", "none", "all-linear" instead of the
+    # words of the form
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+    from tuneplan.ui.scenario_compare import FIELDS
+
+    s = catalog.default_scenario()
+    s = s.model_copy(update={"training": s.training.model_copy(update={
+        "num_gpus": 4, "sharding": "zero3", "lora_targets": "all-linear", "attention": "sdpa"})})
+    r = estimate(s)
+    shown = {f.key: f.text(f.value(s, r)) for f in FIELDS if f.key in {"sharding", "lora_targets", "attention",
+                                                                        "precision"}}
+    assert shown == {"sharding": "ZeRO-3", "lora_targets": "all linear layers", "attention": "PyTorch SDPA",
+                     "precision": "BF16"}

@@ -164,7 +164,19 @@ def _t(text: Any) -> str:
 _WORDS = [
     QT_TRANSLATE_NOOP("ScenarioComparison", "on"), QT_TRANSLATE_NOOP("ScenarioComparison", "off"),
     QT_TRANSLATE_NOOP("ScenarioComparison", "full fine-tune"),
+    QT_TRANSLATE_NOOP("ScenarioComparison", "no sharding"),
+    QT_TRANSLATE_NOOP("ScenarioComparison", "q and v projections"),
+    QT_TRANSLATE_NOOP("ScenarioComparison", "q, k, v, o projections"),
+    QT_TRANSLATE_NOOP("ScenarioComparison", "all linear layers"),
+    QT_TRANSLATE_NOOP("ScenarioComparison", "eager (materialised scores)"),
 ]
+
+#: The words the form shows for these settings, in English (the table translates them; the CSV keeps the English):
+#: not the plan file's ids ("zero3", "all-linear"), which a user never typed.
+SHARDING_WORDS = {"none": "no sharding", "ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3",
+                  "fsdp": "FSDP"}
+TARGET_WORDS = {"q_v": "q and v projections", "qkvo": "q, k, v, o projections", "all-linear": "all linear layers"}
+ATTENTION_WORDS = {"flash": "FlashAttention 2", "sdpa": "PyTorch SDPA", "eager": "eager (materialised scores)"}
 
 
 FIELDS: list[FieldSpec] = [
@@ -178,9 +190,10 @@ FIELDS: list[FieldSpec] = [
               lambda s, r: s.training.num_gpus,
               covers=("training.num_gpus",), edit_path="training.num_gpus", kind=int),
     FieldSpec("sharding", QT_TRANSLATE_NOOP("ScenarioComparison", "Sharding"), "input",
-              lambda s, r: s.training.sharding, covers=("training.sharding",)),
+              lambda s, r: SHARDING_WORDS.get(s.training.sharding, s.training.sharding), text=_t,
+              covers=("training.sharding",)),
     FieldSpec("precision", QT_TRANSLATE_NOOP("ScenarioComparison", "Precision"), "input",
-              lambda s, r: s.training.precision, covers=("training.precision",)),
+              lambda s, r: s.training.precision.upper(), covers=("training.precision",)),
     FieldSpec("optimizer", QT_TRANSLATE_NOOP("ScenarioComparison", "Optimizer"), "input",
               lambda s, r: OPTIMIZER_LABELS.get(s.training.optimizer, s.training.optimizer),
               text=lambda v: next((OPTIMIZER_TEXT[k] for k, en in OPTIMIZER_LABELS.items() if en == v), str(v)),
@@ -189,7 +202,8 @@ FIELDS: list[FieldSpec] = [
               lambda s, r: _lora(s, s.training.lora_rank),
               covers=("training.lora_rank",), edit_path="training.lora_rank", kind=int),
     FieldSpec("lora_targets", QT_TRANSLATE_NOOP("ScenarioComparison", "LoRA targets"), "input",
-              lambda s, r: _lora(s, s.training.lora_targets), covers=("training.lora_targets",)),
+              lambda s, r: _lora(s, TARGET_WORDS.get(s.training.lora_targets, s.training.lora_targets)),
+              text=lambda v: _t(v) if v in TARGET_WORDS.values() else str(v), covers=("training.lora_targets",)),
     FieldSpec("seq_len", QT_TRANSLATE_NOOP("ScenarioComparison", "Sequence length (tokens)"), "input",
               lambda s, r: s.training.seq_len,
               text=lambda v: f"{v:,}", covers=("training.seq_len",), edit_path="training.seq_len", kind=int),
@@ -203,7 +217,8 @@ FIELDS: list[FieldSpec] = [
               lambda s, r: "on" if s.training.grad_checkpointing else "off", text=_t,
               covers=("training.grad_checkpointing",)),
     FieldSpec("attention", QT_TRANSLATE_NOOP("ScenarioComparison", "Attention"), "input",
-              lambda s, r: s.training.attention, covers=("training.attention",)),
+              lambda s, r: ATTENTION_WORDS.get(s.training.attention, s.training.attention), text=_t,
+              covers=("training.attention",)),
     FieldSpec("dataset_tokens", QT_TRANSLATE_NOOP("ScenarioComparison", "Dataset (tokens per epoch)"), "input",
               lambda s, r: s.dataset.tokens_per_epoch,
               text=_tokens, covers=("dataset.examples", "dataset.tokens_per_example", "dataset.total_tokens")),
