@@ -172,3 +172,8 @@ def test_parameter_counts_never_read_1000_m():
     assert _params(999_885_952) == "1.00 B"
     assert _params(494_032_768) == "494 M"
     assert _params(8_030_261_248) == "8.03 B"
+
+
+def test_the_window_fits_a_1366_pixel_screen(window):
+    # new-user trial: the Compare GPUs tab's button row made the window's minimum width 1,409 pixels
+    assert window.minimumSizeHint().width() <= 1366

@@ -666,7 +666,6 @@ class GpuCompareView(QWidget):
         top.addWidget(self.chart_cheapest)
         top.addWidget(self.clear_chart)
         top.addWidget(self.edit_prices)
-        top.addWidget(self.find_setup)
 
         self.answer = QLabel()
         self.answer.setAccessibleName(self.tr("Comparison summary"))
@@ -721,6 +720,8 @@ class GpuCompareView(QWidget):
         bottom.addWidget(self.legend)
         bottom.addStretch(1)
         bottom.addWidget(self.use_button)
+        # (beside "Use for plan", not in the top row: there it made the window wider than a 1366-pixel screen)
+        bottom.addWidget(self.find_setup)
 
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
