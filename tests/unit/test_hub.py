@@ -377,3 +377,17 @@ def test_a_header_claiming_an_impossible_shape_is_refused_in_one_line(tmp_path, 
         [("model.embed_tokens.weight", "BF16", shape)], header_only=True)})
     with pytest.raises(ValueError, match="claims a shape no checkpoint holds"):
         hub.resolve_model("org/name", timeout=0.5)
+
+
+def test_headers_that_contradict_the_config_are_reported(tmp_path, monkeypatch) -> None:
+    # attack review: one 10-element tensor for pythia-70m's config planned "0.00 B parameters" without a word
+    _hostile_cache(tmp_path, monkeypatch, {"model.safetensors": safetensors_bytes(
+        [("gpt_neox.embed_in.weight", "F16", [10])])})
+    model = hub.resolve_model("org/name", timeout=0.5)
+    assert model.architecture.parameter_count() == 10
+    assert any("config.json's shapes give" in n for n in model.notes)
+    # the real checkpoint agrees with its config: no note
+    cache = tmp_path / "ok"
+    monkeypatch.setenv("HF_HOME", str(cache))
+    _pythia_cache(cache / "hub")
+    assert not any("config.json's shapes" in n for n in hub.resolve_model("EleutherAI/pythia-70m", timeout=0.5).notes)

@@ -248,6 +248,22 @@ def _local_tensors(folder: Path) -> list[tuple[str, str, list[int]]] | None:
     return table
 
 
+#: Header and config counts further apart than this (ratio) are reported: a vision tower or extra heads in the
+#: checkpoint, or a header that does not belong to the config.
+COUNT_MISMATCH = 1.25
+
+
+def _count_note(arch: ModelArchitecture) -> list[str]:
+    """A note when the safetensors headers' parameter count and config.json's shapes disagree (empty otherwise)."""
+    if arch.checkpoint is None:
+        return []
+    headers, shapes = arch.parameter_count(), arch.config_parameter_count()
+    if headers <= 0 or shapes <= 0 or 1 / COUNT_MISMATCH <= headers / shapes <= COUNT_MISMATCH:
+        return []
+    return [f"the safetensors headers count {headers:,} parameters where config.json's shapes give {shapes:,}: the "
+            "headers are used (a vision tower or extra heads in the checkpoint, or headers that are not this model's)"]
+
+
 def _with_checkpoint(arch: ModelArchitecture, cfg: dict[str, Any], table: list[Any] | None,
                      source: str) -> ModelArchitecture:
     if not table:
@@ -292,6 +308,7 @@ def load_snapshot(folder: str | Path, repo_id: str | None = None, commit: str | 
     notes: list[str] = []
     if table:
         arch = _with_checkpoint(arch, cfg, table, f"safetensors headers in the HF cache ({where})")
+        notes += _count_note(arch)
     elif known is not None:
         arch = arch.model_copy(update={"checkpoint": known})
     else:
@@ -533,6 +550,7 @@ def _resolve_online(ref: ModelRef, timeout: float, token: str | bool | None, cac
     try:
         table = _remote_tensors(ref, commit, endpoint, timeout, token)
         arch = _with_checkpoint(arch, cfg, table, f"safetensors headers on the Hub ({where})")
+        notes += _count_note(arch)
     except Exception as exc:
         from huggingface_hub import errors
 
