@@ -5642,6 +5642,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>训练框架设定的内容</translation>
     </message>
     <message>
+        <source>Speed tier</source>
+        <translation>速度档位</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
+    </message>
+    <message>
         <source>train with {stack}</source>
         <translation>使用 {stack} 训练</translation>
     </message>

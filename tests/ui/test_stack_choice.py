@@ -29,6 +29,9 @@ def test_choosing_a_stack_applies_its_defaults_in_one_undoable_step(window):
     assert store.undo_stack.count() == steps + 1
     assert window.undo_action.text() == "&Undo train with Hugging Face Trainer + PEFT"
     assert not choice.note.isHidden() and "FP32 unquantised weights (PEFT)" in choice.note.text()
+    # the note says what each field was set to, not only its name (new-user trial)
+    assert "FP32 unquantised weights (PEFT): on" in choice.note.text()
+    assert "Gradient checkpointing: on" in choice.note.text()
     assert "You changed" not in choice.note.text()
     assert "huggingface/peft src/peft/utils/other.py" in choice.note.toolTip()
 

@@ -151,7 +151,6 @@ def test_compare_csv_has_every_key_figure_even_when_only_differences_are_shown(w
     assert rows[1]["Verdict"]
 
 
-
 def test_a_long_price_note_does_not_widen_the_form(window, qtbot):
     # new-user trial: a long provider note widened the form past its panel, so every field's right edge (the Load
     # button, combo boxes, the stack note) was clipped with no way to scroll to it

@@ -16,7 +16,7 @@ from tuneplan.core import stacks
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.terms import Note
 from tuneplan.ui.fields import ComboBox
-from tuneplan.ui.i18n import core_note_text, plain_tooltip
+from tuneplan.ui.i18n import OPTIMIZER_LABELS, core_note_text, plain_tooltip
 from tuneplan.ui.store import AppStore
 
 __all__ = ["StackChoice"]
@@ -54,7 +54,20 @@ class StackChoice(QWidget):
     def _label(self, field: str) -> str:
         path = f"training.{field}"
         label = self.store.field_label(path) if self.store.field_label is not None else ""
-        return label or field.replace("_", " ")
+        if not label and field == "framework":
+            label = self.tr("Speed tier")  # no form field of its own: the stack's kernels (HF eager or optimized)
+        return label or field.replace("_", " ").capitalize()
+
+    def _value(self, field: str, value: Any) -> str:
+        """A stack default as the note shows it: on/off, the optimizer's name, else the value itself."""
+        if isinstance(value, bool):
+            return self.tr("on") if value else self.tr("off")
+        if field == "optimizer":
+            try:
+                return OPTIMIZER_LABELS[str(value)]
+            except KeyError:
+                return str(value)
+        return str(value)
 
     def _on_activated(self, index: int) -> None:
         key = self.combo.itemData(index)
@@ -82,7 +95,8 @@ class StackChoice(QWidget):
             return
         defaults = stacks.resolved_defaults(t.stack, t)
         changed = stacks.overridden(t)
-        text = self.tr("Sets {fields}.").format(fields=", ".join(self._label(f) for f in defaults))
+        text = self.tr("Sets {fields}.").format(fields=", ".join(
+            f"{self._label(f)}: {self._value(f, d.value)}" for f, d in defaults.items()))
         if changed:
             text += " " + self.tr("You changed: {fields}.").format(fields=", ".join(self._label(f) for f in changed))
         self.note.setText(text)
