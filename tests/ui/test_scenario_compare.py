@@ -327,3 +327,21 @@ def test_what_differs_uses_the_forms_words_not_file_ids():
                                                                         "precision"}}
     assert shown == {"sharding": "ZeRO-3", "lora_targets": "all linear layers", "attention": "PyTorch SDPA",
                      "precision": "BF16"}
+
+
+def test_bars_of_plans_with_the_same_long_name_say_what_differs(window):
+    # issue #21: five plans named "Mistral 7B v0.3 LoRA on …" showed five bars labelled "Mistral 7B v0.3 LoR…"
+    lib = ScenarioLibrary()
+    scenarios = [_variant("Mistral 7B v0.3 LoRA on an A100 80GB SXM4 (a)"),
+                 _variant("Mistral 7B v0.3 LoRA on an A100 80GB SXM4 (b)", seq_len=4096)]
+    view = _compare_files(window, [lib.save(s) for s in scenarios])
+    view.refresh()
+    assert view.vram_chart._names == ["Sequence length (tokens) 2,048", "Sequence length (tokens) 4,096"]
+    legend = [label.text for _sample, label in view.cost_chart.legend.items]
+    assert legend[0].startswith("Mistral 7B v0.3 LoRA on an A100 80GB SXM4 (a)")  # the legend keeps the names
+
+
+def test_bars_of_plans_with_distinct_names_keep_them(three):
+    view, scenarios, _files = three
+    view.refresh()
+    assert view.vram_chart._names == [s.name for s in scenarios]

@@ -537,6 +537,24 @@ class ScenarioComparison(QObject):
         return [[(p, lv.get(p)) for p in differing] for lv in leaves] if differing else []
 
 
+#: Characters of a scenario name the memory chart's axis shows before eliding (at the Compare tab's narrowest).
+BAR_NAME_CHARS = 24
+
+#: Inputs whose value names itself on a bar (a model, a method, a GPU); others are shown as "label value".
+_SELF_DESCRIBING = {"model", "method", "gpu", "sharding", "lora_targets", "attention"}
+
+
+def bar_labels(comparison: ScenarioComparison, most: int = 3) -> list[str]:
+    """One label per compared scenario for the charts: what differs between them (up to ``most`` inputs, e.g.
+    ``A100 80GB SXM4 · LoRA``, ``Sequence length (tokens) 4,096``), so that five plans of one model are told apart;
+    a scenario's own name when no shown input differs (or only settings outside the table)."""
+    rows = [r for r in comparison.rows(True) if r.section == "input" and r.key != OTHER_KEY][:most]
+    if not rows:
+        return [e.label for e in comparison.entries]
+    return [" · ".join(r.texts[i] if r.key in _SELF_DESCRIBING else f"{r.label} {r.texts[i]}" for r in rows)
+            for i in range(len(comparison.entries))]
+
+
 # ---------------------------------------------------------------------------------------------
 # table
 
@@ -1229,8 +1247,12 @@ class ScenarioCompareView(QWidget):
         """Redraw both charts and the headline from the controller's entries."""
         self._stale = False
         entries = self.comparison.entries
-        self.vram_chart.set_entries([(e.label, e.result, e.scenario.gpu.name) for e in entries])
-        self.cost_chart.set_entries([(e.label, e.result, e.color) for e in entries])
+        names = [e.label for e in entries]
+        if len({n[:BAR_NAME_CHARS] for n in names}) < len(names):  # names the bars' axis would cut to the same text
+            names = bar_labels(self.comparison)
+        self.vram_chart.set_entries([(name, e.result, e.scenario.gpu.name) for name, e in zip(names, entries,
+                                                                                                strict=True)])
+        self.cost_chart.set_entries([(e.label, e.result, e.color) for e in entries])  # the legend has room for names
         n = len(entries)
         if n < 2:
             self.empty_label.setText(self.tr("Tick at least two scenarios on the left to compare them.")
