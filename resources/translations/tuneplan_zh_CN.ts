@@ -653,6 +653,7 @@ Please attach that file when you report the problem.</source>
     <name>ComparisonTableModel</name>
     <message>
         <source>Double-click to change it for this scenario</source>
+        <extracomment>Characters of a scenario name the memory chart&apos;s axis shows before eliding (at the Compare tab&apos;s narrowest). Inputs whose value names itself on a bar (a model, a method, a GPU); others are shown as &quot;label value&quot;.</extracomment>
         <translation>双击可为此方案修改该值</translation>
     </message>
     <message>
