@@ -14,9 +14,9 @@ FAKE_PROBE = ProbeResult(
 )
 
 
-@pytest.fixture
-def window(qtbot, monkeypatch):
-    """A shown MainWindow; dialogs are replaced so nothing blocks, and errors are recorded."""
+def shown_window(qtbot, monkeypatch, probe_result):
+    """A shown 1400 x 900 MainWindow whose GPU probe answers ``probe_result``; the unsaved-changes question answers
+    Discard and error boxes are recorded in ``w.shown_errors`` instead of blocking."""
     from PySide6.QtWidgets import QMessageBox
 
     from tuneplan.ui.main_window import MainWindow
@@ -24,10 +24,24 @@ def window(qtbot, monkeypatch):
     shown: list[tuple[str, str]] = []
     monkeypatch.setattr(MainWindow, "ask_unsaved", lambda self: QMessageBox.StandardButton.Discard)
     monkeypatch.setattr(MainWindow, "show_error", lambda self, title, text: shown.append((title, text)))
-    w = MainWindow(probe=lambda: FAKE_PROBE)
+    w = MainWindow(probe=lambda: probe_result)
     w.shown_errors = shown
     qtbot.addWidget(w)
     w.resize(1400, 900)
     w.show()
     qtbot.waitExposed(w)
     return w
+
+
+@pytest.fixture
+def show_window(qtbot, monkeypatch):
+    """:func:`shown_window` for a probe answer of the test's own (``show_window(probe_result)``)."""
+    return lambda probe_result: shown_window(qtbot, monkeypatch, probe_result)
+
+
+@pytest.fixture
+def window(qtbot, monkeypatch):
+    """A shown MainWindow; dialogs are replaced so nothing blocks, and errors are recorded."""
+
+
+    return shown_window(qtbot, monkeypatch, FAKE_PROBE)

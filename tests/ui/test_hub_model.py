@@ -6,12 +6,9 @@ from __future__ import annotations
 import json
 import threading
 
-import pytest
-
 from hub_fake import (
     PYTHIA_70M_CONFIG,
     QWEN25_05B_GPTQ_CONFIG,
-    FakeHub,
     pythia_70m_tensors,
     qwen25_05b_gptq_tensors,
     safetensors_bytes,
@@ -22,15 +19,6 @@ from tuneplan.storage.recent_models import load_recent_models
 PYTHIA_TOTAL = 18_915_328 + 2 * 50_304 * 512  # pythia-70m model card: non-embedding + untied embedding and head
 
 
-@pytest.fixture
-def fake_hub(tmp_path, monkeypatch):
-    server = FakeHub()
-    monkeypatch.setenv("HF_ENDPOINT", server.url)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
-    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    yield server
-    server.close()
 
 
 def _serve(server, repo, cfg, tensors, **options):

@@ -59,20 +59,9 @@ HOSTILE_PROBE = ProbeResult(
 
 
 @pytest.fixture
-def hostile_window(qtbot, monkeypatch):
+def hostile_window(show_window):
     """A shown MainWindow whose local GPU has a hostile name; dialogs never block."""
-    from tuneplan.ui.main_window import MainWindow
-
-    errors: list[tuple[str, str]] = []
-    monkeypatch.setattr(MainWindow, "ask_unsaved", lambda self: QMessageBox.StandardButton.Discard)
-    monkeypatch.setattr(MainWindow, "show_error", lambda self, title, text: errors.append((title, text)))
-    w = MainWindow(probe=lambda: HOSTILE_PROBE)
-    w.shown_errors = errors
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
-    return w
+    return show_window(HOSTILE_PROBE)
 
 
 def _raw(text: str | None) -> str | None:

@@ -68,16 +68,6 @@ QWEN_GPTQ_BYTES = 24 * (_gptq_bytes(896, 896) * 2 + _gptq_bytes(896, 128) * 2 + 
 QWEN_LINEAR = 24 * (2 * 896 * 896 + 2 * 896 * 128 + 3 * 896 * 4864)  # the quantised matrices (biases are fp16)
 
 
-@pytest.fixture
-def fake_hub(tmp_path, monkeypatch):
-    server = FakeHub()
-    monkeypatch.setenv("HF_ENDPOINT", server.url)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
-    monkeypatch.setenv("HF_HUB_DISABLE_TELEMETRY", "1")
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    yield server
-    server.close()
 
 
 def _serve(server: FakeHub, repo: str, cfg: dict, tensors: list, **options) -> str:
