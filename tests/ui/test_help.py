@@ -85,7 +85,7 @@ def test_glossary_window_lists_and_searches_terms(window, qtbot):
 
 def test_about_names_version_data_dates_and_log_file(window, monkeypatch, tmp_path):
     log = tmp_path / "logs" / "tuneplan.log"
-    monkeypatch.setattr("tuneplan.ui.app._log_path", log)
+    monkeypatch.setattr("tuneplan.ui.logs._log_path", log)
     shown = []
     monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box) or 0)
     window.help.about_action.trigger()
@@ -99,12 +99,12 @@ def test_about_names_version_data_dates_and_log_file(window, monkeypatch, tmp_pa
     assert dates.first <= dates.last
     assert catalog.SPECS_COLLECTED in text
     assert str(log) in text
-    monkeypatch.setattr("tuneplan.ui.app._log_path", None)
+    monkeypatch.setattr("tuneplan.ui.logs._log_path", None)
     assert "none in this session" in window.help.about_text()
 
 
 def test_about_escapes_the_log_path(window, monkeypatch, tmp_path):
-    monkeypatch.setattr("tuneplan.ui.app._log_path", tmp_path / "<b>x</b>" / "tuneplan.log")
+    monkeypatch.setattr("tuneplan.ui.logs._log_path", tmp_path / "<b>x</b>" / "tuneplan.log")
     text = window.help.about_text()
     assert "&lt;b&gt;x&lt;/b&gt;" in text and "<b>x</b>" not in text
 

@@ -18,52 +18,15 @@ import traceback
 from pathlib import Path
 from types import TracebackType
 
+from tuneplan.ui.logs import log_file, setup_logging
+
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 __all__ = ["log_file", "run_gui", "self_test", "setup_logging"]
 
 log = logging.getLogger("tuneplan")
 
-_log_path: Path | None = None
 _in_hook = False
-
-
-def log_file() -> Path | None:
-    """The log file this session writes (set by :func:`setup_logging`), or None when there is none."""
-    return _log_path
-
-
-def setup_logging(level: int = logging.INFO) -> Path | None:
-    """Log to ``<user log dir>/tuneplan.log`` (rotating, 1 MiB x 3) and warnings to stderr.
-
-    Returns the log file's path, or None when the folder cannot be written (logging then goes to
-    stderr only; the app still starts).
-    """
-    global _log_path
-    from tuneplan.storage import paths
-
-    root = logging.getLogger()
-    root.setLevel(level)
-    fmt = logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if not any(isinstance(h, logging.StreamHandler) and getattr(h, "_tuneplan", False) for h in root.handlers):
-        console = logging.StreamHandler()
-        console.setLevel(logging.WARNING)
-        console.setFormatter(fmt)
-        console._tuneplan = True  # type: ignore[attr-defined]
-        root.addHandler(console)
-    try:
-        path = paths.log_dir() / "tuneplan.log"
-        handler = logging.handlers.RotatingFileHandler(path, maxBytes=1024 * 1024, backupCount=3, encoding="utf-8")
-    except OSError as exc:
-        log.warning("cannot write the log file: %s", exc)
-        return None
-    handler.setFormatter(fmt)
-    for old in [h for h in root.handlers if isinstance(h, logging.handlers.RotatingFileHandler)]:
-        root.removeHandler(old)
-        old.close()
-    root.addHandler(handler)
-    _log_path = path
-    return path
 
 
 def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
@@ -84,7 +47,8 @@ def _excepthook(exc_type: type[BaseException], exc: BaseException, tb: Traceback
     _in_hook = True
     translate = QCoreApplication.translate
     try:
-        where = (translate("App", "The details were written to:\n{path}").format(path=_log_path) if _log_path
+        log_path = log_file()
+        where = (translate("App", "The details were written to:\n{path}").format(path=log_path) if log_path
                  else translate("App", "Logging to a file was not possible."))
         box = QMessageBox(QMessageBox.Icon.Critical, translate("App", "Tuneplan hit a problem"),
                           translate("App", "Something went wrong: {error}\n\n"

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan import __version__, catalog
+from tuneplan.ui.logs import log_file
 
 __all__ = ["GLOSSARY", "GlossaryDialog", "GlossaryEntry", "HelpController", "install_help", "whats_this_html"]
 
@@ -438,8 +439,6 @@ class HelpController:
 
     def about_text(self) -> str:
         """The About box's text (rich text; every value escaped)."""
-        from tuneplan.ui.app import log_file  # (app imports the main window, which imports this module)
-
         dates = catalog.price_dates()
         log = log_file()
         e = html.escape
