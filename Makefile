@@ -18,8 +18,10 @@ run: $(STAMP)
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q
 
+# ruff, then the package boundaries: import-linter's contracts ([tool.importlinter] in pyproject.toml)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/lint-imports --no-cache
 
 accuracy: $(STAMP)
 	$(PY) ../shared/reference/score_accuracy.py --cmd "$(PY) -m tuneplan" > docs/accuracy-table.md.tmp
