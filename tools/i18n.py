@@ -86,15 +86,20 @@ def check() -> int:
 CORE_STRINGS = SOURCES / "core_strings.py"
 
 
+#: The modules that add notes or formulas to the catalogue (``NOTES.update`` / ``FORMULAS.update``) when imported.
+CATALOGUE_MODULES = ("tuneplan.core.advice", "tuneplan.core.calibration", "tuneplan.core.cost", "tuneplan.core.estimate",
+                     "tuneplan.core.search", "tuneplan.core.stacks", "tuneplan.core.throughput",
+                     "tuneplan.core.training_config", "tuneplan.hw.probe")
+
+
 def core_source() -> str:
     """``src/tuneplan/ui/core_strings.py`` as generated from the core catalogue (``FORMULAS`` and ``NOTES``)."""
-    import tuneplan.core.calibration  # noqa: F401 - registers its notes
-    import tuneplan.core.estimate  # noqa: F401 - registers its notes
-    import tuneplan.core.search  # noqa: F401 - registers its notes
-    import tuneplan.core.stacks  # noqa: F401 - registers its notes
-    import tuneplan.core.throughput  # noqa: F401 - registers its notes
-    import tuneplan.core.training_config  # noqa: F401 - registers its notes
+    import importlib
+
     from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, NOTES
+
+    for module in CATALOGUE_MODULES:
+        importlib.import_module(module)  # each registers its notes
 
     lines = ['"""The core catalogue\'s English templates (``tuneplan.core.terms.FORMULAS`` and ``NOTES``) marked for Qt\'s',
              "translation tools, which read only the UI's sources. Generated from the catalogue; ``tests/ui/test_i18n.py`` "

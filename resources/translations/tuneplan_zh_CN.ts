@@ -67,12 +67,8 @@
 <context>
     <name>Advice</name>
     <message>
-        <source>Priced at ${price}/GPU-hour ({provider}).</source>
-        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Below this share of the GPU&apos;s memory spare, a fitting plan is &quot;tight&quot; and advice is shown too: the estimate&apos;s measured error is of this order (docs/accuracy.md). Suggestions shown before &quot;Show all&quot;.</extracomment>
-        <translation>按 ${price}/GPU 小时计价（{provider}）。</translation>
-    </message>
-    <message>
         <source>same time</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Below this share of the GPU&apos;s memory spare, a fitting plan is &quot;tight&quot; and advice is shown too: the estimate&apos;s measured error is of this order (docs/accuracy.md). Suggestions shown before &quot;Show all&quot;.</extracomment>
         <translation>时间不变</translation>
     </message>
     <message>
@@ -202,66 +198,6 @@
     <message>
         <source>Applied: {title}</source>
         <translation>已应用：{title}</translation>
-    </message>
-    <message>
-        <source>Turn on gradient checkpointing</source>
-        <translation>开启梯度检查点</translation>
-    </message>
-    <message>
-        <source>Train LoRA adapters instead of all weights</source>
-        <translation>改为训练 LoRA 适配器，不训练全部权重</translation>
-    </message>
-    <message>
-        <source>Use QLoRA (4-bit NF4 base)</source>
-        <translation>使用 QLoRA（4 位 NF4 基座）</translation>
-    </message>
-    <message>
-        <source>Use fused AdamW</source>
-        <translation>使用 fused AdamW</translation>
-    </message>
-    <message>
-        <source>Skip the FP32 upcast of the unquantised weights</source>
-        <translation>跳过未量化权重的 FP32 上转</translation>
-    </message>
-    <message>
-        <source>Use 8-bit AdamW</source>
-        <translation>使用 8 位 AdamW</translation>
-    </message>
-    <message>
-        <source>Fuse the optimizer step into backward</source>
-        <translation>把优化器步进融合进反向传播</translation>
-    </message>
-    <message>
-        <source>Use a fused cross-entropy (Liger, Cut Cross-Entropy)</source>
-        <translation>使用融合交叉熵（Liger、Cut Cross-Entropy）</translation>
-    </message>
-    <message>
-        <source>Offload checkpointed activations to CPU</source>
-        <translation>把检查点保存的激活值卸载到 CPU</translation>
-    </message>
-    <message>
-        <source>Sync gradients every micro-batch</source>
-        <translation>每个微批次都同步梯度</translation>
-    </message>
-    <message>
-        <source>Wrap the adapters in their own FSDP units</source>
-        <translation>把适配器单独包装成 FSDP 单元</translation>
-    </message>
-    <message>
-        <source>Micro-batch {mb} with gradient accumulation {ga}</source>
-        <translation>微批次 {mb}，梯度累积 {ga}</translation>
-    </message>
-    <message>
-        <source>Shorten sequences to {n} tokens</source>
-        <translation>把序列缩短到 {n} 个 token</translation>
-    </message>
-    <message>
-        <source>Shard across {n} GPUs with FSDP (ZeRO-3)</source>
-        <translation>用 FSDP（ZeRO-3）分片到 {n} 块 GPU</translation>
-    </message>
-    <message>
-        <source>Use a larger GPU: {gpu} ({memory})</source>
-        <translation>换用更大的 GPU：{gpu}（{memory}）</translation>
     </message>
 </context>
 <context>
@@ -722,290 +658,6 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Training config imported</source>
         <translation>训练配置已导入</translation>
-    </message>
-</context>
-<context>
-    <name>CoreNotes</name>
-    <message>
-        <source>sequence length {n} exceeds the model&apos;s max_position_embeddings ({m})</source>
-        <extracomment>The core&apos;s notes and warnings (English sentences with numbers) -&gt; a template in the UI language. Each pattern&apos;s named groups fill the template&apos;s placeholders; a note that matches no pattern (a new one in the core) is shown as the core wrote it.</extracomment>
-        <translation>序列长度 {n} 超过了模型的 max_position_embeddings（{m}）</translation>
-    </message>
-    <message>
-        <source>{gpu} has no BF16 tensor cores: train in FP16 with loss scaling</source>
-        <translation>{gpu} 没有 BF16 张量核心：请用 FP16 加损失缩放训练</translation>
-    </message>
-    <message>
-        <source>the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)</source>
-        <translation>融合进反向传播的优化器步骤无法累积梯度：请把梯度累积设为 1（torchtune 不允许这种组合）</translation>
-    </message>
-    <message>
-        <source>paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
-        <translation>分页优化器状态（{p} GiB）超过 GPU 剩余的 {f} GiB：约 {o} GiB 存放在 CPU 内存中，每个优化器步骤都要经 PCIe 传输，时间估算已包含这部分（在 Windows 和 WSL2 上 CUDA 无法将其换出：那里它们必须放进 GPU 显存）</translation>
-    </message>
-    <message>
-        <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
-        <translation>bitsandbytes 不会量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量，见 bitsandbytes issue #1849）：它们按未量化计入；Unsloth 的加载器会量化它们</translation>
-    </message>
-    <message>
-        <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
-        <translation>PEFT 通过 ParamWrapper 适配堆叠的专家权重，它不支持 LoRA dropout：请把 dropout 设为 0，或只对注意力投影做 LoRA</translation>
-    </message>
-    <message>
-        <source>sharding across one GPU saves no memory</source>
-        <translation>只有一块 GPU 时分片不会节省显存</translation>
-    </message>
-    <message>
-        <source>the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype</source>
-        <translation>未应用 FP32 上转：分片 QLoRA（FSDP/ZeRO-3）会跳过 prepare_model_for_kbit_training，以便每个分片只有一种数据类型</translation>
-    </message>
-    <message>
-        <source>FP16 training with FP16 trainable parameters: PyTorch&apos;s loss scaler refuses them (&quot;Attempting to unscale FP16 gradients&quot;); keep the trained weights in FP32 or train in BF16</source>
-        <translation>FP16 训练且可训练参数为 FP16：PyTorch 的损失缩放器会拒绝（&quot;Attempting to unscale FP16 gradients&quot;）；请将被训练的权重保持为 FP32，或改用 BF16 训练</translation>
-    </message>
-    <message>
-        <source>torch.compile&apos;s smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used</source>
-        <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral、Gemma）建模；此模型使用未编译时的数值</translation>
-    </message>
-    <message>
-        <source>the LoRA adapter setting ({mode}) does not apply: adapters inside their layer&apos;s FSDP unit take the weights&apos; dtype</source>
-        <translation>LoRA 适配器设置（{mode}）不适用：与所在层共用 FSDP 单元的适配器采用权重的数据类型</translation>
-    </message>
-    <message>
-        <source>the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
-        <translation>LoRA 适配器设置（{mode}）不适用：使用 FP32 主权重时，适配器为 FP32，在 autocast 下运行</translation>
-    </message>
-    <message>
-        <source>{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel</source>
-        <translation>{n} 块 GPU 但未分片：各层被拆分到不同 GPU 上，一次只有一块 GPU 在计算（朴素模型并行，HF device_map）；要并行训练请选择 DDP、ZeRO 或 FSDP</translation>
-    </message>
-    <message>
-        <source>full FT on plain HF: optimized full-FT MFU x the column&apos;s HF/optimized LoRA ratio (TP §4, §6)</source>
-        <translation>原生 Hugging Face 全量微调：优化后全量微调的 MFU × 该列 HF/优化 LoRA 的比值（TP §4、§6）</translation>
-    </message>
-    <message>
-        <source>sequence length &gt;= {n}: MFU x {f} (TP §6)</source>
-        <translation>序列长度 ≥ {n}：MFU × {f}（TP §6）</translation>
-    </message>
-    <message>
-        <source>FP32 training: TF32 tensor rate taken as half the BF16 rate</source>
-        <translation>FP32 训练：TF32 张量算力按 BF16 的一半计算</translation>
-    </message>
-    <message>
-        <source>{gpu} has no BF16: timed at its FP16 rate</source>
-        <translation>{gpu} 不支持 BF16：按其 FP16 算力计时</translation>
-    </message>
-    <message>
-        <source>MFU override {u}: model FLOPs / spec peak; replaces the defaults and the checkpointing, QLoRA and long-context factors</source>
-        <translation>MFU 覆盖值 {u}：模型 FLOPs / 标称峰值；取代默认值以及梯度检查点、QLoRA 和长上下文系数</translation>
-    </message>
-    <message>
-        <source>QLoRA dequantisation: time x {f} (TP §4)</source>
-        <translation>QLoRA 反量化：时间 × {f}（TP §4）</translation>
-    </message>
-    <message>
-        <source>CPU offload: throughput x {f} (TP §5)</source>
-        <translation>CPU 卸载：吞吐量 × {f}（TP §5）</translation>
-    </message>
-    <message>
-        <source>adapters inside their layer&apos;s FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA&apos;s 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)</source>
-        <translation>适配器与所在层共用 FSDP 单元只对多 GPU FSDP 下的 LoRA 有影响（QLoRA 的 4 位权重无法计算梯度；全参数微调本来就训练所有权重）</translation>
-    </message>
-    <message>
-        <source>FSDP units mix frozen and trainable weights: the frozen weights&apos; gradients are computed too, time x {f}</source>
-        <translation>FSDP 单元混合了冻结权重与可训练权重：冻结权重的梯度也会被计算，时间 × {f}</translation>
-    </message>
-    <message>
-        <source>no activation checkpointing: no recomputed forward, time x {f}</source>
-        <translation>未开启梯度检查点：没有重算的前向传播，时间 × {f}</translation>
-    </message>
-    <message>
-        <source>memory-bound: streaming the weights ({a} ms) outlasts the math ({b} ms) per micro-batch; a larger micro-batch is faster</source>
-        <translation>带宽受限：每个微批次读取权重（{a} ms）比计算（{b} ms）还久；更大的微批次会更快</translation>
-    </message>
-    <message>
-        <source>examples of {n} tokens are truncated to seq_len {m}</source>
-        <translation>{n} 个 token 的样本会被截断到序列长度 {m}</translation>
-    </message>
-    <message>
-        <source>container disk: billed only while running and wiped on stop; copy results out before stopping</source>
-        <translation>容器磁盘：只在运行时计费，停止时清空；停止前请把结果拷出</translation>
-    </message>
-    <message>
-        <source>pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod</source>
-        <translation>Pod 卷：Pod 停止时保留（按停机费率计费），随 Pod 一起删除</translation>
-    </message>
-    <message>
-        <source>network volume: persists independently of pods and is billed until deleted</source>
-        <translation>网络卷：独立于 Pod 持久保存，删除前持续计费</translation>
-    </message>
-    <message>
-        <source>{n} expected interruptions lose {h} h (${usd}); pessimistic: {p} lose {ph} h</source>
-        <translation>预计 {n} 次中断损失 {h} 小时（${usd}）；悲观情况：{p} 次中断损失 {ph} 小时</translation>
-    </message>
-    <message>
-        <source>failure probability {p}: {n} attempts per completed run (+${usd})</source>
-        <translation>失败概率 {p}：每完成一次运行需尝试 {n} 次（+${usd}）</translation>
-    </message>
-    <message>
-        <source>monthly server ${m}/month vs ${h}/month hourly for {r} runs: break-even at {be} runs/month, monthly is cheaper{rest}</source>
-        <translation>包月服务器 ${m}/月，按小时跑 {r} 次为 ${h}/月：每月 {be} 次时持平，包月更便宜{rest}</translation>
-    </message>
-    <message>
-        <source>monthly server ${m}/month vs ${h}/month hourly for {r} runs: break-even at {be} runs/month, hourly is cheaper{rest}</source>
-        <translation>包月服务器 ${m}/月，按小时跑 {r} 次为 ${h}/月：每月 {be} 次时持平，按小时更便宜{rest}</translation>
-    </message>
-    <message>
-        <source>; the runs do not fit in one month</source>
-        <translation>；这些运行一个月内跑不完</translation>
-    </message>
-    <message>
-        <source>own card{s}: electricity ${usd} per run ({w} W x {n} x {h} h at ${rate}/kWh)</source>
-        <translation>自有显卡：每次运行电费 ${usd}（{w} W × {n} × {h} 小时，电价 ${rate}/kWh）</translation>
-    </message>
-    <message>
-        <source>{gpu} has no {rest} support (needs an Ampere or newer GPU): use FP16 and SDPA</source>
-        <translation>{gpu} 不支持 {rest}（需要 Ampere 或更新的 GPU）：请使用 FP16 和 SDPA</translation>
-    </message>
-    <message>
-        <source>BF16 or FlashAttention 2</source>
-        <translation>BF16 或 FlashAttention 2</translation>
-    </message>
-    <message>
-        <source>Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.</source>
-        <translation>每层只保留一个隐藏状态，其余在反向传播中重算：计算量约增加三分之一。</translation>
-    </message>
-    <message>
-        <source>Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT&apos;s prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.</source>
-        <translation>像 axolotl、TRL、torchtune 和 Unsloth 那样把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持为训练精度，而不是 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
-    </message>
-    <message>
-        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which the time estimate includes.</source>
-        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多，时间估算已计入这部分。</translation>
-    </message>
-    <message>
-        <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>
-        <translation>这样冻结权重就不会得到梯度（PEFT 的 fsdp_auto_wrap_policy、torchtune；litgpt PR #1538）。</translation>
-    </message>
-    <message>
-        <source>No gradients or optimizer states for the base weights.</source>
-        <translation>基座权重不需要梯度和优化器状态。</translation>
-    </message>
-    <message>
-        <source>Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.</source>
-        <translation>以 4 位存储冻结的基座；约为 bf16 权重的四分之一，速度稍慢。</translation>
-    </message>
-    <message>
-        <source>torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path&apos;s temporary copy of the second moments; same maths, no slowdown.</source>
-        <translation>torch.optim.AdamW(fused=True) 在一个内核中完成更新，不像 foreach 路径那样临时复制二阶矩；数学上相同，不会变慢。</translation>
-    </message>
-    <message>
-        <source>bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.</source>
-        <translation>bitsandbytes 以 8 位保存两个矩：每个参数 2 字节，而不是 4 或 8 字节。</translation>
-    </message>
-    <message>
-        <source>Frees each gradient as soon as its parameter is updated (no gradient accumulation).</source>
-        <translation>每个参数一更新就释放其梯度（不能梯度累积）。</translation>
-    </message>
-    <message>
-        <source>Same effective batch, fewer tokens in flight at once.</source>
-        <translation>有效批次不变，同时处理的 token 更少。</translation>
-    </message>
-    <message>
-        <source>The loss never materialises the full fp32 logits.</source>
-        <translation>损失计算从不生成完整的 fp32 logits。</translation>
-    </message>
-    <message>
-        <source>Truncates or splits long examples: check your data&apos;s length distribution first.</source>
-        <translation>会截断或拆分长样本：请先检查数据的长度分布。</translation>
-    </message>
-    <message>
-        <source>Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).</source>
-        <translation>通过 PCIe 将保存的隐藏状态移到主机内存；显示的时间未计入传输开销（链路跟得上时与计算重叠）。</translation>
-    </message>
-    <message>
-        <source>Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.</source>
-        <translation>权重、梯度和优化器状态分摊到各块 GPU 上；每块 GPU 的时长都要计费。</translation>
-    </message>
-    <message>
-        <source>The smallest catalog GPU with enough memory for the plan as it is.</source>
-        <translation>目录中显存足够容纳当前方案的最小 GPU。</translation>
-    </message>
-    <message>
-        <source>Priced at ${price}/GPU-hour.</source>
-        <translation>按 ${price}/GPU 小时计价。</translation>
-    </message>
-    <message>
-        <source>Keeps the current price per GPU-hour (no price known for it).</source>
-        <translation>沿用当前的每 GPU 小时价格（没有它的已知价格）。</translation>
-    </message>
-    <message>
-        <source>Found 1 NVIDIA GPU{rest}</source>
-        <translation>找到 1 块 NVIDIA GPU{rest}</translation>
-    </message>
-    <message>
-        <source>Found {n} NVIDIA GPUs{rest}</source>
-        <translation>找到 {n} 块 NVIDIA GPU{rest}</translation>
-    </message>
-    <message>
-        <source> ({n} skipped: see notes)</source>
-        <translation>（跳过 {n} 块：见说明）</translation>
-    </message>
-    <message>
-        <source>No NVIDIA GPU found — {rest}</source>
-        <translation>未找到 NVIDIA GPU——{rest}</translation>
-    </message>
-    <message>
-        <source>NVML library not found (no NVIDIA driver installed) — {rest}</source>
-        <translation>未找到 NVML 库（未安装 NVIDIA 驱动）——{rest}</translation>
-    </message>
-    <message>
-        <source>NVIDIA driver not loaded — {rest}</source>
-        <translation>NVIDIA 驱动未加载——{rest}</translation>
-    </message>
-    <message>
-        <source>driver/library version mismatch — reboot after a driver update, or {rest}</source>
-        <translation>驱动与库版本不匹配——更新驱动后请重启，或者{rest}</translation>
-    </message>
-    <message>
-        <source>permission denied reading the GPU — {rest}</source>
-        <translation>读取 GPU 时权限不足——{rest}</translation>
-    </message>
-    <message>
-        <source>GPU detection unavailable: the nvidia-ml-py package is not installed — {rest}</source>
-        <translation>无法检测 GPU：未安装 nvidia-ml-py 包——{rest}</translation>
-    </message>
-    <message>
-        <source>GPU detection unavailable: the nvidia-ml-py package looks broken — {rest}</source>
-        <translation>无法检测 GPU：nvidia-ml-py 包似乎已损坏——{rest}</translation>
-    </message>
-    <message>
-        <source>the GPU stopped responding while it was being read — check the card or reboot, or {rest}</source>
-        <translation>读取时 GPU 停止响应——请检查显卡或重启，或者{rest}</translation>
-    </message>
-    <message>
-        <source>the NVIDIA driver is too old for GPU detection — update it, or {rest}</source>
-        <translation>NVIDIA 驱动太旧，无法检测 GPU——请更新驱动，或者{rest}</translation>
-    </message>
-    <message>
-        <source>the NVIDIA driver could not be queried ({detail}) — {rest}</source>
-        <translation>无法查询 NVIDIA 驱动（{detail}）——{rest}</translation>
-    </message>
-    <message>
-        <source>unexpected error while reading the GPUs — {rest}</source>
-        <translation>读取 GPU 时发生意外错误——{rest}</translation>
-    </message>
-    <message>
-        <source>the NVIDIA driver did not answer within {s} s — {rest}</source>
-        <translation>NVIDIA 驱动在 {s} 秒内没有响应——{rest}</translation>
-    </message>
-    <message>
-        <source>you can still enter your card by hand</source>
-        <translation>你仍可以手动填写显卡</translation>
-    </message>
-    <message>
-        <source>using the card you entered by hand</source>
-        <translation>正在使用你手动填写的显卡</translation>
     </message>
 </context>
 <context>
@@ -5754,6 +5406,138 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>每个微批次：归一化、激活、旋转位置编码、残差、LoRA dropout、交叉熵和反量化共 {bytes} B，带宽 {bandwidth} B/s；× 每步 {micro_batches} 个微批次</translation>
     </message>
     <message>
+        <source>Offload checkpointed activations to CPU</source>
+        <translation>把检查点保存的激活值卸载到 CPU</translation>
+    </message>
+    <message>
+        <source>Use 8-bit AdamW</source>
+        <translation>使用 8 位 AdamW</translation>
+    </message>
+    <message>
+        <source>Use fused AdamW</source>
+        <translation>使用 fused AdamW</translation>
+    </message>
+    <message>
+        <source>Wrap the adapters in their own FSDP units</source>
+        <translation>把适配器单独包装成 FSDP 单元</translation>
+    </message>
+    <message>
+        <source>Use a fused cross-entropy (Liger, Cut Cross-Entropy)</source>
+        <translation>使用融合交叉熵（Liger、Cut Cross-Entropy）</translation>
+    </message>
+    <message>
+        <source>Use a larger GPU: {gpu} ({memory_gib:.2f} GiB)</source>
+        <translation>换用更大的 GPU：{gpu}（{memory_gib:.2f} GiB）</translation>
+    </message>
+    <message>
+        <source>Shard across {gpus} GPUs with FSDP (ZeRO-3)</source>
+        <translation>用 FSDP（ZeRO-3）分片到 {gpus} 块 GPU</translation>
+    </message>
+    <message>
+        <source>Turn on gradient checkpointing</source>
+        <translation>开启梯度检查点</translation>
+    </message>
+    <message>
+        <source>Sync gradients every micro-batch</source>
+        <translation>每个微批次都同步梯度</translation>
+    </message>
+    <message>
+        <source>Skip the FP32 upcast of the unquantised weights</source>
+        <translation>跳过未量化权重的 FP32 上转</translation>
+    </message>
+    <message>
+        <source>Train LoRA adapters instead of all weights</source>
+        <translation>改为训练 LoRA 适配器，不训练全部权重</translation>
+    </message>
+    <message>
+        <source>Micro-batch {micro_batch} with gradient accumulation {accumulation}</source>
+        <translation>微批次 {micro_batch}，梯度累积 {accumulation}</translation>
+    </message>
+    <message>
+        <source>Fuse the optimizer step into backward</source>
+        <translation>把优化器步进融合进反向传播</translation>
+    </message>
+    <message>
+        <source>Priced at ${price:,.2f}/GPU-hour.</source>
+        <translation>按 ${price:,.2f}/GPU 小时计价。</translation>
+    </message>
+    <message>
+        <source>Priced at ${price:,.2f}/GPU-hour ({provider}).</source>
+        <translation>按 ${price:,.2f}/GPU 小时计价（{provider}）。</translation>
+    </message>
+    <message>
+        <source>Use QLoRA (4-bit NF4 base)</source>
+        <translation>使用 QLoRA（4 位 NF4 基座）</translation>
+    </message>
+    <message>
+        <source>Shorten sequences to {tokens:,} tokens</source>
+        <translation>把序列缩短到 {tokens:,} 个 token</translation>
+    </message>
+    <message>
+        <source>Keeps the current price per GPU-hour (no price known for it).</source>
+        <translation>沿用当前的每 GPU 小时价格（没有它的已知价格）。</translation>
+    </message>
+    <message>
+        <source>Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).</source>
+        <translation>通过 PCIe 将保存的隐藏状态移到主机内存；显示的时间未计入传输开销（链路跟得上时与计算重叠）。</translation>
+    </message>
+    <message>
+        <source>bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.</source>
+        <translation>bitsandbytes 以 8 位保存两个矩：每个参数 2 字节，而不是 4 或 8 字节。</translation>
+    </message>
+    <message>
+        <source>torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path&apos;s temporary copy of the second moments; same maths, no slowdown.</source>
+        <translation>torch.optim.AdamW(fused=True) 在一个内核中完成更新，不像 foreach 路径那样临时复制二阶矩；数学上相同，不会变慢。</translation>
+    </message>
+    <message>
+        <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>
+        <translation>这样冻结权重就不会得到梯度（PEFT 的 fsdp_auto_wrap_policy、torchtune；litgpt PR #1538）。</translation>
+    </message>
+    <message>
+        <source>The loss never materialises the full fp32 logits.</source>
+        <translation>损失计算从不生成完整的 fp32 logits。</translation>
+    </message>
+    <message>
+        <source>The smallest catalog GPU with enough memory for the plan as it is.</source>
+        <translation>目录中显存足够容纳当前方案的最小 GPU。</translation>
+    </message>
+    <message>
+        <source>Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.</source>
+        <translation>权重、梯度和优化器状态分摊到各块 GPU 上；每块 GPU 的时长都要计费。</translation>
+    </message>
+    <message>
+        <source>Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.</source>
+        <translation>每层只保留一个隐藏状态，其余在反向传播中重算：计算量约增加三分之一。</translation>
+    </message>
+    <message>
+        <source>Reduce-scatters each micro-batch&apos;s gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which the time estimate includes.</source>
+        <translation>每个微批次的梯度都做 reduce-scatter，因此每张 GPU 只保留一个分片，而不是完整的未分片梯度（accelerate sync_each_batch=True）；通信更多，时间估算已计入这部分。</translation>
+    </message>
+    <message>
+        <source>Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT&apos;s prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.</source>
+        <translation>像 axolotl、TRL、torchtune 和 Unsloth 那样把嵌入层、LM head、归一化层（以及堆叠的 MoE 专家）保持为训练精度，而不是 PEFT 的 prepare_model_for_kbit_training：每个参数 2 字节而不是 4 字节，层间残差流也是 16 位。</translation>
+    </message>
+    <message>
+        <source>No gradients or optimizer states for the base weights.</source>
+        <translation>基座权重不需要梯度和优化器状态。</translation>
+    </message>
+    <message>
+        <source>Same effective batch, fewer tokens in flight at once.</source>
+        <translation>有效批次不变，同时处理的 token 更少。</translation>
+    </message>
+    <message>
+        <source>Frees each gradient as soon as its parameter is updated (no gradient accumulation).</source>
+        <translation>每个参数一更新就释放其梯度（不能梯度累积）。</translation>
+    </message>
+    <message>
+        <source>Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.</source>
+        <translation>以 4 位存储冻结的基座；约为 bf16 权重的四分之一，速度稍慢。</translation>
+    </message>
+    <message>
+        <source>Truncates or splits long examples: check your data&apos;s length distribution first.</source>
+        <translation>会截断或拆分长样本：请先检查数据的长度分布。</translation>
+    </message>
+    <message>
         <source>the pilot&apos;s {seconds} s per step would mean {mfu} % of the GPU&apos;s peak rate, which no card reaches: is it a different plan, or per micro-batch?</source>
         <translation>试运行每步 {seconds} s 意味着达到 GPU 峰值速率的 {mfu}%，没有显卡能做到：是不是别的计划，或者是按微批次计的时间？</translation>
     </message>
@@ -5922,6 +5706,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>你自己的 GPU：按电费计算，{kwh} kWh，电价 {usd_per_kwh} USD/kWh；无租金、存储和出站流量费用</translation>
     </message>
     <message>
+        <source>failure probability {probability:.0%}: {attempts:.2f} attempts per completed run (+${usd:,.2f})</source>
+        <translation>失败概率 {probability:.0%}：每完成一次运行需尝试 {attempts:.2f} 次（+${usd:,.2f}）</translation>
+    </message>
+    <message>
+        <source>monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} runs: break-even at {break_even:.1f} runs/month, hourly is cheaper</source>
+        <translation>包月服务器 ${monthly:,.0f}/月，按小时跑 {runs:g} 次为 ${hourly:,.2f}/月：每月 {break_even:.1f} 次时持平，按小时更便宜</translation>
+    </message>
+    <message>
+        <source>{expected:.2f} expected interruptions lose {lost_hours:.2f} h (${usd:,.2f}); pessimistic: {pessimistic} lose {pessimistic_hours:.2f} h</source>
+        <translation>预计 {expected:.2f} 次中断损失 {lost_hours:.2f} 小时（${usd:,.2f}）；悲观情况：{pessimistic} 次中断损失 {pessimistic_hours:.2f} 小时</translation>
+    </message>
+    <message>
+        <source>monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} runs: break-even at {break_even:.1f} runs/month, the monthly server is cheaper</source>
+        <translation>包月服务器 ${monthly:,.0f}/月，按小时跑 {runs:g} 次为 ${hourly:,.2f}/月：每月 {break_even:.1f} 次时持平，包月更便宜</translation>
+    </message>
+    <message>
+        <source>monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} runs: break-even at {break_even:.1f} runs/month, both cost the same</source>
+        <translation>包月服务器 ${monthly:,.0f}/月，按小时跑 {runs:g} 次为 ${hourly:,.2f}/月：每月 {break_even:.1f} 次时持平，两者花费相同</translation>
+    </message>
+    <message>
         <source>your own GPUs: set your electricity price (USD/kWh) to see what the run costs</source>
         <translation>你自己的 GPU：设置电价（USD/kWh）即可看到这次运行的成本</translation>
     </message>
@@ -5932,6 +5736,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>rented at {provider} ({offer_kind}, {price} USD/GPU-hour) the same run would cost {rental_usd} USD; your electricity {electricity_usd} USD</source>
         <translation>在 {provider} 租用（{offer_kind}，{price} USD/GPU 小时）同样的运行需 {rental_usd} USD；你的电费为 {electricity_usd} USD</translation>
+    </message>
+    <message>
+        <source>electricity on your own card(s) instead: ${usd:,.2f} per run ({power:.0f} W × {gpus} × {hours:.2f} h at ${usd_per_kwh}/kWh)</source>
+        <translation>若改用自有显卡：每次运行电费 ${usd:,.2f}（{power:.0f} W × {gpus} × {hours:.2f} 小时，电价 ${usd_per_kwh}/kWh）</translation>
+    </message>
+    <message>
+        <source>{runs:g} runs a month do not fit in one month of wall-clock time</source>
+        <translation>每月 {runs:g} 次运行超出了一个月的实际时间</translation>
+    </message>
+    <message>
+        <source>container disk: billed only while running and wiped on stop; copy results out before stopping</source>
+        <translation>容器磁盘：只在运行时计费，停止时清空；停止前请把结果拷出</translation>
+    </message>
+    <message>
+        <source>network volume: persists independently of pods and is billed until deleted</source>
+        <translation>网络卷：独立于 Pod 持久保存，删除前持续计费</translation>
+    </message>
+    <message>
+        <source>pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod</source>
+        <translation>Pod 卷：Pod 停止时保留（按停机费率计费），随 Pod 一起删除</translation>
     </message>
     <message>
         <source>the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
@@ -5988,6 +5812,82 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>sharding across one GPU saves no memory</source>
         <translation>只有一块 GPU 时分片不会节省显存</translation>
+    </message>
+    <message>
+        <source>the GPU stopped responding while it was being read: check the card or reboot</source>
+        <translation>读取时 GPU 停止响应：请检查显卡或重启</translation>
+    </message>
+    <message>
+        <source>the NVIDIA library stopped the GPU probe ({exception})</source>
+        <translation>NVIDIA 库中止了 GPU 检测（{exception}）</translation>
+    </message>
+    <message>
+        <source>GPU detection unavailable: the nvidia-ml-py package looks broken</source>
+        <translation>无法检测 GPU：nvidia-ml-py 包似乎已损坏</translation>
+    </message>
+    <message>
+        <source>NVIDIA driver not loaded</source>
+        <translation>NVIDIA 驱动未加载</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver is too old for GPU detection: update it</source>
+        <translation>NVIDIA 驱动太旧，无法检测 GPU：请更新驱动</translation>
+    </message>
+    <message>
+        <source>Found {n} NVIDIA GPUs</source>
+        <translation>找到 {n} 块 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>Found 1 NVIDIA GPU</source>
+        <translation>找到 1 块 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>using the card you entered by hand</source>
+        <translation>正在使用你手动填写的显卡</translation>
+    </message>
+    <message>
+        <source>you can still enter your card by hand</source>
+        <translation>你仍可以手动填写显卡</translation>
+    </message>
+    <message>
+        <source>NVML library not found (no NVIDIA driver installed)</source>
+        <translation>未找到 NVML 库（未安装 NVIDIA 驱动）</translation>
+    </message>
+    <message>
+        <source>GPU detection unavailable: the nvidia-ml-py package is not installed</source>
+        <translation>无法检测 GPU：未安装 nvidia-ml-py 包</translation>
+    </message>
+    <message>
+        <source>No NVIDIA GPU found</source>
+        <translation>未找到 NVIDIA GPU</translation>
+    </message>
+    <message>
+        <source>permission denied reading the GPU</source>
+        <translation>读取 GPU 时权限被拒绝</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver could not be queried ({detail})</source>
+        <translation>无法查询 NVIDIA 驱动（{detail}）</translation>
+    </message>
+    <message>
+        <source>({n} skipped: see notes)</source>
+        <translation>（跳过 {n} 块：见说明）</translation>
+    </message>
+    <message>
+        <source>the NVIDIA driver did not answer within {seconds:g} s</source>
+        <translation>NVIDIA 驱动在 {seconds:g} 秒内没有响应</translation>
+    </message>
+    <message>
+        <source>unexpected error while reading the GPUs</source>
+        <translation>读取 GPU 时发生意外错误</translation>
+    </message>
+    <message>
+        <source>driver/library version mismatch: reboot after a driver update</source>
+        <translation>驱动与库版本不匹配：更新驱动后请重启</translation>
+    </message>
+    <message>
+        <source>{cause} — {hint}</source>
+        <translation>{cause}——{hint}</translation>
     </message>
     <message>
         <source>the global batch grows from {old} to {new} sequences per optimizer step: each of the {n} GPUs needs at least one</source>

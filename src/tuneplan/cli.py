@@ -586,8 +586,6 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
               f"{c.kwh:,.2f} kWh over {c.billed_hours:.2f} h", file=out)
         for term in c.terms:
             print(f"  {term.key:<24} ${term.value:,.2f}  {render_formula(term)}", file=out)
-        for note in c.messages:
-            print(f"  note: {terminal_safe(render_note(note))}", file=out)
     else:
         print(f"\nCost: ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f} "
               f"(pessimistic ${c.pessimistic_usd:,.2f}); "
@@ -596,8 +594,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     for name, usd in c.breakdown.items():
         if usd and not (c.billing == "electricity" and name.startswith("Electricity")):
             print(f"  {name:<24} ${usd:,.2f}", file=out)
-    for note in c.notes:
-        print(f"  note: {terminal_safe(str(note))}", file=out)
+    for note in c.messages:
+        print(f"  note: {terminal_safe(render_note(note))}", file=out)
     for w in result.warnings:
         print(f"warning: {terminal_safe(w)}", file=out)
 

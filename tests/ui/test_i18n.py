@@ -38,13 +38,15 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.core.estimate import estimate
 from tuneplan.core.stacks import STACKS
-from tuneplan.hw.probe import LocalGpu, ProbeResult
+from tuneplan.core.terms import NOTES, Note, note_fields, render_note
+from tuneplan.hw.probe import LocalGpu, ProbeResult, failure, probe_message
 from tuneplan.ui import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_PROBE = ProbeResult(
     status="ok",
     message="Found 1 NVIDIA GPU",
+    code="probe.found_one",
     gpus=[LocalGpu(index=0, name="NVIDIA GeForce RTX 4090", memory_total_bytes=24 * 2**30,
                    memory_free_bytes=int(22.5 * 2**30), catalog_id="rtx4090")],
 )
@@ -236,11 +238,99 @@ def test_numbers_follow_the_chosen_language(chinese, qtbot, monkeypatch):
 
 
 def test_core_notes_are_translated_and_unknown_ones_pass_through(chinese):
-    assert i18n.translate_core_text("sharding across one GPU saves no memory") == "只有一块 GPU 时分片不会节省显存"
-    assert i18n.translate_core_text("QLoRA dequantisation: time x 1.3 (TP §4)") == "QLoRA 反量化：时间 × 1.3（TP §4）"
-    assert i18n.translate_core_text("No NVIDIA GPU found — you can still enter your card by hand") == (
-        "未找到 NVIDIA GPU——你仍可以手动填写显卡")
-    assert i18n.translate_core_text("a note the UI does not know yet") == "a note the UI does not know yet"
+    assert i18n.core_note_text(Note(code="plan.sharding_one_gpu")) == "只有一块 GPU 时分片不会节省显存"
+    assert probe_message(failure("no_gpu", "probe.no_gpu"), i18n.core_note_text) == "未找到 NVIDIA GPU——你仍可以手动填写显卡"
+    assert probe_message(failure("no_gpu", "probe.no_gpu"), i18n.core_note_text, by_hand=True) == (
+        "未找到 NVIDIA GPU——正在使用你手动填写的显卡")
+    assert i18n.core_note_text(Note(code="a.code.the.ui.does.not.know")) == "a.code.the.ui.does.not.know"
+
+
+def _sample_params(template: str) -> dict[str, object]:
+    """A value for each placeholder of a note template: a number where it has a numeric spec, else 7 (which
+    also stands in for a name)."""
+    return {field: 1234.56 if spec.rstrip("fg%d").endswith((",", ".2", ".1", ".0", "")) and spec else 7
+            for field, spec in note_fields(template).items()}
+
+
+#: Names in notes that stay as they are: products, file formats, units, library and API names, quoted messages.
+NOTE_NAMES = ["LLaMA-Factory", "Cut Cross-Entropy", "nvidia-ml-py", "reduce-scatter", "PCIe", "Windows", "WSL", "YAML", "UTF", "KiB",
+              "Pod", "RMSNorm", "ParamWrapper", "transformers", "issue", "PR", "true", "false", "True", "auto", "WSL2",
+              "bf16-mixed", "SFT", "Triton", "RoPE", "SwiGLU", "unsloth", "step", "stage pt",
+              # config keys and recipe words quoted as the stacks write them
+              "packing", "packed", "collate", "recipe", "Block"]
+_CAMEL = re.compile(r"\b(?=(?:\w*[A-Z]){2})(?=\w*[a-z])\w+\b")  # class names: SFTTrainer, FSDPStrategy, ForCausalLMLoss
+_IDENTIFIER = re.compile(r"[\w.\-]*[_.=(][\w.\-=()]*[\w)]|\"[^\"]*\"|“[^”]*”")
+
+
+def _note_english(text: str) -> list[str]:
+    """English words left in a rendered note, beyond API identifiers (``sync_each_batch=False``), quoted library
+    messages and :data:`NOTE_NAMES`."""
+    plain = text
+    for name in NOTE_NAMES:
+        plain = re.sub(rf"\b{re.escape(name)}\b", " ", plain)
+    return untranslated([_CAMEL.sub(" ", _IDENTIFIER.sub(" ", plain))], "")
+
+
+def _every_note_code() -> list[str]:
+    import importlib
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("i18n_tool", ROOT / "tools" / "i18n.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    for module in tool.CATALOGUE_MODULES:
+        importlib.import_module(module)
+    return sorted(NOTES)
+
+
+def test_every_note_code_renders_in_chinese_without_english_words(chinese):
+    """#20: the Chinese UI has no English left from core messages. Every code of the catalogue, filled with sample
+    parameters, renders in Chinese (its placeholders filled, none left as braces) with no English word beyond the
+    allowed technical names."""
+    codes = _every_note_code()
+    assert len(codes) > 100, "the catalogue lost its notes"
+    left, unfilled = [], []
+    for code in codes:
+        note = Note(code=code, params=_sample_params(NOTES[code]))
+        text = i18n.core_note_text(note)
+        if "{" in text or text == code:
+            unfilled.append(f"{code}: {text!r}")
+        left += [f"{code}: {u}" for u in _note_english(text)]
+    assert not unfilled, "\n".join(unfilled)
+    assert not left, f"{len(left)} note(s) with English in Chinese:\n" + "\n".join(left)
+
+
+@pytest.fixture
+def english(qapp):
+    """No translator and a US English default locale for one test (the previous default restored afterwards)."""
+    i18n.remove_translators(qapp)
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    yield
+    QLocale.setDefault(before)
+
+
+def test_every_note_code_renders_in_english_as_the_cli_writes_it(english):
+    """Without a translator the UI's rendering of every code equals the core's English one (the CLI's), numbers
+    included: the locale formatter keeps each template's format spec."""
+    for code in _every_note_code():
+        note = Note(code=code, params=_sample_params(NOTES[code]))
+        assert i18n.core_note_text(note) == render_note(note), code
+
+
+@pytest.mark.parametrize(("value", "spec", "in_english", "german"), [
+    # by hand: Python's format mini-language, then the same digits with German separators (. groups, , decimals)
+    (1234.5, ",.2f", "1,234.50", "1.234,50"),
+    (0.15, ".0%", "15%", "15\u00a0%"),
+    (4.0, "g", "4", "4"),
+    (59.8, "", "59.8", "59,8"),
+    (3, "", "3", "3"),
+    (12345, ",", "12,345", "12.345"),
+])
+def test_note_numbers_follow_the_locale_and_keep_the_spec(english, value, spec, in_english, german):
+    assert i18n.note_number(value, spec) == in_english == format(value, spec)
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    assert i18n.note_number(value, spec).replace("\u202f", "\u00a0") in {german, german.replace("\u00a0", "")}
 
 
 def test_there_is_one_view_menu_with_language_and_theme(chinese, qtbot, monkeypatch):
@@ -276,8 +366,8 @@ def test_english_shows_english(qapp, qtbot, monkeypatch):
         i18n.remove_translators(qapp)
 
 
-def test_core_texts_are_unchanged_without_a_translator():
-    """Every note the core writes for a range of plans comes back as it was (English is the source)."""
+def test_core_texts_are_unchanged_without_a_translator(english):
+    """Every note the core writes for a range of plans comes back as the CLI writes it (English is the source)."""
     scenarios = [catalog.default_scenario()]
     base = catalog.default_scenario()
     t = base.training
@@ -285,13 +375,18 @@ def test_core_texts_are_unchanged_without_a_translator():
                    {"grad_checkpointing": False, "precision": "fp32", "method": "full"},
                    {"micro_batch": 64, "method": "lora"}):
         scenarios.append(base.model_copy(update={"training": t.model_copy(update=update)}))
+    scenarios.append(base.model_copy(update={"pricing": base.pricing.model_copy(update={
+        "interruptions_per_hour": 0.1, "failure_probability": 0.1, "monthly_price_usd": 500.0, "storage_kind": "volume",
+        "storage_hours_after_run": 24.0})}))
     notes = []
     for s in scenarios:
         r = estimate(s)
-        notes += [*r.warnings, *r.time.notes, *r.cost.notes]
-    assert notes
+        notes += [*r.messages, *r.time.messages, *r.cost.messages]
+        assert r.warnings == [render_note(n) for n in r.messages]
+        assert r.cost.notes == [render_note(n) for n in r.cost.messages]
+    assert {"cost.interruptions", "cost.failure_repeats", "cost.storage_volume"} <= {n.code for n in notes}
     for note in notes:
-        assert i18n.translate_core_text(note) == note
+        assert i18n.core_note_text(note) == render_note(note)
 
 
 # ------------------------------------------------------------------------------------------ the language setting
@@ -436,24 +531,14 @@ def test_qm_is_found_from_the_source_tree_and_bundled(monkeypatch):
 
 
 def test_paged_and_fused_step_warnings_are_translated(chinese):
-    text = ("paged optimizer states (59.8 GiB) exceed the 4.4 GiB left on the GPU: about 55.4 GiB live in CPU RAM "
-            "and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 "
-            "CUDA cannot page them out: there they must fit on the GPU)")
-    out = i18n.translate_core_text(text)
+    out = i18n.core_note_text(Note(code="plan.paged_spill", params={"paged": 59.8, "free": 4.4, "over": 55.4}))
     assert out.startswith("分页优化器状态（59.8 GiB）") and "55.4 GiB" in out and "WSL2" in out
-    assert i18n.translate_core_text(
-        "the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 "
-        "(torchtune refuses this combination)").startswith("融合进反向传播的优化器步骤")
-    assert i18n.translate_core_text(
-        "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or "
-        "target the attention projections only").startswith("PEFT 通过 ParamWrapper")
+    assert i18n.core_note_text(Note(code="plan.optimizer_in_backward_accumulation")).startswith("融合进反向传播的优化器步骤")
+    assert i18n.core_note_text(Note(code="plan.expert_lora_dropout")).startswith("PEFT 通过 ParamWrapper")
 
 
 def test_moe_qlora_warning_is_translated(chinese):
-    out = i18n.translate_core_text(
-        "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps "
-        "them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them")
-    assert out.startswith("bitsandbytes 不会量化")
+    assert i18n.core_note_text(Note(code="plan.moe_experts_unquantised")).startswith("bitsandbytes 不会量化")
 
 
 def test_every_peak_moment_has_a_chinese_phrase(chinese):

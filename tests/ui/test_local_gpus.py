@@ -334,7 +334,7 @@ def test_chart_has_the_local_capacity_line_at_the_cards_total(make_window):
 
 
 def test_no_gpu_shows_the_hand_entry_hint_and_form(make_window):
-    w = make_window(lambda: ProbeResult(status="no_gpu", message=probe_mod.MSG_NO_GPU))
+    w = make_window(lambda: probe_mod.failure("no_gpu", "probe.no_gpu"))
     panel = w.local_gpu_panel
     assert "No NVIDIA GPU found — you can still enter your card by hand" in panel.text()
     assert panel.manual_form.isVisible()
@@ -345,21 +345,21 @@ def test_no_gpu_shows_the_hand_entry_hint_and_form(make_window):
 
 
 @pytest.mark.parametrize(
-    "status,message",
+    "status,code,message",
     [
-        ("no_driver", probe_mod.MSG_DRIVER_NOT_LOADED),
-        ("error", probe_mod.MSG_NO_PERMISSION),
+        ("no_driver", "probe.driver_not_loaded", probe_mod.MSG_DRIVER_NOT_LOADED),
+        ("error", "probe.no_permission", probe_mod.MSG_NO_PERMISSION),
     ],
 )
-def test_driver_and_permission_messages_are_shown(make_window, status, message):
-    w = make_window(lambda: ProbeResult(status=status, message=message, detail="NVMLError (NVML code 4)"))
+def test_driver_and_permission_messages_are_shown(make_window, status, code, message):
+    w = make_window(lambda: probe_mod.failure(status, code, "NVMLError (NVML code 4)"))
     assert message in w.local_gpu_panel.text()
     assert "NVML code 4" in w.local_gpu_panel.status.toolTip()
 
 
 def test_manual_card_is_saved_and_reloaded(make_window, tmp_path, monkeypatch, qtbot):
     monkeypatch.setenv("TUNEPLAN_DATA_DIR", str(tmp_path))
-    nothing = ProbeResult(status="no_driver", message=probe_mod.MSG_LIBRARY_NOT_FOUND)
+    nothing = probe_mod.failure("no_driver", "probe.library_not_found")
     w = make_window(lambda: nothing)
     panel = w.local_gpu_panel
     panel.manual_name.setText("Apple M3 Max")
@@ -398,7 +398,7 @@ def test_manual_card_is_saved_and_reloaded(make_window, tmp_path, monkeypatch, q
 
 
 def test_manual_card_errors_stay_in_the_form(make_window):
-    w = make_window(lambda: ProbeResult(status="no_gpu", message=probe_mod.MSG_NO_GPU))
+    w = make_window(lambda: probe_mod.failure("no_gpu", "probe.no_gpu"))
     panel = w.local_gpu_panel
     panel.manual_name.setText("Radeon")
     assert not panel.save_manual()
@@ -415,7 +415,7 @@ def test_manual_card_errors_stay_in_the_form(make_window):
 
 
 def test_manual_card_copied_from_the_catalog(make_window):
-    w = make_window(lambda: ProbeResult(status="no_gpu", message=probe_mod.MSG_NO_GPU))
+    w = make_window(lambda: probe_mod.failure("no_gpu", "probe.no_gpu"))
     panel = w.local_gpu_panel
     index = panel.copy_combo.findData("rtx3090")
     panel.copy_combo.setCurrentIndex(index)
@@ -460,7 +460,7 @@ def test_use_this_card_sets_the_catalog_gpu_with_the_real_capacity(make_window):
 def test_corrupt_settings_file_shows_a_message_and_defaults(make_window, tmp_path, monkeypatch):
     monkeypatch.setenv("TUNEPLAN_DATA_DIR", str(tmp_path))
     (tmp_path / "settings.json").write_text("{broken", "utf-8")
-    w = make_window(lambda: ProbeResult(status="no_gpu", message=probe_mod.MSG_NO_GPU))
+    w = make_window(lambda: probe_mod.failure("no_gpu", "probe.no_gpu"))
     panel = w.local_gpu_panel
     assert panel.settings_message.isVisible()
     assert "damaged" in panel.settings_message.text() and "defaults" in panel.settings_message.text()
@@ -479,7 +479,7 @@ def test_ignored_card_stays_unticked_after_a_restart(make_window):
 def test_refresh_rereads_the_gpus_and_says_so_meanwhile(make_window, qtbot):
     calls: list[int] = []
     gate = threading.Event()
-    first = ProbeResult(status="no_gpu", message=probe_mod.MSG_NO_GPU)
+    first = probe_mod.failure("no_gpu", "probe.no_gpu")
 
     def fake_probe() -> ProbeResult:
         calls.append(1)

@@ -18,6 +18,7 @@ from tuneplan.core.cost import (
 )
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Pricing
+from tuneplan.core.terms import Note, render_note
 
 
 def _time(training_h: float = 10.0, setup_s: float = 0.0, eval_s: float = 0.0, ckpt_s: float = 0.0) -> TimeEstimate:
@@ -73,11 +74,11 @@ def test_storage_month_and_persistence_by_kind():
     # kept 730 h after the run:
     # container: wiped on stop -> $0 after the run
     usd, note = storage_cost(_pricing(storage_kind="container", storage_gb=100, storage_hours_after_run=730), 0)
-    assert usd == 0 and "wiped" in note
+    assert usd == 0 and note == "cost.storage_container" and "wiped" in render_note(Note(code=note))
     # pod volume while stopped: RunPod 0.20 $/GB-month -> 100 x 0.20 = $20
     usd, note = storage_cost(_pricing(storage_kind="volume", storage_gb=100, storage_usd_per_gb_month=0.10,
                                       storage_stopped_usd_per_gb_month=0.20, storage_hours_after_run=730), 0)
-    assert usd == pytest.approx(20.0) and "stopped" in note
+    assert usd == pytest.approx(20.0) and note == "cost.storage_volume" and "stopped" in render_note(Note(code=note))
     # stopped rate defaults to the running rate: 100 x 0.10 = $10
     usd, _ = storage_cost(_pricing(storage_kind="volume", storage_gb=100, storage_usd_per_gb_month=0.10,
                                    storage_hours_after_run=730), 0)
@@ -85,7 +86,8 @@ def test_storage_month_and_persistence_by_kind():
     # network volume persists independently: 100 GB x 0.07 x (730 + 730) h / 730 = $14
     usd, note = storage_cost(_pricing(storage_kind="network", storage_gb=100, storage_usd_per_gb_month=0.07,
                                       storage_hours_after_run=730), 730)
-    assert usd == pytest.approx(14.0) and "independently" in note
+    assert usd == pytest.approx(14.0) and note == "cost.storage_network"
+    assert "independently" in render_note(Note(code=note))
 
 
 def test_egress_and_other():

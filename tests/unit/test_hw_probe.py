@@ -365,7 +365,7 @@ def test_no_permission_on_every_device_says_so(no_catalog: None) -> None:
         (
             pynvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH,
             "error",
-            "driver/library version mismatch — reboot after a driver update",
+            "driver/library version mismatch: reboot after a driver update",
         ),
         (pynvml.NVML_ERROR_NO_PERMISSION, "error", "permission denied reading the GPU"),
         (pynvml.NVML_ERROR_UNKNOWN, "error", "could not be queried"),

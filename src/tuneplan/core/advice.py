@@ -25,6 +25,7 @@ from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
+from tuneplan.core.terms import N_, NOTES, Note, render_note
 
 __all__ = ["Suggestion", "apply_changes", "max_micro_batch", "max_seq_len", "memory_curve", "suggest"]
 
@@ -37,8 +38,12 @@ class Suggestion(BaseModel):
 
     Attributes:
         key: stable identifier (``grad_checkpointing``, ``qlora``, ...).
-        title: short imperative text ("Turn on gradient checkpointing").
-        detail: why it helps and what it costs.
+        title: short imperative text ("Turn on gradient checkpointing"), in English: ``title_note`` rendered.
+        detail: why it helps and what it costs, in English: ``reasons`` rendered, one sentence each.
+        title_note: the title as a coded note (``advice.<key>`` in ``tuneplan.core.terms.NOTES``, with
+            parameters such as the new micro-batch or the GPU's name and GiB).
+        reasons: the reasons as coded notes (``advice.why.<key>``, and ``advice.priced`` / ``advice.unpriced``
+            for the larger GPU); renderers translate these, never ``title`` or ``detail``.
         changes: dotted scenario paths to new values (``{"training.grad_checkpointing": True}``);
             ``gpu`` maps to a :class:`GpuSpec` dump for the "larger GPU" suggestion.
         total_bytes: device total after the change (bytes per GPU).
@@ -59,6 +64,8 @@ class Suggestion(BaseModel):
     title: str
     detail: str
     changes: dict[str, Any]
+    title_note: Note = Note(code="")
+    reasons: list[Note] = []
     total_bytes: float
     saved_bytes: float
     fits: bool
@@ -145,77 +152,107 @@ def memory_curve(scenario: Scenario, points: int = 24, max_len: int | None = Non
     return out
 
 
+#: English templates of the suggestions' titles (``advice.<key>``) and reasons (``advice.why.<key>``); the UI
+#: translates them in the ``Terms`` context like every other note.
+NOTES.update({
+    "advice.grad_checkpointing": N_("Turn on gradient checkpointing"),
+    "advice.why.grad_checkpointing": N_("Keeps one hidden state per layer and recomputes the rest in backward: "
+                                        "about a third more compute."),
+    "advice.lora": N_("Train LoRA adapters instead of all weights"),
+    "advice.why.lora": N_("No gradients or optimizer states for the base weights."),
+    "advice.qlora": N_("Use QLoRA (4-bit NF4 base)"),
+    "advice.why.qlora": N_("Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little "
+                           "slower."),
+    "advice.kbit_bf16": N_("Skip the FP32 upcast of the unquantised weights"),
+    "advice.why.kbit_bf16": N_("Keeps embeddings, LM head, norms (and stacked MoE experts) in the training "
+                               "precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT's "
+                               "prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit "
+                               "residual stream between layers."),
+    "advice.adamw_fused": N_("Use fused AdamW"),
+    "advice.why.adamw_fused": N_("torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's "
+                                 "temporary copy of the second moments; same maths, no slowdown."),
+    "advice.adamw_8bit": N_("Use 8-bit AdamW"),
+    "advice.why.adamw_8bit": N_("bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 "
+                                "or 8."),
+    "advice.optimizer_in_backward": N_("Fuse the optimizer step into backward"),
+    "advice.why.optimizer_in_backward": N_("Frees each gradient as soon as its parameter is updated (no gradient "
+                                           "accumulation)."),
+    "advice.grad_sync": N_("Sync gradients every micro-batch"),
+    "advice.why.grad_sync": N_("Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead "
+                               "of the whole unsharded gradient (accelerate sync_each_batch=True); more "
+                               "communication, which the time estimate includes."),
+    "advice.fsdp_units": N_("Wrap the adapters in their own FSDP units"),
+    "advice.why.fsdp_units": N_("Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; "
+                                "litgpt PR #1538)."),
+    "advice.micro_batch": N_("Micro-batch {micro_batch} with gradient accumulation {accumulation}"),
+    "advice.why.micro_batch": N_("Same effective batch, fewer tokens in flight at once."),
+    "advice.fused_ce": N_("Use a fused cross-entropy (Liger, Cut Cross-Entropy)"),
+    "advice.why.fused_ce": N_("The loss never materialises the full fp32 logits."),
+    "advice.seq_len": N_("Shorten sequences to {tokens:,} tokens"),
+    "advice.why.seq_len": N_("Truncates or splits long examples: check your data's length distribution first."),
+    "advice.activation_offload": N_("Offload checkpointed activations to CPU"),
+    "advice.why.activation_offload": N_("Moves saved hidden states to host memory over PCIe; the time shown does "
+                                        "not charge the transfers (overlapped with compute when the link keeps "
+                                        "up)."),
+    "advice.gpus": N_("Shard across {gpus} GPUs with FSDP (ZeRO-3)"),
+    "advice.why.gpus": N_("Weights, gradients and optimizer states split across GPUs; each GPU pays for its own "
+                          "time."),
+    "advice.gpu": N_("Use a larger GPU: {gpu} ({memory_gib:.2f} GiB)"),
+    "advice.why.gpu": N_("The smallest catalog GPU with enough memory for the plan as it is."),
+    "advice.priced": N_("Priced at ${price:,.2f}/GPU-hour."),
+    "advice.priced_at": N_("Priced at ${price:,.2f}/GPU-hour ({provider})."),
+    "advice.unpriced": N_("Keeps the current price per GPU-hour (no price known for it)."),
+})
+
+
 def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
-                gpu_prices: Mapping[str, float] | None = None) -> list[tuple[str, str, str, dict[str, Any]]]:
+                gpu_prices: Mapping[str, float] | None = None) -> list[tuple[str, Note, list[Note], dict[str, Any]]]:
+    """(key, title, reasons, changes) of every change worth trying on ``s``."""
     t = s.training
-    c: list[tuple[str, str, str, dict[str, Any]]] = []
+    c: list[tuple[str, Note, list[Note], dict[str, Any]]] = []
+
+    def add(key: str, changes: dict[str, Any], code: str | None = None, extra: tuple[Note, ...] = (),
+            **params: Any) -> None:
+        code = code or key
+        c.append((key, Note(code=f"advice.{code}", params=params), [Note(code=f"advice.why.{code}"), *extra],
+                  changes))
+
     if not t.grad_checkpointing:
-        c.append(("grad_checkpointing", "Turn on gradient checkpointing",
-                  "Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.",
-                  {"training.grad_checkpointing": True}))
+        add("grad_checkpointing", {"training.grad_checkpointing": True})
     if t.method == "full":
-        c.append(("lora", "Train LoRA adapters instead of all weights",
-                  "No gradients or optimizer states for the base weights.", {"training.method": "lora"}))
+        add("lora", {"training.method": "lora"})
     if t.method in {"full", "lora"}:
-        c.append(("qlora", "Use QLoRA (4-bit NF4 base)",
-                  "Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.",
-                  {"training.method": "qlora"}))
+        add("qlora", {"training.method": "qlora"})
     if t.method == "qlora" and t.kbit_fp32_upcast:
-        c.append(("kbit_bf16", "Skip the FP32 upcast of the unquantised weights",
-                  "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as "
-                  "axolotl, TRL, torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: "
-                  "2 bytes per parameter instead of 4, and a 16-bit residual stream between layers.",
-                  {"training.kbit_fp32_upcast": False}))
+        add("kbit_bf16", {"training.kbit_fp32_upcast": False})
     if t.optimizer == "adamw" and t.method == "full" and not t.optimizer_in_backward:
-        c.append(("adamw_fused", "Use fused AdamW",
-                  "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's "
-                  "temporary copy of the second moments; same maths, no slowdown.",
-                  {"training.optimizer": "adamw-fused"}))
+        add("adamw_fused", {"training.optimizer": "adamw-fused"})
     if t.optimizer in {"adamw", "adamw-fused", "paged-adamw-32bit"} and t.method == "full":
-        c.append(("adamw_8bit", "Use 8-bit AdamW",
-                  "bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.",
-                  {"training.optimizer": "adamw-8bit"}))
+        add("adamw_8bit", {"training.optimizer": "adamw-8bit"})
     if t.method == "full" and not t.optimizer_in_backward:
-        c.append(("optimizer_in_backward", "Fuse the optimizer step into backward",
-                  "Frees each gradient as soon as its parameter is updated (no gradient accumulation).",
-                  {"training.optimizer_in_backward": True, "training.grad_accumulation": 1}))
+        add("optimizer_in_backward", {"training.optimizer_in_backward": True, "training.grad_accumulation": 1})
     if t.unsharded_accumulation:
-        c.append(("grad_sync", "Sync gradients every micro-batch",
-                  "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
-                  "unsharded gradient (accelerate sync_each_batch=True); more communication, which the time "
-                  "estimate includes.",
-                  {"training.grad_sync": "micro-batch"}))
+        add("grad_sync", {"training.grad_sync": "micro-batch"})
     if t.frozen_weight_grads:
-        c.append(("fsdp_units", "Wrap the adapters in their own FSDP units",
-                  "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).",
-                  {"training.fsdp_wrap": "layers"}))
+        add("fsdp_units", {"training.fsdp_wrap": "layers"})
     if t.micro_batch > 1:
         new_b = max(1, t.micro_batch // 2)
         ga = t.grad_accumulation * t.micro_batch // new_b
-        c.append(("micro_batch", f"Micro-batch {new_b} with gradient accumulation {ga}",
-                  "Same effective batch, fewer tokens in flight at once.",
-                  {"training.micro_batch": new_b, "training.grad_accumulation": ga}))
+        add("micro_batch", {"training.micro_batch": new_b, "training.grad_accumulation": ga},
+            micro_batch=new_b, accumulation=ga)
     if not t.fused_cross_entropy:
-        c.append(("fused_ce", "Use a fused cross-entropy (Liger, Cut Cross-Entropy)",
-                  "The loss never materialises the full fp32 logits.", {"training.fused_cross_entropy": True}))
+        add("fused_ce", {"training.fused_cross_entropy": True})
     if t.seq_len > 512:
         # the longest length that fits, exactly as the Limits tab and the Your-GPU line say it (one number for
         # one quantity: rounding it down here made advice say 8,704 where they said 8,786)
         limit = max_seq_len(s)
         if 0 < limit < t.seq_len:
-            c.append(("seq_len", f"Shorten sequences to {limit:,} tokens",
-                      "Truncates or splits long examples: check your data's length distribution first.",
-                      {"training.seq_len": limit}))
+            add("seq_len", {"training.seq_len": limit}, tokens=limit)
     if not t.activation_offload and t.grad_checkpointing:
-        c.append(("activation_offload", "Offload checkpointed activations to CPU",
-                  "Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers "
-                  "(overlapped with compute when the link keeps up).",
-                  {"training.activation_offload": True}))
+        add("activation_offload", {"training.activation_offload": True})
     for n in (2, 4, 8):
         if n > t.num_gpus:
-            c.append((f"gpus_{n}", f"Shard across {n} GPUs with FSDP (ZeRO-3)",
-                      "Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.",
-                      {"training.num_gpus": n, "training.sharding": "fsdp"}))
+            add(f"gpus_{n}", {"training.num_gpus": n, "training.sharding": "fsdp"}, code="gpus", gpus=n)
             break
     # the smallest card with enough memory, from the plan's GPU vendor first (a ROCm card is no drop-in for CUDA)
     for gpu in sorted(larger_gpus, key=lambda g: (g.vendor != s.gpu.vendor, g.memory_gib)):
@@ -223,16 +260,14 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
             probe = s.model_copy(update={"gpu": gpu})
             if _fits(probe):
                 changes: dict[str, Any] = {"gpu": gpu.model_dump()}
+                priced: tuple[Note, ...] = ()
                 if gpu_prices and gpu.id in gpu_prices:
                     changes["pricing.price_per_gpu_hour"] = gpu_prices[gpu.id]
-                    priced = f" Priced at ${gpu_prices[gpu.id]:,.2f}/GPU-hour."
+                    priced = (Note(code="advice.priced", params={"price": gpu_prices[gpu.id]}),)
                 elif gpu_prices is not None:
-                    priced = " Keeps the current price per GPU-hour (no price known for it)."
-                else:  # the caller prices it (the GUI, from its price book)
-                    priced = ""
-                c.append((f"gpu_{gpu.id}", f"Use a larger GPU: {gpu.name} ({gpu.memory_gib:.2f} GiB)",
-                          "The smallest catalog GPU with enough memory for the plan as it is." + priced,
-                          changes))
+                    priced = (Note(code="advice.unpriced"),)
+                # else the caller prices it (the GUI, from its price book)
+                add(f"gpu_{gpu.id}", changes, code="gpu", extra=priced, gpu=gpu.name, memory_gib=gpu.memory_gib)
                 break
     return c
 
@@ -258,7 +293,7 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
     """
     base = base or estimate(scenario)
     out: list[Suggestion] = []
-    for key, title, detail, changes in _candidates(scenario, larger_gpus, gpu_prices):
+    for key, title, reasons, changes in _candidates(scenario, larger_gpus, gpu_prices):
         try:
             changed = apply_changes(scenario, changes)
             after = estimate(changed)
@@ -268,7 +303,8 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
         if saved <= 0 and not (after.memory.fits and not base.memory.fits):
             continue
         out.append(Suggestion(
-            key=key, title=title, detail=detail, changes=changes,
+            key=key, title=render_note(title), detail=" ".join(render_note(n) for n in reasons), changes=changes,
+            title_note=title, reasons=reasons,
             total_bytes=after.memory.total_bytes, saved_bytes=saved, fits=after.memory.fits,
             band_risk=after.memory.band_risk, hours_delta=after.time.hours - base.time.hours,
             usd_delta=after.cost.total_usd - base.cost.total_usd,

@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.result import CostEstimate, CostPoint, TimeEstimate
 from tuneplan.core.scenario import Pricing
-from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
+from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term, render_note
 
 __all__ = [
     "HOURS_PER_MONTH",
@@ -93,7 +93,27 @@ NOTES.update({
                                "was not read"),
     "cost.rent_comparison": N_("rented at {provider} ({offer_kind}, {price} USD/GPU-hour) the same run would cost "
                                "{rental_usd} USD; your electricity {electricity_usd} USD"),
+    "cost.storage_container": N_("container disk: billed only while running and wiped on stop; copy results out "
+                                 "before stopping"),
+    "cost.storage_volume": N_("pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod"),
+    "cost.storage_network": N_("network volume: persists independently of pods and is billed until deleted"),
+    "cost.interruptions": N_("{expected:.2f} expected interruptions lose {lost_hours:.2f} h (${usd:,.2f}); "
+                             "pessimistic: {pessimistic} lose {pessimistic_hours:.2f} h"),
+    "cost.failure_repeats": N_("failure probability {probability:.0%}: {attempts:.2f} attempts per completed run "
+                               "(+${usd:,.2f})"),
+    "cost.monthly_cheaper": N_("monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} "
+                               "runs: break-even at {break_even:.1f} runs/month, the monthly server is cheaper"),
+    "cost.hourly_cheaper": N_("monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} "
+                              "runs: break-even at {break_even:.1f} runs/month, hourly is cheaper"),
+    "cost.monthly_equal": N_("monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} "
+                             "runs: break-even at {break_even:.1f} runs/month, both cost the same"),
+    "cost.runs_exceed_month": N_("{runs:g} runs a month do not fit in one month of wall-clock time"),
+    "cost.rented_electricity": N_("electricity on your own card(s) instead: ${usd:,.2f} per run ({power:.0f} W × "
+                                  "{gpus} × {hours:.2f} h at ${usd_per_kwh}/kWh)"),
 })
+
+#: The break-even note's code by which offer is cheaper (:class:`MonthlyBreakEven` ``cheaper``).
+_CHEAPER = {"monthly": "cost.monthly_cheaper", "hourly": "cost.hourly_cheaper", "equal": "cost.monthly_equal"}
 
 _GRANULARITY_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
 _PHASES = ("setup", "training", "evaluation", "checkpoints")
@@ -131,22 +151,20 @@ def storage_cost(pricing: Pricing, run_hours: float) -> tuple[float, str]:
     pods. Rates are ``storage_gb x USD/GB-month / 730`` per hour (provider_terms.csv, RunPod).
 
     Returns:
-        ``(usd, note)``; the note explains what persists (may be empty).
+        ``(usd, code)``: the code of the note that says what persists (``cost.storage_*`` in
+        ``tuneplan.core.terms.NOTES``), empty when there is nothing to say.
     """
     per_hour = pricing.storage_gb * pricing.storage_usd_per_gb_month / HOURS_PER_MONTH
     after = pricing.storage_hours_after_run
     kind = pricing.storage_kind
     if kind == "container":
-        note = "container disk: billed only while running and wiped on stop; copy results out before stopping"
-        return per_hour * run_hours, note
+        return per_hour * run_hours, "cost.storage_container"
     if kind == "volume":
         stopped = pricing.storage_stopped_usd_per_gb_month
         stopped_rate = (stopped if stopped is not None else pricing.storage_usd_per_gb_month) * pricing.storage_gb
         usd = per_hour * run_hours + stopped_rate / HOURS_PER_MONTH * after
-        note = "pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod" if after else ""
-        return usd, note
-    note = "network volume: persists independently of pods and is billed until deleted" if after else ""
-    return per_hour * (run_hours + after), note
+        return usd, "cost.storage_volume" if after else ""
+    return per_hour * (run_hours + after), "cost.storage_network" if after else ""
 
 
 def poisson_quantile(mean: float, q: float = PESSIMISTIC_QUANTILE) -> int:
@@ -371,6 +389,7 @@ def electricity_estimate(time: TimeEstimate, pricing: Pricing, n_gpus: int, spec
         billing="electricity",
         kwh=gpu_kwh + host_kwh,
         terms=terms,
+        notes=[render_note(n) for n in messages],
         messages=messages,
         rental_usd=rented.total_usd,
     )
@@ -429,29 +448,28 @@ def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_point
     curve = _curve(time, loss.expected_lost_hours, rate + storage_rate, other_usd, total, curve_points)
     breakdown = {"GPU time": gpu_usd, "Storage": storage_usd, "Egress": egress_usd, "Other": other_usd,
                  "Failed-run repeats": repeats_usd}
-    notes: list[str] = []
+    notes: list[Note] = []
     if loss.expected_count > 0:
-        notes.append(
-            f"{loss.expected_count:.2f} expected interruptions lose {loss.expected_lost_hours:.2f} h "
-            f"(${interruption_usd:,.2f}); pessimistic: {loss.pessimistic_count} lose "
-            f"{loss.pessimistic_lost_hours:.2f} h"
-        )
+        notes.append(Note(code="cost.interruptions", params={
+            "expected": loss.expected_count, "lost_hours": loss.expected_lost_hours, "usd": interruption_usd,
+            "pessimistic": loss.pessimistic_count, "pessimistic_hours": loss.pessimistic_lost_hours}))
     if pricing.failure_probability > 0:
-        notes.append(f"failure probability {pricing.failure_probability:.0%}: {repeat:.2f} attempts per "
-                     f"completed run (+${repeats_usd:,.2f})")
+        notes.append(Note(code="cost.failure_repeats", params={
+            "probability": pricing.failure_probability, "attempts": repeat, "usd": repeats_usd}))
     if storage_note:
-        notes.append(storage_note)
+        notes.append(Note(code=storage_note))
     if pricing.monthly_price_usd is not None and total > 0:
         be = monthly_break_even(pricing.monthly_price_usd, total, pricing.runs_per_month, wall_h)
-        notes.append(
-            f"monthly server ${be.monthly_usd:,.0f}/month vs ${be.hourly_usd:,.2f}/month hourly for "
-            f"{pricing.runs_per_month:g} runs: break-even at {be.break_even_runs:.1f} runs/month, "
-            f"{be.cheaper} is cheaper" + ("" if be.fits_in_month else "; the runs do not fit in one month")
-        )
+        notes.append(Note(code=_CHEAPER[be.cheaper], params={
+            "monthly": be.monthly_usd, "hourly": be.hourly_usd, "runs": pricing.runs_per_month,
+            "break_even": be.break_even_runs}))
+        if not be.fits_in_month:
+            notes.append(Note(code="cost.runs_exceed_month", params={"runs": pricing.runs_per_month}))
     if pricing.electricity_usd_per_kwh is not None and gpu_power_w is not None:
         kwh_usd = electricity_cost(gpu_power_w, wall_h, pricing.electricity_usd_per_kwh, n_gpus)
-        notes.append(f"own card{'s' if n_gpus > 1 else ''}: electricity ${kwh_usd:,.2f} per run "
-                     f"({gpu_power_w:.0f} W x {n_gpus} x {wall_h:.2f} h at ${pricing.electricity_usd_per_kwh}/kWh)")
+        notes.append(Note(code="cost.rented_electricity", params={
+            "usd": kwh_usd, "power": gpu_power_w, "gpus": n_gpus, "hours": wall_h,
+            "usd_per_kwh": pricing.electricity_usd_per_kwh}))
     return CostEstimate(
         gpu_usd=gpu_usd,
         billed_hours=hours,
@@ -463,7 +481,8 @@ def estimate_cost(time: TimeEstimate, pricing: Pricing, n_gpus: int, curve_point
         pessimistic_usd=max(pessimistic, total),
         curve=curve,
         breakdown=breakdown,
-        notes=notes,
+        notes=[render_note(n) for n in notes],
+        messages=notes,
     )
 
 

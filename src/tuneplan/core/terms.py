@@ -10,11 +10,12 @@ with the user's locale and translate the template.
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["CALIBRATION_SUFFIX", "FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "render_formula", "render_note"]
+__all__ = ["CALIBRATION_SUFFIX", "FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "note_fields", "render_formula", "render_note"]
 
 
 def N_(text: str) -> str:  # noqa: N802 - the customary name of a translation marker
@@ -144,10 +145,44 @@ def render_formula(term: Term, fmt: Any = None, template: str | None = None, suf
         return text
 
 
-def render_note(note: Note, template: str | None = None) -> str:
-    """``NOTES[note.code]`` (or ``template``) with the note's parameters; the code itself when unknown."""
+def render_note(note: Note, template: str | None = None, number: Any = None) -> str:
+    """``NOTES[note.code]`` (or ``template``) with the note's parameters; the code itself when unknown.
+
+    Each placeholder may carry a Python format spec (``{usd:,.2f}``, ``{share:.0%}``): the English rendering
+    applies it as written. ``number(value, spec) -> str``, when given, formats every numeric parameter
+    instead (the UI passes a locale-aware one that keeps the spec's decimals), so numbers follow the
+    user's locale without the template being parsed for prose. A template that does not fit the
+    parameters (a translation with a typo) is returned unfilled rather than raising.
+    """
     text = template if template is not None else NOTES.get(note.code, note.code)
+    if number is None:
+        try:
+            return text.format(**note.params)
+        except (KeyError, IndexError, ValueError, TypeError):
+            return text
+    out: list[str] = []
     try:
-        return text.format(**note.params)
-    except (KeyError, IndexError, ValueError):
+        for literal, field, spec, conversion in _FORMATTER.parse(text):
+            out.append(literal)
+            if field is None:
+                continue
+            value = note.params[field]
+            if isinstance(value, int | float) and not isinstance(value, bool) and not conversion:
+                out.append(number(value, spec or ""))
+            else:
+                out.append(format(str(value) if conversion else value, spec or ""))
+    except (KeyError, IndexError, ValueError, TypeError):
         return text
+    return "".join(out)
+
+
+def note_fields(template: str) -> dict[str, str]:
+    """The placeholders of a note template and their format specs: ``{"usd": ",.2f", "gpu": ""}``.
+
+    Raises:
+        ValueError: when the template is not a valid format string.
+    """
+    return {field: spec or "" for _lit, field, spec, _conv in _FORMATTER.parse(template) if field is not None}
+
+
+_FORMATTER = string.Formatter()

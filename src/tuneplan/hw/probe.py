@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tuneplan.core.terms import N_, NOTES, Note, render_note
+
 __all__ = [
     "MAX_DEVICES",
     "GpuProcess",
@@ -28,7 +30,9 @@ __all__ = [
     "ProbeResult",
     "ProbeStatus",
     "format_cuda_version",
+    "failure",
     "probe",
+    "probe_message",
     "probe_with_timeout",
     "to_json",
 ]
@@ -37,18 +41,47 @@ log = logging.getLogger(__name__)
 
 ProbeStatus = Literal["ok", "no_driver", "no_gpu", "error", "timeout"]
 
-MANUAL_HINT = "you can still enter your card by hand"
+#: English templates of the probe's messages (``ProbeResult.code``); the UI translates them in the ``Terms`` context
+#: like the core's notes. A failure's message is ``probe.with_hint``: its cause, then what the user can do.
+NOTES.update({
+    "probe.found_one": N_("Found 1 NVIDIA GPU"),
+    "probe.found_many": N_("Found {n} NVIDIA GPUs"),
+    "probe.skipped": N_("({n} skipped: see notes)"),
+    "probe.no_gpu": N_("No NVIDIA GPU found"),
+    "probe.library_not_found": N_("NVML library not found (no NVIDIA driver installed)"),
+    "probe.driver_not_loaded": N_("NVIDIA driver not loaded"),
+    "probe.version_mismatch": N_("driver/library version mismatch: reboot after a driver update"),
+    "probe.no_permission": N_("permission denied reading the GPU"),
+    "probe.no_binding": N_("GPU detection unavailable: the nvidia-ml-py package is not installed"),
+    "probe.broken_binding": N_("GPU detection unavailable: the nvidia-ml-py package looks broken"),
+    "probe.all_lost": N_("the GPU stopped responding while it was being read: check the card or reboot"),
+    "probe.driver_too_old": N_("the NVIDIA driver is too old for GPU detection: update it"),
+    "probe.query_failed": N_("the NVIDIA driver could not be queried ({detail})"),
+    "probe.unexpected": N_("unexpected error while reading the GPUs"),
+    "probe.timeout": N_("the NVIDIA driver did not answer within {seconds:g} s"),
+    "probe.binding_stopped": N_("the NVIDIA library stopped the GPU probe ({exception})"),
+    "probe.hint_manual": N_("you can still enter your card by hand"),
+    "probe.hint_by_hand": N_("using the card you entered by hand"),
+    "probe.with_hint": N_("{cause} — {hint}"),
+})
 
-MSG_NO_GPU = f"No NVIDIA GPU found — {MANUAL_HINT}"
-MSG_LIBRARY_NOT_FOUND = f"NVML library not found (no NVIDIA driver installed) — {MANUAL_HINT}"
-MSG_DRIVER_NOT_LOADED = f"NVIDIA driver not loaded — {MANUAL_HINT}"
-MSG_VERSION_MISMATCH = f"driver/library version mismatch — reboot after a driver update, or {MANUAL_HINT}"
-MSG_NO_PERMISSION = f"permission denied reading the GPU — {MANUAL_HINT}"
-MSG_NO_BINDING = f"GPU detection unavailable: the nvidia-ml-py package is not installed — {MANUAL_HINT}"
-MSG_BROKEN_BINDING = f"GPU detection unavailable: the nvidia-ml-py package looks broken — {MANUAL_HINT}"
-MSG_ALL_LOST = (
-    f"the GPU stopped responding while it was being read — check the card or reboot, or {MANUAL_HINT}"
-)
+MANUAL_HINT = NOTES["probe.hint_manual"]
+
+
+def _english(code: str, **params: Any) -> str:
+    """The English message of a failure ``code`` with the manual-entry hint."""
+    return render_note(Note(code="probe.with_hint", params={
+        "cause": render_note(Note(code=code, params=params)), "hint": MANUAL_HINT}))
+
+
+MSG_NO_GPU = _english("probe.no_gpu")
+MSG_LIBRARY_NOT_FOUND = _english("probe.library_not_found")
+MSG_DRIVER_NOT_LOADED = _english("probe.driver_not_loaded")
+MSG_VERSION_MISMATCH = _english("probe.version_mismatch")
+MSG_NO_PERMISSION = _english("probe.no_permission")
+MSG_NO_BINDING = _english("probe.no_binding")
+MSG_BROKEN_BINDING = _english("probe.broken_binding")
+MSG_ALL_LOST = _english("probe.all_lost")
 
 #: The most devices one probe reads: NVML itself supports far fewer per machine (nvidia-smi lists
 #: up to 64), so a larger count is a broken driver or binding, not hardware.
@@ -127,6 +160,11 @@ class ProbeResult(_Frozen):
     a version mismatch), ``timeout`` (the driver did not answer in time). ``notes`` lists smaller
     problems that didn't stop the probe (a field that couldn't be read, a GPU that was skipped);
     ``detail`` carries the technical cause (exception class and NVML code) for logs and bug reports.
+
+    ``code`` and ``params`` are the message as data (``probe.*`` in ``tuneplan.core.terms.NOTES``), ``skipped`` the
+    GPUs left out of an ``ok`` result: :func:`probe_message` renders them (the UI in its language); ``message`` is
+    the same in English. A result built without a code (by hand, or from an older JSON) shows ``message``.
+    ``notes`` and ``detail`` stay technical English, for the tooltip and bug reports.
     """
 
     gpus: list[LocalGpu] = Field(default_factory=list)
@@ -134,6 +172,30 @@ class ProbeResult(_Frozen):
     message: str
     notes: list[str] = Field(default_factory=list)
     detail: str | None = None
+    code: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+    skipped: int = 0
+
+
+def failure(status: ProbeStatus, code: str, technical: str | None = None, **params: Any) -> ProbeResult:
+    """A failed probe's result: the coded cause (``params`` fill its template), its English message with the
+    manual-entry hint, and the ``technical`` cause as ``detail``."""
+    return ProbeResult(status=status, message=_english(code, **params), detail=technical, code=code, params=params)
+
+
+def probe_message(result: ProbeResult, render: Any = render_note, by_hand: bool = False) -> str:
+    """The probe's status line, rendered note by note with ``render(note) -> str`` (English by default; the UI
+    passes its translating renderer). ``by_hand``: a failure ends with "using the card you entered by hand"
+    instead of "you can still enter your card by hand". The English ``message`` for a result without a code."""
+    if not result.code:
+        return result.message
+    text = render(Note(code=result.code, params=result.params))
+    if result.status == "ok":
+        if result.skipped:
+            text += " " + render(Note(code="probe.skipped", params={"n": result.skipped}))
+        return text
+    hint = render(Note(code="probe.hint_by_hand" if by_hand else "probe.hint_manual"))
+    return render(Note(code="probe.with_hint", params={"cause": text, "hint": hint}))
 
 
 def format_cuda_version(value: int | None) -> str | None:
@@ -398,31 +460,23 @@ def _init_failure(nvml: Any, exc: BaseException) -> ProbeResult:
     """Map an ``nvmlInit`` failure to a status and a message."""
     detail = _describe(exc)
     if _is_kind(nvml, exc, "NVMLError_LibraryNotFound", _CODE_LIBRARY_NOT_FOUND):
-        return ProbeResult(status="no_driver", message=MSG_LIBRARY_NOT_FOUND, detail=detail)
+        return failure("no_driver", "probe.library_not_found", detail)
     if _is_kind(nvml, exc, "NVMLError_DriverNotLoaded", _CODE_DRIVER_NOT_LOADED):
-        return ProbeResult(status="no_driver", message=MSG_DRIVER_NOT_LOADED, detail=detail)
+        return failure("no_driver", "probe.driver_not_loaded", detail)
     if _is_kind(nvml, exc, "NVMLError_LibRmVersionMismatch", _CODE_LIB_RM_VERSION_MISMATCH):
-        return ProbeResult(status="error", message=MSG_VERSION_MISMATCH, detail=detail)
+        return failure("error", "probe.version_mismatch", detail)
     if _is_kind(nvml, exc, "NVMLError_NoPermission", _CODE_NO_PERMISSION):
-        return ProbeResult(status="error", message=MSG_NO_PERMISSION, detail=detail)
+        return failure("error", "probe.no_permission", detail)
     if _is_kind(nvml, exc, "NVMLError_FunctionNotFound", _CODE_FUNCTION_NOT_FOUND):
-        return ProbeResult(
-            status="error",
-            message=f"the NVIDIA driver is too old for GPU detection — update it, or {MANUAL_HINT}",
-            detail=detail,
-        )
-    return ProbeResult(
-        status="error",
-        message=f"the NVIDIA driver could not be queried ({detail}) — {MANUAL_HINT}",
-        detail=detail,
-    )
+        return failure("error", "probe.driver_too_old", detail)
+    return failure("error", "probe.query_failed", detail, detail=detail)
 
 
 def _import_nvml() -> ModuleType | ProbeResult:
     try:
         import pynvml
     except ImportError as exc:
-        return ProbeResult(status="error", message=MSG_NO_BINDING, detail=_describe(exc))
+        return failure("error", "probe.no_binding", _describe(exc))
     return pynvml
 
 
@@ -464,7 +518,7 @@ def _probe_open(nvml: Any, cancelled: threading.Event) -> tuple[ProbeResult, Any
         init = getattr(nvml, "nvmlInit", None)
         if not callable(init):
             # A shadowed or half-installed module named pynvml (nvitop guards against the same).
-            return ProbeResult(status="error", message=MSG_BROKEN_BINDING, detail="pynvml.nvmlInit is missing"), None
+            return failure("error", "probe.broken_binding", "pynvml.nvmlInit is missing"), None
         try:
             init()
         except Exception as exc:
@@ -474,11 +528,7 @@ def _probe_open(nvml: Any, cancelled: threading.Event) -> tuple[ProbeResult, Any
         return _read_all(nvml, cancelled), opened
     except Exception as exc:  # the last line of defence: the app must never crash on a probe
         log.warning("GPU probe failed unexpectedly", exc_info=True)
-        return ProbeResult(
-            status="error",
-            message=f"unexpected error while reading the GPUs — {MANUAL_HINT}",
-            detail=_describe(exc),
-        ), opened
+        return failure("error", "probe.unexpected", _describe(exc)), opened
     except BaseException:
         if opened is not None:
             _shutdown(opened)
@@ -502,7 +552,7 @@ def _read_all(nvml: Any, cancelled: threading.Event) -> ProbeResult:
         log.info("nvmlDeviceGetCount failed: %s", _describe(exc))
         return _init_failure(nvml, exc)
     if count <= 0:
-        return ProbeResult(status="no_gpu", message=MSG_NO_GPU)
+        return failure("no_gpu", "probe.no_gpu")
 
     reader = _Reader(nvml)
     if count > MAX_DEVICES:  # a bogus count must not keep the probe reading for hours
@@ -536,11 +586,11 @@ def _read_all(nvml: Any, cancelled: threading.Event) -> ProbeResult:
             # e.g. no permission on every device: say it the same way as at init
             failed = _init_failure(nvml, first_error)
             return failed.model_copy(update={"notes": notes, "detail": "; ".join(skipped)})
-        return ProbeResult(status="error", message=MSG_ALL_LOST, notes=notes, detail="; ".join(skipped))
-    found = f"Found {len(gpus)} NVIDIA GPU{'s' if len(gpus) != 1 else ''}"
-    if skipped:
-        found += f" ({len(skipped)} skipped: see notes)"
-    return ProbeResult(gpus=gpus, status="ok", message=found, notes=notes)
+        return failure("error", "probe.all_lost", "; ".join(skipped)).model_copy(update={"notes": notes})
+    code, params = ("probe.found_one", {}) if len(gpus) == 1 else ("probe.found_many", {"n": len(gpus)})
+    found = ProbeResult(gpus=gpus, status="ok", message="", notes=notes, code=code, params=params,
+                        skipped=len(skipped))
+    return found.model_copy(update={"message": probe_message(found)})
 
 
 # --- timeout guard --------------------------------------------------------------------------------
@@ -561,15 +611,11 @@ def probe_with_timeout(timeout_s: float = 3.0, *, nvml: Any = None) -> ProbeResu
     reported as an ``error`` naming it, not as a timeout. Never raises.
     """
     global _stuck_thread
-    timeout_message = f"the NVIDIA driver did not answer within {timeout_s:g} s — {MANUAL_HINT}"
+    timed_out = failure("timeout", "probe.timeout", seconds=timeout_s)
     with _stuck_lock:
         if _stuck_thread is not None:
             if _stuck_thread.is_alive():
-                return ProbeResult(
-                    status="timeout",
-                    message=timeout_message,
-                    detail="an earlier GPU probe is still waiting for the driver",
-                )
+                return timed_out.model_copy(update={"detail": "an earlier GPU probe is still waiting for the driver"})
             _stuck_thread = None
 
     box: list[ProbeResult] = []
@@ -582,11 +628,7 @@ def probe_with_timeout(timeout_s: float = 3.0, *, nvml: Any = None) -> ProbeResu
             result, opened = _probe_open(nvml, cancelled)
         except BaseException as exc:  # noqa: BLE001 - SystemExit from a binding must not pass for a timeout
             log.warning("GPU probe raised %s", type(exc).__name__, exc_info=True)
-            result = ProbeResult(
-                status="error",
-                message=f"the NVIDIA library stopped the GPU probe ({type(exc).__name__}) — {MANUAL_HINT}",
-                detail=_describe(exc),
-            )
+            result = failure("error", "probe.binding_stopped", _describe(exc), exception=type(exc).__name__)
         box.append(result)
         answered.set()
         if opened is not None:
@@ -610,4 +652,4 @@ def probe_with_timeout(timeout_s: float = 3.0, *, nvml: Any = None) -> ProbeResu
         _stuck_thread = thread
     waited = time.monotonic() - started
     log.warning("GPU probe did not finish within %.1f s", waited)
-    return ProbeResult(status="timeout", message=timeout_message, detail=f"no answer after {waited:.1f} s")
+    return timed_out.model_copy(update={"detail": f"no answer after {waited:.1f} s"})

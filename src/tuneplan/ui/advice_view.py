@@ -41,6 +41,7 @@ from tuneplan.core.advice import Suggestion, apply_changes, rank_key, suggest
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
+from tuneplan.core.terms import Note, render_note
 from tuneplan.ui.i18n import plain_tooltip, suggestion_detail, suggestion_title
 from tuneplan.ui.store import AppStore
 from tuneplan.ui.theme import mark_self_themed, themed
@@ -162,12 +163,12 @@ class AdviceController(QObject):
             after = estimate(changed)
         except (ValidationError, ValueError):
             return g
-        price = translate("Advice", "Priced at ${price}/GPU-hour ({provider}).").format(
-            price=f"{changed.pricing.price_per_gpu_hour:,.2f}", provider=changed.pricing.provider
-        )
+        price = Note(code="advice.priced_at", params={"price": changed.pricing.price_per_gpu_hour,
+                                                      "provider": changed.pricing.provider})
         return g.model_copy(
             update={
-                "detail": f"{g.detail} {price}",
+                "detail": f"{g.detail} {render_note(price)}",
+                "reasons": [*g.reasons, price],
                 "hours_delta": after.time.hours - base.time.hours,
                 "usd_delta": after.cost.total_usd - base.cost.total_usd,
                 "fits": after.memory.fits,

@@ -18,6 +18,39 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s − {overlapped} s hidden behind compute'),  # offload
     QT_TRANSLATE_NOOP("Terms", '{params} parameters × {bytes_per_param} B read and written ÷ {bandwidth} B/s'),  # optimizer
     QT_TRANSLATE_NOOP("Terms", 'per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step'),  # other_kernels
+    QT_TRANSLATE_NOOP("Terms", 'Offload checkpointed activations to CPU'),  # advice.activation_offload
+    QT_TRANSLATE_NOOP("Terms", 'Use 8-bit AdamW'),  # advice.adamw_8bit
+    QT_TRANSLATE_NOOP("Terms", 'Use fused AdamW'),  # advice.adamw_fused
+    QT_TRANSLATE_NOOP("Terms", 'Wrap the adapters in their own FSDP units'),  # advice.fsdp_units
+    QT_TRANSLATE_NOOP("Terms", 'Use a fused cross-entropy (Liger, Cut Cross-Entropy)'),  # advice.fused_ce
+    QT_TRANSLATE_NOOP("Terms", 'Use a larger GPU: {gpu} ({memory_gib:.2f} GiB)'),  # advice.gpu
+    QT_TRANSLATE_NOOP("Terms", 'Shard across {gpus} GPUs with FSDP (ZeRO-3)'),  # advice.gpus
+    QT_TRANSLATE_NOOP("Terms", 'Turn on gradient checkpointing'),  # advice.grad_checkpointing
+    QT_TRANSLATE_NOOP("Terms", 'Sync gradients every micro-batch'),  # advice.grad_sync
+    QT_TRANSLATE_NOOP("Terms", 'Skip the FP32 upcast of the unquantised weights'),  # advice.kbit_bf16
+    QT_TRANSLATE_NOOP("Terms", 'Train LoRA adapters instead of all weights'),  # advice.lora
+    QT_TRANSLATE_NOOP("Terms", 'Micro-batch {micro_batch} with gradient accumulation {accumulation}'),  # advice.micro_batch
+    QT_TRANSLATE_NOOP("Terms", 'Fuse the optimizer step into backward'),  # advice.optimizer_in_backward
+    QT_TRANSLATE_NOOP("Terms", 'Priced at ${price:,.2f}/GPU-hour.'),  # advice.priced
+    QT_TRANSLATE_NOOP("Terms", 'Priced at ${price:,.2f}/GPU-hour ({provider}).'),  # advice.priced_at
+    QT_TRANSLATE_NOOP("Terms", 'Use QLoRA (4-bit NF4 base)'),  # advice.qlora
+    QT_TRANSLATE_NOOP("Terms", 'Shorten sequences to {tokens:,} tokens'),  # advice.seq_len
+    QT_TRANSLATE_NOOP("Terms", 'Keeps the current price per GPU-hour (no price known for it).'),  # advice.unpriced
+    QT_TRANSLATE_NOOP("Terms", 'Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).'),  # advice.why.activation_offload
+    QT_TRANSLATE_NOOP("Terms", 'bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.'),  # advice.why.adamw_8bit
+    QT_TRANSLATE_NOOP("Terms", "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's temporary copy of the second moments; same maths, no slowdown."),  # advice.why.adamw_fused
+    QT_TRANSLATE_NOOP("Terms", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538)."),  # advice.why.fsdp_units
+    QT_TRANSLATE_NOOP("Terms", 'The loss never materialises the full fp32 logits.'),  # advice.why.fused_ce
+    QT_TRANSLATE_NOOP("Terms", 'The smallest catalog GPU with enough memory for the plan as it is.'),  # advice.why.gpu
+    QT_TRANSLATE_NOOP("Terms", 'Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time.'),  # advice.why.gpus
+    QT_TRANSLATE_NOOP("Terms", 'Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute.'),  # advice.why.grad_checkpointing
+    QT_TRANSLATE_NOOP("Terms", "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which the time estimate includes."),  # advice.why.grad_sync
+    QT_TRANSLATE_NOOP("Terms", "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual stream between layers."),  # advice.why.kbit_bf16
+    QT_TRANSLATE_NOOP("Terms", 'No gradients or optimizer states for the base weights.'),  # advice.why.lora
+    QT_TRANSLATE_NOOP("Terms", 'Same effective batch, fewer tokens in flight at once.'),  # advice.why.micro_batch
+    QT_TRANSLATE_NOOP("Terms", 'Frees each gradient as soon as its parameter is updated (no gradient accumulation).'),  # advice.why.optimizer_in_backward
+    QT_TRANSLATE_NOOP("Terms", 'Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.'),  # advice.why.qlora
+    QT_TRANSLATE_NOOP("Terms", "Truncates or splits long examples: check your data's length distribution first."),  # advice.why.seq_len
     QT_TRANSLATE_NOOP("Terms", '{field} must be a positive number, got {value}'),  # calibration.bad_number
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step would mean {mfu} % of the GPU's peak rate, which no card reaches: is it a different plan, or per micro-batch?"),  # calibration.faster_than_hardware
     QT_TRANSLATE_NOOP("Terms", "the pilot ran micro-batch {pilot}, the plan has {plan}: set the plan to the pilot's settings, then import it"),  # calibration.micro_batch_differs
@@ -66,9 +99,19 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: a value Tuneplan does not know; the plan keeps its setting'),  # config.unknown_value
     QT_TRANSLATE_NOOP("Terms", 'cannot read the file ({reason})'),  # config.unreadable
     QT_TRANSLATE_NOOP("Terms", 'your own GPUs: billed as electricity, {kwh} kWh at {usd_per_kwh} USD/kWh; no rental, storage or egress charges'),  # cost.electricity
+    QT_TRANSLATE_NOOP("Terms", 'failure probability {probability:.0%}: {attempts:.2f} attempts per completed run (+${usd:,.2f})'),  # cost.failure_repeats
+    QT_TRANSLATE_NOOP("Terms", 'monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} runs: break-even at {break_even:.1f} runs/month, hourly is cheaper'),  # cost.hourly_cheaper
+    QT_TRANSLATE_NOOP("Terms", '{expected:.2f} expected interruptions lose {lost_hours:.2f} h (${usd:,.2f}); pessimistic: {pessimistic} lose {pessimistic_hours:.2f} h'),  # cost.interruptions
+    QT_TRANSLATE_NOOP("Terms", 'monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} runs: break-even at {break_even:.1f} runs/month, the monthly server is cheaper'),  # cost.monthly_cheaper
+    QT_TRANSLATE_NOOP("Terms", 'monthly server ${monthly:,.0f}/month vs ${hourly:,.2f}/month hourly for {runs:g} runs: break-even at {break_even:.1f} runs/month, both cost the same'),  # cost.monthly_equal
     QT_TRANSLATE_NOOP("Terms", 'your own GPUs: set your electricity price (USD/kWh) to see what the run costs'),  # cost.no_tariff
     QT_TRANSLATE_NOOP("Terms", "board power {power} W is the catalog's figure for the {gpu}: the card's own power limit was not read"),  # cost.power_from_spec
     QT_TRANSLATE_NOOP("Terms", 'rented at {provider} ({offer_kind}, {price} USD/GPU-hour) the same run would cost {rental_usd} USD; your electricity {electricity_usd} USD'),  # cost.rent_comparison
+    QT_TRANSLATE_NOOP("Terms", 'electricity on your own card(s) instead: ${usd:,.2f} per run ({power:.0f} W × {gpus} × {hours:.2f} h at ${usd_per_kwh}/kWh)'),  # cost.rented_electricity
+    QT_TRANSLATE_NOOP("Terms", '{runs:g} runs a month do not fit in one month of wall-clock time'),  # cost.runs_exceed_month
+    QT_TRANSLATE_NOOP("Terms", 'container disk: billed only while running and wiped on stop; copy results out before stopping'),  # cost.storage_container
+    QT_TRANSLATE_NOOP("Terms", 'network volume: persists independently of pods and is billed until deleted'),  # cost.storage_network
+    QT_TRANSLATE_NOOP("Terms", 'pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod'),  # cost.storage_volume
     QT_TRANSLATE_NOOP("Terms", 'the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast'),  # plan.adapter_setting_fp32_master
     QT_TRANSLATE_NOOP("Terms", "the LoRA adapter setting ({setting}) does not apply: adapters inside their layer's FSDP unit take the weights' dtype"),  # plan.adapter_setting_fsdp_unit
     QT_TRANSLATE_NOOP("Terms", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used"),  # plan.compile_not_modelled
@@ -83,6 +126,25 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "sequence length {seq_len} exceeds the model's max_position_embeddings ({max_positions})"),  # plan.seq_beyond_context
     QT_TRANSLATE_NOOP("Terms", 'the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype'),  # plan.sharded_qlora_no_upcast
     QT_TRANSLATE_NOOP("Terms", 'sharding across one GPU saves no memory'),  # plan.sharding_one_gpu
+    QT_TRANSLATE_NOOP("Terms", 'the GPU stopped responding while it was being read: check the card or reboot'),  # probe.all_lost
+    QT_TRANSLATE_NOOP("Terms", 'the NVIDIA library stopped the GPU probe ({exception})'),  # probe.binding_stopped
+    QT_TRANSLATE_NOOP("Terms", 'GPU detection unavailable: the nvidia-ml-py package looks broken'),  # probe.broken_binding
+    QT_TRANSLATE_NOOP("Terms", 'NVIDIA driver not loaded'),  # probe.driver_not_loaded
+    QT_TRANSLATE_NOOP("Terms", 'the NVIDIA driver is too old for GPU detection: update it'),  # probe.driver_too_old
+    QT_TRANSLATE_NOOP("Terms", 'Found {n} NVIDIA GPUs'),  # probe.found_many
+    QT_TRANSLATE_NOOP("Terms", 'Found 1 NVIDIA GPU'),  # probe.found_one
+    QT_TRANSLATE_NOOP("Terms", 'using the card you entered by hand'),  # probe.hint_by_hand
+    QT_TRANSLATE_NOOP("Terms", 'you can still enter your card by hand'),  # probe.hint_manual
+    QT_TRANSLATE_NOOP("Terms", 'NVML library not found (no NVIDIA driver installed)'),  # probe.library_not_found
+    QT_TRANSLATE_NOOP("Terms", 'GPU detection unavailable: the nvidia-ml-py package is not installed'),  # probe.no_binding
+    QT_TRANSLATE_NOOP("Terms", 'No NVIDIA GPU found'),  # probe.no_gpu
+    QT_TRANSLATE_NOOP("Terms", 'permission denied reading the GPU'),  # probe.no_permission
+    QT_TRANSLATE_NOOP("Terms", 'the NVIDIA driver could not be queried ({detail})'),  # probe.query_failed
+    QT_TRANSLATE_NOOP("Terms", '({n} skipped: see notes)'),  # probe.skipped
+    QT_TRANSLATE_NOOP("Terms", 'the NVIDIA driver did not answer within {seconds:g} s'),  # probe.timeout
+    QT_TRANSLATE_NOOP("Terms", 'unexpected error while reading the GPUs'),  # probe.unexpected
+    QT_TRANSLATE_NOOP("Terms", 'driver/library version mismatch: reboot after a driver update'),  # probe.version_mismatch
+    QT_TRANSLATE_NOOP("Terms", '{cause} — {hint}'),  # probe.with_hint
     QT_TRANSLATE_NOOP("Terms", 'the global batch grows from {old} to {new} sequences per optimizer step: each of the {n} GPUs needs at least one'),  # search.global_batch
     QT_TRANSLATE_NOOP("Terms", 'no setup of up to {max_gpus} GPUs fits with its whole likely range'),  # search.nothing_fits
     QT_TRANSLATE_NOOP("Terms", '{count} setups fit, but none within the budget and time limit'),  # search.nothing_within

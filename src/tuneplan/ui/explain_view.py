@@ -61,7 +61,6 @@ from tuneplan.ui.i18n import (
     fmt_number,
     number_locale,
     plain_tooltip,
-    translate_core_text,
     verdict_text,
 )
 from tuneplan.ui.store import AppStore
@@ -357,9 +356,7 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             ),
         )
     )
-    notes = "; ".join(_note_text(note) for note in tm.messages) if tm.messages else "; ".join(
-        translate_core_text(n) for n in tm.notes
-    )
+    notes = "; ".join(_note_text(note) for note in tm.messages)
     lines.append(
         Line(
             translate("Explain", "Optimizer step"),
@@ -900,8 +897,7 @@ class ExplainView(QScrollArea):
         self.totals_model.set_lines(total_lines(mem, s.gpu.name))
         self.time_model.set_lines(time_lines(s, r))
         self.cost_model.set_lines(cost_lines(s, r))
-        notes = ([core_note_text(n) for n in r.messages] + [translate_core_text(n) for n in r.cost.notes]
-                 + [core_note_text(n) for n in r.cost.messages])  # own GPUs: electricity and the rented run
+        notes = [core_note_text(n) for n in (*r.messages, *r.cost.messages)]
         self.notes.setText(
             themed("".join(f"<div style='color:#8a5a00'>⚠ {html.escape(n)}</div>" for n in notes))
         )

@@ -8,10 +8,13 @@
   to restart right away (:func:`install_language_menu`).
 * Numbers and US dollars are written with :func:`number_locale` (the system locale, or the chosen
   language's when the user picked one): :func:`fmt_number`, :func:`fmt_usd`, :func:`fmt_gib`.
-* The core computes in English. Its memory component labels, its verdict and its notes are put
-  into words here (:func:`component_label`, :func:`verdict_text`, :func:`translate_core_text`);
-  formulas and literature sources stay in English on purpose (they are code-like and cite English
-  papers) and their tooltips say so.
+* The core returns data, not sentences: its notes, warnings, advice and the GPU probe's messages are
+  coded notes (``tuneplan.core.terms.Note``: a code and typed parameters, English templates in
+  ``tuneplan.core.terms.NOTES``). :func:`core_note_text` translates a note's template in the ``Terms``
+  context and fills it with locale-aware numbers (:func:`note_number`); nothing is parsed. Memory
+  component labels and the verdict are put into words here too (:func:`component_label`,
+  :func:`verdict_text`); formulas and literature sources stay in English on purpose (they are
+  code-like and cite English papers) and their tooltips say so.
 
 The ``.qm`` files are found in a wheel (``tuneplan/translations``), in a PyInstaller bundle
 (``<bundle>/resources/translations``) and in a source checkout (``resources/translations``):
@@ -42,6 +45,7 @@ from PySide6.QtCore import (
 
 __all__ = [
     "core_note_text",
+    "note_number",
     "LANGUAGES",
     "TranslatedLabels",
     "component_label",
@@ -64,7 +68,6 @@ __all__ = [
     "stored_language",
     "suggestion_detail",
     "suggestion_title",
-    "translate_core_text",
     "translations_dir",
     "verdict_color",
     "verdict_risk_text",
@@ -479,275 +482,14 @@ def verdict_summary(memory: Any) -> str:
     return verdict_text(memory) + verdict_risk_text(memory)
 
 
-#: The core's notes and warnings (English sentences with numbers) -> a template in the UI
-#: language. Each pattern's named groups fill the template's placeholders; a note that matches no
-#: pattern (a new one in the core) is shown as the core wrote it.
-_CORE_TEXTS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"sequence length (?P<n>\d+) exceeds the model's max_position_embeddings \((?P<m>\d+)\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "sequence length {n} exceeds the model's max_position_embeddings ({m})")),
-    (re.compile(r"(?P<gpu>.+) has no BF16 tensor cores: train in FP16 with loss scaling"),
-     QT_TRANSLATE_NOOP("CoreNotes", "{gpu} has no BF16 tensor cores: train in FP16 with loss scaling")),
-    (re.compile(r"the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation "
-                r"to 1 \(torchtune refuses this combination\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the optimizer step fused into backward cannot accumulate gradients: set "
-                       "gradient accumulation to 1 (torchtune refuses this combination)")),
-    (re.compile(r"paged optimizer states \((?P<p>[\d.]+) GiB\) exceed the (?P<f>[\d.]+) GiB left on the GPU: about "
-                r"(?P<o>[\d.]+) GiB live in CPU RAM and cross PCIe at every optimizer step, which the time "
-                r"estimate includes \(on Windows and WSL2 CUDA cannot page them out: there they must fit "
-                r"on the GPU\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "paged optimizer states ({p} GiB) exceed the {f} GiB left on the GPU: about {o} "
-                       "GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate "
-                       "includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the "
-                       "GPU)")),
-    (re.compile(r"bitsandbytes does not quantise the stacked experts of this mixture-of-experts model "
-                r"\(transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849\): they are counted "
-                r"unquantised; Unsloth's loader quantises them"),
-     QT_TRANSLATE_NOOP("CoreNotes", "bitsandbytes does not quantise the stacked experts of this mixture-of-experts "
-                       "model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are "
-                       "counted unquantised; Unsloth's loader quantises them")),
-    (re.compile(r"PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: "
-                r"set dropout to 0 or target the attention projections only"),
-     QT_TRANSLATE_NOOP("CoreNotes", "PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
-                       "dropout: set dropout to 0 or target the attention projections only")),
-    (re.compile(r"sharding across one GPU saves no memory"),
-     QT_TRANSLATE_NOOP("CoreNotes", "sharding across one GPU saves no memory")),
-    (re.compile(r"the FP32 upcast is not applied: sharded QLoRA \(FSDP/ZeRO-3\) skips "
-                r"prepare_model_for_kbit_training so that every shard has one dtype"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips "
-                       "prepare_model_for_kbit_training so that every shard has one dtype")),
-    (re.compile(r"FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
-                r"\(\"Attempting to unscale FP16 gradients\"\); keep the trained weights in FP32 or train in BF16"),
-     QT_TRANSLATE_NOOP("CoreNotes", "FP16 training with FP16 trainable parameters: PyTorch's loss scaler refuses them "
-                       "(\"Attempting to unscale FP16 gradients\"); keep the trained weights in FP32 or train in BF16")),
-    (re.compile(r"torch\.compile's smaller saved set is modelled for RMSNorm layers \(Llama, Qwen, Mistral, "
-                r"Gemma\); for this model the eager figures are used"),
-     QT_TRANSLATE_NOOP("CoreNotes", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, "
-                       "Mistral, Gemma); for this model the eager figures are used")),
-    (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: adapters inside their layer's FSDP "
-                r"unit take the weights' dtype"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: adapters inside their layer's "
-                       "FSDP unit take the weights' dtype")),
-    (re.compile(r"the LoRA adapter setting \((?P<mode>[a-z0-9-]+)\) does not apply: with FP32 master weights the "
-                r"adapters are FP32 under autocast"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the LoRA adapter setting ({mode}) does not apply: with FP32 master weights the "
-                       "adapters are FP32 under autocast")),
-    (re.compile(r"(?P<n>\d+) GPUs without sharding: the layers are split across the GPUs and run one GPU at a time "
-                r"\(naive model parallelism, HF device_map\); choose DDP, ZeRO or FSDP to train in parallel"),
-     QT_TRANSLATE_NOOP("CoreNotes", "{n} GPUs without sharding: the layers are split across the GPUs and run one GPU "
-                       "at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in "
-                       "parallel")),
-    (re.compile(r"full FT on plain HF: optimized full-FT MFU x the column's HF/optimized LoRA ratio \(TP §4, §6\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "full FT on plain HF: optimized full-FT MFU x the column's HF/optimized LoRA ratio (TP §4, §6)")),
-    (re.compile(r"sequence length >= (?P<n>\d+): MFU x (?P<f>[\d.]+) \(TP §6\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "sequence length >= {n}: MFU x {f} (TP §6)")),
-    (re.compile(r"FP32 training: TF32 tensor rate taken as half the BF16 rate"),
-     QT_TRANSLATE_NOOP("CoreNotes", "FP32 training: TF32 tensor rate taken as half the BF16 rate")),
-    (re.compile(r"(?P<gpu>.+) has no BF16: timed at its FP16 rate"),
-     QT_TRANSLATE_NOOP("CoreNotes", "{gpu} has no BF16: timed at its FP16 rate")),
-    (re.compile(r"MFU override (?P<u>[\d.]+): model FLOPs / spec peak; replaces the defaults and the "
-                r"checkpointing, QLoRA and long-context factors"),
-     QT_TRANSLATE_NOOP("CoreNotes", "MFU override {u}: model FLOPs / spec peak; replaces the defaults and the "
-                       "checkpointing, QLoRA and long-context factors")),
-    (re.compile(r"QLoRA dequantisation: time x (?P<f>[\d.]+) \(TP §4\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "QLoRA dequantisation: time x {f} (TP §4)")),
-    (re.compile(r"CPU offload: throughput x (?P<f>[\d.]+) \(TP §5\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "CPU offload: throughput x {f} (TP §5)")),
-    (re.compile(r"adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs "
-                r"\(QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several "
-                       "GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight "
-                       "anyway)")),
-    (re.compile(r"FSDP units mix frozen and trainable weights: the frozen weights' gradients are computed too, "
-                r"time x (?P<f>[\d.]+)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "FSDP units mix frozen and trainable weights: the frozen weights' gradients are "
-                       "computed too, time x {f}")),
-    (re.compile(r"no activation checkpointing: no recomputed forward, time x (?P<f>[\d.]+)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "no activation checkpointing: no recomputed forward, time x {f}")),
-    (re.compile(r"memory-bound: streaming the weights \((?P<a>[\d,]+) ms\) outlasts the math \((?P<b>[\d,]+) ms\) "
-                r"per micro-batch; a larger micro-batch is faster"),
-     QT_TRANSLATE_NOOP("CoreNotes", "memory-bound: streaming the weights ({a} ms) outlasts the math "
-                       "({b} ms) per micro-batch; a larger micro-batch is faster")),
-    (re.compile(r"examples of (?P<n>\d+) tokens are truncated to seq_len (?P<m>\d+)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "examples of {n} tokens are truncated to seq_len {m}")),
-    (re.compile(r"container disk: billed only while running and wiped on stop; copy results out before stopping"),
-     QT_TRANSLATE_NOOP("CoreNotes", "container disk: billed only while running and wiped on stop; copy "
-                       "results out before stopping")),
-    (re.compile(r"pod volume: kept while the pod is stopped \(stopped-pod rate\), deleted with the pod"),
-     QT_TRANSLATE_NOOP("CoreNotes", "pod volume: kept while the pod is stopped (stopped-pod rate), "
-                       "deleted with the pod")),
-    (re.compile(r"network volume: persists independently of pods and is billed until deleted"),
-     QT_TRANSLATE_NOOP("CoreNotes", "network volume: persists independently of pods and is billed until deleted")),
-    (re.compile(r"(?P<n>[\d.]+) expected interruptions lose (?P<h>[\d.]+) h \(\$(?P<usd>[\d,.]+)\); "
-                r"pessimistic: (?P<p>\d+) lose (?P<ph>[\d.]+) h"),
-     QT_TRANSLATE_NOOP("CoreNotes", "{n} expected interruptions lose {h} h (${usd}); pessimistic: {p} lose {ph} h")),
-    (re.compile(r"failure probability (?P<p>\d+%): (?P<n>[\d.]+) attempts per completed run \(\+\$(?P<usd>[\d,.]+)\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "failure probability {p}: {n} attempts per completed run (+${usd})")),
-    (re.compile(r"monthly server \$(?P<m>[\d,]+)/month vs \$(?P<h>[\d,.]+)/month hourly for (?P<r>[\d.e+]+) runs: "
-                r"break-even at (?P<be>[\d.]+) runs/month, monthly is cheaper(?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "monthly server ${m}/month vs ${h}/month hourly for {r} runs: "
-                       "break-even at {be} runs/month, monthly is cheaper{rest}")),
-    (re.compile(r"monthly server \$(?P<m>[\d,]+)/month vs \$(?P<h>[\d,.]+)/month hourly for (?P<r>[\d.e+]+) runs: "
-                r"break-even at (?P<be>[\d.]+) runs/month, hourly is cheaper(?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "monthly server ${m}/month vs ${h}/month hourly for {r} runs: "
-                       "break-even at {be} runs/month, hourly is cheaper{rest}")),
-    (re.compile(r"; the runs do not fit in one month"),
-     QT_TRANSLATE_NOOP("CoreNotes", "; the runs do not fit in one month")),
-    (re.compile(r"own card(?P<s>s?): electricity \$(?P<usd>[\d,.]+) per run \((?P<w>\d+) W x (?P<n>\d+) x (?P<h>[\d.]+) h "
-                r"at \$(?P<rate>[\d.e-]+)/kWh\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "own card{s}: electricity ${usd} per run ({w} W x {n} x {h} h at ${rate}/kWh)")),
-    # core.compare: why a GPU is not compatible (GpuComparisonRow.note)
-    (re.compile(r"(?P<gpu>.+) has no (?P<rest>.+?) support \(needs an Ampere or newer GPU\): use FP16 and SDPA"),
-     QT_TRANSLATE_NOOP("CoreNotes", "{gpu} has no {rest} support (needs an Ampere or newer GPU): use FP16 and SDPA")),
-    (re.compile(r"BF16 or FlashAttention 2"), QT_TRANSLATE_NOOP("CoreNotes", "BF16 or FlashAttention 2")),
-    # core.advice: why each suggestion helps (Suggestion.detail, one sentence at a time)
-    (re.compile(r"Keeps one hidden state per layer and recomputes the rest in backward: about a third more compute\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Keeps one hidden state per layer and recomputes the rest in backward: about a "
-                       "third more compute.")),
-    (re.compile(r"Keeps embeddings, LM head, norms \(and stacked MoE experts\) in the training precision, as "
-                r"axolotl, TRL, torchtune and Unsloth do, instead of PEFT's prepare_model_for_kbit_training: "
-                r"2 bytes per parameter instead of 4, and a 16-bit residual stream between layers\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Keeps embeddings, LM head, norms (and stacked MoE experts) in the training "
-                       "precision, as axolotl, TRL, torchtune and Unsloth do, instead of PEFT's "
-                       "prepare_model_for_kbit_training: 2 bytes per parameter instead of 4, and a 16-bit residual "
-                       "stream between layers.")),
-    (re.compile(r"Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead of the whole "
-                r"unsharded gradient \(accelerate sync_each_batch=True\); more communication, which the time "
-                r"estimate includes\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Reduce-scatters each micro-batch's gradients, so every GPU keeps a shard instead "
-                       "of the whole unsharded gradient (accelerate sync_each_batch=True); more communication, which "
-                       "the time estimate includes.")),
-    (re.compile(r"Frozen weights then get no gradients \(PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538\)\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; "
-                       "litgpt PR #1538).")),
-    (re.compile(r"No gradients or optimizer states for the base weights\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "No gradients or optimizer states for the base weights.")),
-    (re.compile(r"Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a "
-                       "little slower.")),
-    (re.compile(r"torch\.optim\.AdamW\(fused=True\) updates in one kernel, without the foreach path's temporary copy "
-                r"of the second moments; same maths, no slowdown\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's "
-                       "temporary copy of the second moments; same maths, no slowdown.")),
-    (re.compile(r"bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.")),
-    (re.compile(r"Frees each gradient as soon as its parameter is updated \(no gradient accumulation\)\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Frees each gradient as soon as its parameter is updated (no gradient accumulation).")),
-    (re.compile(r"Same effective batch, fewer tokens in flight at once\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Same effective batch, fewer tokens in flight at once.")),
-    (re.compile(r"The loss never materialises the full fp32 logits\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "The loss never materialises the full fp32 logits.")),
-    (re.compile(r"Truncates or splits long examples: check your data's length distribution first\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Truncates or splits long examples: check your data's length distribution first.")),
-    (re.compile(r"Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers "
-                r"\(overlapped with compute when the link keeps up\)\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).")),
-    (re.compile(r"Weights, gradients and optimizer states split across GPUs; each GPU pays for its own time\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Weights, gradients and optimizer states split across GPUs; each GPU pays for its "
-                       "own time.")),
-    (re.compile(r"The smallest catalog GPU with enough memory for the plan as it is\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "The smallest catalog GPU with enough memory for the plan as it is.")),
-    (re.compile(r"Priced at \$(?P<price>[\d,.]+)/GPU-hour\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Priced at ${price}/GPU-hour.")),
-    (re.compile(r"Keeps the current price per GPU-hour \(no price known for it\)\."),
-     QT_TRANSLATE_NOOP("CoreNotes", "Keeps the current price per GPU-hour (no price known for it).")),
-    # the local GPU probe (tuneplan.hw.probe)
-    (re.compile(r"Found 1 NVIDIA GPU(?P<rest>(?! ?s).*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "Found 1 NVIDIA GPU{rest}")),
-    (re.compile(r"Found (?P<n>\d+) NVIDIA GPUs(?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "Found {n} NVIDIA GPUs{rest}")),
-    (re.compile(r" \((?P<n>\d+) skipped: see notes\)"),
-     QT_TRANSLATE_NOOP("CoreNotes", " ({n} skipped: see notes)")),
-    (re.compile(r"No NVIDIA GPU found — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "No NVIDIA GPU found — {rest}")),
-    (re.compile(r"NVML library not found \(no NVIDIA driver installed\) — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "NVML library not found (no NVIDIA driver installed) — {rest}")),
-    (re.compile(r"NVIDIA driver not loaded — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "NVIDIA driver not loaded — {rest}")),
-    (re.compile(r"driver/library version mismatch — reboot after a driver update, or (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "driver/library version mismatch — reboot after a driver update, or {rest}")),
-    (re.compile(r"permission denied reading the GPU — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "permission denied reading the GPU — {rest}")),
-    (re.compile(r"GPU detection unavailable: the nvidia-ml-py package is not installed — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "GPU detection unavailable: the nvidia-ml-py package is not installed — {rest}")),
-    (re.compile(r"GPU detection unavailable: the nvidia-ml-py package looks broken — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "GPU detection unavailable: the nvidia-ml-py package looks broken — {rest}")),
-    (re.compile(r"the GPU stopped responding while it was being read — check the card or reboot, or (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the GPU stopped responding while it was being read — check the card or "
-                       "reboot, or {rest}")),
-    (re.compile(r"the NVIDIA driver is too old for GPU detection — update it, or (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the NVIDIA driver is too old for GPU detection — update it, or {rest}")),
-    (re.compile(r"the NVIDIA driver could not be queried \((?P<detail>.*)\) — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the NVIDIA driver could not be queried ({detail}) — {rest}")),
-    (re.compile(r"unexpected error while reading the GPUs — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "unexpected error while reading the GPUs — {rest}")),
-    (re.compile(r"the NVIDIA driver did not answer within (?P<s>[\d.]+) s — (?P<rest>.*)"),
-     QT_TRANSLATE_NOOP("CoreNotes", "the NVIDIA driver did not answer within {s} s — {rest}")),
-    (re.compile(r"you can still enter your card by hand"),
-     QT_TRANSLATE_NOOP("CoreNotes", "you can still enter your card by hand")),
-    (re.compile(r"using the card you entered by hand"),
-     QT_TRANSLATE_NOOP("CoreNotes", "using the card you entered by hand")),
-]  # fmt: skip
-
-
-def translate_core_text(text: str) -> str:
-    """A note, warning or probe message of the core in the UI language (as written when unknown).
-
-    Whole-sentence patterns first; their trailing parts (``{rest}``) are translated the same way,
-    so "No NVIDIA GPU found — you can still enter your card by hand" comes out whole.
-    """
-    if not text:
-        return text
-    for pattern, template in _CORE_TEXTS:
-        m = pattern.fullmatch(text)
-        if m is None:
-            continue
-        values = {k: translate_core_text(v) if k == "rest" else v for k, v in m.groupdict().items()}
-        return translate("CoreNotes", template).format(**values)
-    return text
-
-
 def suggestion_title(suggestion: Any) -> str:
-    """A :class:`~tuneplan.core.advice.Suggestion`'s title in the UI language, built from its key and changes.
-
-    The core's English title for a key this function does not know.
-    """
-    key, ch = suggestion.key, suggestion.changes
-    fixed = {
-        "grad_checkpointing": QT_TRANSLATE_NOOP("Advice", "Turn on gradient checkpointing"),
-        "lora": QT_TRANSLATE_NOOP("Advice", "Train LoRA adapters instead of all weights"),
-        "qlora": QT_TRANSLATE_NOOP("Advice", "Use QLoRA (4-bit NF4 base)"),
-        "adamw_fused": QT_TRANSLATE_NOOP("Advice", "Use fused AdamW"),
-        "kbit_bf16": QT_TRANSLATE_NOOP("Advice", "Skip the FP32 upcast of the unquantised weights"),
-        "adamw_8bit": QT_TRANSLATE_NOOP("Advice", "Use 8-bit AdamW"),
-        "optimizer_in_backward": QT_TRANSLATE_NOOP("Advice", "Fuse the optimizer step into backward"),
-        "fused_ce": QT_TRANSLATE_NOOP("Advice", "Use a fused cross-entropy (Liger, Cut Cross-Entropy)"),
-        "activation_offload": QT_TRANSLATE_NOOP("Advice", "Offload checkpointed activations to CPU"),
-        "grad_sync": QT_TRANSLATE_NOOP("Advice", "Sync gradients every micro-batch"),
-        "fsdp_units": QT_TRANSLATE_NOOP("Advice", "Wrap the adapters in their own FSDP units"),
-    }
-    if key in fixed:
-        return translate("Advice", fixed[key])
-    try:
-        if key == "micro_batch":
-            return translate("Advice", "Micro-batch {mb} with gradient accumulation {ga}").format(
-                mb=ch["training.micro_batch"], ga=ch["training.grad_accumulation"])
-        if key == "seq_len":
-            return translate("Advice", "Shorten sequences to {n} tokens").format(n=f"{ch['training.seq_len']:,}")
-        if key.startswith("gpus_"):
-            return translate("Advice", "Shard across {n} GPUs with FSDP (ZeRO-3)").format(n=ch["training.num_gpus"])
-        if key.startswith("gpu_"):
-            gpu = ch["gpu"]
-            return translate("Advice", "Use a larger GPU: {gpu} ({memory})").format(
-                gpu=gpu["name"], memory=fmt_capacity(gpu["memory_gib"]))
-    except (KeyError, TypeError):
-        pass
-    return suggestion.title
+    """A :class:`~tuneplan.core.advice.Suggestion`'s title in the UI language, from its coded ``title_note``."""
+    return core_note_text(suggestion.title_note) if suggestion.title_note.code else suggestion.title
 
 
 def suggestion_detail(suggestion: Any) -> str:
-    """Why a suggestion helps, sentence by sentence in the UI language (unknown sentences as written)."""
-    sentences = re.split(r"(?<=\.)\s+", suggestion.detail.strip())
-    return " ".join(translate_core_text(sentence) for sentence in sentences if sentence)
+    """Why a suggestion helps in the UI language, from its coded ``reasons``, one sentence each."""
+    return " ".join(core_note_text(n) for n in suggestion.reasons) if suggestion.reasons else suggestion.detail
 
 
 # ------------------------------------------------------------------------------------------ the menu
@@ -770,13 +512,44 @@ def _view_menu(window: Any) -> Any:
     return menu
 
 
+_SPEC = re.compile(r"(?P<group>,)?(?:\.(?P<decimals>\d+))?(?P<kind>[dfg%]?)")
+
+
+def note_number(value: float, spec: str) -> str:
+    """A note parameter in the number locale, keeping its template's format spec (``,.2f`` -> two decimals with
+    thousands separators, ``.0%`` -> a whole percentage, ``g`` -> as few digits as it needs, none -> the digits
+    Python writes); a spec this does not know is applied as Python writes it. In an English locale the result
+    is what ``str.format`` writes."""
+    m = _SPEC.fullmatch(spec)
+    if m is None:
+        return format(value, spec)
+    group, kind = bool(m["group"]), m["kind"]
+    decimals = int(m["decimals"]) if m["decimals"] is not None else None
+    if kind == "%":
+        return fmt_number(value * 100.0, decimals or 0, group=group) + number_locale().percent()
+    if kind == "f":
+        return fmt_number(value, 6 if decimals is None else decimals, group=group)
+    if kind == "d" or (kind == "g" and float(value).is_integer()) or isinstance(value, int):
+        return fmt_number(value, 0, group=group)
+    if not kind:  # as many decimals as Python's shortest repr: 3.0 -> "3.0", 59.8 -> "59.8"
+        written = repr(float(value))
+        if "e" not in written and "inf" not in written and "nan" not in written:
+            return fmt_number(value, len(written.partition(".")[2]), group=group)
+    locale = number_locale()
+    if not group:
+        locale.setNumberOptions(locale.numberOptions() | QLocale.NumberOption.OmitGroupSeparator)
+    return locale.toString(float(value), "g", 6 if decimals is None else max(decimals, 1))
+
+
 def core_note_text(note: Any) -> str:
     """A coded core note (:class:`tuneplan.core.terms.Note`) in the UI language: its catalogue template translated in
-    the ``Terms`` context, filled with its parameters (nothing parsed)."""
+    the ``Terms`` context, filled with its parameters, numbers in the user's locale (:func:`note_number`);
+    nothing parsed."""
     from tuneplan.core.terms import NOTES, render_note
 
     template = NOTES.get(note.code)
-    return render_note(note, template=translate("Terms", template) if template is not None else None)
+    return render_note(note, template=translate("Terms", template) if template is not None else None,
+                       number=note_number)
 
 
 def restart_app(window: Any) -> bool:

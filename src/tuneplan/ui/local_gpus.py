@@ -44,7 +44,7 @@ from tuneplan.core.advice import max_micro_batch, max_seq_len
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, Scenario
-from tuneplan.hw.probe import MANUAL_HINT, LocalGpu, ProbeResult
+from tuneplan.hw.probe import LocalGpu, ProbeResult, probe_message
 from tuneplan.storage.settings import (
     LocalGpuSettings,
     ManualGpu,
@@ -53,7 +53,7 @@ from tuneplan.storage.settings import (
     save_local_gpu_settings,
 )
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, DoubleSpinBox, FieldPanel
-from tuneplan.ui.i18n import fmt_capacity, fmt_number, plain_tooltip, translate_core_text
+from tuneplan.ui.i18n import core_note_text, fmt_capacity, fmt_number, plain_tooltip
 from tuneplan.ui.store import AppStore
 
 if TYPE_CHECKING:
@@ -811,12 +811,9 @@ class LocalGpuPanel(FieldPanel):
             self.status.setToolTip("")
         elif result.status == "ok" and result.gpus:
             tick = self.tr(" — tick the ones that count") if len(c.cards) > 1 else ""
-            self.status.setText(translate_core_text(result.message) + tick)
-        elif c.cards and result.message.endswith(f" — {MANUAL_HINT}"):  # the hand-entered card stands in
-            self.status.setText(translate_core_text(
-                result.message.removesuffix(MANUAL_HINT) + "using the card you entered by hand"))
-        else:
-            self.status.setText(translate_core_text(result.message))
+            self.status.setText(probe_message(result, core_note_text) + tick)
+        else:  # with a hand-entered card, it stands in
+            self.status.setText(probe_message(result, core_note_text, by_hand=bool(c.cards)))
         if result is not None and not c.reading:
             tips = [*result.notes, result.detail or ""]
             self.status.setToolTip(plain_tooltip("\n".join(t for t in tips if t)))

@@ -52,7 +52,6 @@ from tuneplan.ui.i18n import (
     install_language_menu,
     plain_message_box,
     plain_text,
-    translate_core_text,
     verdict_color,
     verdict_text,
 )
@@ -572,7 +571,7 @@ class MainWindow(QMainWindow):
             out.append(f"<tr><td style='color:#666666; padding-right:10px'>{k}</td><td>{v}</td></tr>")
         out.append("</table>")
         # the plan's own warnings (r.messages) are shown at the top, under the verdict
-        notes = [core_note_text(n) for n in t.messages] + [translate_core_text(n) for n in c.notes]
+        notes = [core_note_text(n) for n in (*t.messages, *c.messages)]
         for w in notes:
             out.append(f"<div style='color:#8a5a00'>⚠ {html.escape(w)}</div>")
         return "".join(out)

@@ -320,8 +320,7 @@ def build_report_html(
             phase=_e(peak_phase_text(r.memory.peak_phase))) + "</h3>")
         parts.append(_memory_table(r))
         i18n = _i18n()
-        notes = ([i18n.core_note_text(n) for n in r.messages] + [i18n.core_note_text(n) for n in r.time.messages]
-                 + [i18n.translate_core_text(n) for n in r.cost.notes])
+        notes = [i18n.core_note_text(n) for n in (*r.messages, *r.time.messages, *r.cost.messages)]
         for note in notes:
             parts.append(f'<p class="warn">⚠ {_e(note)}</p>')
         if s.notes.strip():
