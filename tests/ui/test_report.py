@@ -75,8 +75,11 @@ def test_report_has_verdicts_numbers_images_date_version_and_accuracy():
     assert "2026-11-30 09:15" in text and f"Tuneplan {__version__}" in text
     assert ACCURACY_URL in parser.links
     assert "Accuracy" in text and "percentile" in text
-    # fits / does not fit are coloured classes
-    assert 'class="good"' in doc or 'class="bad"' in doc
+    # fits / does not fit are coloured classes: the short plan fits the RTX 4090, 4 x 32k tokens does not
+    assert [r.memory.fits for r in estimates] == [True, False]
+    for r in estimates:
+        cls = "good" if r.memory.fits else "bad"
+        assert f'<span class="{cls}">{html.escape(r.memory.verdict())}</span>' in doc
 
 
 def test_report_says_how_fsdp_syncs_and_groups_the_model():

@@ -12,6 +12,7 @@ hanging the suite on ``/dev/zero``: whether Qt treats the text as rich does not 
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
@@ -31,6 +32,11 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.hw.probe import LocalGpu, ProbeResult
 from tuneplan.storage import ScenarioLibrary, write_scenario_file
+from tuneplan.ui.main_window import MainWindow as _MainWindow
+
+#: The window's own dialogs, kept before any fixture replaces them with stand-ins.
+REAL_SHOW_ERROR = _MainWindow.show_error
+REAL_ASK_UNSAVED = _MainWindow.ask_unsaved
 
 IMG = '<img src="/nonexistent/tuneplan-test.png">'
 BOLD = "<b>x</b>"
@@ -210,7 +216,7 @@ def test_error_texts_quoting_a_hostile_config_are_plain(hostile_window, tmp_path
     assert problems == [], "\n".join(problems)
 
 
-def test_message_boxes_quoting_hostile_names_are_plain(hostile_window, monkeypatch):
+def test_message_boxes_quoting_hostile_names_are_plain(hostile_window, monkeypatch, tmp_path_factory):
     from datetime import datetime
     from pathlib import Path
 
@@ -238,7 +244,11 @@ def test_message_boxes_quoting_hostile_names_are_plain(hostile_window, monkeypat
     docs.ask_restore_autosave(hostile, datetime.now())
     docs.ask_confirm("Trash", f"Delete “{hostile.name}” for good?")
     window.unsaved_question = lambda: (f"Save {hostile.name}?", f"Save writes {IMG}.json.")
-    monkeypatch.undo()  # the real show_error and ask_unsaved, not the fixture's stand-ins
+    # the real show_error and ask_unsaved, not the fixture's stand-ins (monkeypatch.undo() would also drop
+    # TUNEPLAN_DATA_DIR and let the price book below read the real user data folder)
+    monkeypatch.setattr(MainWindow, "show_error", REAL_SHOW_ERROR)
+    monkeypatch.setattr(MainWindow, "ask_unsaved", REAL_ASK_UNSAVED)
+    assert Path(os.environ["TUNEPLAN_DATA_DIR"]).is_relative_to(tmp_path_factory.getbasetemp())
     MainWindow.show_error(window, "Cannot open", f"{IMG} is not a plan")
     MainWindow.ask_unsaved(window)
     window.prices_action.trigger()

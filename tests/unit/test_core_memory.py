@@ -1162,3 +1162,54 @@ def test_zero3_gathers_what_deepspeeds_reuse_distance_keeps():
     # 667M, kept; L-3: 1,071.6M, released. Prefetch 5e7 + 45,088,768 = 95,088,768.
     llama2 = dict(LLAMA_3_8B, vocab_size=32000, intermediate_size=11008, num_key_value_heads=32)
     assert _zero3_gathered_elements(architecture_from_hf_config(llama2)) == 131_072_000 + 2 * 202_375_168 + 95_088_768
+
+
+# --- terms a mutation run left unpinned (issue #20): each checked by hand against the formula's source ---------
+
+
+def _llama3_8b() -> ModelArchitecture:
+    return architecture_from_hf_config(LLAMA_3_8B)
+
+
+def test_eager_attention_saves_the_fp32_softmax_and_bf16_probabilities_per_head_and_key():
+    # per token per layer, eager minus FlashAttention (bf16 LoRA on all linears: each lora_A saves its own bf16
+    # copy of its input in both, so o_proj's base saves nothing):
+    #   eager saves the fp32 softmax and its bf16 copy, 4 + 2 = 6 B per head per key: 6 x 32 x 2048 = 393,216
+    #   eager expands k and v to every head (repeat_kv): 2 x 2 B x (4096 - 1024) = +12,288
+    #   FlashAttention saves its output (its backward needs rowsum(dO * O)) and an fp32 log-sum-exp per head,
+    #   which eager's probs @ v does not (it saves probs and v): -(2 x 4096 + 4 x 32) = -8,320
+    #   -> 397,184 B
+    arch = _llama3_8b()
+    base = dict(method="lora", lora_targets="all-linear", micro_batch=1, seq_len=2048, grad_checkpointing=False,
+                sequence_mode="fixed")
+    _, eager = estimate_memory(arch, TrainingSetup(attention="eager", **base), GPU_24)
+    _, flash = estimate_memory(arch, TrainingSetup(attention="flash", **base), GPU_24)
+    assert eager.activation_per_layer_token - flash.activation_per_layer_token == 397_184
+
+
+def test_eager_attention_score_buffers_are_transient():
+    # eager attention's scores, mask and fp32 cast: micro-batch x heads x seq^2 x 8 B = 2 x 32 x 2048^2 x 8 = 2 GiB
+    arch = _llama3_8b()
+    base = dict(method="lora", micro_batch=2, seq_len=2048, grad_checkpointing=True, sequence_mode="fixed")
+    _, eager = estimate_memory(arch, TrainingSetup(attention="eager", **base), GPU_24)
+    _, flash = estimate_memory(arch, TrainingSetup(attention="flash", **base), GPU_24)
+    assert eager.temporaries - flash.temporaries == 2 * 32 * 2048**2 * 8 == 2 * GIB
+
+
+def test_qlora_dequantises_the_largest_matrix_into_a_bf16_temporary():
+    # bitsandbytes dequantize_4bit writes the whole weight in bf16 before the matmul: the largest single linear
+    # of Llama-3-8B is gate/up/down, 4096 x 14336, x 2 B = 117,440,512 B over LoRA on the same (bf16) base
+    arch = _llama3_8b()
+    base = dict(micro_batch=1, seq_len=1024, grad_checkpointing=True, attention="flash", kbit_fp32_upcast=False)
+    _, qlora = estimate_memory(arch, TrainingSetup(method="qlora", **base), GPU_24)
+    _, lora = estimate_memory(arch, TrainingSetup(method="lora", **base), GPU_24)
+    assert qlora.temporaries - lora.temporaries == 4096 * 14336 * 2 == 117_440_512
+
+
+def test_nccl_communicator_buffers_join_the_cuda_context_on_several_gpus():
+    # CUDA context 500 MiB on every GPU; with a process group, NCCL's communicator buffers add 256 MiB
+    arch = _llama3_8b()
+    one, _ = estimate_memory(arch, TrainingSetup(method="lora", num_gpus=1), GPU_24)
+    two, _ = estimate_memory(arch, TrainingSetup(method="lora", num_gpus=2, sharding="ddp"), GPU_24)
+    assert one.component("cuda_context").bytes == 500 * 2**20
+    assert two.component("cuda_context").bytes == (500 + 256) * 2**20

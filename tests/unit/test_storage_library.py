@@ -251,10 +251,10 @@ def test_read_only_library_folder(lib: ScenarioLibrary, monkeypatch: pytest.Monk
             raise OSError(errno.EROFS, "Read-only file system")
         return real_open(path, flags, mode, dir_fd=dir_fd)
 
-    monkeypatch.setattr(os, "open", read_only)
-    with pytest.raises(ScenarioSaveError, match="the file system is read-only; nothing was written"):
-        lib.save(named("Nowhere"))
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:  # only os.open: TUNEPLAN_DATA_DIR stays on the test's folder
+        patch.setattr(os, "open", read_only)
+        with pytest.raises(ScenarioSaveError, match="the file system is read-only; nothing was written"):
+            lib.save(named("Nowhere"))
     assert lib.list() == []
 
 
