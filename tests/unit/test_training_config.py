@@ -312,3 +312,34 @@ def test_control_characters_huge_numbers_and_foreign_digits_are_clear_errors(tmp
     h.write_text('micro_batch_size: "²"\n', encoding="utf-8")
     with pytest.raises(CoreError):
         map_file(h)
+
+
+# ------------------------------------------------------------------------------------------ what the export writes
+
+
+def test_axolotl_fsdp2_is_fsdp():
+    # docs/multi-gpu.qmd (axolotl @ 067b021c8b): FSDP2 is fsdp_version: 2 with fsdp_config; `fsdp` is deprecated
+    r = map_training_config({"base_model": "x/y", "adapter": "lora", "fsdp_version": 2, "fsdp_config": {
+        "offload_params": True, "cpu_ram_efficient_loading": True, "auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+        "state_dict_type": "FULL_STATE_DICT", "reshard_after_forward": True, "activation_checkpointing": True}})
+    t = _training(r)
+    assert (t["sharding"], t["cpu_offload"], t["grad_checkpointing"]) == ("fsdp", True, True)
+    no_config = _training(map_training_config({"base_model": "x/y", "adapter": "lora", "fsdp_version": 2}, "axolotl"))
+    assert "sharding" not in no_config  # a version without a config shards nothing
+
+
+@pytest.mark.parametrize(("loss_type", "fused"), [("chunked_nll", True), ("nll", False), ("dft", False)])
+def test_trl_loss_type_says_whether_the_logits_are_chunked(loss_type, fused):
+    r = map_training_config({"max_length": 1024, "loss_type": loss_type, "per_device_train_batch_size": 1}, "hf")
+    assert _training(r)["fused_cross_entropy"] is fused
+    unknown = map_training_config({"max_length": 1024, "loss_type": "focal"}, "hf")
+    assert "fused_cross_entropy" not in _training(unknown)
+    assert [i.note.code for i in unknown.with_status("unsupported") if i.key == "loss_type"] == ["config.unknown_value"]
+
+
+def test_trl_padding_to_max_length_is_fixed_length():
+    fixed = map_training_config({"max_length": 1024, "packing": False, "pad_to_multiple_of": 1024}, "hf")
+    assert _training(fixed)["sequence_mode"] == "fixed"
+    small = map_training_config({"max_length": 1024, "packing": False, "pad_to_multiple_of": 8}, "hf")
+    assert _training(small)["sequence_mode"] == "dynamic"
+    assert "pad_to_multiple_of" in [i.key for i in small.with_status("ignored")]

@@ -780,6 +780,10 @@ def _axolotl(data: Mapping[str, Any]) -> ConfigImport:
         _fsdp(b, "fsdp", g("fsdp"))
     if has("fsdp_config"):
         _fsdp_config(b, "fsdp_config", g("fsdp_config"))
+    if has("fsdp_version") and has("fsdp_config") and "training.sharding" not in b.updates:
+        # FSDP2 as docs/multi-gpu.qmd configures it (`fsdp` is deprecated): fsdp_version + fsdp_config, which shards
+        # fully unless reshard_after_forward is false (reported by _fsdp_config)
+        b.take("fsdp_version", g("fsdp_version"), "training.sharding", "fsdp")
     done |= {"fsdp", "fsdp_config", "fsdp_version"}
     if has("num_epochs"):
         b.take("num_epochs", g("num_epochs"), "dataset.epochs", _float("num_epochs", g("num_epochs")))
@@ -933,11 +937,25 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
         _seq_mode(b, "packing", g("packing"), "packed")
     elif has("padding_free") and _bool("padding_free", g("padding_free")):
         b.take("padding_free", g("padding_free"), "training.sequence_mode", "packed", code="config.approx")
+    elif length_key and has("pad_to_multiple_of") and _int("pad_to_multiple_of", g("pad_to_multiple_of")) >= \
+            _int(length_key, g(length_key)):
+        # every batch padded to a multiple of max_length, which no truncated sequence exceeds: the fixed length
+        b.take("pad_to_multiple_of", g("pad_to_multiple_of"), "training.sequence_mode", "fixed")
     elif trl:
         key = "packing" if has("packing") else (length_key or "packing")
         _seq_mode(b, key, g(key), "dynamic") if has("packing") else b.default("packing", "training.sequence_mode",
                                                                                "dynamic")
-    done |= {"packing", "padding_free"}
+    if has("pad_to_multiple_of") and "pad_to_multiple_of" not in {i.key for i in b.items}:
+        b.ignore("pad_to_multiple_of", g("pad_to_multiple_of"))  # a few tokens of padding, not the fixed length
+    done |= {"packing", "padding_free", "pad_to_multiple_of"}
+    if has("loss_type"):
+        # SFTConfig.loss_type: chunked_nll (the default when unset) computes the LM head and the loss in chunks
+        kind = _str("loss_type", g("loss_type")).lower()
+        if kind in {"chunked_nll", "nll", "dft"}:
+            b.take("loss_type", g("loss_type"), "training.fused_cross_entropy", kind == "chunked_nll")
+        else:
+            b.unsupported("loss_type", g("loss_type"), "config.unknown_value")
+    done.add("loss_type")
     if has("activation_offloading"):
         b.take("activation_offloading", g("activation_offloading"), "training.activation_offload",
                _bool("activation_offloading", g("activation_offloading")))
