@@ -7,6 +7,7 @@
     tuneplan compare-gpus ...      the same plan across the GPU catalog
     tuneplan gpus [--json]         what the NVML probe sees on this machine
     tuneplan scenarios ...         the saved-scenario library
+    tuneplan export-config ...     the plan as a LLaMA-Factory / axolotl / TRL / torchtune / ms-swift / DeepSpeed config
 """
 
 from __future__ import annotations
@@ -252,6 +253,12 @@ def build_parser() -> argparse.ArgumentParser:
     ch.add_argument("--keep-method", action="store_true", help="keep the plan's method (e.g. keep full fine-tuning)")
     ch.add_argument("--limit", type=_positive_int, default=10, metavar="N", help="show the best N (default 10)")
     ch.add_argument("--json", action="store_true")
+    ex = sub.add_parser("export-config", help="the plan as a starting config for its training stack (LLaMA-Factory, "
+                        "axolotl, TRL, torchtune, ms-swift) or a DeepSpeed JSON")
+    add_plan_arguments(ex)
+    from tuneplan.cli_export import add_export_arguments
+
+    add_export_arguments(ex)
     gp = sub.add_parser("gpus", help="list local NVIDIA GPUs (NVML)")
     gp.add_argument("--json", action="store_true")
     sc = sub.add_parser("scenarios", help="saved scenarios")
@@ -291,6 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tuneplan.cli_search import run_search
 
         return run_search(args)
+    if args.command == "export-config":
+        from tuneplan.cli_export import run_export_config
+
+        return run_export_config(args)
     if args.command == "gpus":
         from tuneplan.hw.cli import gpus_command
 
