@@ -12,15 +12,18 @@ import argparse
 import sys
 from typing import TextIO
 
-from tuneplan.core.config_export import EXPORT_FORMAT_NAMES, EXPORT_FORMATS, default_format
 from tuneplan.core.text import terminal_safe
 
-__all__ = ["add_export_arguments", "run_export_config"]
+__all__ = ["FORMATS", "add_export_arguments", "run_export_config"]
+
+#: ``tuneplan.core.config_export.EXPORT_FORMATS`` (a test keeps the two equal), written out so that building the
+#: parser, which every command and ``--version`` does, does not import the estimator.
+FORMATS = ("llama-factory", "axolotl", "trl", "torchtune", "ms-swift", "deepspeed")
 
 
 def add_export_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``export-config`` beyond the plan's (``add_plan_arguments``)."""
-    p.add_argument("--format", choices=EXPORT_FORMATS,
+    p.add_argument("--format", choices=FORMATS,
                    help="the file to write: a LLaMA-Factory, axolotl, TRL (trl sft --config), ms-swift (swift sft) YAML, "
                         "torchtune recipe overrides, or a DeepSpeed JSON (default: the plan's --stack)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the file here (atomically) instead of standard output")
@@ -32,6 +35,7 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
 def run_export_config(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """Write the plan's config; 2 on bad input or when the file cannot be written."""
     from tuneplan.cli import CliError, _fail, scenario_from_args
+    from tuneplan.core.config_export import EXPORT_FORMAT_NAMES, default_format
     from tuneplan.storage.config_export import ConfigWriteError, build_export, render_config, write_config
 
     try:

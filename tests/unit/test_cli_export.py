@@ -11,6 +11,9 @@ import sys
 
 import yaml
 
+from tuneplan.cli_export import FORMATS
+from tuneplan.core.config_export import EXPORT_FORMATS
+
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tuneplan", *args], capture_output=True, text=True, timeout=60)
@@ -76,3 +79,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == f"tuneplan: error: cannot write {missing}: the folder does not exist\n"
     assert not missing.parent.exists()
+
+
+def test_the_flag_offers_every_format_the_core_writes():
+    assert FORMATS == EXPORT_FORMATS
