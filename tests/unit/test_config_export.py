@@ -320,6 +320,25 @@ def test_the_header_names_tuneplan_the_plan_and_the_verdict():
     assert yaml.safe_load(text) == e.document
 
 
+def test_a_hostile_plan_name_stays_inside_its_comment():
+    s = plan(method="qlora").model_copy(update={"name": "evil\ndeepspeed: {stage: 3}\x1b[2J\u202e"})
+    for fmt in ("axolotl", "deepspeed"):
+        e = export_config(s, fmt)
+        text = render_config(e)
+        doc = json.loads(text) if e.syntax == "json" else yaml.safe_load(text)
+        assert {k: v for k, v in doc.items() if k != "_comment"} == e.document  # no key added by the name
+        first = doc["_comment"][0] if e.syntax == "json" else text.splitlines()[0]
+        assert "evil\\ndeepspeed: {stage: 3}\\x1b[2J\\u202e" in first
+
+
+def test_model_ids_from_the_hub_and_none_for_a_local_name():
+    hub = plan().model_copy(update={"model_id": ""})
+    hub = hub.model_copy(update={"model": hub.model.model_copy(update={"name": "Qwen/Qwen2.5-0.5B"})})
+    assert model_ref_for(hub) == "Qwen/Qwen2.5-0.5B"
+    local = hub.model_copy(update={"model": hub.model.model_copy(update={"name": "my merged model"})})
+    assert model_ref_for(local) is None
+
+
 def test_relevant_fields_follow_the_method_and_the_sharding():
     assert {"lora_rank", "double_quant", "kbit_fp32_upcast"} <= relevant_fields(TrainingSetup(method="qlora"))
     full = relevant_fields(TrainingSetup(method="full", num_gpus=1, sharding="ddp"))

@@ -24,6 +24,7 @@ from tuneplan.core.config_export import EXPORT_FORMAT_NAMES, ConfigExport, expor
 from tuneplan.core.result import Estimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.terms import render_note
+from tuneplan.core.text import terminal_safe
 from tuneplan.storage._fs import atomic_write_bytes, describe_os_error
 
 __all__ = ["ConfigWriteError", "build_export", "default_file_name", "header_lines", "model_ref_for", "render_config",
@@ -71,7 +72,8 @@ def _gib(value: float) -> str:
 
 
 def header_lines(export: ConfigExport, file_name: str | None = None) -> list[str]:
-    """The lines the file starts with (without comment markers), in English: the file is for the stack, not the UI."""
+    """The lines the file starts with (without comment markers), in English: the file is for the stack, not the UI.
+    Control characters in them (a plan name is text from a file) are written as escapes: each stays one line."""
     name = EXPORT_FORMAT_NAMES[export.format]
     risk = {"tight": "; the likely range reaches past the card: tight",
             "unlikely": "; unlikely to fit: even the likely range's lower end does not",
@@ -89,7 +91,8 @@ def header_lines(export: ConfigExport, file_name: str | None = None) -> list[str
     if export.notes:
         lines.append(f"Plan settings {name} cannot express, or takes from its own defaults:")
         lines.extend(f"  - {' '.join(render_note(n).split())}" for n in export.notes)
-    return lines
+    # a plan name from a shared file may hold a newline (which would end the comment and add a key) or an escape
+    return [terminal_safe(line) for line in lines]
 
 
 def _yaml(data: Any) -> str:
