@@ -1,0 +1,267 @@
+"""Example lengths against the plan's sequence length: truncation, padding waste, packing efficiency (issue #19).
+
+Pure: from a list of token counts (one per example, counted by :mod:`tuneplan.storage.dataset_file`) and the
+plan's ``seq_len``, ``micro_batch`` and ``sequence_mode``:
+
+* **truncated**: examples longer than ``seq_len`` (the trainer cuts them to ``seq_len``: TRL ``max_length``,
+  LLaMA-Factory ``cutoff_len``, axolotl ``sequence_len``); every figure below uses the kept length
+  ``min(length, seq_len)``.
+* **padding efficiency under dynamic padding**: a micro-batch of ``b`` examples is padded to its longest, so the
+  GPU computes ``b x max`` tokens for ``sum`` real ones. Over random batches (a shuffled epoch: ``b`` distinct
+  examples), real / computed = ``mean / E[max]`` with, for the kept lengths sorted ``x_1 <= ... <= x_n``,
+  ``E[max] = sum_i x_i C(i-1, b-1) / C(n, b)`` (the i-th smallest is the batch's longest when the other ``b - 1``
+  come from the ``i - 1`` below it). Exact for the counted examples; ``b`` larger than ``n`` takes all of them.
+* **packing efficiency**: best-fit decreasing into rows of ``seq_len`` (TRL ``pack_dataset(strategy="bfd")``):
+  real tokens / (rows x ``seq_len``).
+* **longest batch**: ``micro_batch x`` the longest kept example, the batch the peak memory is reached on under
+  dynamic padding.
+
+:func:`dataset_updates` says which plan fields take the result: examples (the rows of the file), tokens per
+example (the mean kept length), padding efficiency (dynamic, at the plan's micro-batch; real / computed tokens,
+as ``core/throughput.py`` divides by it), and under dynamic padding a sequence length no longer than the
+longest example (the longest batch, which ``core/memory.py`` sizes activations and the allocator's shape cache
+by). Memory and time formulas are unchanged.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from tuneplan.core.scenario import TrainingSetup
+from tuneplan.core.terms import N_, NOTES, Note
+
+__all__ = [
+    "HISTOGRAM_BINS",
+    "LengthBin",
+    "LengthStats",
+    "dataset_updates",
+    "expected_batch_max",
+    "histogram",
+    "length_stats",
+    "packing_efficiency",
+    "percentile",
+]
+
+#: Bars in the length histogram (at most; fewer when the lengths span fewer tokens).
+HISTOGRAM_BINS = 40
+
+NOTES.update({
+    "lengths.truncated": N_("{count:,} of {counted:,} examples ({share:.1%}) are longer than the sequence length "
+                            "({seq_len:,} tokens) and are cut to it"),
+    "lengths.sampled": N_("{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures "
+                          "are estimates"),
+    "lengths.packing_not_modelled": N_("packed rows are {share:.1%} full (best-fit decreasing); the time estimate "
+                                       "counts real tokens only"),
+    "lengths.seq_len_shortened": N_("dynamic padding: the longest example has {tokens:,} tokens, so the longest batch "
+                                    "is {tokens:,} tokens per row, not the sequence length {seq_len:,}"),
+})
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class LengthBin(_Frozen):
+    """One bar of the histogram: examples with ``start <= tokens < end``."""
+
+    start: int
+    end: int
+    count: int
+
+
+class LengthStats(_Frozen):
+    """What the counted lengths mean for the plan (all token figures per example, before padding).
+
+    Attributes:
+        rows: usable rows in the file (the plan's examples).
+        counted: rows whose tokens were counted (``rows`` or a sample of them).
+        mean_tokens, p50_tokens, p95_tokens, min_tokens, max_tokens: of the counted lengths, untruncated;
+            percentiles by nearest rank (the ``ceil(q n)``-th smallest).
+        seq_len, micro_batch, sequence_mode: the plan's, which the figures below are for.
+        truncated: counted examples longer than ``seq_len``; ``truncated_share`` their share.
+        mean_kept_tokens: mean of ``min(length, seq_len)``: the real tokens an example trains.
+        longest_kept_tokens: the longest kept example.
+        batch_max_tokens: the expected longest kept example of a random micro-batch (``E[max]``).
+        padding_efficiency: ``mean_kept / E[max]`` (1 at micro-batch 1): real / computed under dynamic padding.
+        padding_waste: ``1 - padding_efficiency``.
+        packed_rows: rows of ``seq_len`` best-fit decreasing fills; ``packing_efficiency`` real / their tokens.
+        longest_batch_tokens: ``micro_batch x longest_kept_tokens``.
+        histogram: bars over ``[0, max(max_tokens, seq_len)]``.
+        notes: coded notes (``NOTES``).
+    """
+
+    rows: int
+    counted: int
+    mean_tokens: float
+    p50_tokens: int
+    p95_tokens: int
+    min_tokens: int
+    max_tokens: int
+    seq_len: int
+    micro_batch: int
+    sequence_mode: str
+    truncated: int
+    truncated_share: float
+    mean_kept_tokens: float
+    longest_kept_tokens: int
+    batch_max_tokens: float
+    padding_efficiency: float
+    padding_waste: float
+    packed_rows: int
+    packing_efficiency: float
+    longest_batch_tokens: int
+    histogram: tuple[LengthBin, ...]
+    notes: tuple[Note, ...] = ()
+
+
+def percentile(sorted_counts: Sequence[int], q: float) -> int:
+    """The nearest-rank ``q`` quantile (0 < q <= 1) of ascending ``sorted_counts``: the ``ceil(q n)``-th smallest.
+
+    Raises:
+        ValueError: when ``sorted_counts`` is empty.
+    """
+    if not sorted_counts:
+        raise ValueError("no lengths")
+    rank = max(1, math.ceil(q * len(sorted_counts) - 1e-9))
+    return int(sorted_counts[min(rank, len(sorted_counts)) - 1])
+
+
+def expected_batch_max(sorted_kept: Sequence[int], micro_batch: int) -> float:
+    """``E[max]`` of ``micro_batch`` distinct examples drawn at random from ascending ``sorted_kept``.
+
+    ``P(x_i is the longest) = C(i-1, b-1) / C(n, b)`` for the i-th smallest (1-based): the weight of the largest
+    is ``b / n`` and each step down multiplies it by ``(i - b) / (i - 1)``, so no binomial is ever formed.
+    """
+    n = len(sorted_kept)
+    if n == 0:
+        return 0.0
+    b = min(max(micro_batch, 1), n)
+    weight = b / n
+    total = 0.0
+    for i in range(n, b - 1, -1):  # i = n .. b (1-based); below b the weight is 0
+        total += weight * sorted_kept[i - 1]
+        if i > 1:
+            weight *= (i - b) / (i - 1)
+    return total
+
+
+def packing_efficiency(kept: Sequence[int], seq_len: int) -> tuple[int, float]:
+    """Rows and fill of best-fit decreasing packing of ``kept`` lengths (each at most ``seq_len``) into rows of
+    ``seq_len`` tokens: ``(rows, real tokens / (rows x seq_len))``; ``(0, 1.0)`` for no tokens."""
+    total = sum(k for k in kept if k > 0)
+    if total == 0:
+        return 0, 1.0
+    rows = _bfd_rows(kept, seq_len)
+    return rows, total / (rows * seq_len)
+
+
+def _bfd_rows(kept: Sequence[int], seq_len: int) -> int:
+    """The number of rows best-fit decreasing opens (full rows included)."""
+    free: list[int] = []  # the free room of each open row, ascending (full rows are dropped)
+    rows = 0
+    for length in sorted(kept, reverse=True):
+        if length <= 0:
+            continue
+        at = bisect.bisect_left(free, length)  # the fullest row it still fits in
+        if at < len(free):
+            room = free.pop(at) - length
+        else:
+            rows += 1
+            room = seq_len - length
+        if room > 0:
+            bisect.insort(free, room)
+    return rows
+
+
+def _nice_width(span: int, bins: int) -> int:
+    """The smallest 1, 2 or 5 x 10^k tokens that covers ``span`` in at most ``bins`` bars."""
+    raw = max(1.0, span / bins)
+    scale = 10 ** math.floor(math.log10(raw))
+    for step in (1, 2, 5, 10):
+        if step * scale >= raw:
+            return int(step * scale)
+    return int(10 * scale)  # pragma: no cover - the loop always returns
+
+
+def histogram(counts: Sequence[int], seq_len: int, bins: int = HISTOGRAM_BINS) -> tuple[LengthBin, ...]:
+    """Bars of equal width (1, 2 or 5 x 10^k tokens) from 0 past ``max(max(counts), seq_len)``; untruncated lengths."""
+    if not counts:
+        return ()
+    top = max(max(counts), seq_len)
+    width = _nice_width(top + 1, bins)
+    n = top // width + 1
+    tally = [0] * n
+    for c in counts:
+        tally[min(c // width, n - 1)] += 1
+    return tuple(LengthBin(start=i * width, end=(i + 1) * width, count=k) for i, k in enumerate(tally))
+
+
+def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | None = None) -> LengthStats:
+    """The figures of :class:`LengthStats` for token ``counts`` (one per counted example) under ``training``.
+
+    Args:
+        counts: tokens per counted example (at least one).
+        training: the plan's setup (``seq_len``, ``micro_batch``, ``sequence_mode``).
+        rows: usable rows in the whole file when ``counts`` is a sample (default ``len(counts)``).
+
+    Raises:
+        ValueError: when ``counts`` is empty or holds a negative count.
+    """
+    if not counts:
+        raise ValueError("no lengths")
+    ordered = sorted(int(c) for c in counts)
+    if ordered[0] < 0:
+        raise ValueError("a negative token count")
+    n = len(ordered)
+    rows = n if rows is None else max(int(rows), n)
+    seq_len, b = training.seq_len, training.micro_batch
+    kept = [min(c, seq_len) for c in ordered]  # still ascending
+    mean_kept = sum(kept) / n
+    truncated = sum(1 for c in ordered if c > seq_len)
+    batch_max = expected_batch_max(kept, b)
+    pad = 1.0 if b == 1 or batch_max <= 0 else min(1.0, mean_kept / batch_max)
+    packed_rows, packing = packing_efficiency(kept, seq_len)
+    notes: list[Note] = []
+    if rows > n:
+        notes.append(Note(code="lengths.sampled", params={"counted": n, "rows": rows}))
+    if truncated:
+        notes.append(Note(code="lengths.truncated", params={"count": truncated, "counted": n,
+                                                             "share": truncated / n, "seq_len": seq_len}))
+    if training.sequence_mode == "packed" and packing < 1.0:
+        notes.append(Note(code="lengths.packing_not_modelled", params={"share": packing}))
+    if training.sequence_mode == "dynamic" and kept[-1] < seq_len:
+        notes.append(Note(code="lengths.seq_len_shortened", params={"tokens": kept[-1], "seq_len": seq_len}))
+    return LengthStats(
+        rows=rows, counted=n, mean_tokens=sum(ordered) / n, p50_tokens=percentile(ordered, 0.5),
+        p95_tokens=percentile(ordered, 0.95), min_tokens=ordered[0], max_tokens=ordered[-1],
+        seq_len=seq_len, micro_batch=b, sequence_mode=training.sequence_mode,
+        truncated=truncated, truncated_share=truncated / n, mean_kept_tokens=mean_kept, longest_kept_tokens=kept[-1],
+        batch_max_tokens=batch_max, padding_efficiency=pad, padding_waste=1.0 - pad,
+        packed_rows=packed_rows, packing_efficiency=packing, longest_batch_tokens=b * kept[-1],
+        histogram=histogram(ordered, seq_len), notes=tuple(notes),
+    )
+
+
+def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[str, Any]:
+    """The plan fields the counted file sets, as dotted paths (``PlanStore.set_fields``, the CLI).
+
+    ``dataset.examples`` = the file's rows, ``dataset.tokens_per_example`` = the mean kept length (truncated at
+    ``seq_len``), ``dataset.total_tokens`` cleared (it would replace them), ``dataset.padding_efficiency`` = the
+    dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor). Under dynamic padding,
+    with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter than ``seq_len``:
+    the longest batch the GPU ever holds.
+    """
+    updates: dict[str, Any] = {
+        "dataset.examples": stats.rows,
+        "dataset.tokens_per_example": round(stats.mean_kept_tokens, 2),
+        "dataset.total_tokens": None,
+        "dataset.padding_efficiency": round(max(0.01, stats.padding_efficiency), 4),
+    }
+    if longest_batch and stats.sequence_mode == "dynamic" and 0 < stats.longest_kept_tokens < stats.seq_len:
+        updates["training.seq_len"] = stats.longest_kept_tokens
+    return updates
