@@ -125,7 +125,7 @@ def row_scenario(row: dict[str, str], base: Path) -> Scenario:
     ckpt = row.get("grad_checkpointing", "").strip().lower()
     if ckpt in {"true", "false"}:
         tr["grad_checkpointing"] = ckpt == "true"
-    if row.get("attention") in {"flash", "sdpa", "eager"}:
+    if row.get("attention") in {"flash", "flash1", "sdpa", "eager"}:
         tr["attention"] = row["attention"]
     n = int(float(row.get("num_gpus") or 1))
     tr["num_gpus"] = n

@@ -154,7 +154,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     gc = p.add_mutually_exclusive_group()
     gc.add_argument("--grad-checkpointing", dest="grad_checkpointing", action="store_true", default=None)
     gc.add_argument("--no-grad-checkpointing", dest="grad_checkpointing", action="store_false")
-    p.add_argument("--attention", choices=["flash", "sdpa", "eager"])
+    p.add_argument("--attention", choices=["flash", "flash1", "sdpa", "eager"],
+                   help="flash: FlashAttention 2; flash1: FlashAttention 1 or its Triton port")
     p.add_argument("--fused-cross-entropy", action="store_true", default=None, help="fused/chunked cross-entropy (Liger, CCE)")
     p.add_argument("--activation-offload", action="store_true", default=None, help="offload saved activations to CPU")
     p.add_argument("--torch-compile", action="store_true", default=None,

@@ -106,6 +106,22 @@ def test_attention_term_flash_by_hand():
     assert st_gc.term("attention").value == pytest.approx(2 * fwd * 4.5 / rate)
 
 
+def test_attention_term_flash1_by_hand():
+    # FlashAttention 1 on the same charts: 69 TFLOPS at seq 2048, head dim 128 (causal, A100 80GB SXM4); an
+    # Ampere card of 100 TFLOPS gets the share 69/271.2 of its sustained rate, about 0.45x FlashAttention 2's
+    t = TrainingSetup(method="lora", micro_batch=1, seq_len=2048, grad_checkpointing=False, framework="optimized",
+                      attention="flash1")
+    st = step_time(ARCH, t, GPU, 2048.0)
+    fwd = 4 * 2048 * 1024 * (2049 / 2)
+    assert st.term("attention").value == pytest.approx(2 * fwd * 3.5 / (R * 69 / 271.2))
+    assert st.term("attention").detail == "flash1"
+    # on Hopper its own table: 108 TFLOPS at 2k on the 794.5-TFLOPS reference H100
+    hopper = GPU.model_copy(update={"compute_capability": 9.0})
+    st_h = step_time(ARCH, t, hopper, 2048.0)
+    rate_h = 100e12 * 700.0 / 760.0 * 108 / 794.5  # Hopper sustained share
+    assert st_h.term("attention").value == pytest.approx(2 * fwd * 3.5 / rate_h)
+
+
 def test_flash_share_interpolates_in_log_sequence_and_head_dim():
     amp = FLASH_TFLOPS["ampere"]
     assert flash_share(amp, 128, 4096) == pytest.approx(173 / 271.2)

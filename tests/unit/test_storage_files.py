@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 5
+    assert doc["schema_version"] == SCHEMA_VERSION == 6
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -541,3 +541,24 @@ def test_storage_imports_no_qt() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert proc.stdout.strip() == "[]"
+
+
+def test_v5_file_is_migrated_to_v6_unchanged(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 6 only adds an allowed value (training.attention "flash1"): a schema-5 plan reads back as it was, and
+    # is marked migrated so that saving writes schema 6
+    data = scenario.model_dump(mode="json")
+    data["schema_version"] = 5
+    target = tmp_path / "v5.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 5, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 5 and doc.migrated
+    assert doc.scenario == scenario
+    assert MIGRATIONS[5]({"training": {"attention": "sdpa"}}) == {"training": {"attention": "sdpa"}}
+
+
+def test_a_flash1_plan_round_trips(tmp_path: Path, scenario: Scenario) -> None:
+    plan = scenario.model_copy(deep=True)
+    plan.training.attention = "flash1"
+    target = tmp_path / "fa1.json"
+    write_scenario_file(target, plan)
+    assert read_scenario_document(target).scenario.training.attention == "flash1"

@@ -38,7 +38,7 @@ __all__ = [
     "StackKey",
 ]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -47,7 +47,10 @@ Optimizer = Literal[
 ]
 Sharding = Literal["none", "ddp", "zero1", "zero2", "zero3", "fsdp"]
 LoraTargets = Literal["q_v", "qkvo", "all-linear"]
-Attention = Literal["flash", "sdpa", "eager"]
+#: ``flash``: FlashAttention 2 (flash-attn >= 2, transformers' ``flash_attention_2``); ``flash1``: FlashAttention 1
+#: (flash-attn 1.x, or its Triton port, e.g. llm-foundry's ``attn_impl: triton`` in 2023); ``sdpa``: PyTorch's
+#: scaled_dot_product_attention; ``eager``: the scores materialised in PyTorch.
+Attention = Literal["flash", "flash1", "sdpa", "eager"]
 SequenceMode = Literal["fixed", "packed", "dynamic"]
 Billing = Literal["second", "minute", "hour"]
 StorageKind = Literal["container", "volume", "network"]

@@ -109,6 +109,14 @@ FLASH_TFLOPS = {
     "ampere": {"ref_tflops": 271.2, 64: (88, 119, 140, 156, 165, 171), 128: (99, 133, 155, 173, 182, 189)},
     "hopper": {"ref_tflops": 794.5, 64: (141, 192, 232, 257, 273, 284), 128: (163, 221, 265, 294, 308, 328)},
 }
+#: FlashAttention 1 (flash-attn 1.x) forward+backward, causal, on the same charts (its orange bars), same points and
+#: head dims: A100 80GB SXM4 55-83 TFLOPS at head dim 128, H100 SXM5 98-137. Its Triton port (FlashAttention
+#: Triton, llm-foundry's 2023 ``attn_impl: triton``) is on the A100 chart too, at 0.91-1.0 of these (50-80 at head
+#: dim 128, 59-80 at 64); it is costed at FlashAttention 1's rate.
+FLASH1_TFLOPS = {
+    "ampere": {"ref_tflops": 271.2, 64: (58, 70, 77, 87, 92, 97), 128: (55, 62, 69, 76, 80, 83)},
+    "hopper": {"ref_tflops": 794.5, 64: (104, 123, 136, 138, 149, 156), 128: (98, 109, 108, 126, 135, 137)},
+}
 #: xformers' memory-efficient attention (PyTorch SDPA's memory-efficient backend, used where FlashAttention
 #: cannot run: compute capability < 8.0) on the same A100 chart: 68-98 TFLOPS; the midpoint over 271.2.
 MEM_EFFICIENT_SHARE = 83.0 / 271.2
@@ -394,8 +402,9 @@ def _keys_per_query(ctx: _Ctx) -> float:
 
 
 def attention_kernel(ctx: _Ctx) -> str:
-    """``flash``, ``sdpa-flash`` (PyTorch SDPA's FlashAttention backend, compute capability >= 8.0),
-    ``sdpa-efficient`` (its memory-efficient backend on older cards) or ``eager``."""
+    """``flash`` (FlashAttention 2), ``flash1`` (FlashAttention 1 or its Triton port), ``sdpa-flash`` (PyTorch SDPA's
+    FlashAttention backend, compute capability >= 8.0), ``sdpa-efficient`` (its memory-efficient backend on older
+    cards) or ``eager``."""
     att = ctx.t.attention
     if att == "eager":
         return "eager"
@@ -403,7 +412,9 @@ def attention_kernel(ctx: _Ctx) -> str:
     old = 0.0 < ctx.gpu.compute_capability < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
     if att == "sdpa":
         return "sdpa-efficient" if old else "sdpa-flash"
-    return "sdpa-efficient" if old else "flash"
+    if old:
+        return "sdpa-efficient"
+    return "flash1" if att == "flash1" else "flash"
 
 
 def _by_head_dim(values: dict, hd: int) -> float:
@@ -451,14 +462,17 @@ def attention_term(ctx: _Ctx) -> Term:
         rate = ctx.rate * MEM_EFFICIENT_SHARE
     else:
         # shares of the reference card's ceiling; the sustained-load share applies to them as to the GEMMs
-        table = FLASH_TFLOPS["hopper" if _hopper_class(ctx.gpu) else "ampere"]
+        tables = FLASH1_TFLOPS if kernel == "flash1" else FLASH_TFLOPS
+        table = tables["hopper" if _hopper_class(ctx.gpu) else "ampere"]
         rate = ctx.rate * flash_share(table, hd, ctx.row)
     seconds = flops / rate
     return Term(key="attention", value=seconds, parts=(
         Quantity(key="flops", value=flops, unit="FLOP"),
         Quantity(key="rate", value=rate, unit="FLOP/s"),
         Quantity(key="keys_per_query", value=keys, unit="tokens"),
-    ), detail=kernel, source="FlashAttention-2 (arXiv:2307.08691); causal FLOPs halved as in its benchmark")
+    ), detail=kernel, source=("FlashAttention (arXiv:2205.14135) measured on the FlashAttention-2 benchmark charts"
+                              if kernel == "flash1" else "FlashAttention-2 (arXiv:2307.08691)")
+       + "; causal FLOPs halved as in its benchmark")
 
 
 def _layer_elementwise_bytes(ctx: _Ctx) -> float:

@@ -241,9 +241,15 @@ def _migrate_v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v5_to_v6(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 5 -> 6: ``training.attention`` may be ``flash1`` (FlashAttention 1); schema-5 plans keep their value.
+    The version moves so that an older Tuneplan, which cannot read ``flash1``, says the plan is newer."""
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
 MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
-                                    3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5}
+                                    3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5, 5: _migrate_v5_to_v6}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
