@@ -32,8 +32,10 @@ def add_export_arguments(p: argparse.ArgumentParser) -> None:
                         "precision (default for the HF-based stacks), or the plan's numbers (default for plain PyTorch)")
 
 
-def run_export_config(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
-    """Write the plan's config; 2 on bad input or when the file cannot be written."""
+def run_export_config(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Write the plan's config (to ``out``, default standard output, when no ``-o``); 2 on bad input or when the
+    file cannot be written."""
+    out = out if out is not None else sys.stdout  # looked up now: a caller may have replaced it
     from tuneplan.cli import CliError, _fail, scenario_from_args
     from tuneplan.core.config_export import EXPORT_FORMAT_NAMES, default_format
     from tuneplan.storage.config_export import ConfigWriteError, build_export, render_config, write_config

@@ -55,6 +55,13 @@ def test_preview_is_the_file_and_save_writes_it(window, qtbot, monkeypatch, tmp_
     assert str(written) in window.statusBar().currentMessage()
     assert window.shown_errors == []
 
+    # a folder that does not exist: one error, nothing written
+    target = tmp_path / "missing" / "plan.json"
+    assert dialog.save(target) is None
+    assert window.shown_errors == [("Cannot export training config",
+                                    f"cannot write {target}: the folder does not exist")]
+    assert not target.parent.exists()
+
 
 def test_preview_follows_the_plan_and_stops_when_closed(window, qtbot):
     store = window.store
@@ -84,13 +91,3 @@ def test_what_the_format_cannot_express_is_listed(window):
     dialog.format_combo.setCurrentIndex(EXPORT_FORMATS.index("trl"))  # TRL pads to max_length: sequence_mode fits
     assert "training.sequence_mode" not in dialog.export.noted_fields()
 
-
-def test_a_failed_save_shows_one_error_and_writes_nothing(window, tmp_path):
-    dialog = export_training_config(window)
-    target = tmp_path / "missing" / "plan.yaml"
-    assert dialog.save(target) is None
-    assert len(window.shown_errors) == 1
-    title, text = window.shown_errors[0]
-    assert title == "Cannot export training config"
-    assert text == f"cannot write {target}: the folder does not exist"
-    assert not target.parent.exists()

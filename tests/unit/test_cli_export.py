@@ -58,15 +58,17 @@ def test_deepspeed_json_on_stdout_for_plain_pytorch():
     assert z["stage"] == 3 and z["offload_param"]["device"] == z["offload_optimizer"]["device"] == "cpu"
 
 
-def test_the_plans_stack_chooses_the_format_and_auto_can_be_turned_off(tmp_path):
-    out = run("export-config", *PLAN, "--stack", "torchtune")
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("# torchtune config written by Tuneplan ")
-    assert "# How to use it: tune run lora_finetune_single_device --config <config> " in out.stdout
-    assert yaml.safe_load(out.stdout)["batch_size"] == 2
-    ds = run("export-config", *PLAN, "--format", "deepspeed", "--gpus", "2", "--sharding", "zero2", "--stack", "trl",
-             "--deepspeed-values", "explicit")
-    assert json.loads(ds.stdout)["train_micro_batch_size_per_gpu"] == 2  # not "auto"
+def test_the_plans_stack_chooses_the_format_and_auto_can_be_turned_off(capsys):
+    from tuneplan.__main__ import main  # in-process: the subprocess tests above cover the entry point
+
+    assert main(["export-config", *PLAN, "--stack", "torchtune"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("# torchtune config written by Tuneplan ")
+    assert "# How to use it: tune run lora_finetune_single_device --config <config> " in text
+    assert yaml.safe_load(text)["batch_size"] == 2
+    assert main(["export-config", *PLAN, "--format", "deepspeed", "--gpus", "2", "--sharding", "zero2", "--stack",
+                 "trl", "--deepspeed-values", "explicit"]) == 0
+    assert json.loads(capsys.readouterr().out)["train_micro_batch_size_per_gpu"] == 2  # not "auto"
 
 
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
