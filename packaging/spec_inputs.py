@@ -51,6 +51,15 @@ EXTRA_HIDDENIMPORTS = [
     "platformdirs",
     "huggingface_hub",  # storage/hub.py imports it inside functions (start-up stays fast)
     "huggingface_hub.errors",
+    # storage/dataset_file.py (issue #19): the tokenizer library, and the optional chat-template and
+    # Parquet/Arrow readers, bundled when the build environment has them
+    "tokenizers",
+    "jinja2",
+    "jinja2.ext",
+    "jinja2.sandbox",
+    "pyarrow",
+    "pyarrow.ipc",
+    "pyarrow.parquet",
     "pydantic",
     "pydantic_core",
     "numpy",
@@ -140,6 +149,7 @@ BUNDLED_DISTRIBUTIONS = (
     "typing-inspection", "typing_extensions", "platformdirs", "nvidia-ml-py", "PyYAML",
     "filelock", "huggingface_hub", "hf-xet", "httpx2", "httpcore2", "h11", "anyio", "idna", "truststore", "fsspec",
     "packaging", "tqdm", "click",
+    "tokenizers", "Jinja2", "MarkupSafe", "pyarrow",
 )  # fmt: skip
 
 

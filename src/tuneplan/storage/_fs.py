@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 __all__ = [
     "STALE_TEMP_SECONDS",
@@ -29,6 +29,7 @@ __all__ = [
     "fsync_dir",
     "loads_untrusted_json",
     "move_file",
+    "open_regular_file",
     "pid_alive",
     "read_regular_file",
     "temp_prefix",
@@ -61,6 +62,36 @@ class UnsafeFileError(ValueError):
         self.limit = limit
 
 
+def open_regular_file(path: Path, limit: int) -> BinaryIO:
+    """``path`` (symlinks followed) opened for binary reading if it is a regular file of at most ``limit`` bytes.
+
+    For files read in a stream (a dataset of many lines): the same checks as :func:`read_regular_file`, on the
+    path and again on the opened descriptor (``O_NONBLOCK``, so a FIFO swapped in between cannot block the open).
+    The caller reads at most what it needs and closes the file.
+
+    Raises:
+        UnsafeFileError: not a regular file, or larger than ``limit``.
+        FileNotFoundError, PermissionError, OSError: from the file system, unchanged.
+    """
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
+        raise UnsafeFileError(path, "not-regular", None, limit)
+    if info.st_size > limit:
+        raise UnsafeFileError(path, "too-large", info.st_size, limit)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fh = os.fdopen(os.open(path, flags), "rb")
+    try:
+        opened = os.fstat(fh.fileno())
+        if not stat.S_ISREG(opened.st_mode):
+            raise UnsafeFileError(path, "not-regular", None, limit)
+        if opened.st_size > limit:
+            raise UnsafeFileError(path, "too-large", opened.st_size, limit)
+    except BaseException:
+        fh.close()
+        raise
+    return fh
+
+
 def read_regular_file(path: Path, limit: int) -> bytes:
     """The bytes of ``path`` (symlinks followed) if it is a regular file of at most ``limit`` bytes.
 
@@ -76,19 +107,7 @@ def read_regular_file(path: Path, limit: int) -> bytes:
         UnsafeFileError: not a regular file, or larger than ``limit``.
         FileNotFoundError, PermissionError, OSError: from the file system, unchanged.
     """
-    info = os.stat(path)
-    if not stat.S_ISREG(info.st_mode):  # a FIFO would block, a device never end
-        raise UnsafeFileError(path, "not-regular", None, limit)
-    if info.st_size > limit:
-        raise UnsafeFileError(path, "too-large", info.st_size, limit)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as fh:
-        opened = os.fstat(fh.fileno())
-        if not stat.S_ISREG(opened.st_mode):
-            raise UnsafeFileError(path, "not-regular", None, limit)
-        if opened.st_size > limit:
-            raise UnsafeFileError(path, "too-large", opened.st_size, limit)
+    with open_regular_file(path, limit) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:  # grew since fstat
         raise UnsafeFileError(path, "too-large", len(data), limit)
