@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=_Parser)
     est = sub.add_parser("estimate", help="estimate memory, time and cost of one plan")
     add_plan_arguments(est)
+    from tuneplan.cli_dataset import add_dataset_file_arguments
+
+    add_dataset_file_arguments(est)  # --dataset-file, --dataset-field, --tokenizer (issue #19)
     est.add_argument("--json", action="store_true", help="machine-readable output")
     est.add_argument("--list-models", action="store_true", help="list catalog models and exit")
     est.add_argument("--list-gpus", action="store_true", help="list catalog GPUs and exit")

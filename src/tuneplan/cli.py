@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
+from tuneplan.cli_dataset import apply_dataset_file, print_dataset_file
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
@@ -685,6 +686,7 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         return 0
     try:
         scenario = scenario_from_args(args)
+        scenario, dataset_file = apply_dataset_file(args, scenario)  # --dataset-file (issue #19)
         result = estimate(scenario)
         calibration = _calibration(args, scenario, result)
         if calibration is not None:
@@ -701,9 +703,13 @@ def run_estimate(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         doc = estimate_to_json(scenario, result)
         if getattr(args, "training_config", None):
             doc = [{**entry, "imported": imported} for entry in doc]
+        if dataset_file is not None:
+            doc = [{**entry, "dataset_file": dataset_file} for entry in doc]
         json.dump(doc, out, indent=2)
         out.write("\n")
     else:
+        if dataset_file is not None:
+            print_dataset_file(dataset_file, out)
         _print_imported(imported, out)
         _print_text(scenario, result, out)
         if calibration is None:
