@@ -87,7 +87,8 @@ CORE_STRINGS = SOURCES / "core_strings.py"
 
 
 #: The modules that add notes or formulas to the catalogue (``NOTES.update`` / ``FORMULAS.update``) when imported.
-CATALOGUE_MODULES = ("tuneplan.core.advice", "tuneplan.core.calibration", "tuneplan.core.cost", "tuneplan.core.estimate",
+CATALOGUE_MODULES = ("tuneplan.core.advice", "tuneplan.core.calibration", "tuneplan.core.config_export",
+                     "tuneplan.core.cost", "tuneplan.core.estimate",
                      "tuneplan.core.search", "tuneplan.core.stacks", "tuneplan.core.throughput",
                      "tuneplan.core.training_config", "tuneplan.hw.probe")
 
