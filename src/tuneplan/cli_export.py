@@ -48,7 +48,13 @@ def run_export_config(args: argparse.Namespace, out: TextIO | None = None) -> in
         return _fail(str(exc).splitlines()[0])
     fmt = args.format or default_format(scenario.training)
     if fmt is None:
-        return _fail("--format is needed: the plan names no training stack whose file it would be (--stack)")
+        stack = scenario.training.stack
+        if stack is None:
+            return _fail("--format is needed: the plan names no training stack whose file it would be (--stack)")
+        from tuneplan.core.stacks import get_stack
+
+        return _fail(f"--format is needed: {get_stack(stack).name} has no file of its own among "
+                     f"{', '.join(EXPORT_FORMAT_NAMES.values())}")
     auto = None if args.deepspeed_values is None else args.deepspeed_values == "auto"
     export = build_export(scenario, fmt, deepspeed_auto=auto)
     if not args.output:

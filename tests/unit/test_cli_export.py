@@ -76,6 +76,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == ("tuneplan: error: --format is needed: the plan names no training stack whose file it would "
                           "be (--stack)\n")
+    out = run("export-config", *PLAN, "--stack", "litgpt")
+    assert out.returncode == 2 and out.stderr.startswith("tuneplan: error: --format is needed: LitGPT has no file ")
     missing = tmp_path / "missing" / "run.yaml"
     out = run("export-config", "--format", "trl", *PLAN, "-o", str(missing))
     assert out.returncode == 2 and out.stdout == ""

@@ -48,7 +48,8 @@ Key names are each project's own, read from its source at the commits ``core/sta
   ``fsdp_cpu_offload``, ``custom_sharded_layers``).
 * **ms-swift** (modelscope/ms-swift @ 3602360a56): one YAML for ``swift sft FILE`` (``swift/cli/main.py``
   ``parse_yaml_args`` turns each key into ``--key value``, a mapping into JSON): ``tuner_type``
-  (``base_args.py``), ``model``, ``torch_dtype``, ``attn_impl`` (``model_args.py``), ``quant_method``,
+  (``base_args.py``; ``train_type`` in the 3.x releases, swift.readthedocs.io/en/v3.9 Command-line-parameters),
+  ``model``, ``torch_dtype``, ``attn_impl`` (``model_args.py``), ``quant_method``,
   ``quant_bits``, ``bnb_4bit_*`` (``quant_args.py``), ``lora_rank``, ``lora_alpha``, ``lora_dropout``,
   ``target_modules``, ``modules_to_save``, ``lora_dtype`` (``tuner_args.py``), ``max_length``, ``padding_free``
   (``template_args.py``), ``packing``, ``gradient_checkpointing``, ``use_liger_kernel``, ``deepspeed`` (a preset
