@@ -467,3 +467,25 @@ def test_what_comes_back_different_is_named_by_a_note():
                 assert value == before or path in noted, f"{fmt}: {path} {before!r} -> {value!r} is not noted"
             checked += 1
     assert checked == 72 * len(IMPORTABLE)
+
+
+def test_deepspeed_buffer_sizes_and_flash1_are_exported():
+    """The plan's DeepSpeed buffers: "auto" for HF Trainer stacks, the filled numbers otherwise (Llama 3.1 8B: hidden
+    4096 -> 4096^2 = 16,777,216; 0.9 x that = 15,099,494; 10 x 4096 = 40,960); explicit sizes as numbers.
+    FlashAttention 1 has no setting in the HF stacks: FlashAttention 2 is written, with a note."""
+    from tuneplan import catalog
+    from tuneplan.core.config_export import export_config
+
+    s = catalog.default_scenario()
+    s.training.method, s.training.num_gpus, s.training.sharding = "lora", 4, "zero3"
+    s.training.deepspeed_auto_buckets, s.training.deepspeed_sub_group = True, 2e8
+    zero = export_config(s, "deepspeed", deepspeed_auto=True).document["zero_optimization"]
+    assert (zero["reduce_bucket_size"], zero["stage3_prefetch_bucket_size"], zero["sub_group_size"]) == (
+        "auto", "auto", 200_000_000)
+    zero = export_config(s, "deepspeed", deepspeed_auto=False).document["zero_optimization"]
+    assert (zero["reduce_bucket_size"], zero["stage3_prefetch_bucket_size"],
+            zero["stage3_param_persistence_threshold"]) == (16_777_216, 15_099_494, 40_960)
+    s.training.attention = "flash1"
+    out = export_config(s, "trl")
+    assert out.document["attn_implementation"] == "flash_attention_2"
+    assert any(n.code == "export.approx" and n.params["key"] == "attn_implementation" for n in out.notes)

@@ -1213,3 +1213,52 @@ def test_nccl_communicator_buffers_join_the_cuda_context_on_several_gpus():
     two, _ = estimate_memory(arch, TrainingSetup(method="lora", num_gpus=2, sharding="ddp"), GPU_24)
     assert one.component("cuda_context").bytes == 500 * 2**20
     assert two.component("cuda_context").bytes == (500 + 256) * 2**20
+
+
+# --- DeepSpeed buffer sizes (issue #17): DeepSpeed's defaults, Hugging Face's "auto" fill, explicit sizes ---------
+
+
+def _zero(stage: str, method: str = "lora", **kw) -> TrainingSetup:
+    # LoRA at 2 x 4096 tokens: the loss's backward is the peak, where the buckets are alive
+    return TrainingSetup(method=method, num_gpus=4, sharding=stage, micro_batch=2, seq_len=4096, **kw)
+
+
+def test_hf_auto_reduce_bucket_is_hidden_squared():
+    # ZeRO-2 allocates the reduce bucket whole in each backward, in the model's 16-bit dtype:
+    #   DeepSpeed's default 5e8 elements x 2 B = 1,000,000,000 B
+    #   Hugging Face "auto" (transformers trainer_config_finalize): 4096 x 4096 x 2 B = 33,554,432 B
+    arch = _llama3_8b()
+    default, _ = estimate_memory(arch, _zero("zero2"), GPU_24)
+    auto, _ = estimate_memory(arch, _zero("zero2", deepspeed_auto_buckets=True), GPU_24)
+    assert default.peak_phase == auto.peak_phase == "backward"
+    assert default.component("gradients").bytes - auto.component("gradients").bytes == 1_000_000_000 - 33_554_432
+    # an explicit size wins over "auto": 2e8 x 2 B
+    sized, _ = estimate_memory(arch, _zero("zero2", deepspeed_auto_buckets=True, deepspeed_reduce_bucket=2e8), GPU_24)
+    assert sized.component("gradients").bytes - auto.component("gradients").bytes == 400_000_000 - 33_554_432
+
+
+def test_hf_auto_prefetch_bucket_under_zero3():
+    # ZeRO-3 gathers the next layer through the prefetch bucket, whole parameters (up to one matrix beyond it):
+    #   default: min(layer 218,103,808, 5e7 + largest matrix 4096 x 14336 = 58,720,256) = 108,720,256 elements
+    #   "auto": 0.9 x 4096^2 = 15,099,494.4 + 58,720,256 = 73,819,750.4 elements
+    #   -> 34,900,505.6 elements x 2 B = 69,801,011.2 B fewer gathered weight bytes (the reduce bucket as above)
+    arch = _llama3_8b()
+    default, _ = estimate_memory(arch, _zero("zero3"), GPU_24)
+    auto, _ = estimate_memory(arch, _zero("zero3", deepspeed_auto_buckets=True), GPU_24)
+    assert default.peak_phase == auto.peak_phase
+    assert default.component("weights").bytes - auto.component("weights").bytes == pytest.approx(69_801_011.2)
+    assert default.component("gradients").bytes - auto.component("gradients").bytes == 1_000_000_000 - 33_554_432
+    # a prefetch bucket of 0 prefetches nothing: the whole 108,720,256-element prefetch goes
+    none, _ = estimate_memory(arch, _zero("zero3", deepspeed_prefetch_bucket=0), GPU_24)
+    assert default.component("weights").bytes - none.component("weights").bytes == 108_720_256 * 2
+
+
+def test_zero3_sub_group_bounds_the_step_buffers():
+    # the fp32 gradient copy of one sub-group (4 B/element) plus foreach AdamW's temporary of the same size:
+    # partition 8,030,261,248 / 4 = 2,007,565,312 elements; sub-group 1e8 -> 1e8 x 4 x 2 = 8e8 B at the step
+    arch = _llama3_8b()
+    _, led = estimate_memory(arch, _zero("zero3", "full", deepspeed_sub_group=1e8), GPU_24)
+    assert led.step_temporaries == 1e8 * 4 * 2
+    # 0: one group, the whole partition
+    _, whole = estimate_memory(arch, _zero("zero3", "full", deepspeed_sub_group=0), GPU_24)
+    assert whole.step_temporaries == arch.parameter_count() / 4 * 4 * 2

@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 6
+    assert doc["schema_version"] == SCHEMA_VERSION == 7
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -562,3 +562,20 @@ def test_a_flash1_plan_round_trips(tmp_path: Path, scenario: Scenario) -> None:
     target = tmp_path / "fa1.json"
     write_scenario_file(target, plan)
     assert read_scenario_document(target).scenario.training.attention == "flash1"
+
+
+def test_v6_file_is_migrated_to_v7_with_deepspeeds_defaults(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 7 adds the DeepSpeed buffer sizes; schema-6 plans were estimated with DeepSpeed's defaults
+    data = scenario.model_dump(mode="json")
+    for key in ("deepspeed_reduce_bucket", "deepspeed_prefetch_bucket", "deepspeed_sub_group",
+                "deepspeed_max_reuse_distance", "deepspeed_auto_buckets"):
+        del data["training"][key]
+    data["schema_version"] = 6
+    target = tmp_path / "v6.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 6, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 6 and doc.migrated and doc.scenario == scenario
+    # the step writes the values (the fields' defaults could hide a no-op)
+    assert MIGRATIONS[6]({"training": {}}) == {"training": {
+        "deepspeed_reduce_bucket": None, "deepspeed_prefetch_bucket": None, "deepspeed_sub_group": None,
+        "deepspeed_max_reuse_distance": None, "deepspeed_auto_buckets": False}}

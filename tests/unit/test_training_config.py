@@ -103,28 +103,38 @@ def test_deepspeed_z3_offload_leaves_auto_to_the_other_file():
     r = _read("ds_z3_offload_config.json")
     assert r.format == "deepspeed"
     assert r.updates == {"training.sharding": "zero3", "training.cpu_offload": True,
-                         "training.master_weights": "fp32"}
+                         "training.master_weights": "fp32", "training.deepspeed_auto_buckets": True,
+                         "training.deepspeed_sub_group": 1e9, "training.deepspeed_max_reuse_distance": 1e9}
     autos = {i.key for i in r.items if i.note.code == "config.auto"}
     assert {"train_micro_batch_size_per_gpu", "gradient_accumulation_steps", "train_batch_size",
             "bf16.enabled"} <= autos
 
 
-def test_deepspeed_buffers_the_plan_counts_say_whether_the_file_matches():
-    # LLaMA-Factory's ZeRO-3 file leaves the buckets "auto" (Hugging Face fills hidden^2): the plan counts DeepSpeed's
-    # own default (reduce_bucket_size 5e8), so the import says so instead of calling them irrelevant
+def test_deepspeed_buffers_go_into_the_plan():
+    # LLaMA-Factory's ZeRO-3 file leaves the buckets "auto": Hugging Face fills them from the hidden size (reduce h^2,
+    # prefetch 0.9 h^2), which the plan's deepspeed_auto_buckets counts; its sub_group_size 1e9 and
+    # stage3_max_reuse_distance 1e9 are taken as they are
     r = _read("ds_z3_offload_config.json")
-    counted = {i.key: i for i in r.items if i.note.code == "config.deepspeed_default_counted"}
-    assert counted["zero_optimization.reduce_bucket_size"].status == "unsupported"
-    assert counted["zero_optimization.reduce_bucket_size"].note.params["default"] == "500000000"
+    assert r.updates["training.deepspeed_auto_buckets"] is True
+    taken = {i.key: i.fields for i in r.items if i.status == "taken"}
+    assert taken["zero_optimization.reduce_bucket_size"] == ("training.deepspeed_auto_buckets",)
+    assert taken["zero_optimization.stage3_prefetch_bucket_size"] == ("training.deepspeed_auto_buckets",)
+    assert r.updates["training.deepspeed_sub_group"] == 1e9
     same = {i.key for i in r.items if i.note.code == "config.deepspeed_as_planned"}
-    assert "zero_optimization.contiguous_gradients" in same and "zero_optimization.sub_group_size" in same
-    r = map_training_config({"zero_optimization": {"stage": 3, "reduce_bucket_size": 5e8, "sub_group_size": 2e8}})
-    codes = {i.key: i.note.code for i in r.items}
-    assert codes["zero_optimization.reduce_bucket_size"] == "config.deepspeed_as_planned"
-    assert codes["zero_optimization.sub_group_size"] == "config.deepspeed_default_counted"
-    assert render_note(next(i.note for i in r.items if i.key == "zero_optimization.sub_group_size")) == (
-        "zero_optimization.sub_group_size = 200000000.0: the plan counts DeepSpeed's default (1000000000); this value"
-        " changes the memory by its difference")
+    assert "zero_optimization.contiguous_gradients" in same
+    # explicit sizes, with and without the stage3_ prefix DeepSpeed accepts as an alias
+    r = map_training_config({"zero_optimization": {"stage": 3, "reduce_bucket_size": 2e8, "prefetch_bucket_size": 0,
+                                                   "max_reuse_distance": "1e8", "sub_group_size": 2e8}})
+    assert {k: v for k, v in r.updates.items() if "deepspeed" in k} == {
+        "training.deepspeed_reduce_bucket": 2e8, "training.deepspeed_prefetch_bucket": 0.0,
+        "training.deepspeed_max_reuse_distance": 1e8, "training.deepspeed_sub_group": 2e8}
+    # contiguous_gradients off is a setting the plan cannot express: said, not taken
+    r = map_training_config({"zero_optimization": {"stage": 2, "contiguous_gradients": False}})
+    note = next(i.note for i in r.items if i.key == "zero_optimization.contiguous_gradients")
+    assert note.code == "config.deepspeed_default_counted"
+    # a negative size is refused at the field, nothing else changes
+    with pytest.raises(TrainingConfigError):
+        map_training_config({"zero_optimization": {"stage": 2, "reduce_bucket_size": -1}})
 
 
 def test_deepspeed_explicit_batch_gives_the_gpu_count():

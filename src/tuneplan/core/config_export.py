@@ -341,6 +341,47 @@ def _no_offload_without_sharding(doc: _Doc) -> None:
         doc.note("export.offload_needs_sharding", "cpu_offload", sharding=t.sharding)
 
 
+def _attention(doc: _Doc, key: str, table: dict[str, str]) -> None:
+    """``key`` set to the plan's attention kernel in ``table`` (``flash``/``sdpa``/``eager``). FlashAttention 1 has no
+    setting in these stacks (they load FlashAttention 2 or SDPA), so a ``flash1`` plan gets the FlashAttention 2 value
+    and a note: the exported run will be faster than the plan says."""
+    kind = "flash" if doc.t.attention == "flash1" else doc.t.attention
+    doc.put(key, table[kind], "attention")
+    if doc.t.attention == "flash1":
+        doc.note("export.approx", "attention", key=key, value=table[kind])
+
+
+def _deepspeed_buckets(doc: _Doc, zero: dict[str, Any], stage: int, auto: bool) -> None:
+    """The plan's DeepSpeed buffer sizes (``TrainingSetup.deepspeed_*``) into ``zero``: explicit sizes as numbers,
+    Hugging Face's hidden-size fill as ``"auto"`` where the Trainer fills it (``auto``), else as the numbers it would
+    fill (h^2, 0.9 h^2, 10 h: transformers ``trainer_config_finalize``); nothing where the plan counts DeepSpeed's
+    defaults (the file then gets them too)."""
+    t = doc.t
+    if not stage:
+        return
+    if t.deepspeed_auto_buckets and auto:
+        zero["reduce_bucket_size"] = "auto"
+        if stage == 3:
+            zero["stage3_prefetch_bucket_size"] = "auto"
+            zero["stage3_param_persistence_threshold"] = "auto"
+        doc.expressed.append("training.deepspeed_auto_buckets")
+    elif t.deepspeed_auto_buckets:  # no Trainer to fill "auto": the sizes it would fill, from the hidden size
+        h2 = doc.s.model.hidden_size ** 2
+        zero["reduce_bucket_size"] = h2
+        if stage == 3:
+            zero["stage3_prefetch_bucket_size"] = int(0.9 * h2)
+            zero["stage3_param_persistence_threshold"] = 10 * doc.s.model.hidden_size
+        doc.expressed.append("training.deepspeed_auto_buckets")
+    sizes = (("reduce_bucket_size", t.deepspeed_reduce_bucket, "deepspeed_reduce_bucket", 1),
+             ("stage3_prefetch_bucket_size", t.deepspeed_prefetch_bucket, "deepspeed_prefetch_bucket", 3),
+             ("sub_group_size", t.deepspeed_sub_group, "deepspeed_sub_group", 3),
+             ("stage3_max_reuse_distance", t.deepspeed_max_reuse_distance, "deepspeed_max_reuse_distance", 3))
+    for key, value, field, from_stage in sizes:
+        if value is not None and stage >= from_stage:
+            zero[key] = int(value) if float(value).is_integer() else value
+            doc.expressed.append(f"training.{field}")
+
+
 def _deepspeed_section(doc: _Doc, auto: bool) -> dict[str, Any]:
     """The DeepSpeed config of ``doc``'s plan (see :func:`deepspeed_config`); notes go to ``doc``."""
     t = doc.t
@@ -370,6 +411,7 @@ def _deepspeed_section(doc: _Doc, auto: bool) -> dict[str, Any]:
         doc.note("export.offload_needs_sharding", "cpu_offload", sharding=t.sharding)
     if stage == 3:  # save one 16-bit model, not only the partitions
         zero["stage3_gather_16bit_weights_on_model_save"] = True
+    _deepspeed_buckets(doc, zero, stage, auto)
     ds["zero_optimization"] = zero
     if stage:
         doc.expressed.append("training.sharding")
@@ -411,7 +453,7 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
         doc.put("quantization_bit", 4, "method")
         doc.put("quantization_method", "bnb")
         doc.put("double_quantization", t.double_quant, "double_quant")
-    doc.put("flash_attn", {"flash": "fa2", "sdpa": "sdpa", "eager": "disabled"}[t.attention], "attention")
+    _attention(doc, "flash_attn", {"flash": "fa2", "sdpa": "sdpa", "eager": "disabled"})
     doc.put("enable_liger_kernel", t.fused_cross_entropy, "fused_cross_entropy")
     doc.put("disable_gradient_checkpointing", not t.grad_checkpointing, "grad_checkpointing")
     if t.activation_offload:
@@ -514,7 +556,7 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
         doc.put("gradient_checkpointing", t.grad_checkpointing, "grad_checkpointing")
         if t.activation_offload:
             doc.put("activation_offloading", True, "activation_offload")
-    doc.put("attn_implementation", _HF_ATTN[t.attention], "attention")
+    _attention(doc, "attn_implementation", _HF_ATTN)
     if t.fused_cross_entropy:
         doc.put("plugins", ["axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin"], "fused_cross_entropy")
         doc.put("cut_cross_entropy", True, "fused_cross_entropy")
@@ -556,7 +598,7 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     # ModelConfig.dtype is float32 unless given: the model is loaded in it (the FP32 master copy when "fp32")
     dtype = "float32" if t.master_weights == "fp32" and "master_weights" in doc.relevant else _HF_DTYPE[t.precision]
     doc.put("dtype", dtype, *(("master_weights",) if "master_weights" in doc.relevant else ()))
-    doc.put("attn_implementation", _HF_ATTN[t.attention], "attention")
+    _attention(doc, "attn_implementation", _HF_ATTN)
     doc.put("use_peft", adapters, "method")
     if adapters:
         doc.put("lora_r", t.lora_rank, "lora_rank")
@@ -641,7 +683,7 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
             doc.lacks("adapter_precision")  # ms-swift trains under autocast
         elif "adapter_precision" in doc.relevant:
             doc.expressed.append("training.adapter_precision")  # lora_dtype unset: PEFT's FP32 adapters, autocast
-    doc.put("attn_impl", {"flash": "flash_attn", "sdpa": "sdpa", "eager": "eager"}[t.attention], "attention")
+    _attention(doc, "attn_impl", {"flash": "flash_attn", "sdpa": "sdpa", "eager": "eager"})
     doc.fill("dataset")
     doc.put("output_dir", f"output/{_slug(doc.s.name)}")
     doc.put("max_length", t.seq_len, "seq_len")
@@ -650,7 +692,7 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
         doc.lacks("sequence_mode")
     else:
         doc.put("packing", t.sequence_mode == "packed", "sequence_mode")
-        if t.sequence_mode == "packed" and t.attention != "flash":
+        if t.sequence_mode == "packed" and t.attention not in {"flash", "flash1"}:
             doc.note("export.packing_flash", "sequence_mode", value=doc.data["attn_impl"])
     doc.put("per_device_train_batch_size", t.micro_batch, "micro_batch")
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")

@@ -84,6 +84,8 @@ from tuneplan.core.scenario import GpuSpec, TrainingSetup
 __all__ = [
     "CUDA_CONTEXT_BYTES",
     "DEEPSPEED_REDUCE_BUCKET_ELEMENTS",
+    "DeepSpeedBuffers",
+    "deepspeed_buffers",
     "DEEPSPEED_SUB_GROUP_ELEMENTS",
     "DEEPSPEED_MAX_REUSE_DISTANCE",
     "DEEPSPEED_PREFETCH_ELEMENTS",
@@ -161,6 +163,58 @@ DEEPSPEED_SUB_GROUP_ELEMENTS = 1_000_000_000
 #: parameters (``stage3_prefetch_bucket_size``, default ``pp_int(5e7)``; whole parameters, so it may pass it by one).
 DEEPSPEED_MAX_REUSE_DISTANCE = 1_000_000_000
 DEEPSPEED_PREFETCH_ELEMENTS = 50_000_000
+
+#: Hugging Face's ``"auto"`` fill of DeepSpeed's buffers from the hidden size h (transformers
+#: integrations/deepspeed.py ``HfTrainerDeepSpeedConfig.trainer_config_finalize``): reduce bucket h x h elements,
+#: ZeRO-3 prefetch bucket 0.9 x h x h (and persistence threshold 10 x h, below any weight matrix here).
+HF_AUTO_REDUCE_PER_H2 = 1.0
+HF_AUTO_PREFETCH_PER_H2 = 0.9
+
+
+@dataclass(frozen=True)
+class DeepSpeedBuffers:
+    """DeepSpeed ZeRO buffer sizes a plan runs with, in elements: ``reduce`` (gradient reduce bucket), ``prefetch``
+    (ZeRO-3 prefetch bucket), ``sub_group`` (ZeRO-3 optimizer sub-group; 0 = the whole partition) and
+    ``max_reuse`` (ZeRO-3 reuse distance). ``source`` per value: ``plan`` (set explicitly), ``hf-auto`` or
+    ``deepspeed`` (its default)."""
+
+    reduce: float
+    prefetch: float
+    sub_group: float
+    max_reuse: float
+    source: dict[str, str]
+
+
+def deepspeed_buffers(arch: ModelArchitecture, t: TrainingSetup) -> DeepSpeedBuffers:
+    """The plan's DeepSpeed buffer sizes (elements): its explicit ``deepspeed_*`` values, else Hugging Face's
+    ``"auto"`` fill when ``deepspeed_auto_buckets`` (reduce ``h^2``, ZeRO-3 prefetch ``0.9 h^2``; sub-group and
+    reuse distance have no auto fill), else DeepSpeed's defaults (:data:`DEEPSPEED_REDUCE_BUCKET_ELEMENTS` ...)."""
+    h2 = float(arch.hidden_size) ** 2
+    auto = t.deepspeed_auto_buckets
+    source: dict[str, str] = {}
+
+    def pick(key: str, explicit: float | None, default: float, auto_value: float | None = None) -> float:
+        if explicit is not None:
+            source[key] = "plan"
+            return float(explicit)
+        if auto and auto_value is not None:
+            source[key] = "hf-auto"
+            return auto_value
+        source[key] = "deepspeed"
+        return float(default)
+
+    return DeepSpeedBuffers(
+        reduce=pick("reduce", t.deepspeed_reduce_bucket, DEEPSPEED_REDUCE_BUCKET_ELEMENTS, HF_AUTO_REDUCE_PER_H2 * h2),
+        prefetch=pick("prefetch", t.deepspeed_prefetch_bucket, DEEPSPEED_PREFETCH_ELEMENTS,
+                      HF_AUTO_PREFETCH_PER_H2 * h2),
+        sub_group=pick("sub_group", t.deepspeed_sub_group, DEEPSPEED_SUB_GROUP_ELEMENTS),
+        max_reuse=pick("max_reuse", t.deepspeed_max_reuse_distance, DEEPSPEED_MAX_REUSE_DISTANCE),
+        source=source,
+    )
+
+
+#: How a formula names where a DeepSpeed buffer size came from (:attr:`DeepSpeedBuffers.source`).
+_DS_SOURCE = {"plan": ", as planned", "hf-auto": ", Hugging Face \"auto\": hidden x hidden", "deepspeed": " default"}
 
 #: Signed error of the estimate against published measurements, ``predicted/measured - 1``, at the 10th and
 #: 90th percentile over the usable rows of the reference measurements (docs/accuracy.md) whose figure is one
@@ -345,7 +399,7 @@ def compile_modelled(arch: ModelArchitecture, t: TrainingSetup) -> bool:
     return t.torch_compile and arch.norm == "rms"
 
 
-def _zero3_gathered_elements(arch: ModelArchitecture) -> float:
+def _zero3_gathered_elements(arch: ModelArchitecture, ds: DeepSpeedBuffers | None = None) -> float:
     """Parameter elements DeepSpeed ZeRO-3 holds gathered at the turn from forward to backward (elements, not bytes).
 
     DeepSpeed fetches each submodule's parameters before it runs and, once a trace of the step is recorded, releases
@@ -354,9 +408,9 @@ def _zero3_gathered_elements(arch: ModelArchitecture) -> float:
     on). At the loss the LM head is used again at once (its backward), so it stays; layer ``L-1-k``'s next use lies
     behind the rest of the forward and the head twice (forward and backward) and as many layers again in the
     backward, ``2 (k x layer + head)`` elements, so the last layers stay while that is under the distance
-    (:data:`DEEPSPEED_MAX_REUSE_DISTANCE`). The next layer's parameters arrive through the prefetch bucket
-    (:data:`DEEPSPEED_PREFETCH_ELEMENTS`, whole parameters: up to one weight matrix beyond it), never more than a
-    layer. Parameters under ``stage3_param_persistence_threshold`` (1e5 elements: norms, biases) stay gathered for the
+    (``ds.max_reuse``, default :data:`DEEPSPEED_MAX_REUSE_DISTANCE`). The next layer's parameters arrive through the
+    prefetch bucket (``ds.prefetch``, default :data:`DEEPSPEED_PREFETCH_ELEMENTS`, whole parameters: up to one weight
+    matrix beyond it; nothing with a bucket of 0), never more than a layer. Parameters under ``stage3_param_persistence_threshold`` (1e5 elements: norms, biases) stay gathered for the
     whole run and are left out (a few MB).
 
     Returns:
@@ -365,10 +419,12 @@ def _zero3_gathered_elements(arch: ModelArchitecture) -> float:
     head = arch.vocab_size * arch.hidden_size  # the LM head's weight (the embedding's when tied)
     layer = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
     largest_matrix = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods)
+    reuse = ds.max_reuse if ds is not None else DEEPSPEED_MAX_REUSE_DISTANCE
+    prefetch = ds.prefetch if ds is not None else DEEPSPEED_PREFETCH_ELEMENTS
     retained = 0
-    while retained < arch.num_layers and 2 * (retained * layer + head) < DEEPSPEED_MAX_REUSE_DISTANCE:
+    while retained < arch.num_layers and 2 * (retained * layer + head) < reuse:
         retained += 1
-    upcoming = 0.0 if retained == arch.num_layers else min(layer, DEEPSPEED_PREFETCH_ELEMENTS + largest_matrix)
+    upcoming = 0.0 if retained == arch.num_layers or prefetch <= 0 else min(layer, prefetch + largest_matrix)
     return head + retained * layer + upcoming
 
 
@@ -676,6 +732,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     act = 2 if (t.precision != "fp32" or amp) else 4
     n_gpus = t.num_gpus
     shard = t.sharding if n_gpus > 1 else "none"
+    ds = deepspeed_buffers(arch, t)  # DeepSpeed ZeRO's buffer sizes (only ZeRO plans use them)
     # FSDP MixedPrecision(param_dtype=bf16) and DeepSpeed's bf16 module hand the forward bf16 layers: an fp32
     # master model under them has no autocast copies to make, and its gathered layers are bf16
     # DeepSpeed ZeRO-Offload: cpu_offload below ZeRO stage 3 is offload_optimizer only (one GPU or several); the
@@ -876,7 +933,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                 # mixed precision even when the shards are an fp32 master copy
                 gathered = 2 * largest_layer_bytes * (2 / w_bytes if amp else 1)
                 if shard == "zero3" and t.method != "qlora":
-                    gathered = _zero3_gathered_elements(arch) * act
+                    gathered = _zero3_gathered_elements(arch, ds) * act
                 if t.fsdp_root_unsharded:
                     # the root unit (embeddings, final norm, LM head) stays unsharded from its forward to its
                     # backward (FSDP1 _post_forward_reshard: "Do not free the root's parameters in the post-forward";
@@ -912,15 +969,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # ``single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)``; stage3.py
         # _prepare_fp32_grad_for_sub_group, one sub-group at a time) and steps the client optimizer on them:
         # torch AdamW's foreach path then makes one temporary of the same size.
-        group = min(partition, DEEPSPEED_SUB_GROUP_ELEMENTS) if t.sharding == "zero3" else partition
+        group = min(partition, ds.sub_group) if t.sharding == "zero3" and ds.sub_group > 0 else partition
         step_temp = group * 4 * (2 if (opt == "adamw" and not t.optimizer_in_backward) else 1)
         # contiguous_gradients (default True): ZeRO-1/2 allocate the reduce bucket in each backward
         # (stage_1_and_2.py backward: ``torch.empty(int(self.reduce_bucket_size), dtype=self.dtype)``, a second one
         # with overlap_comm, off by default below stage 3) and free it when the backward's reduction ends; ZeRO-3
         # allocates it once at start (stage3.py ``__ipg_bucket_flat_buffer``) and keeps it.
-        ds_bucket = DEEPSPEED_REDUCE_BUCKET_ELEMENTS * act
-        led.formulas["gradients"] += (f" + reduce bucket {DEEPSPEED_REDUCE_BUCKET_ELEMENTS / 1e6:g}M x {act} B "
-                                      "(DeepSpeed reduce_bucket_size)")
+        ds_bucket = ds.reduce * act
+        led.formulas["gradients"] += (f" + reduce bucket {ds.reduce / 1e6:g}M x {act} B "
+                                      f"(DeepSpeed reduce_bucket_size{_DS_SOURCE[ds.source['reduce']]})")
     if t.frozen_weight_grads:
         # One FlatParameter per decoder layer holds the frozen weights next to the adapters and requires grad as a
         # whole, so autograd computes every layer weight's gradient and FSDP keeps its reduce-scattered shard:
@@ -972,13 +1029,13 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # its partition copied to the CPU (async_inplace_copy_grad_to_fp32_buffer_from_gpu); one larger than the
         # bucket is reduced where it is (extra_large_param_to_reduce). With accumulation, the CPU accumulates
         # (async_accumulate_grad_in_cpu_via_gpu).
-        bucket = DEEPSPEED_REDUCE_BUCKET_ELEMENTS * act
+        bucket = ds.reduce * act
         zero_kept = bucket + largest_numel * act
         fresh = largest_numel * act  # the gradient autograd has just produced, before it enters the bucket
         if t.sharding == "zero2":
             gradients = zero_kept + fresh
             led.formulas["gradients"] = (
-                f"reduced and offloaded to CPU one bucket at a time: reduce bucket {DEEPSPEED_REDUCE_BUCKET_ELEMENTS / 1e6:g}M"
+                f"reduced and offloaded to CPU one bucket at a time: reduce bucket {ds.reduce / 1e6:g}M"
                 f" x {act} B + staging buffer {count(largest_numel)} x {act} B, always on the GPU, + the gradient autograd"
                 f" is producing, at most the largest tensor {count(largest_numel)} x {act} B (DeepSpeed ZeRO-2 cpu_offload)")
         else:
@@ -989,7 +1046,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             zero_kept += full if (t.grad_accumulation > 1 and not t.optimizer_in_backward) else 0.0
             led.formulas["gradients"] = (
                 f"{count(trainable)} trainable x {act} B until the boundary's reduction + reduce bucket "
-                f"{DEEPSPEED_REDUCE_BUCKET_ELEMENTS / 1e6:g}M x {act} B + staging buffer {count(largest_numel)} x {act} B"
+                f"{ds.reduce / 1e6:g}M x {act} B + staging buffer {count(largest_numel)} x {act} B"
                 " (DeepSpeed ZeRO-1 cpu_offload; the reduced partitions go to the CPU)")
     elif t.cpu_offload:
         gathered = 0.0

@@ -38,7 +38,7 @@ __all__ = [
     "StackKey",
 ]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -163,6 +163,19 @@ class TrainingSetup(_Model):
     #: every frozen layer weight gets a gradient ("equivalent to not freezing those parameters", FSDP
     #: docstring; litgpt PR #1538); the root is kept as with ``layers``.
     fsdp_wrap: FsdpWrap = "layers"
+    #: DeepSpeed ZeRO buffer sizes, in elements (``zero_optimization`` in the DeepSpeed JSON); None: the value that
+    #: applies without one (``deepspeed_auto_buckets``, else DeepSpeed's default). ``reduce_bucket_size`` (default
+    #: 5e8), ``stage3_prefetch_bucket_size`` (5e7), ``sub_group_size`` (1e9; 0 = one group) and
+    #: ``stage3_max_reuse_distance`` (1e9) from deepspeed/runtime/zero/config.py. Only ZeRO plans use them.
+    deepspeed_reduce_bucket: float | None = Field(default=None, ge=0, le=1e12)
+    deepspeed_prefetch_bucket: float | None = Field(default=None, ge=0, le=1e12)
+    deepspeed_sub_group: float | None = Field(default=None, ge=0, le=1e13)
+    deepspeed_max_reuse_distance: float | None = Field(default=None, ge=0, le=1e13)
+    #: The DeepSpeed JSON leaves the buckets "auto" and Hugging Face's integration fills them from the model's hidden
+    #: size h: reduce bucket h x h, ZeRO-3 prefetch bucket 0.9 x h x h, persistence threshold 10 x h
+    #: (transformers integrations/deepspeed.py ``HfTrainerDeepSpeedConfig.trainer_config_finalize``;
+    #: accelerate ``Accelerator._prepare_deepspeed`` the same). The explicit sizes above win over it.
+    deepspeed_auto_buckets: bool = False
     framework: FrameworkTier = "hf"
     #: The stack the user trains with (``core/stacks.py``), whose defaults were applied to the fields above; None: not
     #: chosen. Only a label once applied: every field keeps whatever value it has, overridden or not.

@@ -184,6 +184,12 @@ STACKS: tuple[StackProfile, ...] = (
     ), left_to_user=("attention", "micro_batch", "seq_len")),
     _profile("llama-factory", "LLaMA-Factory", (
         *_HF_BASE,
+        _d("deepspeed_auto_buckets", True, N_("its ZeRO-3 example config leaves reduce_bucket_size and "
+                                              "stage3_prefetch_bucket_size \"auto\": the Trainer fills them from the "
+                                              "hidden size"),
+           Source("hiyouga/LLaMA-Factory", "1d6e8b218240c154638f9bdcb76a1a089c27891b",
+                  "examples/deepspeed/ds_z3_config.json", "zero_optimization.reduce_bucket_size = \"auto\""),
+           shardings=frozenset({"zero3"})),
         _d("adapter_precision", "fp32-autocast", N_("trainable parameters are cast to FP32 unless pure_bf16, and PEFT "
                                                     "gets autocast_adapter_dtype"),
            _src(_LF, "src/llamafactory/model/adapter.py", "init_adapter: cast_trainable_params_to_fp32"),
@@ -223,6 +229,14 @@ STACKS: tuple[StackProfile, ...] = (
     ), left_to_user=("attention", "micro_batch", "seq_len")),
     _profile("ms-swift", "ms-swift", (
         *_HF_BASE,
+        _d("deepspeed_auto_buckets", True, N_("its ZeRO-3 config (--deepspeed zero3) leaves reduce_bucket_size and "
+                                              "stage3_prefetch_bucket_size \"auto\": the Trainer fills them from the "
+                                              "hidden size"),
+           Source("modelscope/ms-swift", "35992c1cc9092af233edbd75a2aefcd496d6fc19", "swift/llm/ds_config/zero3.json",
+                  "zero_optimization.reduce_bucket_size = \"auto\""), shardings=frozenset({"zero3"})),
+        _d("deepspeed_reduce_bucket", 2e8, N_("its ZeRO-2 config (--deepspeed zero2) sets reduce_bucket_size 2e8"),
+           Source("modelscope/ms-swift", "054575c68c54d7f34c40e04d62df20e7335b349a", "swift/llm/ds_config/zero2.json",
+                  "zero_optimization.reduce_bucket_size = 2e8"), shardings=frozenset({"zero2"})),
         _d("adapter_precision", "fp32-autocast", N_("lora_dtype is unset by default, so PEFT's FP32 upcast of the "
                                                     "adapters stays"),
            _src(_SWIFT, "swift/tuners/peft.py", "_cast_adapter_dtype_hook (lora_dtype=None)"), methods=_ADAPTERS),

@@ -968,14 +968,24 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
 # ------------------------------------------------------------------------------------------ DeepSpeed
 
 
-#: ``zero_optimization`` settings whose DeepSpeed defaults the memory estimate counts (deepspeed/runtime/zero/config.py:
-#: ``reduce_bucket_size`` 5e8, ``sub_group_size`` 1e9, ``stage3_prefetch_bucket_size`` 5e7,
-#: ``stage3_max_reuse_distance`` 1e9, ``contiguous_gradients`` True; see core.memory).
+#: ``zero_optimization`` buffer sizes the plan holds (``TrainingSetup.deepspeed_*``, elements), by their DeepSpeed key
+#: and its alias without the ``stage3_`` prefix (deepspeed/runtime/zero/config.py: ``prefetch_bucket_size`` has the
+#: alias ``stage3_prefetch_bucket_size``, ``max_reuse_distance`` ``stage3_max_reuse_distance``).
+DEEPSPEED_SIZE_FIELDS: dict[str, str] = {
+    "reduce_bucket_size": "training.deepspeed_reduce_bucket",
+    "stage3_prefetch_bucket_size": "training.deepspeed_prefetch_bucket",
+    "prefetch_bucket_size": "training.deepspeed_prefetch_bucket",
+    "sub_group_size": "training.deepspeed_sub_group",
+    "stage3_max_reuse_distance": "training.deepspeed_max_reuse_distance",
+    "max_reuse_distance": "training.deepspeed_max_reuse_distance",
+}
+#: Keys Hugging Face fills from the hidden size when they are "auto" (transformers integrations/deepspeed.py
+#: ``trainer_config_finalize``): the plan's ``deepspeed_auto_buckets``.
+DEEPSPEED_HF_AUTO_KEYS = frozenset({"reduce_bucket_size", "stage3_prefetch_bucket_size",
+                                    "stage3_param_persistence_threshold"})
+#: ``zero_optimization`` settings whose DeepSpeed default the memory estimate counts and the plan cannot change
+#: (``contiguous_gradients`` True, deepspeed/runtime/zero/config.py; see core.memory).
 DEEPSPEED_COUNTED_DEFAULTS: dict[str, Any] = {
-    "reduce_bucket_size": 500_000_000,
-    "sub_group_size": 1_000_000_000,
-    "stage3_prefetch_bucket_size": 50_000_000,
-    "stage3_max_reuse_distance": 1_000_000_000,
     "contiguous_gradients": True,
 }
 
@@ -1041,9 +1051,15 @@ def _deepspeed(data: Mapping[str, Any], prefix: str = "") -> ConfigImport:
         if sub in {"stage", "offload_optimizer", "offload_param"} or value is None:
             continue
         key = f"{prefix}zero_optimization.{sub}"
-        if sub in DEEPSPEED_COUNTED_DEFAULTS:
-            # buffers the memory estimate counts at DeepSpeed's own default (core.memory); "auto" is Hugging Face's
-            # fill from the model's hidden size (hidden^2 for the buckets), which the plan does not read yet
+        if _is_auto(value) and sub in DEEPSPEED_HF_AUTO_KEYS:
+            # Hugging Face's integration fills it from the model's hidden size (reduce h^2, prefetch 0.9 h^2)
+            b.take(key, value, "training.deepspeed_auto_buckets", True)
+        elif sub in DEEPSPEED_SIZE_FIELDS and not _is_auto(value):
+            b.take(key, value, DEEPSPEED_SIZE_FIELDS[sub], _float(key, value))
+        elif sub in {"stage3_param_persistence_threshold", "param_persistence_threshold"}:
+            b.ignore(key, value)  # parameters under it stay gathered: norms and biases, a few MB (core.memory)
+        elif sub in DEEPSPEED_COUNTED_DEFAULTS:
+            # a setting the memory estimate counts at DeepSpeed's own default (core.memory)
             default = DEEPSPEED_COUNTED_DEFAULTS[sub]
             if not _is_auto(value) and not isinstance(value, str) and value == default:
                 b.ignore(key, value, code="config.deepspeed_as_planned")

@@ -247,9 +247,22 @@ def _migrate_v5_to_v6(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v6_to_v7(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 6 -> 7: DeepSpeed buffer sizes appear (``training.deepspeed_*``); schema-6 plans were estimated with
+    DeepSpeed's defaults, which ``None`` and ``deepspeed_auto_buckets=False`` keep."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        for key in ("deepspeed_reduce_bucket", "deepspeed_prefetch_bucket", "deepspeed_sub_group",
+                    "deepspeed_max_reuse_distance"):
+            training.setdefault(key, None)
+        training.setdefault("deepspeed_auto_buckets", False)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
 MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
-                                    3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5, 5: _migrate_v5_to_v6}
+                                    3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5, 5: _migrate_v5_to_v6,
+                                    6: _migrate_v6_to_v7}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
