@@ -80,7 +80,7 @@ def header_lines(export: ConfigExport, file_name: str | None = None) -> list[str
             "possible": "; the likely range's lower end fits"}.get(export.band_risk, "")
     lines = [
         f"{name} config written by Tuneplan {__version__} for the plan \"{export.plan_name}\".",
-        f"Estimate: {export.verdict} on a {_gib(export.capacity_gib)} GiB GPU (likely up to "
+        f"Estimate: {export.verdict} on a {export.capacity_gib:.2f} GiB GPU (likely up to "
         f"{_gib(export.high_gib)} GiB{risk}).",
         f"Model: {export.model_ref or export.model_name + ' (no Hugging Face id in the plan)'}",
     ]
