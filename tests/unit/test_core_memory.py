@@ -411,6 +411,18 @@ def test_fused_optimizer_step_with_accumulation_is_warned_about():
     assert not any("cannot accumulate" in w for w in estimate(_scenario(method="full", optimizer_in_backward=True)).warnings)
 
 
+def test_fused_optimizer_step_under_deepspeed_zero_is_warned_about():
+    from tuneplan.core.estimate import estimate
+
+    def codes(**kw) -> set[str]:
+        return {n.code for n in estimate(_scenario(method="full", optimizer_in_backward=True, **kw)).messages}
+
+    assert "plan.optimizer_in_backward_zero" in codes(num_gpus=4, sharding="zero3")
+    assert "plan.optimizer_in_backward_zero" in codes(num_gpus=2, sharding="zero1")
+    assert "plan.optimizer_in_backward_zero" not in codes(num_gpus=4, sharding="fsdp")  # torchtune runs it under FSDP
+    assert "plan.optimizer_in_backward_zero" not in codes()
+
+
 def test_leading_dense_layers_do_not_change_the_moe_layer_model():
     # GLM-4.5-style MoE with first_k_dense_replace: the per-layer activation model describes the MoE
     # layers (the large majority), not the leading dense layer

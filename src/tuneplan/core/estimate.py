@@ -20,6 +20,10 @@ NOTES.update({
     "plan.optimizer_in_backward_accumulation": N_("the optimizer step fused into backward cannot accumulate "
                                                   "gradients: set gradient accumulation to 1 (torchtune refuses "
                                                   "this combination)"),
+    "plan.optimizer_in_backward_zero": N_("DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses "
+                                          "the optimizer step into backward under ZeRO (torchtune's "
+                                          "optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it "
+                                          "does"),
     "plan.paged_spill": N_("paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about "
                            "{over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time "
                            "estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit "
@@ -118,6 +122,11 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.no_bf16", gpu=scenario.gpu.name)
     if t.optimizer_in_backward and t.grad_accumulation > 1:
         warn("plan.optimizer_in_backward_accumulation")
+    if t.optimizer_in_backward and t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3"}:
+        # DeepSpeedEngine.step() runs the (ZeRO-wrapped) optimizer once the boundary's backward is done; torchtune's
+        # optimizer_in_bwd registers per-parameter step hooks on plain or FSDP modules (training/_activation...
+        # torchtune.training.register_optim_in_bwd_hooks), not on a DeepSpeed engine
+        warn("plan.optimizer_in_backward_zero")
     if memory.paged_bytes and memory.fits:  # (a plan that does not fit has a bigger problem)
         free = memory.capacity_bytes - memory.total_bytes
         if memory.paged_bytes > free:
