@@ -137,7 +137,7 @@ def test_dynamic_padding_steps_formula_uses_the_row_length(window):
 
 @pytest.mark.parametrize("method", ["qlora", "full"])
 def test_one_line_per_step_term_adding_up_to_the_step(window, qtbot, method):
-    from tuneplan.ui.explain_view import term_label
+    from tuneplan.ui.i18n import term_label
 
     window.store.set_field("training.method", method)
     view = _show(window, qtbot)

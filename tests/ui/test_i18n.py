@@ -333,6 +333,30 @@ def test_note_numbers_follow_the_locale_and_keep_the_spec(english, value, spec, 
     assert i18n.note_number(value, spec).replace("\u202f", "\u00a0") in {german, german.replace("\u00a0", "")}
 
 
+@pytest.mark.parametrize(("hours", "in_english", "german", "plain"), [
+    # by hand: 3.6 s, 24 min, 6.26 h, 80 h = 3.33 days, 30,000 h = 1,250 days
+    (0.001, "4 s", "4 s", "4 s"),
+    (0.4, "24 min", "24 min", "24 min"),
+    (6.26, "6.3 h", "6,3 h", "6.3 h"),
+    (80, "80 h (3.3 days)", "80 h (3,3 days)", "80 h (3.3 days)"),
+    (30_000, "30,000 h (1,250.0 days)", "30.000 h (1.250,0 days)", "30,000 h (1250.0 days)"),
+])
+def test_one_hours_format_with_the_locales_digits_or_plain_ones(english, hours, in_english, german, plain):
+    """The plan's time card uses the locale's digits; the report and the scenario comparison Python's."""
+    assert i18n.format_hours(hours) == in_english
+    assert i18n.format_hours(hours, plain=True) == plain
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    assert i18n.format_hours(hours) == german
+    assert i18n.format_hours(hours, plain=True) == plain
+
+
+def test_plain_dollars_ignore_the_locale(english):
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    assert i18n.plain_usd(1234.5) == "$1,234.50"
+    assert i18n.plain_usd(12345.6, 0) == "$12,346"
+    assert i18n.fmt_usd(1234.5).replace("\u00a0", " ") == "1.234,50 $"
+
+
 def test_there_is_one_view_menu_with_language_and_theme(chinese, qtbot, monkeypatch):
     w = _window(qtbot, monkeypatch)
     titles = [a.text() for a in w.menuBar().actions()]
@@ -542,11 +566,9 @@ def test_moe_qlora_warning_is_translated(chinese):
 
 
 def test_every_peak_moment_has_a_chinese_phrase(chinese):
-    from tuneplan.ui.explain_view import peak_phase_text
-
     for phase in ("end of forward", "backward", "end of backward", "recomputed layer", "last layer backward",
-                  "optimizer step"):
-        assert not re.search(r"[A-Za-z]{3,}", peak_phase_text(phase)), phase
+                  "optimizer step", "embedding backward"):
+        assert not re.search(r"[A-Za-z]{3,}", i18n.peak_phase_text(phase)), phase
 
 
 def test_core_templates_are_marked_for_translation():

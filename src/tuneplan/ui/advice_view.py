@@ -42,7 +42,7 @@ from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.core.terms import Note, render_note
-from tuneplan.ui.i18n import plain_tooltip, suggestion_detail, suggestion_title
+from tuneplan.ui.i18n import plain_tooltip, plain_usd, suggestion_detail, suggestion_title
 from tuneplan.ui.store import AppStore
 from tuneplan.ui.theme import mark_self_themed, themed
 
@@ -202,7 +202,7 @@ def _signed_hours(hours: float) -> str:
 def _signed_usd(usd: float) -> str:
     if abs(usd) < 0.005:
         return translate("Advice", "same cost")
-    return f"{'+' if usd > 0 else '−'}${abs(usd):,.2f}"
+    return ("+" if usd > 0 else "−") + plain_usd(abs(usd))
 
 
 # ---------------------------------------------------------------------------------------- widgets

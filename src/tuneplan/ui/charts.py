@@ -137,7 +137,7 @@ def phase_tooltip(span: tuple[str, float, float, float, float], total_usd: float
     when = (translate("Units", "{n} min").format(n=f"{hours * 60:.0f}") if hours < 1
             else translate("Units", "{n} h").format(n=f"{hours:.2f}"))
     lines = [
-        f"<b>{html.escape(PHASE_LABELS.get(phase, phase.title()))}</b>: {when} · ${usd:,.2f}",
+        f"<b>{html.escape(PHASE_LABELS.get(phase, phase.title()))}</b>: {when} · {i18n.plain_usd(usd)}",
         translate("CostChart", "(price per GPU-hour × GPUs + storage per hour) × hours = ${rate}/h × {hours} h")
         .format(rate=f"{rate:,.3f}", hours=f"{hours:.3f}"),
         translate("CostChart", "{start} → {end} h on the clock; the run ends at ${total} (billing rounding, "
@@ -651,7 +651,7 @@ class CostChart(pg.PlotWidget):
             when = (self.tr("{n} min").format(n=f"{end.hours * 60:.0f}") if minutes
                     else self.tr("{n} h").format(n=f"{end.hours:.1f}"))
             self.done_marker.setData([end.hours * scale], [end.usd])
-            done = self.tr("done · {when} · {usd}").format(when=when, usd=f"${end.usd:,.2f}")
+            done = self.tr("done · {when} · {usd}").format(when=when, usd=i18n.plain_usd(end.usd))
             if electric:
                 done += self.tr(" · electricity {kwh} kWh").format(kwh=i18n.fmt_number(cost.kwh, 1))
             self.done_label.setText(done)
@@ -665,7 +665,7 @@ class CostChart(pg.PlotWidget):
         self.pessimistic_line.setVisible(show_pess)
         if show_pess:
             self.pessimistic_line.setPos(pess)
-            self.pessimistic_line.label.setFormat(self.tr("pessimistic {usd}").format(usd=f"${pess:,.2f}"))
+            self.pessimistic_line.label.setFormat(self.tr("pessimistic {usd}").format(usd=i18n.plain_usd(pess)))
         top = max([*ys, *self._band[2], pess if show_pess else 0.0, 0.01] + [o[2][-1] for o in self._overlays if o[2]])
         right = max([x * scale for x in xs + band_h] + [0.01] + [o[1][-1] * scale for o in self._overlays if o[1]])
         self._draw_overlays(scale)
@@ -775,7 +775,7 @@ class CostChart(pg.PlotWidget):
                         else self.tr("{n} h").format(n=f"{xs[-1]:.1f}"))
                 marker.setData([xs[-1] * scale], [ys[-1]])
                 marker.setToolTip(i18n.plain_tooltip(self.tr("{label}: done after {when}, {usd}").format(
-                    label=label, when=when, usd=f"${ys[-1]:,.2f}")))
+                    label=label, when=when, usd=i18n.plain_usd(ys[-1]))))
             else:
                 marker.setData([], [])
         if self.overlay_legend is not None:
@@ -784,7 +784,7 @@ class CostChart(pg.PlotWidget):
             self.overlay_legend.clear()
             if self._overlays and self._last_cost is not None:
                 self.overlay_legend.addItem(self.phase_items["training"], self.tr("This plan: {usd}").format(
-                    usd=f"${self._last_cost.total_usd:,.2f}"))
+                    usd=i18n.plain_usd(self._last_cost.total_usd)))
             for (curve, _marker), (label, _xs, _ys) in zip(self.overlay_items, self._overlays, strict=True):
                 self.overlay_legend.addItem(curve, html.escape(label))  # pyqtgraph legends are HTML
             self.overlay_legend.setVisible(bool(self._overlays))

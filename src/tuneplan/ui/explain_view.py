@@ -60,7 +60,10 @@ from tuneplan.ui.i18n import (
     core_note_text,
     fmt_number,
     number_locale,
+    peak_phase_text,
     plain_tooltip,
+    plain_usd,
+    term_label,
     verdict_text,
 )
 from tuneplan.ui.store import AppStore
@@ -74,7 +77,6 @@ __all__ = [
     "cost_lines",
     "fmt_quantity",
     "install_explain",
-    "term_label",
     "time_lines",
     "total_lines",
 ]
@@ -122,23 +124,6 @@ def fmt_quantity(value: float, unit: str) -> str:
     return number_locale().toString(v, "g", 3)
 
 
-#: Step terms (``TimeEstimate.step_terms``) by key, in the UI language via the ``Explain`` context.
-TERM_LABELS = {
-    "matmul": QT_TRANSLATE_NOOP("Explain", "Matrix multiplications"),
-    "attention": QT_TRANSLATE_NOOP("Explain", "Attention"),
-    "other_kernels": QT_TRANSLATE_NOOP("Explain", "Other kernels"),
-    "optimizer": QT_TRANSLATE_NOOP("Explain", "Optimizer"),
-    "communication": QT_TRANSLATE_NOOP("Explain", "Communication"),
-    "offload": QT_TRANSLATE_NOOP("Explain", "CPU offload"),
-    "fixed": QT_TRANSLATE_NOOP("Explain", "Host overhead"),
-}
-
-def term_label(key: str) -> str:
-    """A step term's name in the UI language (the key itself when unknown)."""
-    label = TERM_LABELS.get(key)
-    return translate("Explain", label) if label else key
-
-
 def _note_text(note: Note) -> str:
     """A time note in the UI language (:func:`tuneplan.ui.i18n.core_note_text`)."""
     return core_note_text(note)
@@ -149,10 +134,6 @@ def _count(n: float) -> str:
         if abs(n) >= scale:
             return f"{n / scale:.2f} {suffix}"
     return f"{n:,.0f}"
-
-
-def _usd(x: float) -> str:
-    return f"${x:,.2f}"
 
 
 @dataclass(frozen=True)
@@ -166,18 +147,6 @@ class Line:
     tip: str = ""
 
 
-def peak_phase_text(phase: str) -> str:
-    """The moment that set the peak (``MemoryEstimate.peak_phase``) as a phrase in the UI language."""
-    texts = {
-        "end of forward": translate("Explain", "at the end of the forward pass"),
-        "backward": translate("Explain", "during the backward pass"),
-        "end of backward": translate("Explain", "at the end of the backward pass"),
-        "recomputed layer": translate("Explain", "while the last layer is recomputed in the backward pass"),
-        "last layer backward": translate("Explain", "while the backward pass runs through the last layer"),
-        "optimizer step": translate("Explain", "during the optimizer step"),
-        "embedding backward": translate("Explain", "while the backward pass reaches the tied embedding"),
-    }
-    return texts.get(phase, phase)
 
 
 def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
@@ -495,12 +464,12 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
     lines = [
         Line(
             translate("Explain", "GPU time"),
-            _usd(b.get("GPU time", c.gpu_usd)),
+            plain_usd(b.get("GPU time", c.gpu_usd)),
             translate(
                 "Explain",
                 "{price}/GPU-hour × {n} GPU × {h} billed h (the wall clock{lost}, rounded up {per})",
             ).format(
-                price=_usd(p.price_per_gpu_hour),
+                price=plain_usd(p.price_per_gpu_hour),
                 n=n,
                 h=f"{c.billed_hours:,.2f}",
                 per=per.get(p.billing, p.billing),
@@ -525,7 +494,7 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
     lines.append(
         Line(
             translate("Explain", "Storage"),
-            _usd(b.get("Storage", c.storage_usd)),
+            plain_usd(b.get("Storage", c.storage_usd)),
             translate("Explain", "{rate} × hours ({kind})").format(
                 rate=rate, kind=kind.get(p.storage_kind, p.storage_kind)
             ),
@@ -534,7 +503,7 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
     lines.append(
         Line(
             translate("Explain", "Egress"),
-            _usd(b.get("Egress", c.egress_usd)),
+            plain_usd(b.get("Egress", c.egress_usd)),
             translate("Explain", "{gb} GB out × {usd}/GB").format(
                 gb=f"{p.egress_gb:g}", usd=f"${p.egress_usd_per_gb:g}"
             ),
@@ -543,7 +512,7 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
     lines.append(
         Line(
             translate("Explain", "Other"),
-            _usd(b.get("Other", c.other_usd)),
+            plain_usd(b.get("Other", c.other_usd)),
             translate("Explain", "a fixed amount you entered"),
         )
     )
@@ -551,7 +520,7 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
         lines.append(
             Line(
                 translate("Explain", "Failed-run repeats"),
-                _usd(b.get("Failed-run repeats", 0.0)),
+                plain_usd(b.get("Failed-run repeats", 0.0)),
                 translate("Explain", "one run × (1 ÷ (1 − {p}) − 1): attempts until one completes").format(
                     p=f"{p.failure_probability:g}"
                 ),
@@ -559,12 +528,12 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
         )
     for name, usd in b.items():  # lines a newer core may add
         if name not in {"GPU time", "Storage", "Egress", "Other", "Failed-run repeats"}:
-            lines.append(Line(name, _usd(usd), ""))
+            lines.append(Line(name, plain_usd(usd), ""))
     if c.interruption_usd > 0:
         lines.append(
             Line(
                 translate("Explain", "of which interruptions"),
-                _usd(c.interruption_usd),
+                plain_usd(c.interruption_usd),
                 translate(
                     "Explain",
                     "{lam}/h × run hours × (checkpoint interval ÷ 2 + restart): expected lost work, inside GPU time "
@@ -575,7 +544,7 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
     lines.append(
         Line(
             translate("Explain", "Total, one completed run"),
-            _usd(c.total_usd),
+            plain_usd(c.total_usd),
             translate("Explain", "the sum of the lines above (interruptions are already inside them)"),
             emphasis=True,
         )
@@ -584,7 +553,7 @@ def cost_lines(s: Scenario, r: Estimate) -> list[Line]:
         lines.append(
             Line(
                 translate("Explain", "Pessimistic"),
-                _usd(c.pessimistic_usd),
+                plain_usd(c.pessimistic_usd),
                 translate(
                     "Explain", "interruptions at the upper rate, each losing a whole checkpoint interval"
                 ),

@@ -54,7 +54,7 @@ from tuneplan.catalog.prices import PriceEntry
 from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuComparisonRow, compare_gpus
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_number
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_number, plain_usd
 from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
 
 __all__ = [
@@ -117,7 +117,7 @@ _WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 104, PEAK: 56, HOURS: 60, ON_D
 
 
 def _usd(x: float) -> str:
-    return f"${x:,.2f}" if x < 10_000 else f"${x:,.0f}"
+    return plain_usd(x, 2 if x < 10_000 else 0)  # whole dollars from $10,000: the columns are narrow
 
 
 def _hours(h: float) -> str:

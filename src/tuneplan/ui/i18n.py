@@ -54,10 +54,13 @@ __all__ = [
     "fmt_gib",
     "fmt_number",
     "fmt_usd",
+    "format_hours",
     "install_language_menu",
     "install_translator",
     "language_names",
     "number_locale",
+    "peak_phase_text",
+    "plain_usd",
     "plain_message_box",
     "plain_text",
     "plain_tooltip",
@@ -68,6 +71,7 @@ __all__ = [
     "stored_language",
     "suggestion_detail",
     "suggestion_title",
+    "term_label",
     "translations_dir",
     "verdict_color",
     "verdict_risk_text",
@@ -273,6 +277,31 @@ def fmt_usd(value: float, decimals: int = 2) -> str:
     return number_locale().toCurrencyString(float(value), "$", decimals)
 
 
+def plain_usd(value: float, decimals: int = 2) -> str:
+    """US dollars as Python writes them, whatever the locale: ``$1,234.50``. The figures of the report, the
+    scenario comparison, the Explain tab and the charts' labels; the plan's cards use :func:`fmt_usd`."""
+    return f"${value:,.{decimals}f}"
+
+
+def format_hours(hours: float, *, plain: bool = False) -> str:
+    """``0.001`` -> ``4 s``; ``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``.
+
+    In the UI language, with the number locale's digits (the plan's time card and summary); ``plain``: digits as
+    Python writes them, like the other figures of the report and the scenario comparison.
+    """
+
+    def num(value: float, decimals: int, spec: str) -> str:
+        return format(value, spec) if plain else fmt_number(value, decimals)
+
+    if hours < 1 / 60:
+        return translate("Units", "{n} s").format(n=num(hours * 3600, 0, ".0f"))
+    if hours < 1:
+        return translate("Units", "{n} min").format(n=num(hours * 60, 0, ".0f"))
+    if hours < 48:
+        return translate("Units", "{n} h").format(n=num(hours, 1, ".1f"))
+    return translate("Units", "{n} h ({days} days)").format(n=num(hours, 0, ",.0f"), days=num(hours / 24, 1, ".1f"))
+
+
 def fmt_gib(value: float, decimals: int = 1) -> str:
     """``12.3 GiB`` with the locale's decimal separator."""
     return translate("Units", "{n} GiB").format(n=fmt_number(value, decimals, group=False))
@@ -434,6 +463,39 @@ BILLING_LABELS = TranslatedLabels("Catalog", {
     "minute": QT_TRANSLATE_NOOP("Catalog", "per minute"),
     "hour": QT_TRANSLATE_NOOP("Catalog", "per started hour"),
 })  # fmt: skip
+
+
+#: Step terms (``TimeEstimate.step_terms`` keys), the Explain tab's names for them.
+TERM_LABELS = TranslatedLabels("Explain", {
+    "matmul": QT_TRANSLATE_NOOP("Explain", "Matrix multiplications"),
+    "attention": QT_TRANSLATE_NOOP("Explain", "Attention"),
+    "other_kernels": QT_TRANSLATE_NOOP("Explain", "Other kernels"),
+    "optimizer": QT_TRANSLATE_NOOP("Explain", "Optimizer"),
+    "communication": QT_TRANSLATE_NOOP("Explain", "Communication"),
+    "offload": QT_TRANSLATE_NOOP("Explain", "CPU offload"),
+    "fixed": QT_TRANSLATE_NOOP("Explain", "Host overhead"),
+})  # fmt: skip
+
+#: The moment that sets the memory peak (``MemoryEstimate.peak_phase``), as a phrase.
+PEAK_PHASE_TEXTS = TranslatedLabels("Explain", {
+    "end of forward": QT_TRANSLATE_NOOP("Explain", "at the end of the forward pass"),
+    "backward": QT_TRANSLATE_NOOP("Explain", "during the backward pass"),
+    "end of backward": QT_TRANSLATE_NOOP("Explain", "at the end of the backward pass"),
+    "recomputed layer": QT_TRANSLATE_NOOP("Explain", "while the last layer is recomputed in the backward pass"),
+    "last layer backward": QT_TRANSLATE_NOOP("Explain", "while the backward pass runs through the last layer"),
+    "optimizer step": QT_TRANSLATE_NOOP("Explain", "during the optimizer step"),
+    "embedding backward": QT_TRANSLATE_NOOP("Explain", "while the backward pass reaches the tied embedding"),
+})  # fmt: skip
+
+
+def term_label(key: str) -> str:
+    """A step term's name in the UI language (the key itself when unknown)."""
+    return TERM_LABELS[key] if key in TERM_LABELS else key
+
+
+def peak_phase_text(phase: str) -> str:
+    """The moment that set the peak (``MemoryEstimate.peak_phase``) as a phrase in the UI language."""
+    return PEAK_PHASE_TEXTS[phase] if phase in PEAK_PHASE_TEXTS else phase
 
 
 def component_label(key: str, fallback: str = "") -> str:

@@ -49,6 +49,7 @@ from tuneplan.ui.i18n import (
     fmt_gib,
     fmt_number,
     fmt_usd,
+    format_hours,
     install_language_menu,
     plain_message_box,
     plain_text,
@@ -59,7 +60,7 @@ from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
 from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, MethodPanel, ModelPanel
 from tuneplan.ui.store import AppStore
 
-__all__ = ["BLOCKING_NOTES", "MainWindow", "cannot_run_reason", "format_hours"]
+__all__ = ["BLOCKING_NOTES", "MainWindow", "cannot_run_reason"]
 
 log = logging.getLogger(__name__)
 
@@ -84,29 +85,11 @@ QGroupBox > QWidget { font-weight: 400; }
 """
 
 
-def format_hours(hours: float) -> str:
-    """``0.001`` -> ``4 s``; ``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``.
-
-    In the UI language, with the locale's digits.
-    """
-    if hours < 1 / 60:
-        return translate("Units", "{n} s").format(n=fmt_number(hours * 3600, 0))
-    if hours < 1:
-        return translate("Units", "{n} min").format(n=fmt_number(hours * 60, 0))
-    if hours < 48:
-        return translate("Units", "{n} h").format(n=fmt_number(hours, 1))
-    return translate("Units", "{n} h ({days} days)").format(n=fmt_number(hours, 0), days=fmt_number(hours / 24, 1))
-
-
 def _tokens(n: float) -> str:
     for suffix, scale in (("B", 1e9), ("M", 1e6), ("K", 1e3)):
         if n >= scale:
             return f"{fmt_number(n / scale, 2)} {suffix}"
     return fmt_number(n, 0, group=False)
-
-
-def _usd(x: float) -> str:
-    return fmt_usd(x)
 
 
 #: Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.
@@ -504,7 +487,7 @@ class MainWindow(QMainWindow):
                self.tr("likely range from the time model's measured error on published runs (docs/time-accuracy.md)"))
         self.time_card.setToolTip(self.tr("{steps} optimizer steps of {step} s; {why}").format(
             steps=fmt_number(t.steps), step=fmt_number(t.step_seconds, 3), why=why))
-        self.cost_card.value.setText(_usd(c.total_usd))
+        self.cost_card.value.setText(fmt_usd(c.total_usd))
         if c.billing == "electricity" and not s.pricing.electricity_usd_per_kwh:
             # your own GPUs with no tariff yet: not "$0.00", which reads as a free run
             self.cost_card.value.setText("—")
@@ -513,17 +496,17 @@ class MainWindow(QMainWindow):
             self.cost_card.setToolTip(self.tr("your own GPUs: {kwh} kWh over {hours} h; the same run rented at "
                                               "{provider} {usd}").format(
                 kwh=fmt_number(c.kwh, 2), hours=fmt_number(c.billed_hours, 2), provider=s.pricing.provider,
-                usd=_usd(c.rental_usd or 0.0)))
+                usd=fmt_usd(c.rental_usd or 0.0)))
         elif c.billing == "electricity":  # your own GPUs (issue #19)
             self.cost_card.detail.setText(self.tr("electricity · {kwh} kWh · rented {usd}").format(
-                kwh=fmt_number(c.kwh, 1), usd=_usd(c.rental_usd or 0.0)))
+                kwh=fmt_number(c.kwh, 1), usd=fmt_usd(c.rental_usd or 0.0)))
             self.cost_card.setToolTip(self.tr("your own GPUs: {kwh} kWh over {hours} h; likely {low}–{high}; the same "
                                               "run rented at {provider} {usd}").format(
-                kwh=fmt_number(c.kwh, 2), hours=fmt_number(c.billed_hours, 2), low=_usd(c.low_usd),
-                high=_usd(c.high_usd), provider=s.pricing.provider, usd=_usd(c.rental_usd or 0.0)))
+                kwh=fmt_number(c.kwh, 2), hours=fmt_number(c.billed_hours, 2), low=fmt_usd(c.low_usd),
+                high=fmt_usd(c.high_usd), provider=s.pricing.provider, usd=fmt_usd(c.rental_usd or 0.0)))
         else:
             self.cost_card.detail.setText(self.tr("likely {low}–{high} · pessimistic {usd}").format(
-                low=_usd(c.low_usd), high=_usd(c.high_usd), usd=_usd(c.pessimistic_usd)))
+                low=fmt_usd(c.low_usd), high=fmt_usd(c.high_usd), usd=fmt_usd(c.pessimistic_usd)))
             self.cost_card.setToolTip(self.tr("{hours} billed hours; likely range: the same run finishing faster or "
                                               "slower").format(hours=fmt_number(c.billed_hours, 2)))
         warnings = [core_note_text(n) for n in result.messages]
@@ -542,9 +525,9 @@ class MainWindow(QMainWindow):
         trainable = r.trainable_parameters / r.parameters * 100 if r.parameters else 0.0
         phases = " · ".join(f"{PHASE_LABELS.get(name, name)} {format_hours(sec / 3600)}"
                             for name, sec in t.phases.items() if sec > 0)
-        breakdown = " · ".join(f"{html.escape(COST_LABELS.get(k, k))} {_usd(v)}" for k, v in c.breakdown.items())
+        breakdown = " · ".join(f"{html.escape(COST_LABELS.get(k, k))} {fmt_usd(v)}" for k, v in c.breakdown.items())
         if c.interruption_usd > 0:
-            breakdown += translate("MainWindow", " · interruptions {usd}").format(usd=_usd(c.interruption_usd))
+            breakdown += translate("MainWindow", " · interruptions {usd}").format(usd=fmt_usd(c.interruption_usd))
         rows = [
             (translate("MainWindow", "Tokens"),
              translate("MainWindow", "{tokens} tokens in total (all epochs, padding included)").format(
@@ -557,7 +540,7 @@ class MainWindow(QMainWindow):
              translate("MainWindow", "{steps} optimizer steps · {phases}").format(steps=fmt_number(t.steps), phases=phases)),
             (translate("MainWindow", "Billed"),
              translate("MainWindow", "{hours} h × {n} GPU × {price}/GPU-hour = {usd}").format(
-                 hours=fmt_number(c.billed_hours, 2), n=n, price=_usd(p.price_per_gpu_hour), usd=_usd(c.gpu_usd))),
+                 hours=fmt_number(c.billed_hours, 2), n=n, price=fmt_usd(p.price_per_gpu_hour), usd=fmt_usd(c.gpu_usd))),
             (translate("MainWindow", "Breakdown"), breakdown),
             (translate("MainWindow", "Parameters"),
              translate("MainWindow", "{total} B total · {trainable} trainable ({share}%)").format(

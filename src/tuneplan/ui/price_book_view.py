@@ -67,7 +67,7 @@ from tuneplan.storage.price_book import (
     price_book_path,
     save_price_book,
 )
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels, plain_message_box, plain_tooltip
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels, plain_message_box, plain_tooltip, plain_usd
 
 __all__ = [
     "AddPriceDialog",
@@ -306,7 +306,7 @@ class PriceTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 PROVIDER: e.provider, GPU: e.gpu_label, KIND: OFFER_KIND_LABELS.get(e.kind, e.kind),
-                PRICE: f"${e.usd_per_gpu_hour:,.2f}", BILLING: BILLING_LABELS.get(e.billing, e.billing),
+                PRICE: plain_usd(e.usd_per_gpu_hour), BILLING: BILLING_LABELS.get(e.billing, e.billing),
                 DATE: e.date_seen or self.tr("undated"), STATUS: ORIGIN_LABELS.get(p.origin, p.origin),
                 SOURCE: e.source,
             }.get(col)

@@ -56,7 +56,6 @@ def _i18n():  # noqa: ANN202 - the tuneplan.ui.i18n module, imported on first us
 
 
 ACCURACY_URL = "https://github.com/tuneplan/tuneplan/blob/main/docs/accuracy.md"
-METHOD_LABELS = {"full": QT_TRANSLATE_NOOP("Report", "full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 GOOD, BAD = "#2e7d32", "#c62828"
 
 _CSS = """
@@ -91,25 +90,16 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _usd(x: float) -> str:
-    return f"${x:,.2f}"
-
-
 def _tr(text: str) -> str:
     """A string marked elsewhere with ``QT_TRANSLATE_NOOP("Report", ...)``, in the UI language."""
     return translate("Report", text)
 
 
-def format_hours(hours: float) -> str:
-    """``0.4`` -> ``24 min``; ``6.26`` -> ``6.3 h``; ``80`` -> ``80 h (3.3 days)``, in the UI language, plain
-    digits (the report and the scenario comparison; the plan uses the locale's digits)."""
-    if hours < 1 / 60:
-        return translate("Units", "{n} s").format(n=f"{hours * 3600:.0f}")
-    if hours < 1:
-        return translate("Units", "{n} min").format(n=f"{hours * 60:.0f}")
-    if hours < 48:
-        return translate("Units", "{n} h").format(n=f"{hours:.1f}")
-    return translate("Units", "{n} h ({days} days)").format(n=f"{hours:,.0f}", days=f"{hours / 24:.1f}")
+def _method(method: str) -> str:
+    """``full fine-tune``, ``LoRA`` or ``QLoRA`` in the UI language (the store's words, as the library panel says them)."""
+    from tuneplan.ui.store import METHOD_LABELS
+
+    return translate("AppStore", METHOD_LABELS.get(method, method))
 
 
 def _tokens(n: float) -> str:
@@ -138,7 +128,8 @@ def _table(rows: Sequence[tuple[str, str]], header: tuple[str, str] | None = Non
 
 def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     t, d, p = s.training, s.dataset, s.pricing
-    method = _tr(METHOD_LABELS.get(t.method, t.method))
+    i18n = _i18n()
+    method = _method(t.method)
     if t.method != "full":
         method += translate("Report", " (rank {rank}, {targets})").format(rank=t.lora_rank, targets=t.lora_targets)
     gpus = f"{t.num_gpus} × {s.gpu.name}" + (f", {t.sharding}" if t.num_gpus > 1 else "")
@@ -150,7 +141,7 @@ def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
             gpus += ", " + translate("Report", "gradients synced at the optimizer step (no_sync)")
         elif t.grad_accumulation > 1 and not t.optimizer_in_backward:
             gpus += ", " + translate("Report", "gradients synced every micro-batch")
-    optimizer = _i18n().OPTIMIZER_LABELS.get(t.optimizer, OPTIMIZER_LABELS.get(t.optimizer, t.optimizer))
+    optimizer = i18n.OPTIMIZER_LABELS.get(t.optimizer, OPTIMIZER_LABELS.get(t.optimizer, t.optimizer))
     return [
         (translate("Report", "Model"), _e(translate("Report", "{model} · {n} B parameters").format(model=s.model.name, n=f"{r.parameters / 1e9:.2f}"))),
         (translate("Report", "Method"), _e(method)),
@@ -163,28 +154,29 @@ def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
         (translate("Report", "Data"), _e(translate("Report", "{tokens} tokens per epoch × {epochs} epochs").format(
             tokens=_tokens(d.tokens_per_epoch), epochs=f"{d.epochs:g}"))),
         (translate("Report", "Price"), _e(translate("Report", "{price} per GPU-hour · {provider} ({kind})").format(
-            price=_usd(p.price_per_gpu_hour), provider=p.provider, kind=_i18n().OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind))
+            price=i18n.plain_usd(p.price_per_gpu_hour), provider=p.provider, kind=i18n.OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind))
             + (translate("Report", ", seen {date}").format(date=p.price_date) if p.price_date else ""))),
     ]
 
 
 def _time_cost(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     t, c = r.time, r.cost
-    phases = " · ".join(f"{_e(_i18n().PHASE_LABELS.get(name, name))} {format_hours(sec / 3600)}"
+    i18n = _i18n()
+    phases = " · ".join(f"{_e(i18n.PHASE_LABELS.get(name, name))} {i18n.format_hours(sec / 3600, plain=True)}"
                         for name, sec in t.phases.items() if sec > 0)
     rows = [
-        (translate("Report", "Time"), f"<b>{format_hours(t.hours)}</b> ({phases})"),
+        (translate("Report", "Time"), f"<b>{i18n.format_hours(t.hours, plain=True)}</b> ({phases})"),
         (translate("Report", "Throughput"), _e(translate("Report", "{tps} tokens/s per GPU · {steps} optimizer steps").format(
             tps=f"{t.tokens_per_second:,.0f}", steps=f"{t.steps:,.0f}"))),
         (translate("Report", "Cost"), translate("Report", "<b>{usd}</b> expected · {pessimistic} pessimistic").format(
-            usd=_usd(c.total_usd), pessimistic=_usd(c.pessimistic_usd))),
+            usd=i18n.plain_usd(c.total_usd), pessimistic=i18n.plain_usd(c.pessimistic_usd))),
         (translate("Report", "GPU time"), _e(translate("Report", "{hours} billed h × {n} GPU × {price} = {usd}").format(
-            hours=f"{c.billed_hours:.2f}", n=s.training.num_gpus, price=_usd(s.pricing.price_per_gpu_hour),
-            usd=_usd(c.gpu_usd)))),
+            hours=f"{c.billed_hours:.2f}", n=s.training.num_gpus, price=i18n.plain_usd(s.pricing.price_per_gpu_hour),
+            usd=i18n.plain_usd(c.gpu_usd)))),
     ]
     for name, usd in c.breakdown.items():
         if usd and name.lower() not in {"gpu", "gpu time"}:
-            rows.append((_i18n().COST_LABELS.get(name, name), _e(_usd(usd))))
+            rows.append((i18n.COST_LABELS.get(name, name), _e(i18n.plain_usd(usd))))
     return rows
 
 
@@ -259,7 +251,8 @@ def build_report_html(
     when = (generated or datetime.now().astimezone()).strftime("%Y-%m-%d %H:%M")
     heading = title or (scenarios[0].name if len(scenarios) == 1
                         else translate("Report", "Comparison of {n} scenarios").format(n=len(scenarios)))
-    lang = _i18n().current_language().replace("_", "-")
+    i18n = _i18n()
+    lang = i18n.current_language().replace("_", "-")
     parts = [
         "<!DOCTYPE html>",
         f'<html lang="{_e(lang)}"><head><meta charset="utf-8">',
@@ -282,17 +275,17 @@ def build_report_html(
         m = r.memory
         gpus = f"{s.training.num_gpus} × " if s.training.num_gpus > 1 else ""
         c = r.cost
-        pessimistic = ("<br><small>" + translate("Report", "pessimistic {usd}").format(usd=_usd(c.pessimistic_usd)) + "</small>"
+        pessimistic = ("<br><small>" + translate("Report", "pessimistic {usd}").format(usd=i18n.plain_usd(c.pessimistic_usd)) + "</small>"
                        if c.pessimistic_usd > c.total_usd * 1.005 else "")
         parts.append(
             f"<tr><td>{_e(s.name)}</td>"
-            f"<td>{_e(s.model.name)} · {_e(_tr(METHOD_LABELS.get(s.training.method, s.training.method)))}</td>"
+            f"<td>{_e(s.model.name)} · {_e(_method(s.training.method))}</td>"
             f"<td>{_e(gpus + s.gpu.name.removeprefix('GeForce '))}</td>"
             '<td class="num">' + translate("Report", "{total} of {capacity} GiB").format(
                 total=f"{m.total_bytes / GIB:.1f}", capacity=f"{m.capacity_bytes / GIB:.2f}") + "</td>"
             f"<td>{_verdict(r)}</td>"
-            f'<td class="num">{_e(format_hours(r.time.hours))}</td>'
-            f'<td class="num"><b>{_usd(c.total_usd)}</b>{pessimistic}</td></tr>'
+            f'<td class="num">{_e(i18n.format_hours(r.time.hours, plain=True))}</td>'
+            f'<td class="num"><b>{i18n.plain_usd(c.total_usd)}</b>{pessimistic}</td></tr>'
         )
     parts.append("</table>")
     if differences and len(scenarios) > 1:
@@ -314,12 +307,9 @@ def build_report_html(
         parts.append("</div><div><h3>" + translate("Report", "Time and cost") + "</h3>")
         parts.append(_table(_time_cost(s, r)))
         parts.append("</div></div>")
-        from tuneplan.ui.explain_view import peak_phase_text  # Qt: only when a report is built
-
         parts.append("<h3>" + translate("Report", "Memory per GPU at the step's peak ({phase})").format(
-            phase=_e(peak_phase_text(r.memory.peak_phase))) + "</h3>")
+            phase=_e(i18n.peak_phase_text(r.memory.peak_phase))) + "</h3>")
         parts.append(_memory_table(r))
-        i18n = _i18n()
         notes = [i18n.core_note_text(n) for n in (*r.messages, *r.time.messages, *r.cost.messages)]
         for note in notes:
             parts.append(f'<p class="warn">⚠ {_e(note)}</p>')

@@ -72,9 +72,16 @@ from tuneplan.ui.charts import (
     pg,
     short_gpu_name,
 )
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_capacity, plain_tooltip, verdict_color, verdict_summary
+from tuneplan.ui.i18n import (
+    OFFER_KIND_LABELS,
+    fmt_capacity,
+    format_hours,
+    plain_tooltip,
+    plain_usd,
+    verdict_color,
+    verdict_summary,
+)
 from tuneplan.ui.i18n import OPTIMIZER_LABELS as OPTIMIZER_TEXT
-from tuneplan.ui.report import format_hours
 from tuneplan.ui.store import METHOD_LABELS, friendly_error
 
 if TYPE_CHECKING:
@@ -226,7 +233,7 @@ FIELDS: list[FieldSpec] = [
               text=_num, covers=("dataset.epochs",), edit_path="dataset.epochs", kind=float),
     FieldSpec("price", QT_TRANSLATE_NOOP("ScenarioComparison", "Price (USD per GPU-hour)"), "input",
               lambda s, r: s.pricing.price_per_gpu_hour,
-              text=lambda v: f"${v:,.2f}", covers=("pricing.price_per_gpu_hour",),
+              text=plain_usd, covers=("pricing.price_per_gpu_hour",),
               edit_path="pricing.price_per_gpu_hour", kind=float),
     FieldSpec("provider", QT_TRANSLATE_NOOP("ScenarioComparison", "Provider"), "input",
               lambda s, r: f"{s.pricing.provider} ({s.pricing.offer_kind})",
@@ -241,13 +248,13 @@ FIELDS: list[FieldSpec] = [
     FieldSpec("verdict", QT_TRANSLATE_NOOP("ScenarioComparison", "Verdict"), "result",
               lambda s, r: verdict_summary(r.memory)),  # the Plan tab's verdict, "tight" included
     FieldSpec("hours", QT_TRANSLATE_NOOP("ScenarioComparison", "Time (hours)"), "result", lambda s, r: r.time.hours,
-              text=format_hours, csv_value=lambda v: round(v, 3)),
+              text=lambda v: format_hours(v, plain=True), csv_value=lambda v: round(v, 3)),
     FieldSpec("tokens_per_second", QT_TRANSLATE_NOOP("ScenarioComparison", "Throughput (tokens/s per GPU)"), "result",
               lambda s, r: r.time.tokens_per_second, text=lambda v: f"{v:,.0f}", csv_value=lambda v: round(v, 1)),
     FieldSpec("usd", QT_TRANSLATE_NOOP("ScenarioComparison", "Cost (USD)"), "result", lambda s, r: r.cost.total_usd,
-              text=lambda v: f"${v:,.2f}", csv_value=lambda v: round(v, 2)),
+              text=plain_usd, csv_value=lambda v: round(v, 2)),
     FieldSpec("pessimistic_usd", QT_TRANSLATE_NOOP("ScenarioComparison", "Pessimistic cost (USD)"), "result",
-              lambda s, r: r.cost.pessimistic_usd, text=lambda v: f"${v:,.2f}", csv_value=lambda v: round(v, 2)),
+              lambda s, r: r.cost.pessimistic_usd, text=plain_usd, csv_value=lambda v: round(v, 2)),
 ]
 FIELDS_BY_KEY = {f.key: f for f in FIELDS}
 
@@ -1010,8 +1017,8 @@ class CompareCostChart(pg.PlotWidget):
             item.setPen(pg.mkPen(color, width=2.5, style=_DASHES[i % len(_DASHES)]))
             item.setVisible(True)
             when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
-                    else format_hours(xs[-1]) if xs else "")
-            self.legend.addItem(item, f"{html.escape(name)} — ${result.cost.total_usd:,.2f} · {when}")  # legends are HTML
+                    else format_hours(xs[-1], plain=True) if xs else "")
+            self.legend.addItem(item, f"{html.escape(name)} — {plain_usd(result.cost.total_usd)} · {when}")  # legends are HTML
             if xs:
                 ex.append(xs[-1] * scale)
                 ey.append(ys[-1])
