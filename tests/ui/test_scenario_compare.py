@@ -15,6 +15,7 @@ from tuneplan.ui.scenario_compare import (
     CURRENT,
     MAX_SCENARIOS,
     ComparisonTableModel,
+    ScenarioCompareView,
     ScenarioComparison,
     write_comparison_csv,
 )
@@ -163,6 +164,22 @@ def test_current_plan_column_follows_and_edits_the_plan(window):
     assert model.setData(model.index(row, 0), 1024)
     assert window.store.scenario.training.seq_len == 1024 and window.store.dirty
     assert comparison.entries[0].result == window.store.result
+
+
+def test_the_report_button_writes_the_report_of_the_compared_scenarios(window, tmp_path, monkeypatch):
+    view = window.compare_view
+    other = ScenarioLibrary().save(_variant("Longer rows", seq_len=8192))
+    view.refresh_picker()
+    assert view.pick(str(other))
+    window.tabs.setCurrentIndex(0)  # the button reports the comparison whichever tab is current
+    target = tmp_path / "comparison.html"
+    monkeypatch.setattr(type(window), "ask_report_path", lambda self, suggestion: str(target), raising=False)
+    view.report_button.click()
+    doc = target.read_text("utf-8")
+    assert "Comparison of 2 scenarios" in doc and "Longer rows" in doc
+    assert [e.scenario.name for e in view.comparison.entries] == [window.store.scenario.name, "Longer rows"]
+    # a view without an exporter (standalone) writes nothing
+    assert ScenarioCompareView(ScenarioComparison(window.store, ScenarioLibrary())).export_report(target) is None
 
 
 def test_at_most_four_and_other_settings_row(window):

@@ -1,6 +1,7 @@
-"""The two charts: the per-GPU VRAM bar and the cumulative cost over wall-clock time.
+"""The charts: the per-GPU VRAM bar and the cumulative cost over wall-clock time, and their comparison
+twins (:class:`CompareVramChart`, :class:`CompareCostChart`: one bar and one curve per scenario).
 
-Both widgets are built once and only update their items' data when a new estimate arrives
+Each widget is built once and only updates its items' data when a new estimate arrives
 (``BarGraphItem.setOpts``, ``PlotDataItem.setData``): no item is created per edit. Tests read the
 numbers back from :meth:`VramChart.current_series` and :meth:`CostChart.current_series`, or from
 the items' ``opts``, never from pixels.
@@ -11,12 +12,15 @@ from __future__ import annotations
 import html
 import math
 import os
+from collections.abc import Sequence
 
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
+import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QCoreApplication, QSize, Qt  # noqa: E402
-from PySide6.QtGui import QBrush, QColor, QFont  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt  # noqa: E402
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics  # noqa: E402
+from PySide6.QtWidgets import QWidget  # noqa: E402
 
 from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent, TimeEstimate  # noqa: E402
 from tuneplan.ui import i18n  # noqa: E402
@@ -28,6 +32,9 @@ __all__ = [
     "COMPONENT_COLORS",
     "COMPONENT_ORDER",
     "PHASE_COLORS",
+    "SCENARIO_COLORS",
+    "CompareCostChart",
+    "CompareVramChart",
     "CostChart",
     "VramChart",
     "component_tooltip",
@@ -66,6 +73,8 @@ PHASE_COLORS: dict[str, str] = {
 PHASE_LABELS = i18n.PHASE_LABELS
 
 CAPACITY_COLOR = "#c62828"
+#: One colour per compared scenario (cost curves, column swatches); distinct from the red capacity.
+SCENARIO_COLORS = ["#1f5fa8", "#e08a00", "#2e8b57", "#8e44ad"]
 #: Colours of other GPUs' cost curves on the cost chart (none of them a phase colour).
 OVERLAY_COLORS = ["#c2185b", "#00897b", "#6d4c41", "#f9a825", "#5e35b1", "#1e88e5", "#43a047", "#e65100"]
 LOCAL_COLOR = "#1565c0"  # the user's own GPU, never confused with the rented GPU's red line
@@ -790,3 +799,294 @@ class CostChart(pg.PlotWidget):
             self.overlay_legend.setVisible(bool(self._overlays))
         if self.legend is not None:
             self.legend.setVisible(not self._overlays)
+
+
+# ---------------------------------------------------------------------------------------------
+# the scenario comparison's charts (the "Compare scenarios" tab and the report's images)
+
+#: Height of a scenario's bar and half the height of its capacity line, in rows.
+COMPARE_BAR_H = 0.46
+COMPARE_CAP_HALF = 0.36
+
+
+class CompareVramChart(pg.PlotWidget):
+    """One stacked memory bar per scenario, one row each, all on the same GiB axis.
+
+    Rows read like the plan's VRAM bar: the same component colours (legend below the axis), the
+    scenario's name and verdict on the left, its total (in the verdict's colour: green, amber when
+    tight, red when short) after the bar, a whisker for the likely range, and that scenario's GPU capacity as a red line
+    across its own row, labelled ``RTX 4090: 23.99 GiB``.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setAccessibleName(self.tr("Memory comparison chart"))
+        self.setMinimumHeight(240)
+        plot = self.getPlotItem()
+        _style_plot(plot)
+        plot.setLabel("bottom", self.tr("GPU memory per GPU (GiB)"), color=TEXT_COLOR)
+        plot.showGrid(x=True, alpha=0.12)
+        left = plot.getAxis("left")
+        self._names_width = 150
+        left.setWidth(self._names_width)
+        left.setTickPen(pg.mkPen(None))
+        self.legend = pg.LegendItem(colCount=5, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 4, 1)
+        self.bars: dict[str, pg.BarGraphItem] = {}
+        for key in COMPONENT_ORDER:
+            self._bar(key, COMPONENT_LABELS[key])
+        self.capacity = pg.PlotDataItem([], [], connect="pairs", pen=pg.mkPen(CAPACITY_COLOR, width=2.5))
+        self.capacity.setZValue(10)
+        plot.addItem(self.capacity)
+        self.ranges = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), left=np.zeros(0), right=np.zeros(0),
+                                      beam=0.14, pen=pg.mkPen("#202020", width=1.2))
+        self.ranges.setZValue(9)
+        self.ranges.setToolTip(self.tr("Likely range of the total (measured error of the estimator)"))
+        plot.addItem(self.ranges)
+        self.cap_labels: list[pg.TextItem] = []
+        self.total_labels: list[pg.TextItem] = []
+        self._series: list[dict[str, tuple[float, float]]] = []
+        self._names: list[str] = []
+        self._verdicts: list[str] = []
+        self._capacities: list[float] = []
+        self._totals: list[float] = []
+        self._highs: list[float] = []
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """A comfortable default; the tab scrolls when the window is small."""
+        return QSize(640, 300)
+
+    def _bar(self, key: str, label: str) -> pg.BarGraphItem:
+        if key not in self.bars:
+            color = COMPONENT_COLORS.get(key, "#999999")
+            item = pg.BarGraphItem(x0=[], width=[], y=[], height=COMPARE_BAR_H, brush=pg.mkBrush(color),
+                                   pen=pg.mkPen("w", width=1), name=label)
+            self.bars[key] = item
+            self.getPlotItem().addItem(item)
+        return self.bars[key]
+
+    def _label(self, items: list[pg.TextItem], i: int, color: str, bold: bool) -> pg.TextItem:
+        while len(items) <= i:
+            t = pg.TextItem("", color=color, anchor=(0, 0.5), fill=pg.mkBrush(255, 255, 255, 215))
+            if bold:
+                f = QFont()
+                f.setBold(True)
+                t.setFont(f)
+            t.setZValue(20)
+            self.getPlotItem().addItem(t)
+            items.append(t)
+        return items[i]
+
+    def row_y(self, i: int) -> float:
+        """The y of scenario ``i``'s row (the first scenario is the top row)."""
+        return float(len(self._names) - 1 - i)
+
+    def set_entries(self, entries: Sequence[tuple[str, Estimate, str]]) -> None:
+        """Redraw from ``(scenario name, estimate, GPU name)`` per row, top to bottom."""
+        n = len(entries)
+        self._names = [name for name, _r, _g in entries]
+        ys = [self.row_y(i) for i in range(n)]
+        series: list[dict[str, tuple[float, float]]] = [{} for _ in entries]
+        totals = [0.0] * n
+        keys = list(COMPONENT_ORDER)
+        for _name, result, _gpu in entries:
+            for comp in result.memory.components:
+                if comp.key not in keys:
+                    keys.append(comp.key)
+        for key in keys:
+            lefts, widths = [], []
+            for i, (_name, result, _gpu) in enumerate(entries):
+                comp = result.memory.component(key)
+                gib = max(0.0, comp.bytes / GIB) if comp is not None else 0.0
+                lefts.append(totals[i])
+                widths.append(gib)
+                if comp is not None:
+                    series[i][key] = (totals[i], gib)
+                totals[i] += gib
+            if key not in self.bars:
+                label = next((c.label for _n, r, _g in entries for c in r.memory.components if c.key == key), key)
+                self._bar(key, label)
+            self.bars[key].setOpts(x0=lefts, width=widths, y=ys, height=COMPARE_BAR_H)
+        self._series = series
+        self._totals = totals
+        caps = [r.memory.capacity_bytes / GIB for _n, r, _g in entries]
+        lows = [r.memory.low_bytes / GIB for _n, r, _g in entries]
+        highs = [r.memory.high_bytes / GIB for _n, r, _g in entries]
+        self._capacities, self._highs = caps, highs
+        cx: list[float] = []
+        cy: list[float] = []
+        for y, cap in zip(ys, caps, strict=True):
+            cx += [cap, cap]
+            cy += [y - COMPARE_CAP_HALF, y + COMPARE_CAP_HALF]
+        self.capacity.setData(cx, cy)
+        # ErrorBarItem does arithmetic on its arrays: numpy, not lists.
+        t = np.array(totals, dtype=float)
+        self.ranges.setData(x=t, y=np.array(ys, dtype=float), left=t - np.array(lows, dtype=float),
+                            right=np.array(highs, dtype=float) - t)
+        self.ranges.setVisible(bool(n))
+        for i, (_name, result, gpu) in enumerate(entries):
+            cap_label = self._label(self.cap_labels, i, CAPACITY_COLOR, False)
+            cap_label.setText(f"{short_gpu_name(gpu)}: {i18n.fmt_capacity(caps[i])}")
+            cap_label.setAnchor((1, 1))  # right-aligned on the line, above the row
+            cap_label.setPos(caps[i], ys[i] + COMPARE_CAP_HALF)
+            cap_label.setVisible(True)
+            total_label = self._label(self.total_labels, i, i18n.verdict_color(result.memory), True)
+            total_label.setColor(i18n.verdict_color(result.memory))
+            total_label.setText(f"{totals[i]:.1f} GiB")
+            total_label.setVisible(True)
+        for items in (self.cap_labels, self.total_labels):
+            for item in items[n:]:
+                item.setVisible(False)
+        self._verdicts = [i18n.verdict_summary(r.memory) for _n, r, _g in entries]
+        right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
+        # room above the top row for its capacity label, below the last row for the whisker caps
+        _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))
+        self._layout_text()
+
+    def _layout_text(self) -> None:
+        """Elide the row names to the axis and keep each total label inside the plot."""
+        axis = self.getPlotItem().getAxis("left")
+        fm = QFontMetrics(axis.style.get("tickFont") or QFont())
+        width = max(60, self._names_width - 14)
+        ticks = []
+        for i, (name, verdict) in enumerate(zip(self._names, self._verdicts, strict=True)):
+            line1 = fm.elidedText(name, Qt.TextElideMode.ElideRight, width)
+            line2 = fm.elidedText(verdict, Qt.TextElideMode.ElideRight, width)
+            ticks.append((self.row_y(i), f"{line1}\n{line2}"))
+        axis.setTicks([ticks] if ticks else [[]])
+        vb = self.getPlotItem().getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        px = vb.width() or self.width()
+        gib_per_px = (x1 - x0) / px if px > 0 else 0.0
+        bold = QFont()
+        bold.setBold(True)
+        bfm = QFontMetrics(bold)
+        for i, label in enumerate(self.total_labels[: len(self._names)]):
+            start = max(self._totals[i], self._highs[i]) + 6 * gib_per_px
+            need = (bfm.horizontalAdvance(label.toPlainText()) + 10) * gib_per_px
+            if start + need <= x1:
+                label.setAnchor((0, 0.5))  # after the bar and its whisker
+                label.setPos(start, self.row_y(i))
+            else:  # no room on the right: inside the bar's end
+                label.setAnchor((1, 0.5))
+                label.setPos(self._totals[i] - 4 * gib_per_px, self.row_y(i))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """Reflow the legend and the labels for the new width."""
+        super().resizeEvent(event)
+        if getattr(self, "legend", None) is None:  # pyqtgraph resizes during construction
+            return
+        names_width = int(min(280, max(130, self.width() * 0.22)))  # room for names when there is room
+        if names_width != self._names_width:
+            self._names_width = names_width
+            self.getPlotItem().getAxis("left").setWidth(names_width)
+        self._fit_legend(self.width() - names_width - 16)
+        self._layout_text()
+
+    def _fit_legend(self, available: float) -> None:
+        """As many legend columns as fit under the plot: a wider legend would widen the whole scene
+        beyond the widget and cut off the right end of the bars and their labels."""
+        before = self.legend.columnCount
+        for columns in (5, 4, 3, 2, 1):
+            if self.legend.columnCount != columns:
+                self.legend.setColumnCount(columns)
+            if self.legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).width() <= available:
+                break
+        if self.legend.columnCount != before:
+            # pyqtgraph keeps the old legend width until the next resize: re-lay out the plot now
+            self.legend.updateSize()
+            self.legend.updateGeometry()
+            plot = self.getPlotItem()
+            plot.layout.invalidate()
+            plot.setGeometry(QRectF(0, 0, self.width(), self.height()))
+
+    def current_series(self) -> list[dict[str, tuple[float, float]]]:
+        """Per scenario, top to bottom: ``{component key: (start GiB, size GiB)}``."""
+        return [dict(s) for s in self._series]
+
+    def bar_totals(self) -> list[float]:
+        """The length of each scenario's bar (GiB): the sum of its segments."""
+        return [sum(h for _b, h in s.values()) for s in self._series]
+
+    def capacities(self) -> list[float]:
+        """Where each row's capacity line is (GiB)."""
+        return list(self._capacities)
+
+
+_COMPARE_DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
+
+
+class CompareCostChart(pg.PlotWidget):
+    """Cumulative cost over wall-clock time, one curve per scenario in its colour, with a legend."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        self.setAccessibleName(self.tr("Cost comparison chart"))
+        self.setMinimumHeight(220)
+        plot = self.getPlotItem()
+        _style_plot(plot)
+        plot.setLabel("bottom", self.tr("Wall-clock time (hours)"), color=TEXT_COLOR)
+        plot.setLabel("left", self.tr("Cost so far (USD)"), color=TEXT_COLOR)
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        # Legend in its own row under the axis: long scenario names never cover a curve.
+        self.legend = pg.LegendItem(colCount=1, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 4, 1)
+        self.curves: list[pg.PlotDataItem] = []
+        self.ends = pg.ScatterPlotItem(size=9, symbol="o", pen=pg.mkPen("w"))
+        self.ends.setZValue(10)
+        plot.addItem(self.ends)
+        self._series: list[tuple[list[float], list[float]]] = []
+        self._minutes = False
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
+        """A comfortable default; the tab scrolls when the window is small."""
+        return QSize(640, 280)
+
+    def set_entries(self, entries: Sequence[tuple[str, Estimate, str]]) -> None:
+        """Redraw from ``(scenario name, estimate, colour)`` per curve."""
+        plot = self.getPlotItem()
+        while len(self.curves) < len(entries):
+            item = pg.PlotDataItem([], [])
+            plot.addItem(item)
+            self.curves.append(item)
+        self.legend.clear()
+        hours_max = max([r.cost.curve[-1].hours for _n, r, _c in entries if r.cost.curve] + [0.0])
+        minutes = 0 < hours_max < 1
+        scale = 60.0 if minutes else 1.0
+        if minutes != self._minutes:
+            self._minutes = minutes
+            plot.setLabel("bottom", self.tr("Wall-clock time (minutes)") if minutes else self.tr("Wall-clock time (hours)"),
+                          color=TEXT_COLOR)
+        series = []
+        ex, ey, brushes = [], [], []
+        top = 0.01
+        for i, (name, result, color) in enumerate(entries):
+            xs = [p.hours for p in result.cost.curve]
+            ys = [p.usd for p in result.cost.curve]
+            series.append((xs, ys))
+            item = self.curves[i]
+            item.setData([x * scale for x in xs], ys)
+            # a dash per scenario too: equal curves (same GPU and price) stay distinguishable
+            item.setPen(pg.mkPen(color, width=2.5, style=_COMPARE_DASHES[i % len(_COMPARE_DASHES)]))
+            item.setVisible(True)
+            when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
+                    else i18n.format_hours(xs[-1], plain=True) if xs else "")
+            self.legend.addItem(item, f"{html.escape(name)} — {i18n.plain_usd(result.cost.total_usd)} · {when}")  # legends are HTML
+            if xs:
+                ex.append(xs[-1] * scale)
+                ey.append(ys[-1])
+                brushes.append(pg.mkBrush(color))
+                top = max(top, max(ys))
+        for item in self.curves[len(entries):]:
+            item.setData([], [])
+            item.setVisible(False)
+        self.ends.setData(ex, ey, brush=brushes)
+        self._series = series
+        right = max([*ex, 0.01])
+        _set_range(self, x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.15)))
+
+    def current_series(self) -> list[tuple[list[float], list[float]]]:
+        """Per scenario: ``(hours, cumulative USD)``; each curve ends at that scenario's total."""
+        return [(list(x), list(y)) for x, y in self._series]

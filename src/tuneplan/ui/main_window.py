@@ -331,11 +331,11 @@ class MainWindow(QMainWindow):
         # Scenario library (File → Open/Save go through it; autosave, crash recovery), the
         # "Compare scenarios" tab and File → Export report…
         from tuneplan.ui.library_view import install_library
-        from tuneplan.ui.report import install_report
+        from tuneplan.ui.report import export_report, install_report
         from tuneplan.ui.scenario_compare import install_scenario_compare
 
         self.documents = install_library(self)
-        install_scenario_compare(self)
+        install_scenario_compare(self, lambda path, comparison: export_report(self, path, comparison=comparison))
         install_report(self)
         self.statusBar().showMessage(self.tr("Ready"))
 

@@ -360,8 +360,7 @@ def render_png(widget: QWidget, width: int = 1000, height: int = 340) -> bytes:
 def report_images(scenarios: Sequence[Scenario], estimates: Sequence[Estimate],
                   colors: Sequence[str] | None = None) -> list[tuple[str, bytes]]:
     """Chart PNGs for the report: the plan's two charts for one scenario, the comparison charts for several."""
-    from tuneplan.ui.charts import CostChart, VramChart
-    from tuneplan.ui.scenario_compare import SCENARIO_COLORS, CompareCostChart, CompareVramChart
+    from tuneplan.ui.charts import SCENARIO_COLORS, CompareCostChart, CompareVramChart, CostChart, VramChart
 
     images: list[tuple[str, bytes]] = []
     if len(scenarios) == 1:

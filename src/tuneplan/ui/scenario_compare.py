@@ -5,7 +5,8 @@
   scenario is recomputed. "Current plan" follows the window's store.
 * :class:`ComparisonTableModel`: rows = fields (inputs, then results), columns = scenarios; by
   default only the rows whose values differ.
-* :class:`CompareVramChart` / :class:`CompareCostChart`: one stacked bar per scenario (the same
+* :class:`~tuneplan.ui.charts.CompareVramChart` / :class:`~tuneplan.ui.charts.CompareCostChart` (in
+  ``charts``, which the report draws its images with too): one stacked bar per scenario (the same
   component colours as the plan's VRAM bar, each bar with its GPU's capacity line) and the
   cumulative cost curves overlaid.
 * :class:`ScenarioCompareView`: the "Compare scenarios" tab; :func:`install_scenario_compare`.
@@ -16,15 +17,13 @@ Charts and table render what the controller holds; they never compute an estimat
 from __future__ import annotations
 
 import csv
-import html
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 from pydantic import ValidationError
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -32,12 +31,10 @@ from PySide6.QtCore import (
     QCoreApplication,
     QModelIndex,
     QObject,
-    QRectF,
-    QSize,
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPixmap
+from PySide6.QtGui import QColor, QFont, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,
@@ -60,21 +57,9 @@ from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
 from tuneplan.storage import ScenarioFileError, ScenarioLibrary
-from tuneplan.ui.charts import (
-    CAPACITY_COLOR,
-    COMPONENT_COLORS,
-    COMPONENT_LABELS,
-    COMPONENT_ORDER,
-    TEXT_COLOR,
-    _set_range,
-    _style_plot,
-    nice_ceiling,
-    pg,
-    short_gpu_name,
-)
+from tuneplan.ui.charts import SCENARIO_COLORS, CompareCostChart, CompareVramChart, short_gpu_name
 from tuneplan.ui.i18n import (
     OFFER_KIND_LABELS,
-    fmt_capacity,
     format_hours,
     plain_tooltip,
     plain_usd,
@@ -90,9 +75,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FIELDS",
-    "SCENARIO_COLORS",
-    "CompareCostChart",
-    "CompareVramChart",
     "ComparedScenario",
     "ComparisonRow",
     "ComparisonTableModel",
@@ -109,8 +91,6 @@ log = logging.getLogger(__name__)
 # Qt's translation function under the name pyside6-lupdate extracts from.
 translate = QCoreApplication.translate
 
-# One colour per compared scenario (cost curves, column swatches); distinct from the red capacity.
-SCENARIO_COLORS = ["#1f5fa8", "#e08a00", "#2e8b57", "#8e44ad"]
 CURRENT = "current"
 MAX_SCENARIOS = 4
 
@@ -748,297 +728,11 @@ def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_
 
 
 # ---------------------------------------------------------------------------------------------
-# charts
-
-BAR_H = 0.46
-CAP_HALF = 0.36
-
-
-class CompareVramChart(pg.PlotWidget):
-    """One stacked memory bar per scenario, one row each, all on the same GiB axis.
-
-    Rows read like the plan's VRAM bar: the same component colours (legend below the axis), the
-    scenario's name and verdict on the left, its total (in the verdict's colour: green, amber when
-    tight, red when short) after the bar, a whisker for the likely range, and that scenario's GPU capacity as a red line
-    across its own row, labelled ``RTX 4090: 23.99 GiB``.
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background="w")
-        self.setAccessibleName(self.tr("Memory comparison chart"))
-        self.setMinimumHeight(240)
-        plot = self.getPlotItem()
-        _style_plot(plot)
-        plot.setLabel("bottom", self.tr("GPU memory per GPU (GiB)"), color=TEXT_COLOR)
-        plot.showGrid(x=True, alpha=0.12)
-        left = plot.getAxis("left")
-        self._names_width = 150
-        left.setWidth(self._names_width)
-        left.setTickPen(pg.mkPen(None))
-        self.legend = pg.LegendItem(colCount=5, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
-        plot.legend = self.legend
-        plot.layout.addItem(self.legend, 4, 1)
-        self.bars: dict[str, pg.BarGraphItem] = {}
-        for key in COMPONENT_ORDER:
-            self._bar(key, COMPONENT_LABELS[key])
-        self.capacity = pg.PlotDataItem([], [], connect="pairs", pen=pg.mkPen(CAPACITY_COLOR, width=2.5))
-        self.capacity.setZValue(10)
-        plot.addItem(self.capacity)
-        self.ranges = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), left=np.zeros(0), right=np.zeros(0),
-                                      beam=0.14, pen=pg.mkPen("#202020", width=1.2))
-        self.ranges.setZValue(9)
-        self.ranges.setToolTip(self.tr("Likely range of the total (measured error of the estimator)"))
-        plot.addItem(self.ranges)
-        self.cap_labels: list[pg.TextItem] = []
-        self.total_labels: list[pg.TextItem] = []
-        self._series: list[dict[str, tuple[float, float]]] = []
-        self._names: list[str] = []
-        self._verdicts: list[str] = []
-        self._capacities: list[float] = []
-        self._totals: list[float] = []
-        self._highs: list[float] = []
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
-        """A comfortable default; the tab scrolls when the window is small."""
-        return QSize(640, 300)
-
-    def _bar(self, key: str, label: str) -> pg.BarGraphItem:
-        if key not in self.bars:
-            color = COMPONENT_COLORS.get(key, "#999999")
-            item = pg.BarGraphItem(x0=[], width=[], y=[], height=BAR_H, brush=pg.mkBrush(color),
-                                   pen=pg.mkPen("w", width=1), name=label)
-            self.bars[key] = item
-            self.getPlotItem().addItem(item)
-        return self.bars[key]
-
-    def _label(self, items: list[pg.TextItem], i: int, color: str, bold: bool) -> pg.TextItem:
-        while len(items) <= i:
-            t = pg.TextItem("", color=color, anchor=(0, 0.5), fill=pg.mkBrush(255, 255, 255, 215))
-            if bold:
-                f = QFont()
-                f.setBold(True)
-                t.setFont(f)
-            t.setZValue(20)
-            self.getPlotItem().addItem(t)
-            items.append(t)
-        return items[i]
-
-    def row_y(self, i: int) -> float:
-        """The y of scenario ``i``'s row (the first scenario is the top row)."""
-        return float(len(self._names) - 1 - i)
-
-    def set_entries(self, entries: Sequence[tuple[str, Estimate, str]]) -> None:
-        """Redraw from ``(scenario name, estimate, GPU name)`` per row, top to bottom."""
-        n = len(entries)
-        self._names = [name for name, _r, _g in entries]
-        ys = [self.row_y(i) for i in range(n)]
-        series: list[dict[str, tuple[float, float]]] = [{} for _ in entries]
-        totals = [0.0] * n
-        keys = list(COMPONENT_ORDER)
-        for _name, result, _gpu in entries:
-            for comp in result.memory.components:
-                if comp.key not in keys:
-                    keys.append(comp.key)
-        for key in keys:
-            lefts, widths = [], []
-            for i, (_name, result, _gpu) in enumerate(entries):
-                comp = result.memory.component(key)
-                gib = max(0.0, comp.bytes / GIB) if comp is not None else 0.0
-                lefts.append(totals[i])
-                widths.append(gib)
-                if comp is not None:
-                    series[i][key] = (totals[i], gib)
-                totals[i] += gib
-            if key not in self.bars:
-                label = next((c.label for _n, r, _g in entries for c in r.memory.components if c.key == key), key)
-                self._bar(key, label)
-            self.bars[key].setOpts(x0=lefts, width=widths, y=ys, height=BAR_H)
-        self._series = series
-        self._totals = totals
-        caps = [r.memory.capacity_bytes / GIB for _n, r, _g in entries]
-        lows = [r.memory.low_bytes / GIB for _n, r, _g in entries]
-        highs = [r.memory.high_bytes / GIB for _n, r, _g in entries]
-        self._capacities, self._highs = caps, highs
-        cx: list[float] = []
-        cy: list[float] = []
-        for y, cap in zip(ys, caps, strict=True):
-            cx += [cap, cap]
-            cy += [y - CAP_HALF, y + CAP_HALF]
-        self.capacity.setData(cx, cy)
-        # ErrorBarItem does arithmetic on its arrays: numpy, not lists.
-        t = np.array(totals, dtype=float)
-        self.ranges.setData(x=t, y=np.array(ys, dtype=float), left=t - np.array(lows, dtype=float),
-                            right=np.array(highs, dtype=float) - t)
-        self.ranges.setVisible(bool(n))
-        for i, (_name, result, gpu) in enumerate(entries):
-            cap_label = self._label(self.cap_labels, i, CAPACITY_COLOR, False)
-            cap_label.setText(f"{short_gpu_name(gpu)}: {fmt_capacity(caps[i])}")
-            cap_label.setAnchor((1, 1))  # right-aligned on the line, above the row
-            cap_label.setPos(caps[i], ys[i] + CAP_HALF)
-            cap_label.setVisible(True)
-            total_label = self._label(self.total_labels, i, verdict_color(result.memory), True)
-            total_label.setColor(verdict_color(result.memory))
-            total_label.setText(f"{totals[i]:.1f} GiB")
-            total_label.setVisible(True)
-        for items in (self.cap_labels, self.total_labels):
-            for item in items[n:]:
-                item.setVisible(False)
-        self._verdicts = [verdict_summary(r.memory) for _n, r, _g in entries]
-        right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
-        # room above the top row for its capacity label, below the last row for the whisker caps
-        _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))
-        self._layout_text()
-
-    def _layout_text(self) -> None:
-        """Elide the row names to the axis and keep each total label inside the plot."""
-        axis = self.getPlotItem().getAxis("left")
-        fm = QFontMetrics(axis.style.get("tickFont") or QFont())
-        width = max(60, self._names_width - 14)
-        ticks = []
-        for i, (name, verdict) in enumerate(zip(self._names, self._verdicts, strict=True)):
-            line1 = fm.elidedText(name, Qt.TextElideMode.ElideRight, width)
-            line2 = fm.elidedText(verdict, Qt.TextElideMode.ElideRight, width)
-            ticks.append((self.row_y(i), f"{line1}\n{line2}"))
-        axis.setTicks([ticks] if ticks else [[]])
-        vb = self.getPlotItem().getViewBox()
-        (x0, x1), _ = vb.viewRange()
-        px = vb.width() or self.width()
-        gib_per_px = (x1 - x0) / px if px > 0 else 0.0
-        bold = QFont()
-        bold.setBold(True)
-        bfm = QFontMetrics(bold)
-        for i, label in enumerate(self.total_labels[: len(self._names)]):
-            start = max(self._totals[i], self._highs[i]) + 6 * gib_per_px
-            need = (bfm.horizontalAdvance(label.toPlainText()) + 10) * gib_per_px
-            if start + need <= x1:
-                label.setAnchor((0, 0.5))  # after the bar and its whisker
-                label.setPos(start, self.row_y(i))
-            else:  # no room on the right: inside the bar's end
-                label.setAnchor((1, 0.5))
-                label.setPos(self._totals[i] - 4 * gib_per_px, self.row_y(i))
-
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
-        """Reflow the legend and the labels for the new width."""
-        super().resizeEvent(event)
-        if getattr(self, "legend", None) is None:  # pyqtgraph resizes during construction
-            return
-        names_width = int(min(280, max(130, self.width() * 0.22)))  # room for names when there is room
-        if names_width != self._names_width:
-            self._names_width = names_width
-            self.getPlotItem().getAxis("left").setWidth(names_width)
-        self._fit_legend(self.width() - names_width - 16)
-        self._layout_text()
-
-    def _fit_legend(self, available: float) -> None:
-        """As many legend columns as fit under the plot: a wider legend would widen the whole scene
-        beyond the widget and cut off the right end of the bars and their labels."""
-        before = self.legend.columnCount
-        for columns in (5, 4, 3, 2, 1):
-            if self.legend.columnCount != columns:
-                self.legend.setColumnCount(columns)
-            if self.legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).width() <= available:
-                break
-        if self.legend.columnCount != before:
-            # pyqtgraph keeps the old legend width until the next resize: re-lay out the plot now
-            self.legend.updateSize()
-            self.legend.updateGeometry()
-            plot = self.getPlotItem()
-            plot.layout.invalidate()
-            plot.setGeometry(QRectF(0, 0, self.width(), self.height()))
-
-    def current_series(self) -> list[dict[str, tuple[float, float]]]:
-        """Per scenario, top to bottom: ``{component key: (start GiB, size GiB)}``."""
-        return [dict(s) for s in self._series]
-
-    def bar_totals(self) -> list[float]:
-        """The length of each scenario's bar (GiB): the sum of its segments."""
-        return [sum(h for _b, h in s.values()) for s in self._series]
-
-    def capacities(self) -> list[float]:
-        """Where each row's capacity line is (GiB)."""
-        return list(self._capacities)
-
-
-_DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
-
-
-class CompareCostChart(pg.PlotWidget):
-    """Cumulative cost over wall-clock time, one curve per scenario in its colour, with a legend."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background="w")
-        self.setAccessibleName(self.tr("Cost comparison chart"))
-        self.setMinimumHeight(220)
-        plot = self.getPlotItem()
-        _style_plot(plot)
-        plot.setLabel("bottom", self.tr("Wall-clock time (hours)"), color=TEXT_COLOR)
-        plot.setLabel("left", self.tr("Cost so far (USD)"), color=TEXT_COLOR)
-        plot.showGrid(x=True, y=True, alpha=0.15)
-        # Legend in its own row under the axis: long scenario names never cover a curve.
-        self.legend = pg.LegendItem(colCount=1, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
-        plot.legend = self.legend
-        plot.layout.addItem(self.legend, 4, 1)
-        self.curves: list[pg.PlotDataItem] = []
-        self.ends = pg.ScatterPlotItem(size=9, symbol="o", pen=pg.mkPen("w"))
-        self.ends.setZValue(10)
-        plot.addItem(self.ends)
-        self._series: list[tuple[list[float], list[float]]] = []
-        self._minutes = False
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
-        """A comfortable default; the tab scrolls when the window is small."""
-        return QSize(640, 280)
-
-    def set_entries(self, entries: Sequence[tuple[str, Estimate, str]]) -> None:
-        """Redraw from ``(scenario name, estimate, colour)`` per curve."""
-        plot = self.getPlotItem()
-        while len(self.curves) < len(entries):
-            item = pg.PlotDataItem([], [])
-            plot.addItem(item)
-            self.curves.append(item)
-        self.legend.clear()
-        hours_max = max([r.cost.curve[-1].hours for _n, r, _c in entries if r.cost.curve] + [0.0])
-        minutes = 0 < hours_max < 1
-        scale = 60.0 if minutes else 1.0
-        if minutes != self._minutes:
-            self._minutes = minutes
-            plot.setLabel("bottom", self.tr("Wall-clock time (minutes)") if minutes else self.tr("Wall-clock time (hours)"),
-                          color=TEXT_COLOR)
-        series = []
-        ex, ey, brushes = [], [], []
-        top = 0.01
-        for i, (name, result, color) in enumerate(entries):
-            xs = [p.hours for p in result.cost.curve]
-            ys = [p.usd for p in result.cost.curve]
-            series.append((xs, ys))
-            item = self.curves[i]
-            item.setData([x * scale for x in xs], ys)
-            # a dash per scenario too: equal curves (same GPU and price) stay distinguishable
-            item.setPen(pg.mkPen(color, width=2.5, style=_DASHES[i % len(_DASHES)]))
-            item.setVisible(True)
-            when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
-                    else format_hours(xs[-1], plain=True) if xs else "")
-            self.legend.addItem(item, f"{html.escape(name)} — {plain_usd(result.cost.total_usd)} · {when}")  # legends are HTML
-            if xs:
-                ex.append(xs[-1] * scale)
-                ey.append(ys[-1])
-                brushes.append(pg.mkBrush(color))
-                top = max(top, max(ys))
-        for item in self.curves[len(entries):]:
-            item.setData([], [])
-            item.setVisible(False)
-        self.ends.setData(ex, ey, brush=brushes)
-        self._series = series
-        right = max([*ex, 0.01])
-        _set_range(self, x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.15)))
-
-    def current_series(self) -> list[tuple[list[float], list[float]]]:
-        """Per scenario: ``(hours, cumulative USD)``; each curve ends at that scenario's total."""
-        return [(list(x), list(y)) for x, y in self._series]
-
-
-# ---------------------------------------------------------------------------------------------
 # the tab
+
+
+#: Writes the report of a comparison: ``(path, or None to ask; the comparison) -> the file, or None``.
+ReportExporter = Callable[[str | Path | None, ScenarioComparison], Path | None]
 
 
 class ScenarioCompareView(QWidget):
@@ -1048,14 +742,19 @@ class ScenarioCompareView(QWidget):
         comparison: the controller.
         window: the main window (status bar, ``export_chart``, ``documents`` for the library list
             and "open in plan"); optional for a standalone view.
+        export_report: writes the report of a comparison (``(path or None to ask, comparison) -> the file or
+            None``), what the "Report" button does; the window passes ``report.export_report``. Without one
+            the button does nothing.
     """
 
     PATH_ROLE = Qt.ItemDataRole.UserRole
 
-    def __init__(self, comparison: ScenarioComparison, window: MainWindow | None = None) -> None:
+    def __init__(self, comparison: ScenarioComparison, window: MainWindow | None = None,
+                 export_report: ReportExporter | None = None) -> None:
         super().__init__()
         self.comparison = comparison
         self.window_ = window
+        self._export_report = export_report
         self.setAccessibleName(self.tr("Compare scenarios"))
         self._stale = True
 
@@ -1349,24 +1048,23 @@ class ScenarioCompareView(QWidget):
         return self.window_.export_chart(chart, what)
 
     def export_report(self, path: str | Path | None = None) -> Path | None:
-        """Write the one-page HTML report of the compared scenarios."""
-        if self.window_ is None:
+        """Write the one-page HTML report of the compared scenarios (through the exporter the view was given)."""
+        if self._export_report is None:
             return None
-        from tuneplan.ui.report import export_report
-
-        return export_report(self.window_, path, comparison=self.comparison)
+        return self._export_report(path, self.comparison)
 
 
-def install_scenario_compare(window: MainWindow) -> ScenarioCompareView:
+def install_scenario_compare(window: MainWindow, export_report: ReportExporter | None = None) -> ScenarioCompareView:
     """Add the "Compare scenarios" tab to ``window`` (starting with the current plan ticked).
 
-    Sets ``window.comparison`` (the controller) and ``window.compare_view``.
+    ``export_report`` is what the tab's "Report" button calls (:class:`ScenarioCompareView`). Sets
+    ``window.comparison`` (the controller) and ``window.compare_view``.
     """
     documents = getattr(window, "documents", None)
     library = documents.library if documents is not None else None
     comparison = ScenarioComparison(window.store, library, parent=window)
     comparison.add_current()
-    view = ScenarioCompareView(comparison, window)
+    view = ScenarioCompareView(comparison, window, export_report)
     window.comparison = comparison
     window.compare_view = view
     window.add_tab(view, translate("ScenarioCompareView", "Compare scenarios"))
