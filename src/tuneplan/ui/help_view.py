@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from tuneplan import __version__, catalog
 from tuneplan.ui.logs import log_file
+from tuneplan.ui.menus import HELP_MENU
 
 __all__ = ["GLOSSARY", "GlossaryDialog", "GlossaryEntry", "HelpController", "install_help", "whats_this_html"]
 
@@ -385,6 +386,7 @@ class HelpController:
         self.window = window
         self.glossary: GlossaryDialog | None = None
         menu = window.menuBar().addMenu(translate("Help", "&Help"))
+        menu.setObjectName(HELP_MENU)
         self.menu = menu
         self.whats_this_action = QWhatsThis.createAction(window)
         self.whats_this_action.setText(translate("Help", "What's &This?"))

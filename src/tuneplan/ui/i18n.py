@@ -554,26 +554,6 @@ def suggestion_detail(suggestion: Any) -> str:
     return " ".join(core_note_text(n) for n in suggestion.reasons) if suggestion.reasons else suggestion.detail
 
 
-# ------------------------------------------------------------------------------------------ the menu
-
-
-def _view_menu(window: Any) -> Any:
-    """The window's View menu, created when missing (the theme adds to the same one)."""
-    from PySide6.QtWidgets import QMenu
-
-    wanted = translate("Theme", "View").replace("&", "")
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and (
-            menu.objectName() == "viewMenu" or action.text().replace("&", "") == wanted
-        ):
-            return menu
-    # the same message as the theme's, so both find this one menu
-    menu = window.menuBar().addMenu(translate("Theme", "&View"))
-    menu.setObjectName("viewMenu")
-    return menu
-
-
 _SPEC = re.compile(r"(?P<group>,)?(?:\.(?P<decimals>\d+))?(?P<kind>[dfg%]?)")
 
 
@@ -612,6 +592,9 @@ def core_note_text(note: Any) -> str:
     template = NOTES.get(note.code)
     return render_note(note, template=translate("Terms", template) if template is not None else None,
                        number=note_number)
+
+
+# ------------------------------------------------------------------------------------------ the menu
 
 
 def restart_app(window: Any) -> bool:
@@ -661,7 +644,9 @@ def install_language_menu(window: Any) -> Any:
     """
     from PySide6.QtGui import QAction, QActionGroup
 
-    view = _view_menu(window)
+    from tuneplan.ui.menus import view_menu
+
+    view = view_menu(window)
     sub = view.addMenu(translate("Language", "&Language"))
     sub.setObjectName("languageMenu")
     group = QActionGroup(window)

@@ -69,6 +69,7 @@ from tuneplan.storage import (
 from tuneplan.storage._fs import atomic_write_bytes, pid_alive
 from tuneplan.storage.files import read_scenario_document
 from tuneplan.ui.i18n import plain_message_box, plain_tooltip
+from tuneplan.ui.menus import EXPORT_CHART_MENU, file_menu, submenu_action
 from tuneplan.ui.store import METHOD_LABELS
 
 if TYPE_CHECKING:
@@ -1190,23 +1191,6 @@ class LibraryPanel(QWidget):
         menu.exec(self.list.viewport().mapToGlobal(pos))
 
 
-def file_menu(window: MainWindow) -> QMenu:
-    """The window's File menu (found by title, so no other module has to hand it around)."""
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if menu is not None and action.text() == translate("MainWindow", "&File"):
-            return menu
-    return window.menuBar().addMenu(translate("MainWindow", "&File"))
-
-
-def _action_with_menu(menu: QMenu, title_part: str) -> QAction | None:
-    for action in menu.actions():
-        sub = action.menu()
-        if sub is not None and title_part in sub.title().replace("&", ""):
-            return action
-    return None
-
-
 def install_library(window: MainWindow, library: ScenarioLibrary | None = None) -> LibraryController:
     """Put the scenario library into ``window``: File menu entries, the "Scenarios" dock, autosave.
 
@@ -1281,7 +1265,7 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
         else:
             toolbar.addAction(toolbar_action)
         window.library_toolbar_action = toolbar_action
-    before = _action_with_menu(menu, translate("MainWindow", "&Export chart (PNG/SVG)").replace("&", ""))
+    before = submenu_action(menu, EXPORT_CHART_MENU)
     if before is not None:
         for a in (library_action, import_action, export_action):
             menu.insertAction(before, a)

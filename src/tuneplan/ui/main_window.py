@@ -39,6 +39,7 @@ from tuneplan.core.terms import NOTES
 from tuneplan.hw.probe import ProbeResult, probe_with_timeout
 from tuneplan.storage import ScenarioFileError, paths, read_scenario_file, write_scenario_file
 from tuneplan.storage.calibrations import PilotFileError, read_pilot
+from tuneplan.ui import menus
 from tuneplan.ui.charts import CostChart, VramChart, short_gpu_name
 from tuneplan.ui.gpu_compare import install_gpu_compare
 from tuneplan.ui.i18n import (
@@ -378,6 +379,7 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         menu = self.menuBar().addMenu(self.tr("&File"))
+        menu.setObjectName(menus.FILE_MENU)  # other views find their menus by these names (tuneplan.ui.menus)
         self.new_action = QAction(self.tr("&New"), self, shortcut=QKeySequence.StandardKey.New, triggered=lambda: self.new_plan())
         self.open_action = QAction(self.tr("&Open…"), self, shortcut=QKeySequence.StandardKey.Open, triggered=lambda: self.open_plan())
         self.save_action = QAction(self.tr("&Save"), self, shortcut=QKeySequence.StandardKey.Save, triggered=lambda: self.save_plan())
@@ -392,6 +394,7 @@ class MainWindow(QMainWindow):
             menu.addAction(a)
         menu.addSeparator()
         export = menu.addMenu(self.tr("&Export chart (PNG/SVG)"))
+        export.setObjectName(menus.EXPORT_CHART_MENU)
         export.addAction(self.export_vram_action)
         export.addAction(self.export_cost_action)
         # File → Import training config… (issue #17): LLaMA-Factory / axolotl / HF / DeepSpeed files, one edit
@@ -416,6 +419,7 @@ class MainWindow(QMainWindow):
         toolbar.addAction(self.export_cost_action)
         # Edit → Undo / Redo (issue #21): the store's undo stack; the texts say what they undo
         edit = self.menuBar().addMenu(self.tr("&Edit"))
+        edit.setObjectName(menus.EDIT_MENU)
         self.store.field_label = self._field_label
         stack = self.store.undo_stack
         self.undo_action = stack.createUndoAction(self, self.tr("&Undo"))
@@ -431,6 +435,7 @@ class MainWindow(QMainWindow):
         self.language_menu = install_language_menu(self)
         # Tools → Import pilot run… / Forget calibration (the price book adds Tools → Prices… to the same menu)
         tools = self.menuBar().addMenu(self.tr("&Tools"))
+        tools.setObjectName(menus.TOOLS_MENU)
         self.import_pilot_action = QAction(self.tr("&Import pilot run…"), self, triggered=lambda: self.import_pilot())
         self.import_pilot_action.setToolTip(self.tr(
             "Calibrate the time of plans on this GPU and stack from a short real run: HF Trainer's "

@@ -18,6 +18,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMainWindow, QWidget
 
+from tuneplan.ui.menus import PRESETS_MENU
 from tuneplan.ui.store import AppStore
 
 __all__ = ["PRESETS", "Preset", "apply_preset", "install_presets"]
@@ -209,6 +210,7 @@ def install_presets(window: QMainWindow) -> QComboBox:
     """
     store: AppStore = window.store  # type: ignore[attr-defined]
     menu = window.menuBar().addMenu(translate("Presets", "&Presets"))
+    menu.setObjectName(PRESETS_MENU)
     toolbar = window.addToolBar(translate("Presets", "Presets"))
     toolbar.setObjectName("presetsToolbar")
     toolbar.setMovable(False)

@@ -68,6 +68,7 @@ from tuneplan.storage.price_book import (
     save_price_book,
 )
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels, plain_message_box, plain_tooltip, plain_usd
+from tuneplan.ui.menus import tools_menu
 
 __all__ = [
     "AddPriceDialog",
@@ -814,12 +815,7 @@ def install_price_book(window: Any) -> PriceBookController:
     window.prices_action.setToolTip(translate("PriceBookView", "Your price book: edit a price, add a quote, "
                                                                "reset to the bundled prices"))
     window.prices_action.triggered.connect(show_dialog)
-    menu_bar = window.menuBar()
-    title = translate("MainWindow", "&Tools")
-    tools = next((a.menu() for a in menu_bar.actions() if a.menu() is not None and a.text() == title), None)
-    if tools is None:
-        tools = menu_bar.addMenu(title)
-    tools.addAction(window.prices_action)
+    tools_menu(window).addAction(window.prices_action)
 
     controller.changed.connect(lambda: _follow_prices(window, controller))
     new_action = getattr(window, "new_action", None)

@@ -441,7 +441,7 @@ def install_report(window: MainWindow) -> None:
     """Add File → Export report… (the compared scenarios when the comparison tab is open, else the plan)."""
     from PySide6.QtGui import QAction
 
-    from tuneplan.ui.library_view import _action_with_menu, file_menu
+    from tuneplan.ui.menus import EXPORT_CHART_MENU, file_menu, submenu_action
 
     def run() -> None:
         view = getattr(window, "compare_view", None)
@@ -453,7 +453,7 @@ def install_report(window: MainWindow) -> None:
     action.triggered.connect(run)
     window.export_report_action = action
     menu = file_menu(window)
-    chart_menu = _action_with_menu(menu, translate("MainWindow", "&Export chart (PNG/SVG)").replace("&", ""))
+    chart_menu = submenu_action(menu, EXPORT_CHART_MENU)
     actions = menu.actions()
     if chart_menu is not None:
         index = actions.index(chart_menu)

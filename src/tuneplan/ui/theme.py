@@ -34,6 +34,7 @@ from PySide6.QtGui import QAction, QActionGroup, QColor, QGuiApplication, QKeySe
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMenu, QWidget  # noqa: E402
 
 from tuneplan.storage import paths  # noqa: E402
+from tuneplan.ui.menus import view_menu  # noqa: E402
 
 __all__ = [
     "DARK_COLORS",
@@ -472,17 +473,6 @@ class ThemeController(QObject):
                 setter(mapped)
 
 
-def _view_menu(window: QMainWindow) -> QMenu:
-    """The window's View menu (shared with other views), created when missing."""
-    for action in window.menuBar().actions():
-        menu = action.menu()
-        if isinstance(menu, QMenu) and action.text().replace("&", "") == translate("Theme", "View").replace(
-            "&", ""
-        ):
-            return menu
-    return window.menuBar().addMenu(translate("Theme", "&View"))
-
-
 def _install_tab_shortcuts(window: QMainWindow, menu: QMenu) -> list[QAction]:
     tabs = getattr(window, "tabs", None)
     if tabs is None:
@@ -521,7 +511,7 @@ def install_theme(window: QMainWindow) -> ThemeController:
     """
     controller = ThemeController(window)
     window.theme = controller  # type: ignore[attr-defined]
-    menu = _view_menu(window)
+    menu = view_menu(window)
     sub = menu.addMenu(translate("Theme", "&Theme"))
     group = QActionGroup(window)
     group.setExclusive(True)
