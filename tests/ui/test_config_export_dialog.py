@@ -91,3 +91,14 @@ def test_what_the_format_cannot_express_is_listed(window):
     dialog.format_combo.setCurrentIndex(EXPORT_FORMATS.index("trl"))  # TRL pads to max_length: sequence_mode fits
     assert "training.sequence_mode" not in dialog.export.noted_fields()
 
+
+
+def test_file_menu_opens_the_export_dialog(window, qtbot):
+    from tuneplan.ui.config_export import ConfigExportDialog
+    from tuneplan.ui.menus import file_menu
+
+    assert window.export_config_action in file_menu(window).actions()
+    window.export_config_action.trigger()
+    dialogs = [d for d in window.findChildren(ConfigExportDialog) if d.isVisible()]
+    assert len(dialogs) == 1
+    dialogs[0].close()

@@ -403,6 +403,14 @@ class MainWindow(QMainWindow):
         self.import_config_action = QAction(self.tr("&Import training config…"), self,
                                             triggered=lambda: import_training_config(self))
         menu.addAction(self.import_config_action)
+        # File → Export training config… (issue #17): the plan as a starting config for the chosen stack
+        from tuneplan.ui.config_export import export_training_config
+
+        self.export_config_action = QAction(self.tr("Export &training config…"), self,
+                                            triggered=lambda: export_training_config(self))
+        self.export_config_action.setToolTip(self.tr(
+            "Write the plan as a LLaMA-Factory, axolotl, TRL, torchtune, ms-swift or DeepSpeed config"))
+        menu.addAction(self.export_config_action)
         menu.addSeparator()
         menu.addAction(self.quit_action)
         toolbar = self.addToolBar(self.tr("File"))

@@ -163,7 +163,8 @@ _WORDS = [
 SHARDING_WORDS = {"none": "no sharding", "ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3",
                   "fsdp": "FSDP"}
 TARGET_WORDS = {"q_v": "q and v projections", "qkvo": "q, k, v, o projections", "all-linear": "all linear layers"}
-ATTENTION_WORDS = {"flash": "FlashAttention 2", "sdpa": "PyTorch SDPA", "eager": "eager (materialised scores)"}
+ATTENTION_WORDS = {"flash": "FlashAttention 2", "flash1": "FlashAttention 1", "sdpa": "PyTorch SDPA",
+                   "eager": "eager (materialised scores)"}
 
 
 FIELDS: list[FieldSpec] = [
