@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 7
+    assert doc["schema_version"] == SCHEMA_VERSION == 8
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -579,3 +579,28 @@ def test_v6_file_is_migrated_to_v7_with_deepspeeds_defaults(tmp_path: Path, scen
     assert MIGRATIONS[6]({"training": {}}) == {"training": {
         "deepspeed_reduce_bucket": None, "deepspeed_prefetch_bucket": None, "deepspeed_sub_group": None,
         "deepspeed_max_reuse_distance": None, "deepspeed_auto_buckets": False}}
+
+
+def test_v7_file_is_migrated_to_v8_as_supervised_fine_tuning(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 8 adds the workload (issue #18); schema-7 plans were SFT without a reference model
+    data = scenario.model_dump(mode="json")
+    del data["training"]["workload"]
+    del data["training"]["reference_model"]
+    data["schema_version"] = 7
+    target = tmp_path / "v7.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 7, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 7 and doc.migrated and doc.scenario == scenario
+    assert doc.scenario.training.workload == "sft" and doc.scenario.training.reference_model is None
+    # the step writes the values (the fields' defaults could hide a no-op)
+    assert MIGRATIONS[7]({"training": {}}) == {"training": {"workload": "sft", "reference_model": None}}
+
+
+def test_a_dpo_plan_round_trips(tmp_path: Path, scenario: Scenario) -> None:
+    plan = scenario.model_copy(deep=True)
+    plan.training.workload = "dpo"
+    plan.training.reference_model = "precomputed"
+    target = tmp_path / "dpo.json"
+    write_scenario_file(target, plan)
+    back = read_scenario_document(target).scenario.training
+    assert (back.workload, back.reference_model) == ("dpo", "precomputed")

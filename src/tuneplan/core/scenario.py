@@ -36,9 +36,11 @@ __all__ = [
     "GradSync",
     "FsdpWrap",
     "StackKey",
+    "Workload",
+    "ReferenceModel",
 ]
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -58,6 +60,16 @@ FrameworkTier = Literal["optimized", "hf"]
 AdapterPrecision = Literal["fp32-autocast", "fp32", "model-dtype"]
 GradSync = Literal["step", "micro-batch"]
 FsdpWrap = Literal["layers", "separate-embeddings", "blocks-with-adapters"]
+#: What is trained (``core/workload.py``, issue #18): ``sft`` supervised fine-tuning; ``dpo`` DPO/IPO and the other losses
+#: of TRL's ``DPOTrainer`` (a reference model); ``orpo`` ORPO, CPO and SimPO (TRL's ``ORPOTrainer``/``CPOTrainer``: pairs,
+#: no reference model); ``kto`` TRL's ``KTOTrainer`` (unpaired examples, a reference model and a KL batch); ``reward`` a
+#: reward model (TRL's ``RewardTrainer``: ``AutoModelForSequenceClassification`` with one output instead of the LM head).
+Workload = Literal["sft", "dpo", "orpo", "kto", "reward"]
+#: Where a DPO/KTO reference model's log-probs come from: ``shared`` the policy with its LoRA adapters disabled (TRL
+#: ``use_adapter(model, None)`` when ``ref_model`` is None and the model is a PEFT model); ``copy`` a frozen copy of the
+#: model in memory (TRL loads one when the policy is not a PEFT model); ``precomputed`` TRL's
+#: ``precompute_ref_log_probs=True``: one pass over the training set before training, no reference during it.
+ReferenceModel = Literal["shared", "copy", "precomputed"]
 #: The training stacks of :mod:`tuneplan.core.stacks` (its ``STACK_KEYS``; a test keeps the two equal).
 StackKey = Literal["hf-peft", "trl", "llama-factory", "axolotl", "ms-swift", "unsloth", "torchtune", "litgpt", "pytorch"]
 
@@ -177,6 +189,13 @@ class TrainingSetup(_Model):
     #: accelerate ``Accelerator._prepare_deepspeed`` the same). The explicit sizes above win over it.
     deepspeed_auto_buckets: bool = False
     framework: FrameworkTier = "hf"
+    #: What is trained (:data:`Workload`); ``sft`` is supervised fine-tuning, every other value a TRL trainer of
+    #: ``core/workload.py``. Pair workloads (``dpo``, ``orpo``, ``reward``) run chosen and rejected as two rows of every
+    #: example: ``micro_batch`` counts examples (pairs), ``seq_len`` one row (prompt + one completion).
+    workload: Workload = "sft"
+    #: DPO/KTO: the reference model (:data:`ReferenceModel`); None: what TRL does without a ``ref_model`` (``shared``
+    #: for LoRA/QLoRA, ``copy`` for full fine-tuning). Ignored by the other workloads.
+    reference_model: ReferenceModel | None = None
     #: The stack the user trains with (``core/stacks.py``), whose defaults were applied to the fields above; None: not
     #: chosen. Only a label once applied: every field keeps whatever value it has, overridden or not.
     stack: StackKey | None = None

@@ -28,6 +28,9 @@ Schema history (each step is one function in :data:`MIGRATIONS`):
 * **4**: ``training.grad_sync`` and ``training.fsdp_wrap``.
 * **5**: ``training.stack`` (the training stack whose defaults the plan took, ``core/stacks.py``); schema-4 plans get
   ``null`` (no stack chosen) and keep every value.
+* **6**: ``training.attention`` may be ``flash1``. **7**: the DeepSpeed buffer sizes (``training.deepspeed_*``).
+* **8**: ``training.workload`` (``sft``, ``dpo``, ``orpo``, ``kto``, ``reward``) and ``training.reference_model``;
+  schema-7 plans get ``"sft"`` and ``null``, what they were estimated with.
 
 Reading is defensive, because a scenario file may come from anyone: at most
 :data:`MAX_FILE_BYTES`, JSON only (no pickle, no YAML tags, no code), no ``NaN``/``Infinity``,
@@ -259,10 +262,20 @@ def _migrate_v6_to_v7(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v7_to_v8(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 7 -> 8: ``training.workload`` and ``training.reference_model`` appear (issue #18); schema-7 plans were
+    supervised fine-tuning (``"sft"``) with no reference model (``None``)."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        training.setdefault("workload", "sft")
+        training.setdefault("reference_model", None)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
 MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
                                     3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5, 5: _migrate_v5_to_v6,
-                                    6: _migrate_v6_to_v7}
+                                    6: _migrate_v6_to_v7, 7: _migrate_v7_to_v8}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:
