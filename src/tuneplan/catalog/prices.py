@@ -8,12 +8,15 @@ divided by the GPU count in the reference file: the instance price is in ``notes
 row's notes state an instance price and its label a GPU count, the two must agree with
 ``usd_per_gpu_hour`` within 1 %, otherwise the row is divided (and the fix is noted).
 
-Prices move weekly; the app treats them as editable defaults.
+Prices move weekly; the app treats them as editable defaults. :func:`price_age_days` and
+:func:`is_old_price` say how old one is on a given day (the day the app runs, passed in): older than
+:data:`OLD_PRICE_DAYS` (90) days is marked old wherever an offer is shown.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date
 from functools import lru_cache
 from typing import Literal, NamedTuple
 
@@ -23,16 +26,20 @@ from tuneplan.catalog._data import read_csv, to_float
 from tuneplan.core.scenario import Pricing
 
 __all__ = [
+    "OLD_PRICE_DAYS",
     "PriceEntry",
     "PriceDates",
     "ProviderTerms",
     "default_price",
+    "is_old_price",
     "list_prices",
     "list_provider_terms",
+    "price_age_days",
     "price_dates",
     "prices_for_gpu",
     "pricing_from_entry",
     "on_demand_price",
+    "seen_on",
     "spot_price",
     "terms_for",
 ]
@@ -58,6 +65,10 @@ class PriceEntry(BaseModel):
         date_seen: when the price was read (free text, usually ISO date; may be ``undated ...``).
         source: where the price came from.
         notes: anything else from the reference row.
+        gpus_per_node: GPUs in the instance or node this price is for (``8`` for ``p5.48xlarge, 8x``);
+            0 where the source does not say (a single GPU rented on its own, as a rule).
+        interconnect: how the node's GPUs are linked where the source says (``"NVLink (SXM)"``,
+            ``"PCIe"``); ``""`` when it does not.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -73,6 +84,8 @@ class PriceEntry(BaseModel):
     date_seen: str = ""
     source: str = ""
     notes: str = ""
+    gpus_per_node: int = Field(default=0, ge=0, le=1024)
+    interconnect: str = ""
 
 
 class ProviderTerms(BaseModel):
@@ -149,6 +162,7 @@ def _entry(row: dict[str, str]) -> PriceEntry | None:
         return None
     price, notes = _per_gpu(row, price)
     billing, minimum = parse_billing(row.get("billing_granularity", ""))
+    count = _COUNT_RE.search(row.get("gpu", ""))
     return PriceEntry(
         provider=row["provider"],
         gpu_label=row.get("gpu", ""),
@@ -161,6 +175,7 @@ def _entry(row: dict[str, str]) -> PriceEntry | None:
         date_seen=row.get("date_seen", ""),
         source=row.get("source", ""),
         notes=notes,
+        gpus_per_node=int(count.group(1)) if count else 0,
     )
 
 
@@ -191,6 +206,47 @@ def price_dates() -> PriceDates:
     prices = _prices()
     dated = sorted(p.date_seen for p in prices if _ISO_DATE.match(p.date_seen))
     return PriceDates(dated[0] if dated else "", dated[-1] if dated else "", len(prices) - len(dated), len(prices))
+
+
+#: A price seen more than this many days before today is marked old. The reference's own history shows
+#: why a quarter: RunPod's Secure Cloud H100 SXM went 3.29 -> 3.49 -> 3.99 USD (+21 %) between August
+#: and November 2026 and Lambda raised several SKUs between May and September, so a price older than
+#: about three months has, more often than not, moved by more than the 10 % a plan's cost can stand;
+#: marketplace medians (Vast.ai) swing 2x week to week and are never "fresh" for long.
+OLD_PRICE_DAYS = 90
+
+_DATE_PREFIX = re.compile(r"^(\d{4})-(\d{2})(?:-(\d{2}))?(?![\d-])")
+
+
+def seen_on(date_seen: str) -> date | None:
+    """The day a price was seen, from its ``date_seen`` text; ``None`` when undated or unreadable.
+
+    ``date_seen`` is an ISO date (``2026-11-09``), optionally followed by text (``2026-11-09 (read_on)``),
+    or a month (``2026-11``, read as its first day: the oldest it can be).
+    """
+    m = _DATE_PREFIX.match(date_seen.strip())
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3) or 1))
+    except ValueError:
+        return None
+
+
+def price_age_days(date_seen: str, today: date) -> int | None:
+    """Days from ``date_seen`` (see :func:`seen_on`) to ``today``; ``None`` for an undated or unreadable
+    date. A date after ``today`` counts as 0 days old."""
+    seen = seen_on(date_seen)
+    return None if seen is None else max(0, (today - seen).days)
+
+
+def is_old_price(date_seen: str, today: date, max_days: int = OLD_PRICE_DAYS) -> bool:
+    """True when the price was seen more than ``max_days`` (90) days before ``today``.
+
+    An undated price is not "old" (its age is unknown; it is shown as undated instead).
+    """
+    age = price_age_days(date_seen, today)
+    return age is not None and age > max_days
 
 
 def prices_for_gpu(gpu_id: str) -> list[PriceEntry]:
