@@ -11,6 +11,8 @@ Layout below the data folder::
     quarantine/       files that could not be read, moved aside with a timestamp (never deleted)
     settings.json     small app settings (the recent-files list), written atomically
     autosave.json     the working scenario, written atomically while editing
+    price_book.json   the user's price edits and additions (storage/price_book.py)
+    price_snapshot.json  the last refreshed public GPU prices, dated (storage/price_snapshot.py)
 
 Every function resolves the environment at call time (so a test's ``monkeypatch.setenv`` works)
 and creates the folder on demand.

@@ -3,8 +3,15 @@
 Bundled prices (``catalog/data/prices.csv``) are dated snapshots; real quotes move weekly. The
 price book lets the user correct a bundled price (price per GPU-hour, billing granularity, the date
 the price was seen) or add one (provider, GPU, kind, price, billing, date). Plans, the offer picker
-and the GPU comparison use the **effective prices**: the bundled list with the user's edits
+and the GPU comparison use the **effective prices**: the bundled list, updated by the last refresh
+(``<data>/price_snapshot.json``, :mod:`tuneplan.storage.price_snapshot`), with the user's edits
 applied, plus the user's additions (:meth:`PriceBook.effective_prices`).
+
+A refreshed offer updates the bundled row for the same provider, GPU, kind and node size when it is
+at least as recent (a bundled row seen later than the refreshed catalog is kept); refreshed offers
+with no bundled row are added after the bundled ones. The user's edits always win over both: an
+edit of a bundled row stays on top of any refreshed price for it, and the user's additions are
+never touched. A refresh writes only the snapshot, never this file.
 
 File: ``<data>/price_book.json`` (:func:`price_book_path`), a versioned JSON document::
 
@@ -14,9 +21,9 @@ File: ``<data>/price_book.json`` (:func:`price_book_path`), a versioned JSON doc
                 "source": "...", "usd_per_gpu_hour": 0.69, "billing": "second", "date": "2026-11-12"}],
      "additions": [{"id": "u-3f2a9c", "provider": "My lab", "gpu_id": "a100_80gb", ...}]}
 
-An edit names the bundled row it replaces by provider, GPU label, kind and source (two bundled
-rows can share the first three); an edit whose row is no longer bundled is kept in the file but
-not applied. Writes are atomic (temp file, fsync, rename). A file that cannot be parsed is moved
+An edit names the base row it replaces (bundled, or refreshed where there is no bundled one) by
+provider, GPU label, kind and source (two bundled rows can share the first three); an edit whose row
+is no longer there is kept in the file but not applied. Writes are atomic (temp file, fsync, rename). A file that cannot be parsed is moved
 to ``<data>/quarantine/`` and the bundled prices are used; a file saved by a newer Tuneplan is
 left alone and not overwritten. :func:`load_price_book` never raises for a bad file: it returns
 a book whose :attr:`PriceBook.notice` says what happened.
@@ -37,7 +44,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from tuneplan import __version__
-from tuneplan.catalog.prices import Billing, PriceEntry, PriceKind, list_prices
+from tuneplan.catalog.prices import Billing, PriceEntry, PriceKind, list_prices, seen_on
 from tuneplan.storage import paths
 from tuneplan.storage._fs import (
     UnsafeFileError,
@@ -47,6 +54,7 @@ from tuneplan.storage._fs import (
     move_file,
     read_regular_file,
 )
+from tuneplan.storage.price_snapshot import PriceSnapshot, load_snapshot, price_snapshot_path
 
 __all__ = [
     "FILE_NAME",
@@ -76,7 +84,7 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 #: Upper limit of a price the user can enter (USD per GPU-hour), as in the plan's price field.
 MAX_USD_PER_GPU_HOUR = 10_000.0
 
-Origin = Literal["bundled", "edited", "added"]
+Origin = Literal["bundled", "refreshed", "edited", "added"]
 
 
 class PriceBookError(Exception):
@@ -89,7 +97,7 @@ def price_book_path(base: Path | None = None) -> Path:
 
 
 def bundled_key(entry: PriceEntry) -> str:
-    """The identity of a bundled price row: provider, GPU label, kind and source (``b:...``)."""
+    """The identity of a base price row (bundled or refreshed): provider, GPU label, kind and source (``b:...``)."""
     return "b:" + "\x1f".join((entry.provider, entry.gpu_label, entry.kind, entry.source))
 
 
@@ -165,10 +173,13 @@ class EffectivePrice(BaseModel):
     """One price as plans use it, with where it came from.
 
     Attributes:
-        key: :func:`bundled_key` for bundled and edited rows, ``u:<id>`` for added ones.
-        entry: the price point (``date_seen`` is the bundled date, or the user's date).
-        origin: ``bundled`` (as shipped), ``edited`` (the user changed it) or ``added``.
-        bundled: the shipped row for ``bundled`` and ``edited`` prices, else ``None``.
+        key: :func:`bundled_key` of the shipped row (or, for a refreshed offer with no shipped row, of
+            the refreshed one) for bundled, refreshed and edited rows; ``u:<id>`` for added ones.
+        entry: the price point (``date_seen`` is the bundled or refreshed date, or the user's date).
+        origin: ``bundled`` (as shipped), ``refreshed`` (from the last refresh), ``edited`` (the user
+            changed it; the user's value wins over any refresh) or ``added``.
+        bundled: the shipped row for shipped rows (as bundled, refreshed or edited), else ``None``.
+        refreshed: the refreshed price under this row (shown, or under the user's edit), else ``None``.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -177,6 +188,27 @@ class EffectivePrice(BaseModel):
     entry: PriceEntry
     origin: Origin
     bundled: PriceEntry | None = None
+    refreshed: PriceEntry | None = None
+
+    @property
+    def base(self) -> PriceEntry | None:
+        """The price before the user's edit: the refreshed one if any, else the shipped one."""
+        return self.refreshed or self.bundled
+
+    @property
+    def is_yours(self) -> bool:
+        """True for prices the user edited or added."""
+        return self.origin in ("edited", "added")
+
+
+def _node_size(entry: PriceEntry) -> int:
+    return entry.gpus_per_node or 1
+
+
+def _newer_or_same(refreshed: PriceEntry, bundled: PriceEntry) -> bool:
+    """The refreshed price is at least as recent as the bundled one (an undated bundled row is older)."""
+    b, r = seen_on(bundled.date_seen), seen_on(refreshed.date_seen)
+    return b is None or (r is not None and r >= b)
 
 
 def _gpu_name(gpu_id: str) -> str:
@@ -195,17 +227,27 @@ class PriceBook(BaseModel):
     the cached effective list current), then :func:`save_price_book`.
 
     Attributes:
-        edits: replaced bundled prices.
+        edits: replaced bundled (or refreshed) prices.
         additions: prices the user added.
         notice: what happened when the file was read (moved aside, newer version...); not saved.
         read_only: the file on disk is from a newer Tuneplan and must not be overwritten; not saved.
+        snapshot: the last refreshed prices (:mod:`~tuneplan.storage.price_snapshot`), or ``None``; not
+            saved here (it has a file of its own). Change it with :meth:`set_snapshot`.
+        snapshot_notice: what happened when the snapshot was read; not saved.
     """
 
     edits: list[PriceEdit] = Field(default_factory=list)
     additions: list[PriceAddition] = Field(default_factory=list)
     notice: str = Field(default="", exclude=True)
     read_only: bool = Field(default=False, exclude=True)
+    snapshot: PriceSnapshot | None = Field(default=None, exclude=True)
+    snapshot_notice: str = Field(default="", exclude=True)
     _cache: list[EffectivePrice] | None = PrivateAttr(default=None)
+
+    def set_snapshot(self, snapshot: PriceSnapshot | None) -> None:
+        """Use these refreshed prices (``None``: the bundled ones only); the user's edits stay on top."""
+        self.snapshot = snapshot
+        self._cache = None
 
     # ------------------------------------------------------------------ reading
     def effective_prices(self) -> list[EffectivePrice]:
@@ -214,24 +256,63 @@ class PriceBook(BaseModel):
             self._cache = self._build()
         return list(self._cache)
 
+    def _refreshed_for(self) -> tuple[dict[int, PriceEntry], list[PriceEntry]]:
+        """Refreshed offers matched to bundled rows (by bundled row index) and the refreshed offers left over.
+
+        A bundled row takes the cheapest refreshed offer of its provider, GPU and kind whose node sizes
+        include its own (1 when the row does not say); each refreshed offer updates one bundled row at most.
+        """
+        if self.snapshot is None:
+            return {}, []
+        offers = self.snapshot.offers
+        by_offer: dict[tuple[str, str, str], list[int]] = {}
+        for n, o in enumerate(offers):
+            if o.entry.gpu_id:
+                by_offer.setdefault((o.entry.provider, o.entry.gpu_id, o.entry.kind), []).append(n)
+        used: set[int] = set()
+        matched: dict[int, PriceEntry] = {}
+        for i, b in enumerate(list_prices()):
+            candidates = [n for n in by_offer.get((b.provider, b.gpu_id, b.kind), ())
+                          if n not in used and _node_size(b) in offers[n].gpu_counts]
+            if not b.gpu_id or not candidates:
+                continue
+            best = min(candidates, key=lambda n: offers[n].entry.usd_per_gpu_hour)
+            used.add(best)
+            if _newer_or_same(offers[best].entry, b):
+                matched[i] = offers[best].entry
+        return matched, [o.entry for n, o in enumerate(offers) if n not in used]
+
     def _build(self) -> list[EffectivePrice]:
         edits = {e.key: e for e in self.edits}
         out: list[EffectivePrice] = []
-        for bundled in list_prices():
-            key = bundled_key(bundled)
+        matched, extra = self._refreshed_for()
+
+        def row(key: str, base: PriceEntry, bundled: PriceEntry | None, refreshed: PriceEntry | None) -> None:
             edit = edits.get(key)
             if edit is None:
-                out.append(EffectivePrice(key=key, entry=bundled, origin="bundled", bundled=bundled))
-                continue
-            was = f"bundled ${bundled.usd_per_gpu_hour:.2f}/GPU-h, seen {bundled.date_seen or 'undated'}"
-            entry = bundled.model_copy(update={
+                origin: Origin = "refreshed" if refreshed is not None else "bundled"
+                out.append(EffectivePrice(key=key, entry=base, origin=origin, bundled=bundled, refreshed=refreshed))
+                return
+            was = (f"{'refreshed' if refreshed is not None else 'bundled'} ${base.usd_per_gpu_hour:.2f}/GPU-h, "
+                   f"seen {base.date_seen or 'undated'}")
+            entry = base.model_copy(update={
                 "usd_per_gpu_hour": edit.usd_per_gpu_hour,
                 "billing": edit.billing,
                 "billing_text": f"per-{edit.billing} (your edit)",
                 "date_seen": edit.date,
-                "notes": f"Edited by you ({was}). {bundled.notes}".strip(),
+                "notes": f"Edited by you ({was}). {base.notes}".strip(),
             })
-            out.append(EffectivePrice(key=key, entry=entry, origin="edited", bundled=bundled))
+            out.append(EffectivePrice(key=key, entry=entry, origin="edited", bundled=bundled, refreshed=refreshed))
+
+        for i, bundled in enumerate(list_prices()):
+            refreshed = matched.get(i)
+            row(bundled_key(bundled), refreshed or bundled, bundled, refreshed)
+        taken = {p.key for p in out}
+        for refreshed in extra:
+            key = bundled_key(refreshed)
+            if key not in taken:  # two snapshot rows with one identity: the first one counts
+                taken.add(key)
+                row(key, refreshed, None, refreshed)
         for add in self.additions:
             entry = PriceEntry(
                 provider=add.provider,
@@ -319,12 +400,15 @@ class PriceBook(BaseModel):
             i = next(n for n, a in enumerate(self.additions) if a.key == key)
             self.additions[i] = PriceAddition.model_validate({**self.additions[i].model_dump(), **values})
         else:
-            b = current.bundled
-            assert b is not None
-            edit = PriceEdit.model_validate({"provider": b.provider, "gpu_label": b.gpu_label, "kind": b.kind,
-                                             "source": b.source, **values})
+            # the edit names the shipped row (or the refreshed one where none was shipped) and is dropped
+            # again when it equals the price under it
+            identity, base = current.bundled or current.refreshed, current.base
+            assert identity is not None and base is not None
+            edit = PriceEdit.model_validate({"provider": identity.provider, "gpu_label": identity.gpu_label,
+                                             "kind": identity.kind, "source": identity.source, **values})
             self.edits = [x for x in self.edits if x.key != key]
-            if (edit.usd_per_gpu_hour, edit.billing, edit.date) != (b.usd_per_gpu_hour, b.billing, b.date_seen):
+            if (edit.usd_per_gpu_hour, edit.billing, edit.date) != (base.usd_per_gpu_hour, base.billing,
+                                                                     base.date_seen):
                 self.edits.append(edit)
         self._cache = None
         found = self.find(key)
@@ -365,7 +449,7 @@ class PriceBook(BaseModel):
         elif target.startswith(("b:", "u:")):
             keys = {target}
         else:
-            keys = {p.key for p in self.effective_prices() if p.entry.gpu_id == target and p.origin != "bundled"}
+            keys = {p.key for p in self.effective_prices() if p.entry.gpu_id == target and p.is_yours}
         before = len(self.edits) + len(self.additions)
         self.edits = [e for e in self.edits if e.key not in keys]
         self.additions = [a for a in self.additions if a.key not in keys]
@@ -417,8 +501,12 @@ def _parse(raw: bytes) -> tuple[dict[str, Any], int]:
     return data, version
 
 
-def load_price_book(path: Path | None = None) -> PriceBook:
-    """Read the price book; never raises for a bad or missing file.
+def load_price_book(path: Path | None = None, snapshot_path: Path | None = None) -> PriceBook:
+    """Read the price book and the last refreshed prices beside it; never raises for a bad or missing file.
+
+    The snapshot is ``snapshot_path``, by default ``price_snapshot.json`` in the price book's folder
+    (:func:`~tuneplan.storage.price_snapshot.load_snapshot`: a damaged one is moved aside and named in
+    :attr:`~PriceBook.snapshot_notice`; the bundled prices are then used under the user's edits).
 
     * missing: an empty book (bundled prices only);
     * unreadable JSON (bad UTF-8, bad JSON, nesting that exhausts the parser), invalid content, a
@@ -429,6 +517,15 @@ def load_price_book(path: Path | None = None) -> PriceBook:
     * cannot be read at all (permissions): an empty book with a notice.
     """
     p = path if path is not None else price_book_path()
+    book = _load_book(p)
+    snapshot, notice = load_snapshot(snapshot_path if snapshot_path is not None else price_snapshot_path(p.parent))
+    if notice:
+        log.warning("%s", notice)
+    book.snapshot, book.snapshot_notice = snapshot, notice
+    return book
+
+
+def _load_book(p: Path) -> PriceBook:
     try:
         raw = read_regular_file(p, MAX_FILE_BYTES)  # a FIFO or /dev/zero is refused unread
     except FileNotFoundError:
@@ -461,7 +558,8 @@ def load_price_book(path: Path | None = None) -> PriceBook:
     bundled = {bundled_key(e) for e in list_prices()}
     orphans = [e for e in book.edits if e.key not in bundled]
     if orphans:
-        log.info("%d price edit(s) refer to prices no longer bundled; kept in the file, not applied", len(orphans))
+        log.info("%d price edit(s) refer to prices not bundled (refreshed ones, or gone); kept in the file, "
+                 "applied while their row exists", len(orphans))
     return book
 
 
