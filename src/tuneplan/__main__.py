@@ -8,6 +8,7 @@
     tuneplan gpus [--json]         what the NVML probe sees on this machine
     tuneplan scenarios ...         the saved-scenario library
     tuneplan export-config ...     the plan as a LLaMA-Factory / axolotl / TRL / torchtune / ms-swift / DeepSpeed config
+    tuneplan prices list|refresh   the price book, dated; refresh it from public catalogs
 """
 
 from __future__ import annotations
@@ -270,6 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("name", nargs="?", help="scenario name or file")
     sc.add_argument("--output", "-o", metavar="FILE")
     sc.add_argument("--json", action="store_true")
+    from tuneplan.cli_prices import add_prices_arguments
+
+    add_prices_arguments(sub.add_parser("prices", help="GPU prices: list them with their dates, or refresh them from "
+                                        "public catalogs"), _Parser)
     return parser
 
 
@@ -314,6 +319,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tuneplan.cli import run_scenarios
 
         return run_scenarios(args)
+    if args.command == "prices":
+        from tuneplan.cli_prices import run_prices
+
+        return run_prices(args)
     if args.self_test:
         from tuneplan.ui.app import self_test
 
