@@ -116,7 +116,7 @@ NOTES.update({
 _CHEAPER = {"monthly": "cost.monthly_cheaper", "hourly": "cost.hourly_cheaper", "equal": "cost.monthly_equal"}
 
 _GRANULARITY_S = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
-_PHASES = ("setup", "training", "evaluation", "checkpoints")
+_PHASES = ("setup", "reference_logps", "training", "evaluation", "checkpoints")  # (reference_logps: core/workload.py)
 
 
 def billed_hours(seconds: float, billing: str, minimum_minutes: float = 0.0) -> float:

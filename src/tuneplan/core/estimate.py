@@ -9,6 +9,7 @@ from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.terms import N_, NOTES, Note, render_note
 from tuneplan.core.throughput import estimate_time, tokens_per_row
+from tuneplan.core.workload import plan_notes
 
 __all__ = ["estimate", "plan_stack_key"]
 
@@ -167,6 +168,8 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.sharded_qlora_no_upcast")
     if t.num_gpus > 1 and t.sharding == "none":
         warn("plan.naive_split", n=t.num_gpus)
+    # preference and reward-model workloads: what TRL would not run as planned (issue #18)
+    notes.extend(plan_notes(t, time.phases.get("reference_logps", 0.0)))
     warnings = [render_note(n) for n in notes]
     return Estimate(
         memory=memory,

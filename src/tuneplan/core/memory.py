@@ -71,15 +71,27 @@ all checkpoints), the end of backward (all gradients), the end of the forward wi
 model under checkpointing (the autocast cache of weight casts), the backward of a tied embedding in full
 fine-tuning (every gradient plus the embedding's two contributions being added), and the optimizer step
 (gradients, states and the step's temporaries). ``MemoryEstimate.peak_phase`` names the moment.
+
+**Workloads** other than supervised fine-tuning (``TrainingSetup.workload``; TRL's trainers, read in
+``core/workload.py``): pair workloads run ``2 x micro_batch`` rows per forward (chosen and rejected), so every
+per-token term covers twice the tokens; the loss side holds the logits and the log-softmax TRL's
+``selective_log_softmax`` saves instead of transformers' fp32 cross-entropy buffers (``policy_logps`` parts of the
+``logits`` component, :data:`~tuneplan.core.workload.LOGPROB_TENSORS`); a reward model has a value head instead of the
+LM head (``value_head``). DPO and KTO add a ``reference`` component: a frozen copy's weights (none when the LoRA policy
+is its own reference with the adapters disabled, or when the log-probs are precomputed) and, at the end of the forward,
+the reference forward's transients next to every activation the policy saved: one layer's no-grad working set, or its
+logits while TRL's metrics copy the policy's. SFT plans are computed exactly as before.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.result import GIB, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
+from tuneplan.core.terms import Quantity, Term, render_formula
 
 __all__ = [
     "CUDA_CONTEXT_BYTES",
@@ -399,7 +411,8 @@ def compile_modelled(arch: ModelArchitecture, t: TrainingSetup) -> bool:
     return t.torch_compile and arch.norm == "rms"
 
 
-def _zero3_gathered_elements(arch: ModelArchitecture, ds: DeepSpeedBuffers | None = None) -> float:
+def _zero3_gathered_elements(arch: ModelArchitecture, ds: DeepSpeedBuffers | None = None,
+                             head: float | None = None) -> float:
     """Parameter elements DeepSpeed ZeRO-3 holds gathered at the turn from forward to backward (elements, not bytes).
 
     DeepSpeed fetches each submodule's parameters before it runs and, once a trace of the step is recorded, releases
@@ -413,10 +426,14 @@ def _zero3_gathered_elements(arch: ModelArchitecture, ds: DeepSpeedBuffers | Non
     matrix beyond it; nothing with a bucket of 0), never more than a layer. Parameters under ``stage3_param_persistence_threshold`` (1e5 elements: norms, biases) stay gathered for the
     whole run and are left out (a few MB).
 
+    ``head``: the head's elements (default the LM head's, ``vocab x hidden``; a reward model's value head is
+    ``hidden x 1``).
+
     Returns:
         elements gathered: head + retained layers + the prefetched next layer.
     """
-    head = arch.vocab_size * arch.hidden_size  # the LM head's weight (the embedding's when tied)
+    if head is None:
+        head = arch.vocab_size * arch.hidden_size  # the LM head's weight (the embedding's when tied)
     layer = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
     largest_matrix = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods)
     reuse = ds.max_reuse if ds is not None else DEEPSPEED_MAX_REUSE_DISTANCE
@@ -584,6 +601,10 @@ class MemoryLedger:
     #: LM head's with their flat copy before the root's reduce-scatter at the end of the backward
     fsdp_root_grad_wait: float = 0.0
     fsdp_root_grad_end: float = 0.0
+    #: DPO/KTO (core/workload.py): a frozen reference copy's weights on this GPU, and the reference forward's largest
+    #: transient at the end of the forward (one no-grad layer's working set or its logits), bytes
+    reference_weights: float = 0.0
+    reference_transient: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
 
@@ -703,6 +724,119 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     return float(saved)
 
 
+def _logps_term(tokens: float, vocab: int, elem: int, tensors: float, moment: str) -> Term:
+    """The policy's V-wide loss-side tensors at one moment (``detail``: ``forward`` or ``backward``), bytes."""
+    return Term(key="policy_logps", value=tokens * vocab * elem * tensors, unit="B", parts=(
+        Quantity(key="tokens", value=tokens, unit="tokens"),
+        Quantity(key="vocab", value=vocab, unit="count"),
+        Quantity(key="tensors", value=tensors, unit="count",
+                 source=f"{wl.TRL} trl/trainer/utils.py selective_log_softmax, entropy_from_logits; "
+                        "core/workload.py LOGPROB_TENSORS"),
+        Quantity(key="elem_bytes", value=elem, unit="B"),
+    ), detail=moment, source=f"{wl.TRL} DPOTrainer._compute_loss, KTOTrainer._compute_loss, ORPOTrainer.concatenated_forward")
+
+
+def _head_cast_term(arch: ModelArchitecture) -> Term:
+    """The bf16 autocast copy of an fp32 LM head, saved by its matmul until the head's backward (bytes)."""
+    return Term(key="head_cast", value=2.0 * arch.vocab_size * arch.hidden_size, unit="B", parts=(
+        Quantity(key="vocab", value=arch.vocab_size, unit="count"),
+        Quantity(key="hidden", value=arch.hidden_size, unit="count"),
+    ), source="autograd MmBackward0.mat2 under autocast")
+
+
+def _workload_forward(arch: ModelArchitecture, t: TrainingSetup, tokens: float, act: int, resid: int,
+                      model_weight_bytes: float, total_params: float, shard: str, n_gpus: int, pipeline: bool,
+                      gathered_layers: float, fused_bytes: float | None, head_cast: float,
+                      ) -> tuple[float, float, list[Term], list[Term], float, list[Term]]:
+    """The end of the policy's forward in a DPO, KTO or ORPO step (core/workload.py), bytes per GPU.
+
+    The loss side is the larger of two moments: the reference forward inside a layer (the policy's held logits and
+    saved log-softmax next to one layer's no-grad working set, :func:`~tuneplan.core.workload.
+    reference_layer_bytes_per_token`, QLoRA's dequantised matrix and, for a sharded copy, its two gathered layers),
+    and the metrics after it (the policy's tensors with the metrics' copy next to the reference's logits, which
+    ``_compute_loss`` keeps until it returns). With fused (Liger) losses the policy holds one chunk and the reference's
+    logits are never materialised. ``gathered_layers``: two of the model's layers gathered in 16 bits (a sharded
+    copy's, as the policy's); ``fused_bytes``: the policy's fused-loss chunk, or None; ``head_cast``: an fp32 LM
+    head's bf16 autocast copy (bytes, 0 without).
+
+    Returns:
+        ``(policy loss side, reference transient, their terms, reference weights, their terms)``.
+    """
+    v = arch.vocab_size
+    ref_passes, _policy_passes = wl.nograd_passes(t)
+    kind = wl.reference_kind(t)
+    # ---- the reference copy's weights: the model as stored (the policy's model_init_kwargs), 16-bit under DeepSpeed
+    ref_weights, weight_terms = 0.0, []
+    offloaded = t.cpu_offload and shard in {"zero3", "fsdp"}  # the copy is prepared with the policy's offload config
+    if kind == "copy" and not offloaded:
+        shards = n_gpus if (shard in {"zero3", "fsdp"} or pipeline) else 1
+        deepspeed_16 = t.sharding in {"zero1", "zero2", "zero3"} and t.precision != "fp32" and t.method != "qlora"
+        per_param = float(act) if deepspeed_16 else model_weight_bytes / max(total_params, 1.0)
+        term = wl.reference_weights_term(float(total_params), per_param, shards)
+        ref_weights, weight_terms = term.value, [term]
+    # ---- the loss side with the reference forward's transients
+    held, peak, _backward = wl.logprob_tensors(t, act)
+    per_tensor = tokens * v * act
+    if fused_bytes is not None:
+        held_b = peak_b = fused_bytes
+        held_terms: list[Term] = []
+        peak_terms: list[Term] = []
+    else:
+        held_b, peak_b = held * per_tensor + head_cast, peak * per_tensor + head_cast
+        cast = [_head_cast_term(arch)] if head_cast else []
+        held_terms = [_logps_term(tokens, v, act, held, "forward"), *cast]
+        peak_terms = [_logps_term(tokens, v, act, peak, "forward"), *cast]
+    if not ref_passes:
+        return peak_b, 0.0, peak_terms, [], ref_weights, weight_terms
+    other = 0.0
+    if t.method == "qlora":  # bitsandbytes dequantises each NF4 matrix to bf16 for its matmul
+        other += 2.0 * max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
+    if kind == "copy" and shard in {"zero3", "fsdp"}:
+        other += gathered_layers  # the copy's layer being computed and the prefetched next one
+    per_token = wl.reference_layer_bytes_per_token(arch, act, resid)
+    layer_b = tokens * per_token + other
+    layer_term = Term(key="reference_activations", value=layer_b, unit="B", parts=(
+        Quantity(key="tokens", value=tokens, unit="tokens"),
+        Quantity(key="bytes_per_token", value=per_token, unit="B",
+                 source="transformers LlamaDecoderLayer/LlamaMLP forward under torch.no_grad"),
+        Quantity(key="other_bytes", value=other, unit="B"),
+    ), source=f"{wl.TRL} DPOTrainer._compute_loss: the reference forward under no_grad, checkpointing off")
+    ref_logits = 0.0 if fused_bytes is not None else per_tensor
+    if held_b + layer_b >= peak_b + ref_logits:
+        return held_b, layer_b, held_terms, [layer_term], ref_weights, weight_terms
+    logits_term = Term(key="reference_logits", value=ref_logits, unit="B", parts=(
+        Quantity(key="tokens", value=tokens, unit="tokens"),
+        Quantity(key="vocab", value=v, unit="count"),
+        Quantity(key="elem_bytes", value=act, unit="B"),
+    ), source=f"{wl.TRL} DPOTrainer._compute_loss (ref_outputs), KTOTrainer._compute_loss")
+    return peak_b, ref_logits, peak_terms, [logits_term], ref_weights, weight_terms
+
+
+def _workload_components(t: TrainingSetup, comps: list[MemoryComponent], phase: str, live: dict[str, float],
+                         logit_terms: list[Term], fwd_logit_terms: list[Term], ref_terms: dict[str, list[Term]],
+                         ) -> list[MemoryComponent]:
+    """The components of a workload other than SFT: the loss side rendered from its terms at the peak's moment, and
+    DPO/KTO's ``reference`` component after the adapters."""
+    terms = (fwd_logit_terms if phase == "end of forward" and fwd_logit_terms else
+             logit_terms if live.get("logits") else [])
+    out = []
+    for comp in comps:
+        if comp.key == "logits" and terms:
+            comp = comp.model_copy(update={"formula": " + ".join(render_formula(term) for term in terms),
+                                           "terms": terms, "source": f"{wl.TRL} (core/workload.py)"})
+        elif comp.key == "logits" and not comp.formula:
+            comp = comp.model_copy(update={"formula": "freed before this moment"})
+        out.append(comp)
+        if comp.key == "adapters" and ref_terms:
+            mine = ref_terms.get(phase, [])
+            out.append(MemoryComponent(
+                key="reference", label="Reference model", bytes=live.get("reference", 0.0),
+                formula=" + ".join(render_formula(term) for term in mine) or "nothing of the reference at this moment",
+                source=f"{wl.TRL} DPOTrainer.__init__ and _compute_loss; trl/models/utils.py prepare_deepspeed",
+                terms=mine))
+    return out
+
+
 def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> tuple[MemoryEstimate, MemoryLedger]:
     """Per-GPU memory of one training step of ``arch`` with setup ``t`` on ``gpu``.
 
@@ -741,8 +875,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     amp_casts = amp and shard not in {"zero3", "fsdp"} and not zero_offload
     pipeline = n_gpus > 1 and shard == "none"  # layers split across GPUs (HF device_map)
 
-    total_params = arch.parameter_count()
+    total_params = wl.parameter_count(arch, t)  # a reward model's value head replaces the LM head
     layer_linear = arch.layer_linear_params()
+    # parameters outside the layers (FSDP's root unit), with the workload's head
+    outer_params = arch.outer_params() - arch.lm_head_params() + wl.head_params(arch, t)
     non_layer = total_params - layer_linear  # embeddings, LM head, norms, conv kernels
     # Stacked MoE experts (3-D tensors in transformers >= 5) are not nn.Linear, so bitsandbytes does not
     # quantise them (transformers integrations/bitsandbytes.py replaces nn.Linear/Conv1D only); under
@@ -794,6 +930,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     else:
         weights = total_params * w_bytes
         led.formulas["weights"] = f"{total_params / 1e9:.2f}B params x {w_bytes} B ({'fp32 master under autocast' if amp else t.precision})"
+    model_weight_bytes = weights  # the model as stored, before autocast copies and sharding (a reference copy's size)
     layer_linear_each = max(sum(m.params for m in mods) for _, mods in arch.linear_modules())
     forward_casts = 0.0  # bf16 casts the autocast cache holds until the forward ends (checkpointing)
     if amp_casts:
@@ -838,7 +975,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         if t.trainable_embeddings:
             # PEFT modules_to_save: trainable copies of embed_tokens and lm_head next to the frozen originals, in
             # the originals' dtype (cast_adapter_dtype upcasts only the BaseTunerLayer adapters, not these copies)
-            copies = embed_params * (1 if arch.tie_word_embeddings else 2)
+            copies = embed_params * (1 if arch.tie_word_embeddings or t.workload == "reward" else 2)
             copy_bytes = unq if t.method == "qlora" else w_bytes
             adapters += copies * copy_bytes
             trainable += copies
@@ -933,14 +1070,15 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                 # mixed precision even when the shards are an fp32 master copy
                 gathered = 2 * largest_layer_bytes * (2 / w_bytes if amp else 1)
                 if shard == "zero3" and t.method != "qlora":
-                    gathered = _zero3_gathered_elements(arch, ds) * act
+                    gathered = _zero3_gathered_elements(
+                        arch, ds, arch.hidden_size if t.workload == "reward" else None) * act
                 if t.fsdp_root_unsharded:
                     # the root unit (embeddings, final norm, LM head) stays unsharded from its forward to its
                     # backward (FSDP1 _post_forward_reshard: "Do not free the root's parameters in the post-forward";
                     # FSDP2: the root's reshard_after_forward is set to False; either way it is gathered for the
                     # whole backward, from the LM head's to the embedding's), in an all-gather buffer of its own next
                     # to the shard (FSDP1 _full_param_padded beside _local_shard)
-                    led.fsdp_root_bytes = arch.outer_params() * (2 if amp else w_bytes)
+                    led.fsdp_root_bytes = outer_params * (2 if amp else w_bytes)
                     gathered += led.fsdp_root_bytes
                 elif shard == "fsdp" and t.fsdp_wrap == "separate-embeddings":
                     # the LM head (or embedding) unit gathered next to the prefetched layer when it is larger
@@ -999,7 +1137,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     root_wait = root_end = 0.0
     # (also with CPU offload: the unsharded gradients, their concatenation and the reduce-scatter are on the GPU,
     # only the resulting shard goes to the CPU)
-    if t.method == "full" and t.fsdp_root_unsharded:
+    if t.method == "full" and t.fsdp_root_unsharded and t.workload == "reward":
+        # a reward model's root holds the embedding and the value head (hidden x 1): the head's gradient waits, and the
+        # embedding's gradient meets the root's flat copy
+        root_wait = wl.head_params(arch, t) * act
+        root_end = 2 * (embed_params + wl.head_params(arch, t)) * act
+    elif t.method == "full" and t.fsdp_root_unsharded:
         root_wait = embed_params * act
         root_end = (3 if arch.tie_word_embeddings else 4) * embed_params * act
     led.fsdp_root_grad_wait, led.fsdp_root_grad_end = root_wait, root_end
@@ -1059,7 +1202,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             # embeddings and LM head are units of their own, gathered only while used, like a layer
             weights = max(2 * largest_layer_bytes, embed_params * root_b + largest_layer_bytes)
         else:
-            weights = 2 * largest_layer_bytes + arch.outer_params() * root_b
+            weights = 2 * largest_layer_bytes + outer_params * root_b
         optimizer = 0.0
         paged = 0.0
         step_temp = 0.0
@@ -1068,7 +1211,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["optimizer"] = "offloaded to CPU"
 
     # ------------------------------------------------------------ activations
-    tokens = t.micro_batch * t.seq_len
+    rows = wl.policy_rows(t)  # pair workloads: chosen and rejected rows of every example
+    tokens = rows * t.seq_len
     mlp_bytes = 4 if upcast and t.precision != "fp32" else act  # 4-bit layers return their fp32 input's dtype
     per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len, mlp=mlp_bytes, resid=resid)
     checkpoint_token = resid * arch.hidden_size  # the layer input kept by checkpointing
@@ -1107,6 +1251,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     led.recompute_transient_per_token = recompute_transient_per_token(arch, t, act, mlp_bytes, resid)
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
+    if t.workload == "reward" and t.method != "full":
+        # PEFT's sequence-classification task trains the value head (``score`` in modules_to_save): it saves its input
+        head_saved += act * arch.hidden_size
     activations += head_saved * tokens
     led.activation_per_layer_token = per_layer_token
     led.merged_expert_bytes = merged_one
@@ -1117,10 +1264,26 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # Under autocast a linear casts its weight to bf16 and the matmul saves the cast for the input's
     # gradient, so a 16-bit LM head emits 16-bit logits even when the head is fp32.
     logit_bytes = act
-    if t.fused_cross_entropy:
+    logit_terms: list[Term] = []  # the loss side of a workload other than SFT, as terms
+    if t.workload != "sft":
+        led.formulas["logits"] = ""  # rendered from the terms (_workload_components)
+    if t.workload == "reward":
+        # the value head's scores (rows x positions x 1) in the forward, their gradient in the backward
+        logits = float(tokens * act)
+        logit_terms = [Term(key="value_head", value=logits, unit="B", parts=(
+            Quantity(key="tokens", value=tokens, unit="tokens"), Quantity(key="elem_bytes", value=act, unit="B")),
+            source="transformers GenericForSequenceClassification: score = nn.Linear(hidden, 1)")]
+    elif t.fused_cross_entropy:
         chunk = min(tokens, 8192)
         logits = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
         led.formulas["logits"] = f"fused/chunked cross-entropy: one chunk of {chunk // 8} tokens x {v} vocab"
+    elif t.workload != "sft":
+        # TRL's selective_log_softmax on the policy's logits (core/workload.py LOGPROB_TENSORS): at the loss's backward
+        held, peak, backward = wl.logprob_tensors(t, act)
+        logits = tokens * v * act * backward
+        logit_terms = [_logps_term(tokens, v, act, backward, "backward")]
+        if (upcast and t.precision != "fp32") or amp_casts:  # the fp32 head's bf16 cast, saved as for SFT below
+            logits += 2 * v * arch.hidden_size
     else:
         # When the loss's backward runs, the model output (the logits) has been dropped by the training
         # loop; the fp32 log-softmax saved by cross_entropy and two fp32 gradients (of the log-softmax
@@ -1143,7 +1306,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         base_temps += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
     temporaries = base_temps
     if t.attention == "eager":
-        temporaries += t.micro_batch * arch.num_attention_heads * t.seq_len * t.seq_len * 8  # scores, mask, fp32 cast
+        temporaries += rows * arch.num_attention_heads * t.seq_len * t.seq_len * 8  # scores, mask, fp32 cast
 
     # ------------------------------------------------------------ peaks
     # Moments that compete for the step's peak; each is a full set of live components.
@@ -1201,8 +1364,29 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # cleared when autocast exits
         fwd_logits = 0.0 if t.fused_cross_entropy else tokens * arch.vocab_size * 10 + (
             2 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp_casts else 0.0)
+        if t.workload == "reward":  # the value head's scores, no vocabulary
+            fwd_logits = float(tokens * act)
         candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": fwd_logits,
                                         "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
+    fwd_logit_terms: list[Term] = []
+    ref_terms: dict[str, list[Term]] = {}  # the reference component's terms by moment
+    ref_weight_terms: list[Term] = []
+    fwd_ref_terms: list[Term] = []
+    ref_weights = ref_fwd = 0.0
+    if t.workload in {"dpo", "kto", "orpo"}:
+        head_cast = 2.0 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp_casts else 0.0
+        fwd_logits, fwd_ref, fwd_logit_terms, fwd_ref_terms, ref_weights, ref_weight_terms = _workload_forward(
+            arch, t, tokens, act, resid, model_weight_bytes, total_params, shard, n_gpus, pipeline,
+            gathered_layers=2 * largest_layer_bytes * (2 / w_bytes if amp else 1),
+            fused_bytes=logits if t.fused_cross_entropy else None, head_cast=head_cast)
+        ref_fwd = fwd_ref
+        if head_cast and not t.fused_cross_entropy:
+            logit_terms.append(_head_cast_term(arch))
+        # the end of the policy's forward: its saved activations, its loss side and the reference's forward (TRL
+        # DPOTrainer._compute_loss), the autocast cache not yet cleared
+        candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": fwd_logits,
+                                        "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
+    led.reference_weights, led.reference_transient = ref_weights, ref_fwd
     if t.grad_checkpointing:
         # backward through the last layer: its recomputed activations next to all checkpoints
         # (the final norm's and LM head's saved inputs were freed by their backward, which ran first)
@@ -1219,7 +1403,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                                              "temporaries": layer_backward, "optimizer": optimizer,
                                              "gathered": gathered}
     if t.method == "full" and arch.tie_word_embeddings and shard in {"none", "ddp", "zero1", "zero2"} \
-            and not pipeline and not t.cpu_offload:
+            and not pipeline and not t.cpu_offload and t.workload != "reward":  # (a value head has no tied matrix)
         # Tied embeddings: the LM head's gradient contribution waits in autograd's input buffer until the
         # embedding's backward has produced its own dense vocab x h gradient; the engine adds the two into a
         # third buffer before AccumulateGrad (or a step-in-backward hook, or DDP/ZeRO's reduction hook) takes
@@ -1233,6 +1417,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         extra = 3 * emb_grad - (0.0 if accumulating and shard != "zero2" else counted)
         candidates["embedding backward"] = {"gradients": gradients, "activations": 0.0, "logits": 0.0,
                                             "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
+
+    if ref_weights or ref_fwd:  # DPO/KTO: the reference's weights all step long, its forward at the forward's end
+        for name, parts in candidates.items():
+            parts["reference"] = ref_weights + (ref_fwd if name == "end of forward" else 0.0)
+            ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
     for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
         if ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward"}):
             parts["gradients"] += ds_bucket
@@ -1243,6 +1432,9 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         led.formulas["weights"] += " + bf16 autocast copies of the LoRA adapters, cached until the forward ends"
     peak_allocated = allocated[phase]
     transient = activations + logits + temporaries
+    if t.workload != "sft":  # the loss side at its largest, and the reference forward's transients
+        transient = activations + max(logits, candidates.get("end of forward", {}).get("logits", 0.0)) \
+            + temporaries + ref_fwd
     frag_share = ALLOCATOR_FRAGMENTATION[t.sequence_mode]
     fragmentation = frag_share * transient
     # Reserved memory never shrinks within a run: the backward leaves its fragmented cache behind,
@@ -1319,6 +1511,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),
                         source="CUDA context + kernels: ~0.5 GiB (gpu_poor README: 0.5-1 GB; Smirnov's calculator: 0.3-2 GiB)"),
     ]
+    if t.workload != "sft":
+        comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
     low, high = likely_range(total, t.sequence_mode)
     est = MemoryEstimate(
         components=comps,

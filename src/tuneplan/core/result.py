@@ -37,6 +37,8 @@ class MemoryComponent(_Frozen):
         bytes: per-GPU bytes of this component at the step's peak.
         formula: the formula with the scenario's values filled in.
         source: where the formula comes from (paper, library source, measurement).
+        terms: the named parts the formula is rendered from (:class:`~tuneplan.core.terms.Term` s in bytes, each with
+            its quantities and sources); empty where the formula is still text (the SFT ledger).
     """
 
     key: str
@@ -44,6 +46,7 @@ class MemoryComponent(_Frozen):
     bytes: float
     formula: str = ""
     source: str = ""
+    terms: list[Term] = []
 
     @property
     def gib(self) -> float:

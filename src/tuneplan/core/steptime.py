@@ -31,6 +31,16 @@ Terms (each a :class:`~tuneplan.core.terms.Term` with its parts; they add up to 
 * ``offload``: parameters, gradients, activations and paged optimizer states crossing PCIe, and the CPU
   optimizer step, minus what overlaps.
 * ``fixed``: host time per operator launch beyond the GPU's time.
+* ``reference`` (DPO and KTO only, ``core/workload.py``): the forward passes without gradients of each micro-batch,
+  the reference model's (its base GEMMs without LoRA, attention's forward, the forward's elementwise bytes and one
+  log-softmax over its logits, NF4 dequantisation once) and KTO's KL batch through the policy; forward only, with
+  gradient checkpointing switched off as TRL does (``disable_gradient_checkpointing``). Under ZeRO-3/FSDP each such
+  pass gathers the weights once more.
+
+Workloads (``TrainingSetup.workload``): a micro-batch of a pair workload (DPO, ORPO, reward model) is ``2 x micro_batch``
+rows, chosen and rejected, so ``T`` counts both; the loss side is TRL's log-prob kernels
+(:data:`~tuneplan.core.workload.LOGPROB_PASSES`) instead of the cross-entropy, and a reward model's head is one
+output wide. Supervised fine-tuning is unchanged.
 
 Every constant is a physical quantity; each names its source beside it.
 """
@@ -38,8 +48,9 @@ Every constant is a physical quantity; each names its source beside it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.memory import lora_tensors, nf4_bytes_per_param
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
@@ -311,7 +322,7 @@ def _base_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, floa
                 # weight gradients of grouped experts: each expert's in x (its tokens) -> out
                 dw_m = m / g
                 out.append((n_layers * count * g, mod.d_in, dw_m, mod.d_out, 1.0))
-    h, v = a.hidden_size, a.vocab_size
+    h, v = a.hidden_size, wl.head_outputs(a, t)  # (a reward model's value head: one output)
     out.append((1.0, tok, h, v, 1.0))
     if forward_only:
         return out
@@ -349,6 +360,8 @@ def forward_seconds(ctx: _Ctx) -> float:
     layer = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens
     fused_loss = t.fused_cross_entropy or ctx.fused
     ce = ctx.tokens * a.vocab_size * (4.0 if fused_loss else 14.0)
+    if t.workload != "sft":  # TRL's log-prob kernels, forward only
+        ce = ctx.tokens * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), fused_loss, forward_only=True)
     dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
     return mm + att_fwd + (layer + ce + dequant) / ctx.bw
 
@@ -530,6 +543,8 @@ def other_kernels_term(ctx: _Ctx) -> Term:
     # cross-entropy over the vocabulary (the logits GEMM's own output is in the matmul term): HF upcasts the
     # logits to fp32, log-softmax, and back: ~14 B per logit forward, ~22 B backward; fused/chunked ~8 B
     ce = ctx.tokens * a.vocab_size * (8.0 if (t.fused_cross_entropy or ctx.fused) else 36.0)
+    if t.workload != "sft":  # TRL's log-prob kernels instead (core/workload.py LOGPROB_PASSES)
+        ce = ctx.tokens * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), t.fused_cross_entropy or ctx.fused)
     layer_params = float(a.layer_linear_params())
     dequant = 0.0
     if t.method == "qlora":
@@ -537,10 +552,10 @@ def other_kernels_term(ctx: _Ctx) -> Term:
         dequant = uses * layer_params * (nf4_bytes_per_param(t.double_quant) + 2.0)
     cast = 0.0
     if t.master_weights == "fp32" and t.sharding not in {"zero1", "zero2", "zero3"} and t.method == "full":
-        cast = fwd_passes * float(a.parameter_count()) * 6.0  # autocast reads fp32 weights, writes bf16 copies
+        cast = fwd_passes * float(wl.parameter_count(a, t)) * 6.0  # autocast reads fp32 weights, writes bf16 copies
     accum = 0.0
     if t.grad_accumulation > 1:
-        grads = float(a.parameter_count()) if t.method == "full" else (layer_params if t.frozen_weight_grads else 0.0)
+        grads = float(wl.parameter_count(a, t)) if t.method == "full" else (layer_params if t.frozen_weight_grads else 0.0)
         accum = grads * _grad_bytes(t) * 3.0 * (t.grad_accumulation - 1) / t.grad_accumulation
     nbytes = layer + ce + dequant + cast + accum
     return Term(key="other_kernels", value=nbytes / ctx.bw, parts=(
@@ -555,6 +570,61 @@ def other_kernels_term(ctx: _Ctx) -> Term:
               "Unsloth fused kernels, over the achieved bandwidth")
 
 
+def _logit_bytes(t: TrainingSetup) -> float:
+    """Bytes per logit: the LM head's output dtype (bf16/fp16 under autocast, even from fp32 master weights)."""
+    return 4.0 if t.precision == "fp32" else 2.0
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """The forward passes without gradients of one micro-batch (DPO/KTO, ``core/workload.py``): seconds by class."""
+
+    passes: int
+    gemm_seconds: float
+    attention_seconds: float
+    other_seconds: float
+    bytes: float
+    ops: float
+    pass_seconds: float  # one reference pass over the micro-batch (GPU time or host time, the longer)
+
+    @property
+    def seconds(self) -> float:
+        return self.gemm_seconds + self.attention_seconds + self.other_seconds
+
+
+def _reference(ctx: _Ctx) -> _Reference:
+    """GPU seconds, bytes and operator launches of the no-grad forward passes of one micro-batch.
+
+    A reference pass runs the base model without adapters (a frozen copy, or the policy under ``disable_adapter()``):
+    its forward GEMMs, attention's forward (the forward's share of :func:`attention_term`), the forward's elementwise
+    bytes without LoRA, one ``log_softmax`` over its logits (:data:`~tuneplan.core.workload.REFERENCE_LOGPROB_PASSES`)
+    and, for QLoRA, one dequantisation of every NF4 matrix. KTO's KL pass through the policy adds its LoRA GEMMs and
+    elementwise bytes. ``pass_seconds`` is one reference pass whatever the plan (the precompute pass of
+    ``precompute_ref_log_probs`` is made of these)."""
+    t, a = ctx.t, ctx.arch
+    ref_passes, policy_passes = wl.nograd_passes(t)
+    base_ctx = replace(ctx, t=t.model_copy(update={"method": "full"}))  # the same shapes, no LoRA
+    gemm_base = sum(c * _gemm_seconds(ctx, m, k, n, g)[0] for c, m, k, n, g in _base_gemms(ctx, True))
+    gemm_lora = sum(c * _gemm_seconds(ctx, m, k, n, g)[0] for c, m, k, n, g in _lora_gemms(ctx, True))
+    att = attention_term(ctx)
+    att_fwd = att.value / ((2.0 if t.grad_checkpointing else 1.0) + ATTN_BWD_FACTOR)
+    fused = t.fused_cross_entropy or ctx.fused
+    logprob = ctx.tokens * a.vocab_size * (4.0 if fused else wl.REFERENCE_LOGPROB_PASSES * _logit_bytes(t))
+    dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
+    base_bytes = a.num_layers * _layer_elementwise_bytes(base_ctx) * ctx.tokens + logprob + dequant
+    policy_bytes = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens + logprob + dequant
+    ops_base = _ops_per_layer(base_ctx) * a.num_layers + 20.0
+    ops_policy = _ops_per_layer(ctx) * a.num_layers + 20.0
+    nbytes = ref_passes * base_bytes + policy_passes * policy_bytes
+    one = max(gemm_base + att_fwd + base_bytes / ctx.bw, ops_base * OP_HOST_S)
+    return _Reference(passes=ref_passes + policy_passes,
+                      gemm_seconds=ref_passes * gemm_base + policy_passes * (gemm_base + gemm_lora),
+                      attention_seconds=(ref_passes + policy_passes) * att_fwd,
+                      other_seconds=nbytes / ctx.bw, bytes=nbytes,
+                      ops=ref_passes * ops_base + policy_passes * ops_policy,
+                      pass_seconds=one if t.workload in {"dpo", "kto"} else 0.0)
+
+
 def _grad_bytes(t: TrainingSetup) -> float:
     """Bytes per gradient value: fp32 for fp32 training, an fp32 master copy or fp32 LoRA adapters."""
     if t.precision == "fp32" or t.master_weights == "fp32":
@@ -567,12 +637,12 @@ def _grad_bytes(t: TrainingSetup) -> float:
 def _trainable(ctx: _Ctx) -> float:
     a, t = ctx.arch, ctx.t
     if t.method == "full":
-        return float(a.parameter_count())
+        return float(wl.parameter_count(a, t))
     from tuneplan.core.memory import lora_parameter_count
 
     n = float(lora_parameter_count(a, t.lora_rank, t.lora_targets))
     if t.trainable_embeddings:
-        n += a.embedding_params() + a.lm_head_params()
+        n += a.embedding_params() + (0 if t.workload == "reward" else a.lm_head_params())
     return n
 
 
@@ -625,7 +695,7 @@ def _weight_bytes_gathered(ctx: _Ctx) -> float:
     """Bytes of the model's weights one all-gather of every unit moves (frozen NF4 weights at 4 bits)."""
     a, t = ctx.arch, ctx.t
     layer = float(a.layer_linear_params())
-    outer = float(a.parameter_count()) - layer
+    outer = float(wl.parameter_count(a, t)) - layer
     w = 4.0 if t.precision == "fp32" else 2.0
     if t.method == "qlora":
         return layer * nf4_bytes_per_param(t.double_quant) + outer * w
@@ -641,8 +711,9 @@ class _Comm:
     name: str
 
 
-def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float) -> _Comm:
-    """Exposed collective time per optimizer step (module docstring)."""
+def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float, extra_gathers: int = 0) -> _Comm:
+    """Exposed collective time per optimizer step (module docstring); ``extra_gathers``: forward passes without
+    gradients per micro-batch that gather the weights once more under ZeRO-3/FSDP (DPO/KTO's reference)."""
     t = ctx.t
     n = t.num_gpus
     if n <= 1 or t.sharding == "none":
@@ -673,10 +744,10 @@ def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float) -> _Comm:
     # reduce-scatters the gradients (FSDP under no_sync only at the last micro-batch)
     gather = ring * _weight_bytes_gathered(ctx)
     rs_count = A if (t.sharding == "zero3" or t.grad_sync == "micro-batch") else 1
-    volume = 2 * gather * A + ring * grads * rs_count
+    volume = (2 + extra_gathers) * gather * A + ring * grads * rs_count
     # overlap: prefetching hides a unit's gather behind the previous unit's compute; the first unit's is exposed
     first_unit = gather / max(ctx.arch.num_layers, 1) / link
-    per_mb_comm = (2 * gather) / link + ring * grads * rs_count / A / link
+    per_mb_comm = ((2 + extra_gathers) * gather) / link + ring * grads * rs_count / A / link
     exposed_mb = max(per_mb_comm - mb_compute, min(2 * first_unit, per_mb_comm))
     exposed = exposed_mb * A
     return _Comm(exposed, volume, max(volume / link - exposed, 0.0), link, name)
@@ -753,7 +824,10 @@ class StepTime:
         terms: the seven time terms (:data:`TERM_KEYS`), seconds per optimizer step; they add up to ``seconds``.
         seconds: wall time of one optimizer step.
         tokens: tokens one GPU computes per step (micro-batch x row x accumulation).
-        forward_seconds: GPU time of one micro-batch's forward alone (for evaluation passes).
+        forward_seconds: GPU time of one micro-batch's forward alone (for evaluation passes), with the reference's
+            forward for DPO/KTO.
+        reference_pass_seconds: DPO/KTO: one reference forward over one micro-batch (what a precomputed reference's
+            pass over the data is made of), else 0.
         bound: the class that takes at least half the step: ``compute`` (matmul/attention), ``memory``
             (bandwidth-bound kernels and optimizer), ``overhead`` (host), ``communication`` or ``offload``; ``mixed``
             when none does.
@@ -766,6 +840,7 @@ class StepTime:
     forward_seconds: float
     bound: str
     link: str
+    reference_pass_seconds: float = 0.0
 
     def term(self, key: str) -> Term:
         """The term with this key.
@@ -781,7 +856,8 @@ class StepTime:
 
 def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0,
               activation_bytes: float = 0.0) -> StepTime:
-    """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring).
+    """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring), and an eighth,
+    ``reference``, for DPO/KTO's forward passes without gradients.
 
     Args:
         arch: the model.
@@ -799,7 +875,8 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     """
     rate = matmul_ceiling(gpu, t.precision)
     fused = t.framework == "optimized" or t.torch_compile
-    ctx = _Ctx(arch=arch, t=t, gpu=gpu, row=row, tokens=t.micro_batch * row, rate=rate, bw=achieved_bandwidth(gpu),
+    # (pair workloads compute chosen and rejected rows: wl.policy_rows)
+    ctx = _Ctx(arch=arch, t=t, gpu=gpu, row=row, tokens=wl.policy_rows(t) * row, rate=rate, bw=achieved_bandwidth(gpu),
                elem=4.0 if t.precision == "fp32" else 2.0, fused=fused)
     A = t.grad_accumulation
     mm, att, other = matmul_term(ctx), attention_term(ctx), other_kernels_term(ctx)
@@ -807,15 +884,19 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     # host: operator launches of forward (+ recompute) and backward
     fwd_passes = 2.0 if t.grad_checkpointing else 1.0
     ops = _ops_per_layer(ctx) * arch.num_layers * (fwd_passes + 1.0) + 20.0
+    ref = _reference(ctx) if t.workload in {"dpo", "kto"} else None
+    if ref is not None and ref.passes:  # DPO/KTO: the no-grad forwards run in the same micro-batch
+        gpu_mb += ref.seconds
+        ops += ref.ops
     host_mb = ops * OP_HOST_S
     exposed_host = max(host_mb - gpu_mb, 0.0)
     # backward share of the micro-batch's compute (what DDP's bucketed all-reduce can hide behind): everything but
     # the forward (a checkpointed layer's recompute runs during the backward)
-    fwd_mb = forward_seconds(ctx)
+    fwd_mb = forward_seconds(ctx) + (ref.seconds if ref is not None and ref.passes else 0.0)
     bwd_share = max(1.0 - fwd_mb / gpu_mb, 0.0) if gpu_mb > 0 else 0.0
     on_cpu = t.cpu_offload
     opt = optimizer_term(ctx, on_cpu)
-    comm = _communication(ctx, gpu_mb, bwd_share)
+    comm = _communication(ctx, gpu_mb, bwd_share, ref.passes if ref is not None else 0)
     contention = OVERLAP_SLOWDOWN * comm.hidden  # the compute that hid the collectives ran slower
     act_bytes = activation_bytes if t.activation_offload else 0.0
     off_s, off_bytes, pcie, cpu_s, off_hidden = _offload(ctx, gpu_mb, act_bytes, spilled_bytes)
@@ -849,9 +930,23 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             Quantity(key="gpu_seconds", value=gpu_mb * A, unit="s"),
         ), source="host dispatch per operator in eager PyTorch"),
     )
+    if ref is not None and ref.passes:
+        terms = (*terms, scaled(Term(key="reference", value=ref.seconds, parts=(
+            Quantity(key="passes", value=ref.passes, unit="count",
+                     source=f"{wl.TRL} DPOTrainer._compute_loss, KTOTrainer._compute_loss"),
+            Quantity(key="tokens", value=ctx.tokens, unit="tokens"),
+            Quantity(key="gemm_seconds", value=ref.gemm_seconds, unit="s"),
+            Quantity(key="attention_seconds", value=ref.attention_seconds, unit="s"),
+            Quantity(key="other_seconds", value=ref.other_seconds, unit="s"),
+            Quantity(key="bytes", value=ref.bytes, unit="B"),
+            Quantity(key="bandwidth", value=ctx.bw, unit="B/s"),
+        ), source="forward GEMMs, attention and elementwise kernels as in the step, forward only (core/workload.py)")))
     seconds = sum(term.value for term in terms)
     classes = {"compute": terms[0].value + terms[1].value, "memory": terms[2].value + terms[3].value,
                "communication": terms[4].value, "offload": terms[5].value, "overhead": terms[6].value}
+    if len(terms) > 7:  # the reference's GEMMs and attention are compute, its other kernels memory
+        classes["compute"] += (ref.gemm_seconds + ref.attention_seconds) * A if ref is not None else 0.0
+        classes["memory"] += ref.other_seconds * A if ref is not None else 0.0
     mem_mm = mm.part("memory_bound_seconds") * A
     classes["compute"] -= mem_mm
     classes["memory"] += mem_mm
@@ -859,5 +954,5 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     if seconds > 0 and classes[bound] < 0.5 * seconds:
         bound = "mixed"  # no single limit takes half the step
     return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd_mb, bound=bound,
-                    link=comm.name)
+                    link=comm.name, reference_pass_seconds=ref.pass_seconds if ref is not None else 0.0)
 

@@ -18,6 +18,13 @@ Phases (seconds): ``setup`` (image pull and start ``pricing.setup_minutes``, mod
 ``training``, ``evaluation`` (``pricing.eval_minutes`` plus forward passes over ``eval_fraction`` of the data
 once per epoch, at the step model's forward time), ``checkpoints`` (saves x bytes / ``pricing.disk_write_gbps``).
 
+Workloads (``core/workload.py``): tokens count every row the policy trains on, so a pair workload (DPO, ORPO, reward
+model) counts its chosen and its rejected rows (``tokens_total = rows per example x computed tokens``, the dataset's
+``tokens_per_example`` being one row: prompt + one completion), and tokens/s is in the same unit as SFT's; KTO counts its
+examples, not its KL batch. Model FLOPs per token add the no-grad forwards (``2N + 4 L d s`` each: the reference, KTO's KL
+batch). A precomputed reference (TRL ``precompute_ref_log_probs``) adds the phase ``reference_logps``: one reference
+pass over the training and evaluation sets before training, at the step model's reference-forward speed.
+
 The likely range (``MEASURED_TIME_ERROR``) is the spread of measured / predicted tokens/s of the step model on
 the project's own evidence (``docs/evidence/throughput``, ``tools/time_accuracy.py``, docs/time-accuracy.md).
 """
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import math
 
+from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
 from tuneplan.core.result import TimeEstimate
@@ -72,9 +80,14 @@ def flops_per_token(arch: ModelArchitecture, t: TrainingSetup, seq: float | None
         wasted work, not model FLOPs.
     """
     n = float(arch.matmul_params_per_token())
+    if t.workload == "reward":  # the value head (hidden x 1) instead of the LM head
+        n += float(arch.hidden_size) * (wl.head_outputs(arch, t) - arch.vocab_size)
     s = float(t.seq_len if seq is None else seq)
     attn = 12.0 * arch.num_attention_layers * arch.q_dim * s
     model = (6.0 if t.method == "full" else 4.0) * n + attn
+    passes = sum(wl.nograd_passes(t))
+    if passes:  # DPO/KTO: forward passes without gradients per trained token (reference, KL batch)
+        model += passes * (2.0 * n + attn / 3.0)
     hardware = model + ((2.0 * n + attn / 3.0) if t.grad_checkpointing else 0.0)
     if t.frozen_weight_grads:
         hardware += 2.0 * max(n - float(arch.vocab_size) * arch.hidden_size, 0.0)
@@ -219,7 +232,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     replicas = 1 if naive_split else t.num_gpus
     if naive_split:
         notes.append(Note(code="time.naive_model_parallel", params={"n": t.num_gpus}))
-    share = {k: v.value / step_s for k, v in zip(TERM_KEYS, terms, strict=True)} if step_s > 0 else {}
+    share = {term.key: term.value / step_s for term in terms} if step_s > 0 else {}
     if bound == "memory":
         notes.append(Note(code="time.memory_bound"))
     elif bound == "overhead":
@@ -233,6 +246,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     tokens_per_step_gpu = st.tokens  # per replica
     tps_per_gpu = tokens_per_step_gpu / step_s * replicas / t.num_gpus
     tokens_total, _real, pad_note = computed_tokens(t, data)
+    tokens_total *= wl.rows_per_example(t)  # pair workloads: chosen and rejected rows (core/workload.py)
     if pad_note:
         notes.append(Note(code="time.truncated", params={"tokens": round(data.tokens_per_example),
                                                            "seq_len": t.seq_len}))
@@ -244,10 +258,10 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     n_params = float(arch.parameter_count())
     download_s = n_params * 2.0 / (pricing.download_gbps * 1e9)
     setup_s = pricing.setup_minutes * 60 + download_s + pricing.dataset_prep_minutes * 60
-    eval_tokens = data.tokens_per_epoch * data.eval_fraction * math.ceil(data.epochs)
+    eval_tokens = data.tokens_per_epoch * data.eval_fraction * math.ceil(data.epochs) * wl.rows_per_example(t)
     # evaluation: forward passes only, at the forward's share of the micro-batch time
     fwd_s = st.forward_seconds * cal_factor
-    eval_tps = (t.micro_batch * row / fwd_s) * replicas / t.num_gpus if fwd_s > 0 else tps_per_gpu
+    eval_tps = (wl.policy_rows(t) * row / fwd_s) * replicas / t.num_gpus if fwd_s > 0 else tps_per_gpu
     eval_s = pricing.eval_minutes * 60 + (eval_tokens / (eval_tps * t.num_gpus) if eval_tokens > 0 else 0.0)
     # One save per checkpoint interval of training time, and at least ``checkpoint_count`` (0: never save)
     saves = 0
@@ -257,6 +271,14 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     writers = t.num_gpus if t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"} else 1
     ckpt_s = saves * checkpoint_bytes / (pricing.disk_write_gbps * 1e9 * writers)
     phases = {"setup": setup_s, "training": training_s, "evaluation": eval_s, "checkpoints": ckpt_s}
+    if wl.reference_kind(t) == "precomputed" and st.reference_pass_seconds > 0:
+        # TRL _precompute_ref_logps: one reference pass (KTO: its main and KL passes) over the training set and the
+        # evaluation set, once before training (cached by the dataset's fingerprint), the batches spread over the GPUs
+        passes = 2 if t.workload == "kto" else 1
+        once = tokens_total / data.epochs + data.tokens_per_epoch * data.eval_fraction * wl.rows_per_example(t)
+        ref_tps = wl.policy_rows(t) * row / (st.reference_pass_seconds * cal_factor)
+        phases = {"setup": setup_s, "reference_logps": passes * once / (ref_tps * replicas), "training": training_s,
+                  "evaluation": eval_s, "checkpoints": ckpt_s}
     seconds = sum(phases.values())
     # band: the training phase scaled by the measured error range (or the pilot's spread); other phases as planned
     low_s = seconds - training_s + training_s / high_f
