@@ -228,6 +228,19 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--monthly-price-usd", type=_non_negative, help="a dedicated server's monthly price (break-even)")
 
 
+def add_workload_arguments(p: argparse.ArgumentParser) -> None:
+    """``--workload`` and ``--reference-model`` (preference and reward-model training, core/workload.py)."""
+    p.add_argument("--workload", choices=["sft", "dpo", "orpo", "kto", "reward"],
+                   help="what is trained: sft = supervised fine-tuning (default); dpo = DPO/IPO with a reference model "
+                        "(TRL DPOTrainer); orpo = ORPO/CPO/SimPO, no reference; kto = KTO (reference + KL batch); "
+                        "reward = a reward model (value head). dpo, orpo and reward run chosen and rejected as two rows "
+                        "per example: --micro-batch counts pairs, --seq-len and --tokens-per-example one row")
+    p.add_argument("--reference-model", choices=["shared", "copy", "precomputed"],
+                   help="dpo/kto: shared = the LoRA/QLoRA policy with adapters disabled (TRL's default for PEFT); "
+                        "copy = a frozen copy in memory (TRL's default for full fine-tuning); precomputed = "
+                        "precompute_ref_log_probs: one pass over the data before training, no reference during it")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (importing it does not import Qt)."""
     parser = _Parser(prog="tuneplan", description="Plan LLM fine-tuning: memory, time and cost.")
@@ -240,11 +253,13 @@ def build_parser() -> argparse.ArgumentParser:
     from tuneplan.cli_dataset import add_dataset_file_arguments
 
     add_dataset_file_arguments(est)  # --dataset-file, --dataset-field, --tokenizer (issue #19)
+    add_workload_arguments(est)  # --workload, --reference-model (issue #18)
     est.add_argument("--json", action="store_true", help="machine-readable output")
     est.add_argument("--list-models", action="store_true", help="list catalog models and exit")
     est.add_argument("--list-gpus", action="store_true", help="list catalog GPUs and exit")
     cmp_ = sub.add_parser("compare-gpus", help="the plan across every catalog GPU")
     add_plan_arguments(cmp_)
+    add_workload_arguments(cmp_)
     cmp_.add_argument("--json", action="store_true")
     cmp_.add_argument("--budget-usd", type=_non_negative, help="highlight the fastest GPU within this budget")
     ch = sub.add_parser("cheapest", aliases=["search"],

@@ -48,6 +48,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "torch_compile": "torch_compile",
     "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "grad_sync": "grad_sync",
     "fsdp_wrap": "fsdp_wrap", "framework": "framework", "mfu": "mfu_override",
+    "workload": "workload", "reference_model": "reference_model",
 }
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",
@@ -405,6 +406,25 @@ def _stack_line(tr: Any) -> str:
     return f"stack: {get_stack(tr.stack).name} defaults" + (f"; overridden: {', '.join(changed)}" if changed else "")
 
 
+def _term_json(term: Any) -> dict[str, Any]:
+    """A :class:`~tuneplan.core.terms.Term` as JSON: key, value, unit, detail, source, its parts and formula."""
+    return {"key": term.key, "value": term.value, "unit": term.unit, "detail": term.detail, "source": term.source,
+            "parts": {q.key: {"value": q.value, "unit": q.unit, "source": q.source} for q in term.parts},
+            "formula": render_formula(term)}
+
+
+def _workload_json(scenario: Scenario) -> dict[str, Any]:
+    """What is trained (issue #18): the workload, the reference in effect, rows per example and which tokens count."""
+    from tuneplan.core import workload as wl
+
+    tr = scenario.training
+    return {"key": tr.workload, "reference_model": wl.reference_kind(tr), "reference_setting": tr.reference_model,
+            "rows_per_example": wl.rows_per_example(tr), "rows_per_micro_batch": wl.policy_rows(tr),
+            "nograd_passes_per_micro_batch": sum(wl.nograd_passes(tr)),
+            # tokens_total, tokens_per_step and tokens_per_second count these rows' tokens
+            "tokens_counted": "chosen+rejected rows" if wl.rows_per_example(tr) == 2 else "examples"}
+
+
 def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:
     """The ``--json`` document: one object per GPU of the run (identical ranks share numbers)."""
     m, t, c = result.memory, result.time, result.cost
@@ -415,8 +435,13 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
         "gpu": {"id": scenario.gpu.id, "name": scenario.gpu.name, "capacity_bytes": m.capacity_bytes},
         "parameters": result.parameters,
         "trainable_parameters": result.trainable_parameters,
+        "workload": _workload_json(scenario),
         "memory": {
             "components": {comp.key: comp.bytes for comp in m.components},
+            # the named parts of the components computed as terms (preference and reward workloads), with their
+            # quantities, units and sources
+            "component_terms": {comp.key: [_term_json(term) for term in comp.terms] for comp in m.components
+                                if comp.terms},
             "peak_allocated_bytes": m.peak_allocated_bytes,
             "peak_reserved_bytes": m.peak_reserved_bytes,
             "total_bytes": m.total_bytes,
@@ -542,6 +567,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
           f"{', fused CE' if tr.fused_cross_entropy else ''}{', torch.compile' if tr.torch_compile else ''}{shard}", file=out)
     if tr.stack is not None:
         print(_stack_line(tr), file=out)
+    if tr.workload != "sft":
+        print(_workload_line(scenario), file=out)
     print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
     for comp in m.components:
         if comp.bytes > 0:
@@ -599,6 +626,20 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(f"  note: {terminal_safe(render_note(note))}", file=out)
     for w in result.warnings:
         print(f"warning: {terminal_safe(w)}", file=out)
+
+
+def _workload_line(scenario: Scenario) -> str:
+    """``workload: dpo, reference shared (...); 2 rows per example ...`` for the text output."""
+    from tuneplan.core import workload as wl
+
+    tr = scenario.training
+    ref = {"shared": "the policy with its adapters disabled", "copy": "a frozen copy in memory",
+           "precomputed": "log-probs precomputed before training", "none": "none"}[wl.reference_kind(tr)]
+    rows = ("chosen and rejected: 2 rows per example, tokens count both" if wl.rows_per_example(tr) == 2
+            else "1 row per example")
+    passes = sum(wl.nograd_passes(tr))
+    return (f"workload: {tr.workload} (TRL {wl.TRAINERS[tr.workload]}); reference: {ref}; {rows}"
+            + (f"; {passes} forward pass{'es' if passes > 1 else ''} without gradients per micro-batch" if passes else ""))
 
 
 def _print_advice(tips: list[Any], fits: bool, out: TextIO) -> None:
