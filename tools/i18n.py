@@ -90,7 +90,7 @@ CORE_STRINGS = SOURCES / "core_strings.py"
 CATALOGUE_MODULES = ("tuneplan.core.advice", "tuneplan.core.calibration", "tuneplan.core.config_export",
                      "tuneplan.core.cost", "tuneplan.core.estimate",
                      "tuneplan.core.search", "tuneplan.core.stacks", "tuneplan.core.throughput",
-                     "tuneplan.core.training_config", "tuneplan.hw.probe")
+                     "tuneplan.core.training_config", "tuneplan.core.workload", "tuneplan.hw.probe")
 
 
 def core_source() -> str:
