@@ -78,6 +78,8 @@ def test_refresh_maps_the_recorded_catalogs_to_catalog_gpus_kinds_and_nodes(serv
     # RunPod: data centres are Secure Cloud (on-demand), countries Community Cloud; 1 and 2 GPUs at one price merge
     secure = _offer(snap, "runpod", "h100_sxm", "on-demand", 2)
     assert secure.gpu_counts == [1, 2] and secure.entry.usd_per_gpu_hour == 2.99
+    assert (secure.entry.gpus_per_node, secure.entry.node_sizes) == (2, (1, 2))
+    assert p5.entry.node_sizes == ()  # one node size: gpus_per_node says it
     assert _offer(snap, "runpod", "h100_sxm", "community", 1).entry.usd_per_gpu_hour == 2.69
     assert _offer(snap, "runpod", "h100_sxm", "on-demand", 8).entry.interconnect == "Instant Cluster (several nodes)"
     # the instance name says PCIe where the canonical "A100" 80 GB alone would have meant SXM

@@ -66,7 +66,9 @@ class PriceEntry(BaseModel):
         source: where the price came from.
         notes: anything else from the reference row.
         gpus_per_node: GPUs in the instance or node this price is for (``8`` for ``p5.48xlarge, 8x``);
-            0 where the source does not say (a single GPU rented on its own, as a rule).
+            0 where the source does not say (a single GPU rented on its own, as a rule). Where the
+            source offers one per-GPU price at several node sizes, the largest of ``node_sizes``.
+        node_sizes: those node sizes, ascending (RunPod's ``(1, 2, 4, 8)``), else ``()``.
         interconnect: how the node's GPUs are linked where the source says (``"NVLink (SXM)"``,
             ``"PCIe"``); ``""`` when it does not.
     """
@@ -85,6 +87,7 @@ class PriceEntry(BaseModel):
     source: str = ""
     notes: str = ""
     gpus_per_node: int = Field(default=0, ge=0, le=1024)
+    node_sizes: tuple[int, ...] = Field(default=(), max_length=64)
     interconnect: str = ""
 
 

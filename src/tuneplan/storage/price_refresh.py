@@ -593,6 +593,7 @@ def parse_catalog(text: Iterable[str], provider: str, catalog_date: str, *, dead
                 source=f"dstack gpuhunt catalog ({provider})",
                 notes="; ".join(notes),
                 gpus_per_node=counts[-1],
+                node_sizes=tuple(counts) if len(counts) > 1 else (),
                 interconnect=first.interconnect,
             )
             stats.offers.append(SnapshotOffer(provider_id=provider, gpu_counts=counts, locations=len(where),
