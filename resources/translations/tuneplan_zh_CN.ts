@@ -543,7 +543,7 @@ Please attach that file when you report the problem.</source>
     <name>Charts</name>
     <message>
         <source>&lt;i&gt;Source:&lt;/i&gt; {source}</source>
-        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Labels by ledger key, in the UI language when looked up (the legend and the tooltips). Colours of other GPUs&apos; cost curves on the cost chart (none of them a phase colour).</extracomment>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Labels by ledger key, in the UI language when looked up (the legend and the tooltips). One colour per compared scenario (cost curves, column swatches); distinct from the red capacity. Colours of other GPUs&apos; cost curves on the cost chart (none of them a phase colour).</extracomment>
         <translation>&lt;i&gt;来源：&lt;/i&gt;{source}</translation>
     </message>
     <message>
@@ -574,6 +574,7 @@ Please attach that file when you report the problem.</source>
     <name>CompareVramChart</name>
     <message>
         <source>Memory comparison chart</source>
+        <extracomment>Height of a scenario&apos;s bar and half the height of its capacity line, in rows.</extracomment>
         <translation>显存对比图</translation>
     </message>
     <message>
@@ -611,6 +612,72 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Not applied: {label} must be a number</source>
         <translation>未应用：{label}必须是数字</translation>
+    </message>
+</context>
+<context>
+    <name>ConfigExport</name>
+    <message>
+        <source>YAML files (*.yaml *.yml)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save training config</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ConfigExportDialog</name>
+    <message>
+        <source>Export training config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>DeepSpeed JSON</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{name} YAML</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>torchtune recipe overrides</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Save…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Format:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation type="unfinished">开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation type="unfinished">关</translation>
+    </message>
+    <message>
+        <source>Not in this file (the format cannot express it, or takes its own default):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every setting of the plan is in this file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot export training config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation type="unfinished">已导出 {path}</translation>
     </message>
 </context>
 <context>
@@ -756,6 +823,209 @@ Please attach that file when you report the problem.</source>
     </message>
 </context>
 <context>
+    <name>DatasetFileDialog</name>
+    <message>
+        <source>Dataset from a file</source>
+        <translation>从文件读取数据集</translation>
+    </message>
+    <message>
+        <source>Dataset file</source>
+        <translation>数据集文件</translation>
+    </message>
+    <message>
+        <source>JSONL, JSON, CSV, TSV, Parquet or a datasets folder</source>
+        <translation>JSONL、JSON、CSV、TSV、Parquet 或 datasets 文件夹</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <source>Detect from the first row</source>
+        <translation>根据第一行自动识别</translation>
+    </message>
+    <message>
+        <source>Chat messages</source>
+        <translation>对话消息</translation>
+    </message>
+    <message>
+        <source>Prompt and completion</source>
+        <translation>提示与补全</translation>
+    </message>
+    <message>
+        <source>Instruction, input and output (Alpaca)</source>
+        <translation>指令、输入与输出（Alpaca）</translation>
+    </message>
+    <message>
+        <source>Plain text</source>
+        <translation>纯文本</translation>
+    </message>
+    <message>
+        <source>Chat messages go through the model&apos;s chat template; text gets the tokenizer&apos;s special tokens and an end-of-text token</source>
+        <translation>对话消息会套用模型的对话模板；文本会加上分词器的特殊词元和一个结束词元</translation>
+    </message>
+    <message>
+        <source>Rows hold:</source>
+        <translation>每行内容：</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>A model folder or tokenizer.json, or a model in the local Hugging Face cache; nothing is downloaded</source>
+        <translation>模型文件夹或 tokenizer.json，或本地 Hugging Face 缓存中的模型；不会下载任何内容</translation>
+    </message>
+    <message>
+        <source>Folder…</source>
+        <translation>文件夹…</translation>
+    </message>
+    <message>
+        <source>Tokenizer:</source>
+        <translation>分词器：</translation>
+    </message>
+    <message>
+        <source> rows</source>
+        <translation> 行</translation>
+    </message>
+    <message>
+        <source>Rows counted at most</source>
+        <translation>最多统计的行数</translation>
+    </message>
+    <message>
+        <source>Larger files are counted on a uniform sample of this many rows</source>
+        <translation>更大的文件按这么多行的均匀抽样统计</translation>
+    </message>
+    <message>
+        <source>Count at most:</source>
+        <translation>最多统计：</translation>
+    </message>
+    <message>
+        <source>Count tokens</source>
+        <translation>统计词元</translation>
+    </message>
+    <message>
+        <source>Counting progress</source>
+        <translation>统计进度</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>tokens per example</source>
+        <translation>每个样本的词元数</translation>
+    </message>
+    <message>
+        <source>examples</source>
+        <translation>样本数</translation>
+    </message>
+    <message>
+        <source>sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>Truncated:</source>
+        <translation>被截断：</translation>
+    </message>
+    <message>
+        <source>Padding waste:</source>
+        <translation>填充浪费：</translation>
+    </message>
+    <message>
+        <source>Packing efficiency:</source>
+        <translation>打包效率：</translation>
+    </message>
+    <message>
+        <source>Apply to plan</source>
+        <translation>应用到计划</translation>
+    </message>
+    <message>
+        <source>Choose a dataset file</source>
+        <translation>选择数据集文件</translation>
+    </message>
+    <message>
+        <source>Datasets (*.jsonl *.ndjson *.json *.csv *.tsv *.parquet *.arrow);;All files (*)</source>
+        <translation>数据集 (*.jsonl *.ndjson *.json *.csv *.tsv *.parquet *.arrow);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose a model folder with tokenizer.json</source>
+        <translation>选择含有 tokenizer.json 的模型文件夹</translation>
+    </message>
+    <message>
+        <source>Choose a dataset file first.</source>
+        <translation>请先选择数据集文件。</translation>
+    </message>
+    <message>
+        <source>Counting…</source>
+        <translation>正在统计…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Counting… {rows} rows read</source>
+        <translation>正在统计… 已读取 {rows} 行</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was counted.</source>
+        <translation>已取消：没有统计任何内容。</translation>
+    </message>
+    <message>
+        <source>{file}: {format}, counted with {tokenizer}</source>
+        <translation>{file}：{format}，使用 {tokenizer} 统计</translation>
+    </message>
+    <message>
+        <source>{rows} rows, {counted} counted (a sample)</source>
+        <translation>{rows} 行，统计了 {counted} 行（抽样）</translation>
+    </message>
+    <message>
+        <source>{rows} rows, all counted</source>
+        <translation>{rows} 行，全部已统计</translation>
+    </message>
+    <message>
+        <source>{broken} rows left out (unreadable or without the field)</source>
+        <translation>{broken} 行被略过（无法读取或缺少该字段）</translation>
+    </message>
+    <message>
+        <source>Tokens per example: mean {mean}, median {p50}, 95th percentile {p95}, longest {max}</source>
+        <translation>每个样本的词元数：平均 {mean}，中位数 {p50}，第 95 百分位 {p95}，最长 {max}</translation>
+    </message>
+    <message>
+        <source>{share} % of the examples (longer than {seq_len} tokens)</source>
+        <translation>{share} % 的样本（长于 {seq_len} 个词元）</translation>
+    </message>
+    <message>
+        <source>{share} % with dynamic padding at micro-batch {batch} (padding efficiency {eff})</source>
+        <translation>微批次为 {batch} 的动态填充下为 {share} %（填充效率 {eff}）</translation>
+    </message>
+    <message>
+        <source>{share} % of each packed sequence holds tokens ({rows} sequences)</source>
+        <translation>每个打包序列中 {share} % 为有效词元（共 {rows} 个序列）</translation>
+    </message>
+    <message>
+        <source>Set the sequence length to the longest example ({tokens} tokens): the longest batch under dynamic padding</source>
+        <translation>将序列长度设为最长样本的长度（{tokens} 个词元）：动态填充下最长的批次</translation>
+    </message>
+    <message>
+        <source>The plan does not take these figures: {error}</source>
+        <translation>计划无法接受这些数值：{error}</translation>
+    </message>
+</context>
+<context>
     <name>DatasetPanel</name>
     <message>
         <source>Dataset</source>
@@ -810,6 +1080,18 @@ Please attach that file when you report the problem.</source>
         <translation>序列被填充时，真实 token / 实际计算的 token（1.00 = 无浪费）</translation>
     </message>
     <message>
+        <source>From a file…</source>
+        <translation>从文件读取…</translation>
+    </message>
+    <message>
+        <source>Dataset from a file</source>
+        <translation>从文件读取数据集</translation>
+    </message>
+    <message>
+        <source>Count the tokens of your JSONL, JSON, CSV or Parquet file with the model&apos;s tokenizer and set examples, tokens per example and padding from it</source>
+        <translation>用模型的分词器统计 JSONL、JSON、CSV 或 Parquet 文件的词元数，并据此设置样本数、每个样本的词元数和填充</translation>
+    </message>
+    <message>
         <source>Replaced by total tokens</source>
         <translation>已由总 token 数取代</translation>
     </message>
@@ -822,6 +1104,7 @@ Please attach that file when you report the problem.</source>
     <name>Explain</name>
     <message>
         <source>Peak allocated</source>
+        <extracomment>``90.8 T FLOP`` -&gt; ``90.8 TFLOP``, ``120.7 G B/s`` -&gt; ``120.7 GB/s`` in a rendered formula</extracomment>
         <translation>峰值已分配</translation>
     </message>
     <message>
@@ -1182,6 +1465,7 @@ Please attach that file when you report the problem.</source>
     </message>
     <message>
         <source>at the end of the forward pass</source>
+        <extracomment>The moment that sets the memory peak (``MemoryEstimate.peak_phase``), as a phrase.</extracomment>
         <translation>在前向传播结束时</translation>
     </message>
     <message>
@@ -1242,7 +1526,7 @@ Please attach that file when you report the problem.</source>
     </message>
     <message>
         <source>Matrix multiplications</source>
-        <extracomment>``90.8 T FLOP`` -&gt; ``90.8 TFLOP``, ``120.7 G B/s`` -&gt; ``120.7 GB/s`` in a rendered formula Step terms (``TimeEstimate.step_terms``) by key, in the UI language via the ``Explain`` context.</extracomment>
+        <extracomment>Step terms (``TimeEstimate.step_terms`` keys), the Explain tab&apos;s names for them.</extracomment>
         <translation>矩阵乘法</translation>
     </message>
     <message>
@@ -3415,6 +3699,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>MainWindow</name>
     <message>
         <source>&amp;File</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. File → Export chart (PNG/SVG): the library&apos;s entries go before it, Export report after it.</extracomment>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
@@ -3520,6 +3805,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>&amp;Import training config…</source>
         <translation>导入训练配置(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Export &amp;training config…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Write the plan as a LLaMA-Factory, axolotl, TRL, torchtune, ms-swift or DeepSpeed config</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>File</source>
@@ -3725,7 +4018,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>the GPU is short by {short}</source>
-        <extracomment>Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.</extracomment>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.</extracomment>
         <translation>GPU 显存还差 {short}</translation>
     </message>
     <message>
@@ -4514,10 +4807,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
 <context>
     <name>Report</name>
     <message>
-        <source>full fine-tune</source>
-        <translation>全量微调</translation>
-    </message>
-    <message>
         <source>{n} billion</source>
         <translation>{n} 十亿</translation>
     </message>
@@ -4826,6 +5115,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>ScenarioCompareView</name>
     <message>
         <source>Compare scenarios</source>
+        <extracomment>Writes the report of a comparison: ``(path, or None to ask; the comparison) -&gt; the file, or None``.</extracomment>
         <translation>比较方案</translation>
     </message>
     <message>
@@ -5390,6 +5680,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{ops} 次算子启动 × 每次 {op_seconds} s 主机时间，减去同期 GPU 忙碌的 {gpu_seconds} s</translation>
     </message>
     <message>
+        <source>{vocab} × {hidden} × 2 B: the bf16 autocast copy of the fp32 LM head, saved until its backward</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective {effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} micro-batches per step</source>
         <translation>每个微批次：{compute_seconds} s 受算力限制的 GEMM（{compute_flops} FLOP，有效速率 {effective_rate} FLOP/s：持续速率 {rate} FLOP/s 扣除波次量化）+ {memory_seconds} s 受显存带宽限制的 GEMM（{memory_bytes} B，带宽 {bandwidth} B/s）；共 {gemms} 个 GEMM；× 每步 {micro_batches} 个微批次</translation>
     </message>
@@ -5404,6 +5698,30 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step</source>
         <translation>每个微批次：归一化、激活、旋转位置编码、残差、LoRA dropout、交叉熵和反量化共 {bytes} B，带宽 {bandwidth} B/s；× 每步 {micro_batches} 个微批次</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens × {vocab} logits × {tensors} tensors × {elem_bytes} B ({detail}): the logits, the log-softmax saved for backward and the metrics&apos; copies</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO&apos;s KL batch): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{tokens} tokens × {bytes_per_token} B of one layer&apos;s forward under no_grad (residual, norm output, three MLP intermediates) + {other_bytes} B (dequantised matrix, gathered layers)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{tokens} tokens × {vocab} logits × {elem_bytes} B: the reference forward&apos;s logits, alive until the loss returns</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{params} parameters × {bytes_per_param} B ÷ {shards} GPUs: a frozen copy of the model for the reference forward, with no gradients or optimizer states</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{tokens} tokens × 1 score × {elem_bytes} B: the value head&apos;s output (its gradient in the backward) instead of vocabulary logits</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Offload checkpointed activations to CPU</source>
@@ -5758,6 +6076,174 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>Pod 卷：Pod 停止时保留（按停机费率计费），随 Pod 一起删除</translation>
     </message>
     <message>
+        <source>none of its {total:,} rows could be used (the first, at {unit} {row:,}: {reason})</source>
+        <translation>其 {total:,} 行均无法使用（第一个问题在 {unit} {row:,}：{reason}）</translation>
+    </message>
+    <message>
+        <source>the chat template cannot be read ({problem}): each message counts its role and content tokens only (the counts are a lower bound)</source>
+        <translation>无法读取对话模板（{problem}）：每条消息只统计其角色和内容的词元（计数为下限）</translation>
+    </message>
+    <message>
+        <source>cannot read it as {format}: {problem}</source>
+        <translation>无法按 {format} 读取：{problem}</translation>
+    </message>
+    <message>
+        <source>not a JSON list of records ({problem})</source>
+        <translation>不是 JSON 记录列表（{problem}）</translation>
+    </message>
+    <message>
+        <source>{file}: not a tokenizer the tokenizers library can load ({problem})</source>
+        <translation>{file}：不是“tokenizers”库能加载的分词器（{problem}）</translation>
+    </message>
+    <message>
+        <source>not a text file (JSONL, JSON, CSV or TSV in UTF-8)</source>
+        <translation>不是文本文件（应为 UTF-8 编码的 JSONL、JSON、CSV 或 TSV）</translation>
+    </message>
+    <message>
+        <source>{broken:,} of {total:,} rows could not be used and are left out (the first, at {unit} {row:,}: {reason})</source>
+        <translation>{total:,} 行中有 {broken:,} 行无法使用，已略过（第一个在 {unit} {row:,}：{reason}）</translation>
+    </message>
+    <message>
+        <source>counting was cancelled</source>
+        <translation>统计已取消</translation>
+    </message>
+    <message>
+        <source>holds no rows</source>
+        <translation>没有任何行</translation>
+    </message>
+    <message>
+        <source>the rows have no field {field}; they have: {columns}</source>
+        <translation>这些行没有字段 {field}；它们有：{columns}</translation>
+    </message>
+    <message>
+        <source>a JSON document of {size:,} bytes: at most {limit:,} are parsed at once; save it as JSONL (one object per line) instead</source>
+        <translation>一个 {size:,} 字节的 JSON 文档：一次最多解析 {limit:,} 字节；请改存为 JSONL（每行一个对象）</translation>
+    </message>
+    <message>
+        <source>no such file or folder</source>
+        <translation>没有这个文件或文件夹</translation>
+    </message>
+    <message>
+        <source>reading {format} needs the pyarrow package, which is not installed (pip install pyarrow); JSONL, JSON and CSV need nothing more</source>
+        <translation>读取 {format} 需要“pyarrow”包，但它未安装（“pip install pyarrow”）；JSONL、JSON 和 CSV 无需其他依赖</translation>
+    </message>
+    <message>
+        <source>the tokenizer has no chat template: each message counts its role and content tokens only, without the template&apos;s markup (the counts are a lower bound)</source>
+        <translation>该分词器没有对话模板：每条消息只统计其角色和内容的词元，不含模板标记（计数为下限）</translation>
+    </message>
+    <message>
+        <source>no chat messages, prompt/completion, instruction/output or text field found; the rows have: {columns}</source>
+        <translation>未找到对话消息、提示/补全、指令/输出或文本字段；这些行有：{columns}</translation>
+    </message>
+    <message>
+        <source>the chat template needs the jinja2 package, which is not installed: each message counts its role and content tokens only, without the template&apos;s markup (the counts are a lower bound)</source>
+        <translation>对话模板需要“jinja2”包，但它未安装：每条消息只统计其角色和内容的词元，不含模板标记（计数为下限）</translation>
+    </message>
+    <message>
+        <source>no tokenizer.json for {model} in a local folder or the Hugging Face cache (download it with: hf download {model} tokenizer.json tokenizer_config.json)</source>
+        <translation>在本地文件夹或 Hugging Face 缓存中找不到 {model} 的 tokenizer.json（可用以下命令下载：“hf download {model} tokenizer.json tokenizer_config.json”）</translation>
+    </message>
+    <message>
+        <source>no tokenizer: pick a model folder with a tokenizer.json, or a model in the Hugging Face cache</source>
+        <translation>没有分词器：请选择含有 tokenizer.json 的模型文件夹，或 Hugging Face 缓存中的模型</translation>
+    </message>
+    <message>
+        <source>not a folder saved with datasets&apos; save_to_disk (no state.json or dataset_dict.json)</source>
+        <translation>不是用“datasets”的 save_to_disk 保存的文件夹（没有 state.json 或 dataset_dict.json）</translation>
+    </message>
+    <message>
+        <source>not a regular file (a pipe, device or socket)</source>
+        <translation>不是普通文件（而是管道、设备或套接字）</translation>
+    </message>
+    <message>
+        <source>{size:,} bytes; at most {limit:,} can be read</source>
+        <translation>{size:,} 字节；最多可读取 {limit:,} 字节</translation>
+    </message>
+    <message>
+        <source>cannot tell its format: name it .jsonl, .json, .csv, .tsv or .parquet, or pick a folder saved with datasets&apos; save_to_disk</source>
+        <translation>无法判断其格式：请将其命名为 .jsonl、.json、.csv、.tsv 或 .parquet，或选择用“datasets”的 save_to_disk 保存的文件夹</translation>
+    </message>
+    <message>
+        <source>cannot read it: {reason}</source>
+        <translation>无法读取：{reason}</translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: written as {key} = {value}, the nearest setting {format} has</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: DeepSpeed&apos;s {precision} training keeps FP32 master weights and optimizer states of the trained parameters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: the plan does not shard with DeepSpeed ZeRO; stage 0 (plain data parallelism) is written</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: {format} runs FSDP from an accelerate config: accelerate launch --config_file {example} with fsdp_offload_params: {offload}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{model} has no Hugging Face id in the plan: write its id or local path into {key}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting} over {gpus} GPUs (layers split across them): {format} trains one copy per GPU; choose DDP, ZeRO or FSDP in the plan</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: {format} has no setting for this; the file leaves it out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: {format} offloads to the CPU only with DeepSpeed ZeRO or FSDP; with {sharding} the file keeps everything on the GPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the plan trains with {stack}; this file is for {format}, whose defaults differ in places</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: {format} packs only with FlashAttention and refuses attn_impl {value}</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: {format} has no setting for this and uses {default} ({source})</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>start from the torchtune config shipped for the model&apos;s family and size with {recipe} (tune ls lists them); these overrides set the plan&apos;s settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: torchtune&apos;s distributed recipes shard with FSDP only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: {component} takes no fused argument: remove the config&apos;s optimizer.fused (~optimizer.fused)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{field} = {setting}: set model._component_ to the model&apos;s qlora_ builder (torchtune.models.&lt;family&gt;.qlora_&lt;family&gt;_&lt;size&gt;), as the *_qlora configs do</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only</source>
+        <translation>打包后的序列填满了 {share:.1%}（最佳适应递减）；时间估算只计真实词元</translation>
+    </message>
+    <message>
+        <source>{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures are estimates</source>
+        <translation>统计了 {rows:,} 行中的 {counted:,} 行（固定种子的均匀抽样）：这些数值为估计值</translation>
+    </message>
+    <message>
+        <source>dynamic padding: the longest example has {tokens:,} tokens, so the longest batch is {tokens:,} tokens per row, not the sequence length {seq_len:,}</source>
+        <translation>动态填充：最长的样本有 {tokens:,} 个词元，因此最长的批次每行为 {tokens:,} 个词元，而不是序列长度 {seq_len:,}</translation>
+    </message>
+    <message>
+        <source>{count:,} of {counted:,} examples ({share:.1%}) are longer than the sequence length ({seq_len:,} tokens) and are cut to it</source>
+        <translation>{counted:,} 个样本中有 {count:,} 个（{share:.1%}）长于序列长度（{seq_len:,} 个词元），会被截断到该长度</translation>
+    </message>
+    <message>
         <source>the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast</source>
         <translation>LoRA 适配器设置（{setting}）不适用：使用 FP32 主权重时，适配器为 FP32，在 autocast 下运行</translation>
     </message>
@@ -5796,6 +6282,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)</source>
         <translation>融合进反向传播的优化器步骤无法累积梯度：请把梯度累积设为 1（torchtune 不允许这种组合）</translation>
+    </message>
+    <message>
+        <source>DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses the optimizer step into backward under ZeRO (torchtune&apos;s optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it does</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
@@ -6014,6 +6504,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>flash_attn: auto 沿用 transformers 的默认值 SDPA</translation>
     </message>
     <message>
+        <source>its ZeRO-3 example config leaves reduce_bucket_size and stage3_prefetch_bucket_size &quot;auto&quot;: the Trainer fills them from the hidden size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>trainable parameters are cast to FP32 unless pure_bf16, and PEFT gets autocast_adapter_dtype</source>
         <translation>除非设置 pure_bf16，否则可训练参数转为 FP32，PEFT 也会启用 autocast_adapter_dtype</translation>
     </message>
@@ -6052,6 +6546,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>packing and padding_free are off by default: each batch is padded to its longest sequence</source>
         <translation>packing 和 padding_free 默认关闭：每个批次填充到其中最长序列的长度</translation>
+    </message>
+    <message>
+        <source>its ZeRO-3 config (--deepspeed zero3) leaves reduce_bucket_size and stage3_prefetch_bucket_size &quot;auto&quot;: the Trainer fills them from the hidden size</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its ZeRO-2 config (--deepspeed zero2) sets reduce_bucket_size 2e8</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>FSDP reduce-scatters in every backward unless the loop wraps the accumulating micro-batches in no_sync()</source>
@@ -6174,6 +6676,42 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{tokens} 个 token 的样本被截断到序列长度 {seq_len}</translation>
     </message>
     <message>
+        <source>a reference copy next to a LoRA/QLoRA policy: TRL&apos;s DPOTrainer and KTOTrainer use the policy with its adapters disabled as the reference and load no copy unless you pass ref_model; the copy is counted as planned</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>KTO&apos;s KL term needs two or more examples per micro-batch: TRL&apos;s KTOTrainer refuses per_device_train_batch_size 1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TRL&apos;s {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no packing): a packed plan is estimated as planned, but TRL will run it padded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TRL&apos;s Liger (fused) DPO and KTO losses refuse precomputed reference log-probs (the trainer raises ValueError): choose one of the two</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reference log-probs precomputed (precompute_ref_log_probs): TRL runs the reference over the training set once before training ({hours:.2f} h, in the plan&apos;s time) and holds no reference model during it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>{workload} uses no reference model: the reference setting ({reference}) is ignored</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a reward model has no vocabulary logits: fused cross-entropy changes nothing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>full fine-tuning has no frozen base to share: TRL loads a frozen copy of the model as the reference, which is what is counted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>under ZeRO-{stage} TRL prepares the reference copy with ZeRO disabled (stage 0): every GPU holds all of it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source> × {calibration} (calibrated from your run)</source>
         <translation> × {calibration}（按你的试运行校准）</translation>
     </message>
@@ -6181,16 +6719,12 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
 <context>
     <name>Theme</name>
     <message>
-        <source>View</source>
-        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The theme choices, as stored in the settings file. Light colour (as written in style sheets and rich text across the UI) -&gt; its dark counterpart. Greys invert their lightness; the semantic colours (good, bad, warning) get brighter variants that keep at least 4.5:1 contrast on the dark card and window backgrounds.</extracomment>
-        <translation>视图(V)</translation>
-    </message>
-    <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <source>&amp;Go to view</source>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The theme choices, as stored in the settings file. Light colour (as written in style sheets and rich text across the UI) -&gt; its dark counterpart. Greys invert their lightness; the semantic colours (good, bad, warning) get brighter variants that keep at least 4.5:1 contrast on the dark card and window backgrounds.</extracomment>
         <translation>转到视图(&amp;G)</translation>
     </message>
     <message>

@@ -254,6 +254,7 @@ def _sample_params(template: str) -> dict[str, object]:
 
 #: Names in notes that stay as they are: products, file formats, units, library and API names, quoted messages.
 NOTE_NAMES = ["LLaMA-Factory", "Cut Cross-Entropy", "nvidia-ml-py", "reduce-scatter", "PCIe", "Windows", "WSL", "YAML", "UTF", "KiB",
+              "JSONL", "TSV", "Parquet", "Arrow",  # dataset file formats (issue #19)
               "Pod", "RMSNorm", "ParamWrapper", "transformers", "issue", "PR", "true", "false", "True", "auto", "WSL2",
               "bf16-mixed", "SFT", "Triton", "RoPE", "SwiGLU", "unsloth", "step", "stage pt",
               # config keys and recipe words quoted as the stacks write them

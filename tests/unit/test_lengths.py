@@ -78,6 +78,9 @@ def test_histogram_bins_are_nice_and_count_every_example() -> None:
     assert len(bins) == 21 and all(b.end - b.start == 200 for b in bins)
     assert (bins[0].count, bins[1].count, bins[20].count) == (2, 1, 1)
     assert sum(b.count for b in bins) == 4
+    # the bar of 2,000-2,200 tokens holds 2,048 (kept whole) and 2,049 (cut): it says which is which
+    mixed = histogram([2048, 2049, 100], seq_len=2048)
+    assert [(b.start, b.count, b.truncated) for b in mixed if b.count] == [(100, 1, 0), (2000, 2, 1)]
     # the sequence length is inside the bars even when every example is shorter
     assert histogram([10], seq_len=2048)[-1].end > 2048
     assert histogram([], seq_len=10) == ()

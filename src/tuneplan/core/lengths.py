@@ -67,11 +67,13 @@ class _Frozen(BaseModel):
 
 
 class LengthBin(_Frozen):
-    """One bar of the histogram: examples with ``start <= tokens < end``."""
+    """One bar of the histogram: ``count`` examples with ``start <= tokens < end``, ``truncated`` of them longer than
+    the sequence length."""
 
     start: int
     end: int
     count: int
+    truncated: int = 0
 
 
 class LengthStats(_Frozen):
@@ -189,16 +191,21 @@ def _nice_width(span: int, bins: int) -> int:
 
 
 def histogram(counts: Sequence[int], seq_len: int, bins: int = HISTOGRAM_BINS) -> tuple[LengthBin, ...]:
-    """Bars of equal width (1, 2 or 5 x 10^k tokens) from 0 past ``max(max(counts), seq_len)``; untruncated lengths."""
+    """Bars of equal width (1, 2 or 5 x 10^k tokens) from 0 past ``max(max(counts), seq_len)``; untruncated lengths,
+    each bar saying how many of its examples are longer than ``seq_len``."""
     if not counts:
         return ()
     top = max(max(counts), seq_len)
     width = _nice_width(top + 1, bins)
     n = top // width + 1
     tally = [0] * n
+    cut = [0] * n
     for c in counts:
-        tally[min(c // width, n - 1)] += 1
-    return tuple(LengthBin(start=i * width, end=(i + 1) * width, count=k) for i, k in enumerate(tally))
+        tally[c // width] += 1
+        if c > seq_len:
+            cut[c // width] += 1
+    return tuple(LengthBin(start=i * width, end=(i + 1) * width, count=k, truncated=cut[i])
+                 for i, k in enumerate(tally))
 
 
 def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | None = None) -> LengthStats:

@@ -14,10 +14,17 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
     QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
     QT_TRANSLATE_NOOP("Terms", '{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile'),  # fixed
+    QT_TRANSLATE_NOOP("Terms", '{vocab} × {hidden} × 2 B: the bf16 autocast copy of the fp32 LM head, saved until its backward'),  # head_cast
     QT_TRANSLATE_NOOP("Terms", 'per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective {effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} micro-batches per step'),  # matmul
     QT_TRANSLATE_NOOP("Terms", '{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s − {overlapped} s hidden behind compute'),  # offload
     QT_TRANSLATE_NOOP("Terms", '{params} parameters × {bytes_per_param} B read and written ÷ {bandwidth} B/s'),  # optimizer
     QT_TRANSLATE_NOOP("Terms", 'per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step'),  # other_kernels
+    QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {tensors} tensors × {elem_bytes} B ({detail}): the logits, the log-softmax saved for backward and the metrics' copies"),  # policy_logps
+    QT_TRANSLATE_NOOP("Terms", "per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO's KL batch): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step"),  # reference
+    QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {bytes_per_token} B of one layer's forward under no_grad (residual, norm output, three MLP intermediates) + {other_bytes} B (dequantised matrix, gathered layers)"),  # reference_activations
+    QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {elem_bytes} B: the reference forward's logits, alive until the loss returns"),  # reference_logits
+    QT_TRANSLATE_NOOP("Terms", '{params} parameters × {bytes_per_param} B ÷ {shards} GPUs: a frozen copy of the model for the reference forward, with no gradients or optimizer states'),  # reference_weights
+    QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × 1 score × {elem_bytes} B: the value head's output (its gradient in the backward) instead of vocabulary logits"),  # value_head
     QT_TRANSLATE_NOOP("Terms", 'Offload checkpointed activations to CPU'),  # advice.activation_offload
     QT_TRANSLATE_NOOP("Terms", 'Use 8-bit AdamW'),  # advice.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", 'Use fused AdamW'),  # advice.adamw_fused
@@ -112,6 +119,48 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'container disk: billed only while running and wiped on stop; copy results out before stopping'),  # cost.storage_container
     QT_TRANSLATE_NOOP("Terms", 'network volume: persists independently of pods and is billed until deleted'),  # cost.storage_network
     QT_TRANSLATE_NOOP("Terms", 'pod volume: kept while the pod is stopped (stopped-pod rate), deleted with the pod'),  # cost.storage_volume
+    QT_TRANSLATE_NOOP("Terms", 'none of its {total:,} rows could be used (the first, at {unit} {row:,}: {reason})'),  # dataset.all_broken
+    QT_TRANSLATE_NOOP("Terms", 'the chat template cannot be read ({problem}): each message counts its role and content tokens only (the counts are a lower bound)'),  # dataset.bad_chat_template
+    QT_TRANSLATE_NOOP("Terms", 'cannot read it as {format}: {problem}'),  # dataset.bad_file
+    QT_TRANSLATE_NOOP("Terms", 'not a JSON list of records ({problem})'),  # dataset.bad_json
+    QT_TRANSLATE_NOOP("Terms", '{file}: not a tokenizer the tokenizers library can load ({problem})'),  # dataset.bad_tokenizer
+    QT_TRANSLATE_NOOP("Terms", 'not a text file (JSONL, JSON, CSV or TSV in UTF-8)'),  # dataset.binary
+    QT_TRANSLATE_NOOP("Terms", '{broken:,} of {total:,} rows could not be used and are left out (the first, at {unit} {row:,}: {reason})'),  # dataset.broken
+    QT_TRANSLATE_NOOP("Terms", 'counting was cancelled'),  # dataset.cancelled
+    QT_TRANSLATE_NOOP("Terms", 'holds no rows'),  # dataset.empty
+    QT_TRANSLATE_NOOP("Terms", 'the rows have no field {field}; they have: {columns}'),  # dataset.field_missing
+    QT_TRANSLATE_NOOP("Terms", 'a JSON document of {size:,} bytes: at most {limit:,} are parsed at once; save it as JSONL (one object per line) instead'),  # dataset.json_too_large
+    QT_TRANSLATE_NOOP("Terms", 'no such file or folder'),  # dataset.missing
+    QT_TRANSLATE_NOOP("Terms", 'reading {format} needs the pyarrow package, which is not installed (pip install pyarrow); JSONL, JSON and CSV need nothing more'),  # dataset.needs_pyarrow
+    QT_TRANSLATE_NOOP("Terms", "the tokenizer has no chat template: each message counts its role and content tokens only, without the template's markup (the counts are a lower bound)"),  # dataset.no_chat_template
+    QT_TRANSLATE_NOOP("Terms", 'no chat messages, prompt/completion, instruction/output or text field found; the rows have: {columns}'),  # dataset.no_field
+    QT_TRANSLATE_NOOP("Terms", "the chat template needs the jinja2 package, which is not installed: each message counts its role and content tokens only, without the template's markup (the counts are a lower bound)"),  # dataset.no_jinja2
+    QT_TRANSLATE_NOOP("Terms", 'no tokenizer.json for {model} in a local folder or the Hugging Face cache (download it with: hf download {model} tokenizer.json tokenizer_config.json)'),  # dataset.no_tokenizer
+    QT_TRANSLATE_NOOP("Terms", 'no tokenizer: pick a model folder with a tokenizer.json, or a model in the Hugging Face cache'),  # dataset.no_tokenizer_given
+    QT_TRANSLATE_NOOP("Terms", "not a folder saved with datasets' save_to_disk (no state.json or dataset_dict.json)"),  # dataset.not_dataset_folder
+    QT_TRANSLATE_NOOP("Terms", 'not a regular file (a pipe, device or socket)'),  # dataset.not_regular
+    QT_TRANSLATE_NOOP("Terms", '{size:,} bytes; at most {limit:,} can be read'),  # dataset.too_large
+    QT_TRANSLATE_NOOP("Terms", "cannot tell its format: name it .jsonl, .json, .csv, .tsv or .parquet, or pick a folder saved with datasets' save_to_disk"),  # dataset.unknown_format
+    QT_TRANSLATE_NOOP("Terms", 'cannot read it: {reason}'),  # dataset.unreadable
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: written as {key} = {value}, the nearest setting {format} has'),  # export.approx
+    QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: DeepSpeed's {precision} training keeps FP32 master weights and optimizer states of the trained parameters"),  # export.deepspeed_master
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: the plan does not shard with DeepSpeed ZeRO; stage 0 (plain data parallelism) is written'),  # export.deepspeed_stage0
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} runs FSDP from an accelerate config: accelerate launch --config_file {example} with fsdp_offload_params: {offload}'),  # export.fsdp_accelerate
+    QT_TRANSLATE_NOOP("Terms", '{model} has no Hugging Face id in the plan: write its id or local path into {key}'),  # export.model_placeholder
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting} over {gpus} GPUs (layers split across them): {format} trains one copy per GPU; choose DDP, ZeRO or FSDP in the plan'),  # export.naive_split
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} has no setting for this; the file leaves it out'),  # export.not_expressible
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} offloads to the CPU only with DeepSpeed ZeRO or FSDP; with {sharding} the file keeps everything on the GPU'),  # export.offload_needs_sharding
+    QT_TRANSLATE_NOOP("Terms", 'the plan trains with {stack}; this file is for {format}, whose defaults differ in places'),  # export.other_stack
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} packs only with FlashAttention and refuses attn_impl {value}'),  # export.packing_flash
+    QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} has no setting for this and uses {default} ({source})'),  # export.stack_default
+    QT_TRANSLATE_NOOP("Terms", "start from the torchtune config shipped for the model's family and size with {recipe} (tune ls lists them); these overrides set the plan's settings"),  # export.torchtune_config
+    QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: torchtune's distributed recipes shard with FSDP only"),  # export.torchtune_fsdp
+    QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: {component} takes no fused argument: remove the config's optimizer.fused (~optimizer.fused)"),  # export.torchtune_optimizer
+    QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: set model._component_ to the model's qlora_ builder (torchtune.models.<family>.qlora_<family>_<size>), as the *_qlora configs do"),  # export.torchtune_qlora
+    QT_TRANSLATE_NOOP("Terms", 'packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only'),  # lengths.packing_not_modelled
+    QT_TRANSLATE_NOOP("Terms", '{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures are estimates'),  # lengths.sampled
+    QT_TRANSLATE_NOOP("Terms", 'dynamic padding: the longest example has {tokens:,} tokens, so the longest batch is {tokens:,} tokens per row, not the sequence length {seq_len:,}'),  # lengths.seq_len_shortened
+    QT_TRANSLATE_NOOP("Terms", '{count:,} of {counted:,} examples ({share:.1%}) are longer than the sequence length ({seq_len:,} tokens) and are cut to it'),  # lengths.truncated
     QT_TRANSLATE_NOOP("Terms", 'the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast'),  # plan.adapter_setting_fp32_master
     QT_TRANSLATE_NOOP("Terms", "the LoRA adapter setting ({setting}) does not apply: adapters inside their layer's FSDP unit take the weights' dtype"),  # plan.adapter_setting_fsdp_unit
     QT_TRANSLATE_NOOP("Terms", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used"),  # plan.compile_not_modelled
@@ -122,6 +171,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel'),  # plan.naive_split
     QT_TRANSLATE_NOOP("Terms", '{gpu} has no BF16 tensor cores: train in FP16 with loss scaling'),  # plan.no_bf16
     QT_TRANSLATE_NOOP("Terms", 'the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)'),  # plan.optimizer_in_backward_accumulation
+    QT_TRANSLATE_NOOP("Terms", "DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses the optimizer step into backward under ZeRO (torchtune's optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it does"),  # plan.optimizer_in_backward_zero
     QT_TRANSLATE_NOOP("Terms", 'paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)'),  # plan.paged_spill
     QT_TRANSLATE_NOOP("Terms", "sequence length {seq_len} exceeds the model's max_position_embeddings ({max_positions})"),  # plan.seq_beyond_context
     QT_TRANSLATE_NOOP("Terms", 'the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype'),  # plan.sharded_qlora_no_upcast
@@ -182,26 +232,29 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'several GPUs: each Block is activation-checkpointed'),  # stack.litgpt.9
     QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.llama-factory.0
     QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.llama-factory.1
-    QT_TRANSLATE_NOOP("Terms", 'packing is on only for stage pt; SFT pads each batch to its longest sequence'),  # stack.llama-factory.10
-    QT_TRANSLATE_NOOP("Terms", "flash_attn: auto leaves transformers' default, SDPA"),  # stack.llama-factory.11
+    QT_TRANSLATE_NOOP("Terms", 'enable_liger_kernel is off by default'),  # stack.llama-factory.10
+    QT_TRANSLATE_NOOP("Terms", 'packing is on only for stage pt; SFT pads each batch to its longest sequence'),  # stack.llama-factory.11
+    QT_TRANSLATE_NOOP("Terms", "flash_attn: auto leaves transformers' default, SDPA"),  # stack.llama-factory.12
     QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.llama-factory.2
     QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.llama-factory.3
     QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.llama-factory.4
-    QT_TRANSLATE_NOOP("Terms", 'trainable parameters are cast to FP32 unless pure_bf16, and PEFT gets autocast_adapter_dtype'),  # stack.llama-factory.5
-    QT_TRANSLATE_NOOP("Terms", 'full fine-tuning casts the trainable parameters to FP32 unless pure_bf16'),  # stack.llama-factory.6
-    QT_TRANSLATE_NOOP("Terms", 'no prepare_model_for_kbit_training; upcast_layernorm is off by default'),  # stack.llama-factory.7
-    QT_TRANSLATE_NOOP("Terms", 'gradient checkpointing is on unless disable_gradient_checkpointing'),  # stack.llama-factory.8
-    QT_TRANSLATE_NOOP("Terms", 'enable_liger_kernel is off by default'),  # stack.llama-factory.9
+    QT_TRANSLATE_NOOP("Terms", 'its ZeRO-3 example config leaves reduce_bucket_size and stage3_prefetch_bucket_size "auto": the Trainer fills them from the hidden size'),  # stack.llama-factory.5
+    QT_TRANSLATE_NOOP("Terms", 'trainable parameters are cast to FP32 unless pure_bf16, and PEFT gets autocast_adapter_dtype'),  # stack.llama-factory.6
+    QT_TRANSLATE_NOOP("Terms", 'full fine-tuning casts the trainable parameters to FP32 unless pure_bf16'),  # stack.llama-factory.7
+    QT_TRANSLATE_NOOP("Terms", 'no prepare_model_for_kbit_training; upcast_layernorm is off by default'),  # stack.llama-factory.8
+    QT_TRANSLATE_NOOP("Terms", 'gradient checkpointing is on unless disable_gradient_checkpointing'),  # stack.llama-factory.9
     QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.ms-swift.0
     QT_TRANSLATE_NOOP("Terms", "Trainer's default optimizer is adamw_torch_fused with PyTorch 2.8 or newer (adamw_torch before)"),  # stack.ms-swift.1
+    QT_TRANSLATE_NOOP("Terms", 'use_liger_kernel is off by default'),  # stack.ms-swift.10
+    QT_TRANSLATE_NOOP("Terms", 'packing and padding_free are off by default: each batch is padded to its longest sequence'),  # stack.ms-swift.11
     QT_TRANSLATE_NOOP("Terms", 'accelerate skips the FSDP gradient sync until the optimizer step (sync_each_batch=False)'),  # stack.ms-swift.2
     QT_TRANSLATE_NOOP("Terms", 'accelerate wraps each decoder layer; embeddings and LM head stay in the root unit'),  # stack.ms-swift.3
     QT_TRANSLATE_NOOP("Terms", 'PEFT upcasts the adapters to FP32 (autocast_adapter_dtype=True); Trainer runs them under BF16/FP16 autocast'),  # stack.ms-swift.4
-    QT_TRANSLATE_NOOP("Terms", "lora_dtype is unset by default, so PEFT's FP32 upcast of the adapters stays"),  # stack.ms-swift.5
-    QT_TRANSLATE_NOOP("Terms", 'ms-swift does not call prepare_model_for_kbit_training'),  # stack.ms-swift.6
-    QT_TRANSLATE_NOOP("Terms", 'gradient_checkpointing is on by default'),  # stack.ms-swift.7
-    QT_TRANSLATE_NOOP("Terms", 'use_liger_kernel is off by default'),  # stack.ms-swift.8
-    QT_TRANSLATE_NOOP("Terms", 'packing and padding_free are off by default: each batch is padded to its longest sequence'),  # stack.ms-swift.9
+    QT_TRANSLATE_NOOP("Terms", 'its ZeRO-3 config (--deepspeed zero3) leaves reduce_bucket_size and stage3_prefetch_bucket_size "auto": the Trainer fills them from the hidden size'),  # stack.ms-swift.5
+    QT_TRANSLATE_NOOP("Terms", 'its ZeRO-2 config (--deepspeed zero2) sets reduce_bucket_size 2e8'),  # stack.ms-swift.6
+    QT_TRANSLATE_NOOP("Terms", "lora_dtype is unset by default, so PEFT's FP32 upcast of the adapters stays"),  # stack.ms-swift.7
+    QT_TRANSLATE_NOOP("Terms", 'ms-swift does not call prepare_model_for_kbit_training'),  # stack.ms-swift.8
+    QT_TRANSLATE_NOOP("Terms", 'gradient_checkpointing is on by default'),  # stack.ms-swift.9
     QT_TRANSLATE_NOOP("Terms", 'FSDP reduce-scatters in every backward unless the loop wraps the accumulating micro-batches in no_sync()'),  # stack.pytorch.0
     QT_TRANSLATE_NOOP("Terms", 'the recipe builds the whole model, adapters included, in the configured dtype (bf16), without autocast'),  # stack.torchtune.0
     QT_TRANSLATE_NOOP("Terms", 'full fine-tuning trains the bf16 weights directly, no FP32 copy'),  # stack.torchtune.1
@@ -242,5 +295,14 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'host-bound: the CPU launches kernels more slowly than the GPU runs them ({share} % of the step); a larger micro-batch or a compiled stack is faster'),  # time.overhead_bound
     QT_TRANSLATE_NOOP("Terms", 'paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe at every optimizer step'),  # time.paged_spill
     QT_TRANSLATE_NOOP("Terms", 'examples of {tokens} tokens are truncated to seq_len {seq_len}'),  # time.truncated
+    QT_TRANSLATE_NOOP("Terms", "a reference copy next to a LoRA/QLoRA policy: TRL's DPOTrainer and KTOTrainer use the policy with its adapters disabled as the reference and load no copy unless you pass ref_model; the copy is counted as planned"),  # workload.copy_with_adapters
+    QT_TRANSLATE_NOOP("Terms", "KTO's KL term needs two or more examples per micro-batch: TRL's KTOTrainer refuses per_device_train_batch_size 1"),  # workload.kto_micro_batch
+    QT_TRANSLATE_NOOP("Terms", "TRL's {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no packing): a packed plan is estimated as planned, but TRL will run it padded"),  # workload.packed_unavailable
+    QT_TRANSLATE_NOOP("Terms", "TRL's Liger (fused) DPO and KTO losses refuse precomputed reference log-probs (the trainer raises ValueError): choose one of the two"),  # workload.precompute_fused
+    QT_TRANSLATE_NOOP("Terms", "reference log-probs precomputed (precompute_ref_log_probs): TRL runs the reference over the training set once before training ({hours:.2f} h, in the plan's time) and holds no reference model during it"),  # workload.precomputed_pass
+    QT_TRANSLATE_NOOP("Terms", '{workload} uses no reference model: the reference setting ({reference}) is ignored'),  # workload.reference_ignored
+    QT_TRANSLATE_NOOP("Terms", 'a reward model has no vocabulary logits: fused cross-entropy changes nothing'),  # workload.reward_fused
+    QT_TRANSLATE_NOOP("Terms", 'full fine-tuning has no frozen base to share: TRL loads a frozen copy of the model as the reference, which is what is counted'),  # workload.shared_full
+    QT_TRANSLATE_NOOP("Terms", 'under ZeRO-{stage} TRL prepares the reference copy with ZeRO disabled (stage 0): every GPU holds all of it'),  # workload.zero_stage0_copy
     QT_TRANSLATE_NOOP("Terms", ' × {calibration} (calibrated from your run)'),  # calibration_suffix
 )

@@ -24,6 +24,7 @@ from tuneplan import catalog
 from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
 from tuneplan.storage.recent_models import RecentModel, RecentModelsError, remember_model
+from tuneplan.ui.dataset_file_dialog import DatasetFileDialog
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
 from tuneplan.ui.hub_model import HubModelField
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS, plain_tooltip
@@ -345,6 +346,27 @@ class DatasetPanel(FieldPanel):
                                    "Accepts 50M, 1.5B, 2e9"))
         self.add_float("dataset.padding_efficiency", self.tr("Padding efficiency"), 0.01, 1.0, decimals=2, step=0.05,
                        tip=self.tr("Real tokens / computed tokens when sequences are padded (1.00 = no waste)"))
+        # your own file, counted with the model's tokenizer (issue #19)
+        self.file_button = QPushButton(self.tr("From a file…"))
+        self.file_button.setAccessibleName(self.tr("Dataset from a file"))
+        self.file_button.setToolTip(self.tr("Count the tokens of your JSONL, JSON, CSV or Parquet file with the "
+                                            "model's tokenizer and set examples, tokens per example and padding "
+                                            "from it"))
+        self.file_button.clicked.connect(self.open_file_dialog)
+        self.add_widget_row("", self.file_button)
+        self.file_dialog: DatasetFileDialog | None = None
+
+    def open_file_dialog(self) -> DatasetFileDialog:
+        """Show Dataset from a file (window-modal; it writes to the store only on Apply)."""
+        dialog = DatasetFileDialog(self.store, self.window())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(self._file_dialog_closed)
+        self.file_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _file_dialog_closed(self, _result: int) -> None:
+        self.file_dialog = None
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Examples x tokens are replaced by total tokens; padding efficiency does not apply to packing."""
