@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import QDateEdit, QDialogButtonBox, QDoubleSpinBox, QMessageBox
@@ -12,6 +14,12 @@ from tuneplan.storage import price_book as pb
 from tuneplan.storage.price_book import bundled_key, load_price_book, price_book_path
 from tuneplan.ui import price_book_view as pv
 from tuneplan.ui.price_book_view import AddPriceDialog
+
+
+@pytest.fixture(autouse=True)
+def _today(monkeypatch):
+    """The app runs on 2026-12-02 (prices seen before 2026-09-03 are old), whatever day the tests run."""
+    monkeypatch.setattr(pv, "app_today", lambda: date(2026, 12, 2))
 
 
 @pytest.fixture
@@ -32,7 +40,8 @@ def test_menu_opens_the_price_table(window, prices):
     assert any(a.text() == "&Tools" for a in window.menuBar().actions())
     assert prices.model.rowCount() == len(catalog.list_prices())
     headers = [prices.model.headerData(c, Qt.Orientation.Horizontal) for c in range(prices.model.columnCount())]
-    assert headers == ["Provider", "GPU", "Kind", "USD / GPU-hour", "Billing", "Date seen", "Yours", "Source"]
+    assert headers == ["Provider", "GPU", "Kind", "Node", "USD / GPU-hour", "Billing", "Date seen", "Origin",
+                       "Source"]
     # every price shows its date; the bundled ones as seen
     first = prices.model.price(0).entry
     assert prices.model.index(0, pv.DATE).data() == (first.date_seen or "undated")

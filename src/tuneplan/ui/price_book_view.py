@@ -4,9 +4,14 @@
   saves every change at once (atomic write) and emits ``changed``. It is also where the store and
   the hardware panel get their offers (``prices_for_gpu``, ``default_price``) and where the GPU
   comparison gets its prices (``comparison_prices``): everything uses the effective prices.
-* :class:`PriceTableModel` / :class:`PriceBookView`: every price with provider, GPU, kind, USD per
-  GPU-hour, billing, date seen, whether it is yours, and its source. Price, billing and date edit
-  inline; "Add price…", "Reset to bundled" (selected rows) and "Reset all…".
+* :class:`PriceTableModel` / :class:`PriceBookView`: every price with provider, GPU, kind, GPUs per
+  node and interconnect, USD per GPU-hour, billing, date seen (older than 90 days on the day the app
+  runs is marked "old"), where it comes from, and its source. Price, billing and date edit inline;
+  "Add price…", "Reset to bundled" (selected rows) and "Reset all…".
+* "Refresh prices" fetches the public catalogs (:mod:`tuneplan.storage.price_refresh`) in a worker
+  thread (:class:`PriceRefreshWorker`, a QThread): the window stays usable, a status line says what is
+  happening, Cancel stops it, and the result (added / updated / kept, the catalogs that failed) is
+  shown in the dialog; the table, the offers and the plan's price follow. Your edits stay on top.
 * :func:`install_price_book` wires it into the main window: Tools → Prices…, the plan's price
   follows an edit of the offer it uses, and a damaged price book file is reported once.
 """
@@ -15,7 +20,9 @@ from __future__ import annotations
 
 import html
 import logging
+import threading
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +37,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    QThread,
     QTimer,
     Signal,
 )
@@ -57,7 +65,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan import catalog
-from tuneplan.catalog.prices import PriceEntry
+from tuneplan.catalog.prices import OLD_PRICE_DAYS, PriceEntry, is_old_price, price_age_days
 from tuneplan.storage.price_book import (
     MAX_USD_PER_GPU_HOUR,
     EffectivePrice,
@@ -67,6 +75,7 @@ from tuneplan.storage.price_book import (
     price_book_path,
     save_price_book,
 )
+from tuneplan.storage.price_snapshot import PriceSnapshot, price_snapshot_path
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, TranslatedLabels, plain_message_box, plain_tooltip, plain_usd
 from tuneplan.ui.menus import tools_menu
 
@@ -75,8 +84,12 @@ __all__ = [
     "PriceBookController",
     "PriceBookDialog",
     "PriceBookView",
+    "PriceRefreshWorker",
     "PriceTableModel",
+    "app_today",
     "install_price_book",
+    "node_text",
+    "offer_text",
     "refilter",
 ]
 
@@ -85,22 +98,26 @@ log = logging.getLogger(__name__)
 #: Qt's translation function under the name pyside6-lupdate extracts from.
 translate = QCoreApplication.translate
 
-PROVIDER, GPU, KIND, PRICE, BILLING, DATE, STATUS, SOURCE = range(8)
+PROVIDER, GPU, KIND, NODE, PRICE, BILLING, DATE, STATUS, SOURCE = range(9)
 COLUMNS = [QT_TRANSLATE_NOOP("PriceTableModel", "Provider"), "GPU", QT_TRANSLATE_NOOP("PriceTableModel", "Kind"),
+           QT_TRANSLATE_NOOP("PriceTableModel", "Node"),
            QT_TRANSLATE_NOOP("PriceTableModel", "USD / GPU-hour"), QT_TRANSLATE_NOOP("PriceTableModel", "Billing"),
-           QT_TRANSLATE_NOOP("PriceTableModel", "Date seen"), QT_TRANSLATE_NOOP("PriceTableModel", "Yours"),
+           QT_TRANSLATE_NOOP("PriceTableModel", "Date seen"), QT_TRANSLATE_NOOP("PriceTableModel", "Origin"),
            QT_TRANSLATE_NOOP("PriceTableModel", "Source")]
 _HEADER_TIPS = [
     QT_TRANSLATE_NOOP("PriceTableModel", "Cloud or marketplace"),
     QT_TRANSLATE_NOOP("PriceTableModel", "The provider's name for the GPU (catalog GPU in the tooltip)"),
     QT_TRANSLATE_NOOP("PriceTableModel",
                       "on-demand: dependable; community/spot: can be reclaimed mid-run; serverless: per request"),
+    QT_TRANSLATE_NOOP("PriceTableModel",
+                      "GPUs in the instance or node this price is for, and how they are linked, where the source says"),
     QT_TRANSLATE_NOOP("PriceTableModel", "Price per GPU per hour (USD); double-click to edit"),
     QT_TRANSLATE_NOOP("PriceTableModel", "How the provider rounds GPU time up; double-click to edit"),
-    QT_TRANSLATE_NOOP("PriceTableModel",
-                      "When the price was seen; your edits carry the date you give them. Double-click to edit"),
-    QT_TRANSLATE_NOOP("PriceTableModel", "edited: you changed a bundled price · added: a price you added"),
-    QT_TRANSLATE_NOOP("PriceTableModel", "Where the bundled price came from"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "When the price was seen (older than 90 days: marked old); your edits "
+                      "carry the date you give them. Double-click to edit"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "edited: you changed a price · added: a price you added · refreshed: from "
+                      "the last “Refresh prices” · empty: as bundled"),
+    QT_TRANSLATE_NOOP("PriceTableModel", "Where the price came from"),
 ]
 #: Billing granularity by value, in the UI language when looked up.
 BILLING_LABELS = TranslatedLabels("PriceTableModel", {
@@ -111,6 +128,7 @@ BILLING_LABELS = TranslatedLabels("PriceTableModel", {
 #: Where a price comes from (``EffectivePrice.origin``) as the "Yours" column says it.
 ORIGIN_LABELS = TranslatedLabels("PriceTableModel", {
     "bundled": "",
+    "refreshed": QT_TRANSLATE_NOOP("PriceTableModel", "refreshed"),
     "edited": QT_TRANSLATE_NOOP("PriceTableModel", "edited"),
     "added": QT_TRANSLATE_NOOP("PriceTableModel", "added"),
 })
@@ -118,9 +136,52 @@ KINDS = ["on-demand", "community", "spot", "serverless"]
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 KEY_ROLE = Qt.ItemDataRole.UserRole + 2
 #: Starting column widths (px); the source column takes the rest and long text is elided.
-_WIDTHS = {PROVIDER: 150, GPU: 230, KIND: 92, PRICE: 104, BILLING: 92, DATE: 150, STATUS: 64}
+_WIDTHS = {PROVIDER: 150, GPU: 230, KIND: 92, NODE: 150, PRICE: 104, BILLING: 92, DATE: 150, STATUS: 72}
 EDITED_BG = QColor("#fff4d6")
 ADDED_BG = QColor("#e6f4ea")
+#: The date of a price older than OLD_PRICE_DAYS (dark amber: readable on the light and the dark theme's base).
+OLD_FG = QColor("#b35c00")
+
+
+def app_today() -> date:
+    """The day the app runs (the price book's ``today`` unless one is passed in)."""
+    return date.today()
+
+
+def _sizes(sizes: tuple[int, ...]) -> str:
+    if len(sizes) >= 3 and list(sizes) == list(range(sizes[0], sizes[-1] + 1)):
+        return f"{sizes[0]}-{sizes[-1]}"
+    return "/".join(str(n) for n in sizes)
+
+
+def node_text(entry: PriceEntry) -> str:
+    """GPUs per node and interconnect as the table shows them: ``8 GPUs · NVLink (SXM)``, ``1-8 GPUs``, ``""``."""
+    if len(entry.node_sizes) > 1:
+        gpus = translate("PriceTableModel", "{n} GPUs").format(n=_sizes(entry.node_sizes))
+    elif entry.gpus_per_node == 1:
+        gpus = translate("PriceTableModel", "1 GPU")
+    elif entry.gpus_per_node:
+        gpus = translate("PriceTableModel", "{n} GPUs").format(n=entry.gpus_per_node)
+    else:
+        gpus = ""
+    return " · ".join(x for x in (gpus, entry.interconnect) if x)
+
+
+def date_text(date_seen: str, today: date) -> str:
+    """A price's date as shown: the date, ``undated``, or the date marked ``old`` (more than 90 days before today)."""
+    if not date_seen:
+        return translate("PriceTableModel", "undated")
+    if is_old_price(date_seen, today):
+        return translate("PriceTableModel", "{date} · old").format(date=date_seen)
+    return date_seen
+
+
+def offer_text(entry: PriceEntry, today: date) -> str:
+    """One offer in a list (the hardware panel's offer picker): provider, kind, price and its date, old ones marked:
+    ``RunPod · on-demand · $0.69/h · 2026-12-01``, ``Vast.ai · community · $0.40/h · 2026-03-10 · old``."""
+    return translate("PriceBookView", "{provider} · {kind} · ${price}/h · {date}").format(
+        provider=entry.provider, kind=OFFER_KIND_LABELS.get(entry.kind, entry.kind),
+        price=f"{entry.usd_per_gpu_hour:.2f}", date=date_text(entry.date_seen, today))
 
 
 def _message(exc: Exception) -> str:
@@ -138,7 +199,9 @@ class PriceBookController(QObject):
 
     Args:
         book: a loaded book (default: :func:`~tuneplan.storage.price_book.load_price_book`).
-        path: the file (default ``<data>/price_book.json``).
+        path: the file (default ``<data>/price_book.json``; the refreshed prices live beside it).
+        today: the day the app runs, for marking old prices (default :func:`app_today`; tests fix it).
+        source_url: where "Refresh prices" fetches from (default: ``$TUNEPLAN_PRICES_URL``, else gpuhunt's bucket).
 
     Signals:
         changed(): the effective prices changed (``previous`` holds the prices before).
@@ -149,12 +212,32 @@ class PriceBookController(QObject):
     failed = Signal(str)
 
     def __init__(self, book: PriceBook | None = None, path: Path | None = None,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, today: Callable[[], date] | None = None,
+                 source_url: str | None = None) -> None:
         super().__init__(parent)
         self.path = path
         self.book = book if book is not None else load_price_book(path)
         self.previous: list[EffectivePrice] = self.book.effective_prices()
         self.last_error = ""
+        self._today = today
+        self.source_url = source_url
+        #: Keyword arguments for :func:`~tuneplan.storage.price_refresh.refresh_prices` (``timeout``, ``providers``).
+        self.refresh_options: dict[str, Any] = {}
+
+    def today(self) -> date:
+        """The day the app runs."""
+        return self._today() if self._today is not None else app_today()
+
+    def snapshot_path(self) -> Path:
+        """Where the refreshed prices are kept (beside the price book)."""
+        return price_snapshot_path(self.path.parent) if self.path is not None else price_snapshot_path()
+
+    def apply_snapshot(self, snapshot: PriceSnapshot | None) -> None:
+        """Use freshly refreshed prices (already saved by the refresh); the user's edits stay on top."""
+        before = self.book.effective_prices()
+        self.book.set_snapshot(snapshot)
+        self.previous = before
+        self.changed.emit()
 
     # ------------------------------------------------------------------ the store's price source
     def effective_prices(self) -> list[EffectivePrice]:
@@ -189,7 +272,7 @@ class PriceBookController(QObject):
         """The user's (edited or added) price points, by GPU id."""
         out: dict[str, set[PriceEntry]] = {}
         for p in self.book.effective_prices():
-            if p.origin != "bundled":
+            if p.is_yours:
                 out.setdefault(p.entry.gpu_id, set()).add(p.entry)
         return out
 
@@ -307,8 +390,9 @@ class PriceTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return {
                 PROVIDER: e.provider, GPU: e.gpu_label, KIND: OFFER_KIND_LABELS.get(e.kind, e.kind),
-                PRICE: plain_usd(e.usd_per_gpu_hour), BILLING: BILLING_LABELS.get(e.billing, e.billing),
-                DATE: e.date_seen or self.tr("undated"), STATUS: ORIGIN_LABELS.get(p.origin, p.origin),
+                NODE: node_text(e), PRICE: plain_usd(e.usd_per_gpu_hour),
+                BILLING: BILLING_LABELS.get(e.billing, e.billing),
+                DATE: date_text(e.date_seen, self.controller.today()), STATUS: ORIGIN_LABELS.get(p.origin, p.origin),
                 SOURCE: e.source,
             }.get(col)
         if role == Qt.ItemDataRole.EditRole:
@@ -316,6 +400,8 @@ class PriceTableModel(QAbstractTableModel):
         if role == SORT_ROLE:
             if col == PRICE:
                 return e.usd_per_gpu_hour
+            if col == NODE:
+                return f"{e.gpus_per_node:04d} {e.interconnect}".lower()
             return str(self.data(index, Qt.ItemDataRole.DisplayRole) or "").lower()
         if role == KEY_ROLE:
             return p.key
@@ -323,31 +409,49 @@ class PriceTableModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole:
             return QBrush(EDITED_BG) if p.origin == "edited" else QBrush(ADDED_BG) if p.origin == "added" else None
+        if role == Qt.ItemDataRole.ForegroundRole and col == DATE and is_old_price(e.date_seen, self.controller.today()):
+            return QBrush(OLD_FG)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(p, col)
+            return self._tooltip(p, col, self.controller.today())
         return None
 
     @staticmethod
-    def _tooltip(p: EffectivePrice, col: int) -> str:
+    def _tooltip(p: EffectivePrice, col: int, today: date) -> str:
         e = p.entry
         if col == GPU:
             gpu = e.gpu_id or translate("PriceTableModel", "not in the catalog")
             return translate("PriceTableModel", "{label} — catalog GPU: {gpu}").format(
                 label=html.escape(e.gpu_label), gpu=html.escape(gpu))
         if col == STATUS or (p.origin == "edited" and col in (PRICE, BILLING, DATE)):
-            if p.origin == "edited" and p.bundled is not None:
-                b = p.bundled
-                return translate("PriceTableModel", "You edited this price. Bundled: {price} per GPU-hour, "
-                                 "{billing}, seen {date}").format(
+            if p.origin == "edited" and p.base is not None:
+                b = p.base
+                template = (translate("PriceTableModel", "You edited this price. Refreshed: {price} per GPU-hour, "
+                                      "{billing}, seen {date}") if p.refreshed is not None else
+                            translate("PriceTableModel", "You edited this price. Bundled: {price} per GPU-hour, "
+                                      "{billing}, seen {date}"))
+                return template.format(
                     price=f"${b.usd_per_gpu_hour:.2f}", billing=BILLING_LABELS.get(b.billing, b.billing),
                     date=html.escape(b.date_seen or translate("PriceTableModel", "undated")))
             if p.origin == "added":
                 return translate("PriceTableModel", "A price you added")
+            if p.origin == "refreshed":
+                return translate("PriceTableModel", "From the last “Refresh prices”")
             return translate("PriceTableModel", "As bundled with Tuneplan")
         if col == BILLING:
             return plain_tooltip(e.billing_text or BILLING_LABELS.get(e.billing, e.billing))
+        if col == NODE:
+            return plain_tooltip(" · ".join(x for x in (node_text(e), e.notes) if x))
         if col == DATE:
-            return (html.escape(e.date_seen or translate("PriceTableModel", "undated")) + "<br>"
+            age = price_age_days(e.date_seen, today)
+            if age is None:
+                seen = translate("PriceTableModel", "Undated: its age is not known")
+            elif age > OLD_PRICE_DAYS:
+                seen = translate("PriceTableModel", "Seen %n day(s) before today: older than {days} days, so it has "
+                                 "probably moved. Check the provider's page or refresh the prices.", "", age).format(
+                    days=OLD_PRICE_DAYS)
+            else:
+                seen = translate("PriceTableModel", "Seen %n day(s) before today", "", age)
+            return (html.escape(e.date_seen or "") + ("<br>" if e.date_seen else "") + seen + "<br>"
                     + translate("PriceTableModel", "Double-click to change (your date)"))
         if col == PRICE:
             return translate("PriceTableModel", "USD per GPU per hour; double-click to change")
@@ -412,7 +516,7 @@ class PriceFilterProxy(QSortFilterProxyModel):
         if not isinstance(model, PriceTableModel):
             return True
         p = model.price(source_row)
-        if self.only_yours and p.origin == "bundled":
+        if self.only_yours and not p.is_yours:
             return False
         if not self.text:
             return True
@@ -625,17 +729,40 @@ class PriceBookView(QWidget):
         bottom.addWidget(self.reset_button)
         bottom.addWidget(self.reset_all_button)
 
+        self.refresh_worker: PriceRefreshWorker | None = None
+        self.refresh_button = QPushButton(self.tr("Refresh prices"))
+        self.refresh_button.setToolTip(self.tr(
+            "Fetch today's prices from public catalogs (dstack's gpuhunt: AWS, Azure, GCP, Lambda, Nebius, OCI, "
+            "RunPod, Verda, CloudRift). Your edits and the prices you added are kept"))
+        self.refresh_button.clicked.connect(lambda: self.refresh_prices())
+        self.cancel_refresh_button = QPushButton(self.tr("Cancel"))
+        self.cancel_refresh_button.setToolTip(self.tr("Stop the refresh; nothing changes"))
+        self.cancel_refresh_button.setEnabled(False)
+        self.cancel_refresh_button.clicked.connect(lambda: self.cancel_refresh())
+        self.refresh_status = QLabel()
+        self.refresh_status.setTextFormat(Qt.TextFormat.PlainText)  # names a URL and catalog versions
+        self.refresh_status.setWordWrap(True)
+        self.refresh_status.setAccessibleName(self.tr("Price refresh status"))
+        self.refresh_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        refresh_row = QHBoxLayout()
+        refresh_row.addWidget(self.refresh_status, 1)
+        refresh_row.addWidget(self.refresh_button)
+        refresh_row.addWidget(self.cancel_refresh_button)
+
         col = QVBoxLayout(self)
         col.setContentsMargins(8, 8, 8, 8)
         col.addWidget(self.banner)
         col.addLayout(top)
         col.addWidget(self.table, 1)
+        col.addLayout(refresh_row)
         col.addLayout(bottom)
 
         controller.changed.connect(self._on_changed)
         controller.failed.connect(self.show_message)
-        if controller.book.notice:
-            self.show_message(controller.book.notice)
+        notices = [n for n in (controller.book.notice, controller.book.snapshot_notice) if n]
+        if notices:
+            self.show_message("\n".join(notices))
+        self.refresh_status.setText(self._snapshot_status())
         self._on_changed()
 
     # ------------------------------------------------------------------ dialogs (patchable in tests)
@@ -691,7 +818,7 @@ class PriceBookView(QWidget):
 
     def reset_all(self, confirmed: bool = False) -> int:
         """Forget every edit and addition (asks first)."""
-        mine = sum(1 for p in self.controller.effective_prices() if p.origin != "bundled")
+        mine = sum(1 for p in self.controller.effective_prices() if p.is_yours)
         if not mine:
             return 0
         if not confirmed and not self.confirm(
@@ -715,15 +842,156 @@ class PriceBookView(QWidget):
             where = self.tr("your data folder")
         yours = (self.tr("{edited} edited, {added} added").format(edited=edited, added=added) if edited or added
                  else self.tr("none of them changed by you"))
+        today = self.controller.today()
+        old = sum(1 for p in prices if is_old_price(p.entry.date_seen, today))
+        refreshed = sum(1 for p in prices if p.refreshed is not None)
+        parts = [yours]
+        snapshot = self.controller.book.snapshot
+        if refreshed and snapshot is not None:
+            parts.append(self.tr("{n} refreshed on {date}").format(n=refreshed, date=snapshot.date))
+        if old:
+            parts.append(self.tr("{n} older than {days} days").format(n=old, days=OLD_PRICE_DAYS))
         self.counts.setText(self.tr("{n} prices (USD per GPU per hour) · {yours} · saved in {where}").format(
-            n=len(prices), yours=yours, where=where))
+            n=len(prices), yours=" · ".join(parts), where=where))
         self._update_buttons()
+
+    # ------------------------------------------------------------------ refresh
+    @property
+    def refreshing(self) -> bool:
+        """A refresh is running."""
+        return self.refresh_worker is not None
+
+    def _snapshot_status(self) -> str:
+        snapshot = self.controller.book.snapshot
+        if snapshot is None:
+            last = catalog.price_dates().last
+            return self.tr("Bundled prices, seen up to {date}. “Refresh prices” fetches today's.").format(date=last)
+        reached = [s.name for s in snapshot.providers if not s.error]
+        return self.tr("Prices last refreshed on {date} from {providers}.").format(
+            date=snapshot.date, providers=", ".join(reached) or "-")
+
+    def refresh_prices(self) -> PriceRefreshWorker | None:
+        """Start a refresh in a worker thread (returns it; ``None`` when one is already running)."""
+        if self.refresh_worker is not None:
+            return None
+        c = self.controller
+        worker = PriceRefreshWorker({
+            "source_url": c.source_url, "book": c.book.model_copy(deep=True), "book_path": c.path,
+            "snapshot_path": c.snapshot_path(), **c.refresh_options})
+        worker.progress.connect(self._on_refresh_progress)
+        worker.done.connect(self._on_refresh_done)
+        self.refresh_worker = worker
+        self.refresh_button.setEnabled(False)
+        self.cancel_refresh_button.setEnabled(True)
+        self.refresh_status.setText(self.tr("Fetching today's prices…"))
+        worker.start()
+        return worker
+
+    def cancel_refresh(self) -> None:
+        """Stop the running refresh (it ends within a fraction of a second; nothing changes)."""
+        if self.refresh_worker is not None:
+            self.refresh_worker.cancel.set()
+            self.cancel_refresh_button.setEnabled(False)
+            self.refresh_status.setText(self.tr("Cancelling…"))
+
+    def _on_refresh_progress(self, done: int, total: int) -> None:
+        if self.refresh_worker is not None and not self.refresh_worker.cancel.is_set():
+            self.refresh_status.setText(self.tr("Fetching today's prices… {done} of {total} catalogs").format(
+                done=done, total=total))
+
+    def _on_refresh_done(self, result: Any) -> None:
+        self.refresh_worker = None
+        self.refresh_button.setEnabled(True)
+        self.cancel_refresh_button.setEnabled(False)
+        if isinstance(result, BaseException):
+            self.refresh_status.setText(self.tr("The refresh failed: {error}").format(error=str(result)[:300]))
+            return
+        if result.cancelled:
+            self.refresh_status.setText(self.tr("Refresh cancelled: nothing changed."))
+            return
+        snapshot = result.snapshot
+        if not result.ok:
+            kept = (self.tr("The prices refreshed on {date} stay in use.").format(date=snapshot.date)
+                    if snapshot is not None else self.tr("The bundled prices stay in use."))
+            self.refresh_status.setText(self.tr("Could not refresh the prices: no catalog answered. {kept}").format(
+                kept=kept))
+            self.show_message("\n".join(result.errors))
+            return
+        self.controller.apply_snapshot(snapshot)
+        c = result.changes
+        text = self.tr("Refreshed on {date}: {added} added, {updated} updated, {kept} kept, {removed} removed.").format(
+            date=snapshot.date if snapshot else "?", added=len(c.added), updated=len(c.updated), kept=c.kept,
+            removed=len(c.removed))
+        if c.kept_yours:
+            text += " " + self.tr("%n of your edits kept over the refreshed price.", "", c.kept_yours)
+        if result.skipped:
+            text += " " + self.tr("%n malformed row(s) skipped.", "", result.skipped)
+        self.refresh_status.setText(text)
+        problems = [*result.errors, *([result.save_error] if result.save_error else [])]
+        self.show_message("\n".join(problems))
 
     def _update_buttons(self) -> None:
         keys = self.selected_keys()
-        mine = {p.key for p in self.controller.effective_prices() if p.origin != "bundled"}
+        mine = {p.key for p in self.controller.effective_prices() if p.is_yours}
         self.reset_button.setEnabled(any(k in mine for k in keys))
         self.reset_all_button.setEnabled(bool(mine))
+
+
+#: Refresh threads still running (a QThread must outlive its run, whatever happens to the view that started it).
+_WORKERS: set[PriceRefreshWorker] = set()
+
+
+class PriceRefreshWorker(QThread):
+    """Runs :func:`~tuneplan.storage.price_refresh.refresh_prices` off the GUI thread.
+
+    Args:
+        options: keyword arguments for ``refresh_prices`` (``cancel`` and ``progress`` are the worker's).
+
+    Signals:
+        progress(int, int): catalogs done so far, of how many.
+        done(object): the :class:`~tuneplan.storage.price_refresh.RefreshResult`, or the exception that escaped.
+    """
+
+    progress = Signal(int, int)
+    done = Signal(object)
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        super().__init__()
+        self.options = options
+        self.cancel = threading.Event()
+        self.result: Any = None
+        _WORKERS.add(self)
+        self.finished.connect(self._forget)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.stop)
+
+    def run(self) -> None:  # the worker thread
+        """Fetch, parse and save; emit ``done``."""
+        from tuneplan.storage.price_refresh import PROVIDERS, refresh_prices
+
+        total = len(self.options.get("providers") or PROVIDERS)
+        count = [0]
+
+        def step(_line: str) -> None:
+            count[0] += 1
+            self.progress.emit(count[0], total)
+
+        try:
+            self.result = refresh_prices(cancel=self.cancel, progress=step, **self.options)
+        except Exception as exc:  # noqa: BLE001 - shown in the dialog, never a dead thread
+            log.exception("price refresh failed")
+            self.result = exc
+        self.done.emit(self.result)
+
+    def stop(self, wait_ms: int = 3000) -> None:
+        """Cancel and wait for the thread (the app is quitting)."""
+        self.cancel.set()
+        self.wait(wait_ms)
+
+    def _forget(self) -> None:
+        _WORKERS.discard(self)
+        self.deleteLater()
 
 
 class PriceBookDialog(QDialog):
