@@ -137,10 +137,12 @@ class TimeEstimate(_Frozen):
         mfu: achieved model FLOPs utilisation against the spec peak (0-1), an output of the step model.
         tokens_per_second: training throughput per GPU; ``tokens_per_second_low``/``_high`` its likely range.
         step_seconds: seconds of one optimizer step on one GPU; ``step_terms`` its seven parts (``matmul``,
-            ``attention``, ``other_kernels``, ``optimizer``, ``communication``, ``offload``, ``fixed``), each a
+            ``attention``, ``other_kernels``, ``optimizer``, ``communication``, ``offload``, ``fixed``), and an eighth,
+            ``reference``, for DPO/KTO's forward passes without gradients (``core/workload.py``), each a
             :class:`~tuneplan.core.terms.Term` in seconds per step with its parts, adding up to ``step_seconds``.
-        tokens_per_step: tokens one GPU computes per optimizer step.
-        phases: seconds per phase (``setup``, ``training``, ``evaluation``, ``checkpoints``).
+        tokens_per_step: tokens one GPU computes per optimizer step (pair workloads: chosen and rejected rows).
+        phases: seconds per phase (``setup``, ``training``, ``evaluation``, ``checkpoints``; ``reference_logps``, before
+            training, when a DPO/KTO reference's log-probs are precomputed).
         seconds: the sum of the phases; ``low_seconds``/``high_seconds`` the likely range (the training phase
             scaled by the measured error of the step model, ``tuneplan.core.throughput.MEASURED_TIME_ERROR``, or
             by a pilot run's spread when calibrated).

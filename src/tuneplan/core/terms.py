@@ -48,7 +48,9 @@ class Term(_Frozen):
 
     Attributes:
         key: stable identifier (for time: ``matmul``, ``attention``, ``other_kernels``, ``optimizer``,
-            ``communication``, ``offload``, ``fixed``); its formula template is ``FORMULAS[key]``.
+            ``communication``, ``offload``, ``fixed``, ``reference``; for memory parts, ``core/workload.py``'s
+            ``reference_weights``, ``reference_activations``, ``reference_logits``, ``policy_logps``, ``head_cast``,
+            ``value_head``); its formula template is ``FORMULAS[key]``.
         value: the term, in ``unit`` (seconds per optimizer step for time terms).
         unit: the unit of ``value``.
         parts: the named quantities (each with unit and source).
