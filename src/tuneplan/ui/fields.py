@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QSizePolicy,
     QSpinBox,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -123,8 +124,60 @@ class FieldPanel(QGroupBox):
         self.form.setHorizontalSpacing(10)
         self.form.setVerticalSpacing(6)
         self.fields: dict[str, _Field] = {}
+        #: paths of the fields inside the collapsed "Advanced" section (:meth:`begin_advanced`)
+        self.advanced_paths: set[str] = set()
+        self.advanced_toggle: QToolButton | None = None
+        self.advanced_body: QWidget | None = None
+        self._main_form: QFormLayout | None = None
         store.scenario_changed.connect(self.refresh)
         store.error.connect(self._on_error)
+
+    # ------------------------------------------------------------------ the Advanced section
+    def begin_advanced(self, note: str) -> None:
+        """Put the fields added from here on into a collapsed "Advanced" section under the others, with ``note``
+        (what the defaults assume) at its top; :meth:`end_advanced` goes back to the main form. The section opens
+        by itself when one of its fields is rejected, so no error stays hidden."""
+        toggle = QToolButton()
+        toggle.setText(self.tr("Advanced"))
+        toggle.setCheckable(True)
+        toggle.setChecked(False)
+        toggle.setArrowType(Qt.ArrowType.RightArrow)
+        toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        toggle.setAutoRaise(True)
+        toggle.setAccessibleName(self.tr("{title}: advanced settings").format(title=self.title().replace("&&", "&")))
+        body = QWidget()
+        form = QFormLayout(body)
+        form.setContentsMargins(0, 0, 0, 0)
+        for name in ("setFieldGrowthPolicy", "setRowWrapPolicy", "setLabelAlignment", "setHorizontalSpacing",
+                     "setVerticalSpacing"):
+            getter = name[3].lower() + name[4:]
+            getattr(form, name)(getattr(self.form, getter)())
+        hint = QLabel(note)
+        hint.setWordWrap(True)
+        hint.setTextFormat(Qt.TextFormat.PlainText)
+        hint.setObjectName("advancedNote")
+        form.addRow(hint)
+        body.setVisible(False)
+
+        def show(open_: bool) -> None:
+            body.setVisible(open_)
+            toggle.setArrowType(Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow)
+
+        toggle.toggled.connect(show)
+        self.form.addRow(toggle)
+        self.form.addRow(body)
+        self.advanced_toggle, self.advanced_body = toggle, body
+        self._main_form, self.form = self.form, form
+
+    def end_advanced(self) -> None:
+        """Back to the main form after :meth:`begin_advanced`."""
+        if self._main_form is not None:
+            self.form, self._main_form = self._main_form, None
+
+    def open_advanced(self, open_: bool = True) -> None:
+        """Open (or close) the Advanced section, if the panel has one."""
+        if self.advanced_toggle is not None:
+            self.advanced_toggle.setChecked(open_)
 
     # ------------------------------------------------------------------ building
     def _add(self, path: str, label: str, widget: QWidget, write: Callable[[Any], None], tip: str = "") -> QWidget:
@@ -152,6 +205,8 @@ class FieldPanel(QGroupBox):
             text.setBuddy(widget)
             self.form.addRow(text, container)
         self.fields[path] = _Field(path, widget, label, write, message, container)
+        if self._main_form is not None:
+            self.advanced_paths.add(path)
         return widget
 
     def add_int(self, path: str, label: str, lo: int, hi: int, *, suffix: str = "", step: int = 1,
@@ -298,6 +353,8 @@ class FieldPanel(QGroupBox):
         field.message.setText(self.tr("{label} {message}. The plan still uses the last valid value.").format(
             label=field.label, message=message) if invalid else "")
         field.message.setVisible(invalid)
+        if invalid and path in self.advanced_paths:
+            self.open_advanced()  # a rejected value is shown where it was typed, never hidden
         field.container.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         if not invalid:
             field.widget.blockSignals(True)

@@ -215,14 +215,8 @@ class MethodPanel(FieldPanel):
         self.add_choice("training.precision", self.tr("Precision"), [
             ("bf16", "BF16"), ("fp16", self.tr("FP16 (loss scaling)")), ("fp32", "FP32")],
             tip=self.tr("Weights, gradients and optimizer states in this precision; tick FP32 weights for mixed precision"))
-        self.add_check("training.master_weights", self.tr("FP32 weights (mixed precision)"), on="fp32", off="none",
-                       tip=self.tr("Full fine-tuning: FP32 weights, gradients and AdamW states (16 B per parameter) "
-                                   "under BF16/FP16 autocast. LoRA: an FP32 frozen base under autocast. "
-                                   "Not for QLoRA (the base is NF4)."))
         self.add_choice("training.optimizer", self.tr("Optimizer"),
                         [(key, OPTIMIZER_LABELS.get(key, label)) for key, label in OPTIMIZER_LABELS_EN.items()])
-        self.add_check("training.optimizer_in_backward", self.tr("Optimizer step in backward"),
-                       tip=self.tr("Apply each gradient as soon as it is computed, so gradients are never all held at once"))
         self.add_int("training.lora_rank", self.tr("LoRA rank r"), 1, 4096,
                      tip=self.tr("Adapter rank; adapter size grows linearly with r"))
         self.add_float("training.lora_alpha", self.tr("LoRA alpha"), 0.1, 100_000, decimals=1, step=1,
@@ -232,6 +226,17 @@ class MethodPanel(FieldPanel):
         self.add_choice("training.lora_targets", self.tr("LoRA targets"), [
             ("q_v", self.tr("q and v projections")), ("qkvo", self.tr("q, k, v, o projections")),
             ("all-linear", self.tr("All linear layers"))])
+        self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
+                       tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
+        self.begin_advanced(self.tr(
+            "The defaults are pure BF16 training: weights, gradients and AdamW states in BF16. Tick FP32 weights for "
+            "mixed precision. \u201cI train with\u201d sets these fields as your stack does."))
+        self.add_check("training.master_weights", self.tr("FP32 weights (mixed precision)"), on="fp32", off="none",
+                       tip=self.tr("Full fine-tuning: FP32 weights, gradients and AdamW states (16 B per parameter) "
+                                   "under BF16/FP16 autocast. LoRA: an FP32 frozen base under autocast. "
+                                   "Not for QLoRA (the base is NF4)."))
+        self.add_check("training.optimizer_in_backward", self.tr("Optimizer step in backward"),
+                       tip=self.tr("Apply each gradient as soon as it is computed, so gradients are never all held at once"))
         self.add_choice("training.adapter_precision", self.tr("LoRA adapters"), [
             ("fp32-autocast", self.tr("FP32 under autocast (HF Trainer, TRL, axolotl)")),
             ("fp32", self.tr("FP32 without autocast (plain PEFT loop)")),
@@ -239,14 +244,13 @@ class MethodPanel(FieldPanel):
             tip=self.tr("How your framework holds the adapters. PEFT keeps them in FP32: under autocast each "
                         "adapted layer saves a BF16 copy of its input; without autocast it saves an FP32 copy. "
                         "torchtune and LitGPT keep them in BF16 and copy nothing"))
-        self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
-                       tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
         self.add_check("training.double_quant", self.tr("NF4 double quantization"),
                        tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
         self.add_check("training.kbit_fp32_upcast", self.tr("FP32 unquantised weights (PEFT)"),
                        tip=self.tr("Tick for a plain PEFT script: its prepare_model_for_kbit_training casts "
                                    "embeddings, LM head and norms to FP32. axolotl, TRL, torchtune and Unsloth keep "
                                    "them in BF16, and sharded QLoRA (FSDP/ZeRO-3) skips the upcast"))
+        self.end_advanced()
 
     def update_enabled(self, scenario: Scenario) -> None:
         """LoRA fields only for LoRA/QLoRA; double quantization and the FP32 upcast only for QLoRA;
@@ -287,14 +291,12 @@ class BatchPanel(FieldPanel):
         self.add_check("training.grad_checkpointing", self.tr("Gradient checkpointing"),
                        tip=self.tr("Recompute activations in backward: far less memory, ~33% more compute"))
         self.add_choice("training.attention", self.tr("Attention kernel"), [
-            ("flash", "FlashAttention 2"), ("sdpa", "PyTorch SDPA"), ("eager", self.tr("Eager (materialised scores)"))])
+            ("flash", "FlashAttention 2"), ("flash1", "FlashAttention 1"), ("sdpa", "PyTorch SDPA"),
+            ("eager", self.tr("Eager (materialised scores)"))],
+            tip=self.tr("FlashAttention 1 (flash-attn 1.x or its Triton port) computes the same attention at about "
+                        "half FlashAttention 2's speed"))
         self.add_check("training.fused_cross_entropy", self.tr("Fused cross-entropy (Liger / CCE)"),
                        tip=self.tr("Never materialise the full logits tensor"))
-        self.add_check("training.activation_offload", self.tr("Offload activations to CPU"))
-        self.add_check("training.torch_compile", self.tr("torch.compile"),
-                       tip=self.tr("Compiled decoder layers (torchtune compile: True, HF torch_compile=True) recompute "
-                                   "cheap pointwise results in backward: no FP32 norm input copies, no saved "
-                                   "SiLU(gate). Modelled for RMSNorm models (Llama, Qwen, Mistral, Gemma)"))
         self.add_check("training.cpu_offload", self.tr("CPU offload (params + optimizer)"),
                        tip=self.tr("DeepSpeed/FSDP CPU offload: less GPU memory, slower steps"))
         self.add_int("training.num_gpus", self.tr("Number of GPUs"), 1, 4096)
@@ -304,6 +306,14 @@ class BatchPanel(FieldPanel):
             ("fsdp", self.tr("FSDP (full shard)"))],
             tip=self.tr("None with several GPUs splits the layers across them (HF device_map): one GPU works at a "
                         "time. DDP, ZeRO and FSDP train on all GPUs at once."))
+        self.begin_advanced(self.tr(
+            "The defaults are what Hugging Face accelerate and DeepSpeed do without a config: FSDP syncs gradients "
+            "at the optimizer step and wraps each decoder layer; DeepSpeed's buffers have DeepSpeed's own sizes."))
+        self.add_check("training.activation_offload", self.tr("Offload activations to CPU"))
+        self.add_check("training.torch_compile", self.tr("torch.compile"),
+                       tip=self.tr("Compiled decoder layers (torchtune compile: True, HF torch_compile=True) recompute "
+                                   "cheap pointwise results in backward: no FP32 norm input copies, no saved "
+                                   "SiLU(gate). Modelled for RMSNorm models (Llama, Qwen, Mistral, Gemma)"))
         self.add_choice("training.grad_sync", self.tr("FSDP gradient sync"), [
             ("step", self.tr("At the optimizer step (no_sync)")),
             ("micro-batch", self.tr("Every micro-batch"))],
@@ -320,6 +330,19 @@ class BatchPanel(FieldPanel):
                         "backward. torchtune can shard them as units of their own (custom_sharded_layers). LitGPT "
                         "wraps each block with its LoRA adapters, so every frozen weight gets a gradient, as in full "
                         "fine-tuning"))
+        self.add_check("training.deepspeed_auto_buckets", self.tr("DeepSpeed buckets \u201cauto\u201d (from the hidden size)"),
+                       tip=self.tr("The DeepSpeed JSON leaves reduce_bucket_size and stage3_prefetch_bucket_size "
+                                   "\u201cauto\u201d and Hugging Face fills them from the model's hidden size h: h\u00b2 "
+                                   "and 0.9 h\u00b2 elements (LLaMA-Factory's and ms-swift's ZeRO-3 configs do)"))
+        for path, label, default in (
+                ("training.deepspeed_reduce_bucket", self.tr("DeepSpeed reduce bucket"), "500M"),
+                ("training.deepspeed_prefetch_bucket", self.tr("ZeRO-3 prefetch bucket"), "50M"),
+                ("training.deepspeed_sub_group", self.tr("ZeRO-3 sub-group"), "1B"),
+                ("training.deepspeed_max_reuse_distance", self.tr("ZeRO-3 reuse distance"), "1B")):
+            self.add_count(path, label, placeholder=self.tr("{default} (DeepSpeed's default)").format(default=default),
+                           tip=self.tr("Elements, as in the DeepSpeed JSON's zero_optimization (e.g. 2e8 or 200M); "
+                                       "empty: \u201cauto\u201d when ticked above, else DeepSpeed's default"))
+        self.end_advanced()
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Sharding only matters with more than one GPU (kept enabled to fix a stale setting)."""
@@ -329,6 +352,12 @@ class BatchPanel(FieldPanel):
         self.set_enabled("training.grad_sync", fsdp and t.grad_accumulation > 1,
                          self.tr("Only for FSDP over several GPUs with gradient accumulation"))
         self.set_enabled("training.fsdp_wrap", fsdp, self.tr("Only for FSDP over several GPUs"))
+        zero = t.sharding in {"zero1", "zero2", "zero3"} and t.num_gpus > 1
+        for path in ("training.deepspeed_auto_buckets", "training.deepspeed_reduce_bucket"):
+            self.set_enabled(path, zero, self.tr("Only for DeepSpeed ZeRO over several GPUs"))
+        for path in ("training.deepspeed_prefetch_bucket", "training.deepspeed_sub_group",
+                     "training.deepspeed_max_reuse_distance"):
+            self.set_enabled(path, zero and t.sharding == "zero3", self.tr("Only for DeepSpeed ZeRO-3 over several GPUs"))
 
 
 class DatasetPanel(FieldPanel):

@@ -1,0 +1,64 @@
+"""The collapsed "Advanced" sections of the Method and Batch panels, the DeepSpeed buffer fields and FlashAttention 1
+(issues #21, #17, #16), through the real widgets."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+LEFT = Qt.MouseButton.LeftButton
+
+
+def test_expert_fields_start_collapsed_and_open_on_click(window, qtbot):
+    method, batch = window.method_panel, window.batch_panel
+    for panel, expert in ((method, "training.adapter_precision"), (batch, "training.fsdp_wrap")):
+        assert expert in panel.advanced_paths
+        assert not panel.fields[expert].widget.isVisible()
+        assert panel.fields["training.method" if panel is method else "training.micro_batch"].widget.isVisible()
+        qtbot.mouseClick(panel.advanced_toggle, LEFT)
+        assert panel.fields[expert].widget.isVisible()
+        qtbot.mouseClick(panel.advanced_toggle, LEFT)
+        assert not panel.fields[expert].widget.isVisible()
+    # what a new user sees stays simple: the everyday fields are not in the sections
+    assert {"training.method", "training.precision", "training.optimizer", "training.lora_rank"}.isdisjoint(
+        method.advanced_paths)
+    assert {"training.micro_batch", "training.seq_len", "training.num_gpus", "training.sharding"}.isdisjoint(
+        batch.advanced_paths)
+
+
+def test_a_rejected_value_in_a_closed_section_opens_it(window, qtbot):
+    batch = window.batch_panel
+    assert not batch.advanced_body.isVisible()
+    field = batch.fields["training.deepspeed_reduce_bucket"]
+    assert not window.store.set_field("training.deepspeed_reduce_bucket", -5)  # below 0: refused by the plan
+    assert batch.advanced_body.isVisible() and field.message.isVisible()
+    assert window.store.scenario.training.deepspeed_reduce_bucket is None  # the last good value stays
+
+
+def test_deepspeed_bucket_fields_write_the_plan_and_change_the_memory(window, qtbot):
+    store = window.store
+    assert store.set_fields({"training.method": "lora", "training.num_gpus": 4, "training.sharding": "zero2"})
+    batch = window.batch_panel
+    batch.open_advanced()
+    edit = batch.fields["training.deepspeed_reduce_bucket"].widget
+    assert edit.isEnabled() and "500M" in edit.placeholderText()
+    before = store.result.memory.component("gradients").bytes
+    edit.setText("200M")
+    edit.editingFinished.emit()
+    assert store.scenario.training.deepspeed_reduce_bucket == 200e6
+    # ZeRO-2's reduce bucket in the 16-bit dtype: (5e8 - 2e8) x 2 B fewer at the loss's backward
+    assert before - store.result.memory.component("gradients").bytes == 600_000_000
+    # ZeRO-3-only fields are off below stage 3
+    assert not batch.fields["training.deepspeed_prefetch_bucket"].widget.isEnabled()
+    auto = batch.fields["training.deepspeed_auto_buckets"].widget
+    edit.setText("")
+    edit.editingFinished.emit()
+    assert store.scenario.training.deepspeed_reduce_bucket is None
+    auto.click()
+    assert store.scenario.training.deepspeed_auto_buckets is True
+
+
+def test_flash_attention_1_is_a_kernel_choice(window):
+    combo = window.batch_panel.fields["training.attention"].widget
+    combo.setCurrentIndex(combo.findData("flash1"))
+    assert window.store.scenario.training.attention == "flash1"
+    assert window.store.result.time.term("attention").detail == "flash1"
