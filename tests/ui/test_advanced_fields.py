@@ -62,3 +62,26 @@ def test_flash_attention_1_is_a_kernel_choice(window):
     combo.setCurrentIndex(combo.findData("flash1"))
     assert window.store.scenario.training.attention == "flash1"
     assert window.store.result.time.term("attention").detail == "flash1"
+
+
+def test_workload_and_reference_model_choices(window):
+    """#18 in the GUI: a DPO plan with a frozen copy as reference shows the reference model as its own bar segment
+    and the reference forward as a step term; the reference choice only applies to DPO and KTO."""
+    from tuneplan.ui.i18n import component_label
+
+    panel = window.method_panel
+    ref = panel.fields["training.reference_model"].widget
+    assert not ref.isEnabled()  # SFT has no reference
+    work = panel.fields["training.workload"].widget
+    assert window.store.set_field("training.method", "full")
+    work.setCurrentIndex(work.findData("dpo"))
+    assert window.store.scenario.training.workload == "dpo" and ref.isEnabled()
+    ref.setCurrentIndex(ref.findData("copy"))
+    result = window.store.result
+    assert window.store.scenario.training.reference_model == "copy"
+    assert result.memory.component("reference").bytes > 0
+    assert "reference" in window.vram_chart.segments
+    assert component_label("reference", "") == "Reference model"
+    assert result.time.term("reference").value > 0
+    ref.setCurrentIndex(ref.findData(None))
+    assert window.store.scenario.training.reference_model is None

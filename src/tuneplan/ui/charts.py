@@ -59,6 +59,7 @@ COMPONENT_COLORS: dict[str, str] = {
     "temporaries": "#8e6bb8",
     "allocator": "#b8b8b8",
     "cuda_context": "#6d6d6d",
+    "reference": "#c9a227",
 }
 #: Labels by ledger key, in the UI language when looked up (the legend and the tooltips).
 COMPONENT_LABELS = i18n.COMPONENT_LABELS
@@ -69,6 +70,7 @@ PHASE_COLORS: dict[str, str] = {
     "training": "#3b6fb6",
     "evaluation": "#8e6bb8",
     "checkpoints": "#e07b39",
+    "reference_logps": "#c9a227",
 }
 PHASE_LABELS = i18n.PHASE_LABELS
 

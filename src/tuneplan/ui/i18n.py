@@ -398,6 +398,7 @@ COMPONENT_LABELS = TranslatedLabels("Memory", {
     "temporaries": QT_TRANSLATE_NOOP("Memory", "Temporaries"),
     "allocator": QT_TRANSLATE_NOOP("Memory", "Allocator overhead"),
     "cuda_context": QT_TRANSLATE_NOOP("Memory", "CUDA context"),
+    "reference": QT_TRANSLATE_NOOP("Memory", "Reference model"),
 })  # fmt: skip
 
 #: Run phases (``TimeEstimate.phases`` keys, ``CostPoint.phase``).
@@ -406,6 +407,7 @@ PHASE_LABELS = TranslatedLabels("Phases", {
     "training": QT_TRANSLATE_NOOP("Phases", "Training"),
     "evaluation": QT_TRANSLATE_NOOP("Phases", "Evaluation"),
     "checkpoints": QT_TRANSLATE_NOOP("Phases", "Checkpoints"),
+    "reference_logps": QT_TRANSLATE_NOOP("Phases", "Reference log-probs"),
 })  # fmt: skip
 
 #: Cost breakdown keys (``CostEstimate.breakdown``).
@@ -474,6 +476,7 @@ TERM_LABELS = TranslatedLabels("Explain", {
     "communication": QT_TRANSLATE_NOOP("Explain", "Communication"),
     "offload": QT_TRANSLATE_NOOP("Explain", "CPU offload"),
     "fixed": QT_TRANSLATE_NOOP("Explain", "Host overhead"),
+    "reference": QT_TRANSLATE_NOOP("Explain", "Reference forward"),
 })  # fmt: skip
 
 #: The moment that sets the memory peak (``MemoryEstimate.peak_phase``), as a phrase.

@@ -209,6 +209,19 @@ class MethodPanel(FieldPanel):
         super().__init__(self.tr("Method"), store, parent)
         self.stack_choice = StackChoice(store)  # applies a stack's defaults as one undoable step (issue #17)
         self.add_widget_row(self.tr("I train with"), self.stack_choice)
+        self.add_choice("training.workload", self.tr("Workload"), [
+            ("sft", self.tr("Supervised fine-tuning")), ("dpo", self.tr("DPO / IPO (preference pairs)")),
+            ("orpo", self.tr("ORPO / CPO / SimPO (pairs, no reference)")), ("kto", self.tr("KTO (unpaired)")),
+            ("reward", self.tr("Reward model"))],
+            tip=self.tr("What is trained, as TRL's trainers run it: preference pairs are two rows per example "
+                        "(chosen and rejected); DPO and KTO also run a reference model"))
+        self.add_choice("training.reference_model", self.tr("Reference model"), [
+            (None, self.tr("As TRL chooses (LoRA: shared; full: a copy)")),
+            ("shared", self.tr("The policy with adapters disabled")), ("copy", self.tr("A frozen copy in memory")),
+            ("precomputed", self.tr("Log-probs precomputed before training"))],
+            tip=self.tr("Where DPO's and KTO's reference log-probs come from: a LoRA policy serves as its own reference "
+                        "with the adapters off; full fine-tuning loads a frozen copy; precompute_ref_log_probs runs "
+                        "one pass over the data first and needs no reference during training"))
         self.add_choice("training.method", self.tr("Method"), [
             ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))
@@ -254,8 +267,9 @@ class MethodPanel(FieldPanel):
 
     def update_enabled(self, scenario: Scenario) -> None:
         """LoRA fields only for LoRA/QLoRA; double quantization and the FP32 upcast only for QLoRA;
-        FP32 master weights not for QLoRA."""
+        FP32 master weights not for QLoRA; the reference model only for DPO and KTO."""
         t = scenario.training
+        self.set_enabled("training.reference_model", t.workload in {"dpo", "kto"}, self.tr("Only for DPO and KTO"))
         lora = t.method in {"lora", "qlora"}
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
                      "training.lora_targets", "training.trainable_embeddings"):
