@@ -6,7 +6,7 @@
     tuneplan prices refresh [--source-url URL] [--timeout S] [--provider P]...
         fetch the public catalogs (dstack's gpuhunt), write the dated snapshot and print what was added,
         updated and kept; your edits are never overwritten. Exit 1 when no catalog answered (the last
-        snapshot stays in use).
+        snapshot stays in use) or the new snapshot could not be saved.
 
 Errors print one line, ``tuneplan: error: ...``, on standard error and exit with status 2.
 """
@@ -173,6 +173,9 @@ def run_refresh(args: argparse.Namespace, out: TextIO) -> int:
             out.write(f"  ... and {len(items) - _MAX_LISTED_CHANGES} more {verb} ('tuneplan prices list')\n")
     for line in result.message.splitlines()[1:]:
         out.write(terminal_safe(line) + "\n")
+    if result.save_error:  # fetched, but nothing kept for next time
+        print(f"tuneplan: error: {terminal_safe(result.save_error)}", file=sys.stderr)
+        return 1
     if result.path is not None:
         out.write(terminal_safe(f"Snapshot of {result.snapshot.date if result.snapshot else '?'} saved in "
                                 f"{result.path}.") + "\n")

@@ -96,3 +96,16 @@ def test_the_parser_knows_the_same_providers_as_the_refresh():
     from tuneplan.storage.price_refresh import PROVIDERS
 
     assert sorted(PROVIDER_IDS) == sorted(PROVIDERS)
+
+
+def test_refresh_that_cannot_save_exits_1(server, monkeypatch, capsys):
+    from tuneplan.__main__ import main
+    from tuneplan.storage import price_snapshot
+
+    def full(target, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(price_snapshot, "atomic_write_bytes", full)
+    assert main(["prices", "refresh", "--source-url", server.url, "--provider", "runpod", "--timeout", "10"]) == 1
+    err = capsys.readouterr().err
+    assert "tuneplan: error: The refreshed prices could not be saved to " in err and "the disk is full" in err

@@ -338,3 +338,16 @@ def test_a_fifo_or_deeply_nested_snapshot_is_refused_without_hanging():
     book = load_price_book()
     assert book.snapshot is None and "damaged" in book.snapshot_notice
     assert len(list(paths.quarantine_dir().iterdir())) == 2
+
+
+def test_a_snapshot_that_cannot_be_saved_is_said_and_still_returned(server, monkeypatch):
+    from tuneplan.storage import price_snapshot
+
+    def full(target, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(price_snapshot, "atomic_write_bytes", full)
+    result = refresh_prices(source_url=server.url, providers=["runpod"], timeout=10, now=NOW)
+    assert result.ok and result.path is None and result.snapshot is not None and result.changes.updated
+    assert "could not be saved" in result.save_error and "the disk is full" in result.save_error
+    assert result.save_error in result.message and not price_snapshot_path().exists()

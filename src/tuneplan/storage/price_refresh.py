@@ -794,5 +794,5 @@ def summary(result: RefreshResult, *, reached: int, asked: int) -> str:
                      "not in Tuneplan's catalog (or not named precisely) left out.")
     lines.extend(result.errors)
     if result.save_error:
-        lines.append(result.save_error + " They are used until Tuneplan closes.")
+        lines.append(result.save_error)
     return "\n".join(lines)

@@ -927,7 +927,9 @@ class PriceBookView(QWidget):
         if result.skipped:
             text += " " + self.tr("%n malformed row(s) skipped.", "", result.skipped)
         self.refresh_status.setText(text)
-        problems = [*result.errors, *([result.save_error] if result.save_error else [])]
+        problems = [*result.errors]
+        if result.save_error:
+            problems.append(result.save_error + " " + self.tr("The refreshed prices apply until you close Tuneplan."))
         self.show_message("\n".join(problems))
 
     def _update_buttons(self) -> None:
