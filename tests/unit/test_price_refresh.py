@@ -351,3 +351,16 @@ def test_a_snapshot_that_cannot_be_saved_is_said_and_still_returned(server, monk
     assert result.ok and result.path is None and result.snapshot is not None and result.changes.updated
     assert "could not be saved" in result.save_error and "the disk is full" in result.save_error
     assert result.save_error in result.message and not price_snapshot_path().exists()
+
+
+def test_a_catalog_of_twenty_thousand_rows_reads_in_well_under_the_deadline():
+    from price_catalog_server import DATA
+
+    header, *rows = (DATA / "aws.csv").read_text().splitlines()
+    lines = [header + "\n"] + [rows[i % len(rows)].replace("us-east-1", f"region-{i % 29}") + "\n"
+                               for i in range(20_000)]
+    start = time.monotonic()
+    parsed = parse_catalog(lines, "aws", "2026-12-01")
+    elapsed = time.monotonic() - start
+    assert parsed.rows == 20_000 and len(parsed.offers) == 10
+    assert elapsed < 5.0  # ~0.3 s; matching each row without the cache took ~14 s
