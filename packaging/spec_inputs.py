@@ -63,6 +63,9 @@ EXTRA_HIDDENIMPORTS = [
     "pydantic",
     "pydantic_core",
     "numpy",
+    # storage/price_refresh.py (issue #19): the system trust store for HTTPS, where the bundle has no CA file
+    # of its own (falls back to Python's defaults when missing)
+    "truststore",
 ]
 
 _UNUSED_QT_MODULES = [
