@@ -80,8 +80,9 @@ def test_inline_price_edit_is_saved_and_the_plan_follows(window, prices, qtbot):
     # the plan used this offer: it now uses the new price; the offer picker lists it
     assert store.scenario.pricing.price_per_gpu_hour == 0.69
     assert store.result.cost.gpu_usd == pytest.approx(0.69 * store.result.cost.billed_hours)
-    assert f"{entry.provider} · on-demand · $0.69/h" in _offer_texts(window)
-    assert window.hardware_panel.offer_combo.currentText().endswith("$0.69/h")
+    today = QDate.currentDate().toString("yyyy-MM-dd")  # edited today: dated today (the picker shows each date)
+    assert f"{entry.provider} · on-demand · $0.69/h · {today}" in _offer_texts(window)
+    assert window.hardware_panel.offer_combo.currentText().endswith(f"$0.69/h · {today}")
     assert QDate.currentDate().toString("yyyy-MM-dd") in window.hardware_panel.price_source.text()
 
 
@@ -120,9 +121,10 @@ def test_add_a_price_and_use_it(window, prices, monkeypatch):
     assert any(a.provider == "University cluster" for a in load_price_book().additions)
     # the offer picker lists it (cheapest first), and picking it prices the plan
     texts = _offer_texts(window)
-    assert "University cluster · on-demand · $0.45/h" in texts
+    mine = "University cluster · on-demand · $0.45/h · 2026-11-20"  # (+ " · old" once 90 days have passed)
+    assert any(t.startswith(mine) for t in texts)
     combo = window.hardware_panel.offer_combo
-    combo.setCurrentIndex(texts.index("University cluster · on-demand · $0.45/h"))
+    combo.setCurrentIndex(next(i for i, t in enumerate(texts) if t.startswith(mine)))
     p = window.store.scenario.pricing
     assert (p.provider, p.price_per_gpu_hour, p.billing, p.price_date) == ("University cluster", 0.45, "hour",
                                                                            "2026-11-20")
@@ -136,7 +138,7 @@ def test_add_a_price_and_use_it(window, prices, monkeypatch):
     prices.reset_button.click()
     assert not any(p.origin == "added" for p in window.price_book.effective_prices())
     assert window.store.scenario.pricing.provider == catalog.default_price("rtx4090").provider
-    assert "University cluster · on-demand · $0.45/h" not in _offer_texts(window)
+    assert not any(t.startswith("University cluster") for t in _offer_texts(window))
 
 
 def test_add_dialog_needs_a_provider(qtbot):
@@ -242,4 +244,4 @@ def test_a_new_plan_starts_from_your_price(qtbot, monkeypatch):
     w.store.set_field("training.seq_len", 4096)
     w.new_action.trigger()
     assert w.store.scenario.pricing.price_per_gpu_hour == 0.66 and not w.store.dirty
-    assert w.hardware_panel.offer_combo.currentText().endswith("$0.66/h")
+    assert "$0.66/h · 2026-11-29" in w.hardware_panel.offer_combo.currentText()

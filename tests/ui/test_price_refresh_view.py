@@ -114,7 +114,7 @@ def test_refresh_button_fetches_in_a_worker_the_table_offers_and_plan_follow_and
     p = window.store.scenario.pricing
     assert (p.provider, p.price_per_gpu_hour, p.price_date) == ("RunPod", 0.69, "2026-12-01")
     combo = window.hardware_panel.offer_combo
-    assert "RunPod · on-demand · $0.69/h" in [combo.itemText(i) for i in range(combo.count())]
+    assert any(combo.itemText(i).startswith("RunPod · on-demand · $0.69/h · 2026-12-01") for i in range(combo.count()))
     # saved for next time, and the price book file still holds only the edit
     again = load_price_book()
     assert again.snapshot is not None and again.default_price("rtx4090").usd_per_gpu_hour == 0.69

@@ -28,6 +28,7 @@ from tuneplan.ui.dataset_file_dialog import DatasetFileDialog
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
 from tuneplan.ui.hub_model import HubModelField
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS, plain_tooltip
+from tuneplan.ui.price_book_view import app_today, date_text, offer_text
 from tuneplan.ui.stack_choice import StackChoice
 from tuneplan.ui.store import CUSTOM_OFFER, AppStore
 
@@ -523,10 +524,9 @@ class HardwarePanel(FieldPanel):
                 self._offers = self.store.prices.prices_for_gpu(gpu_id)
                 self.offer_combo.clear()
                 self.offer_combo.addItem(self.tr("Your own price"), -1)
-                for n, e in enumerate(self._offers):
-                    self.offer_combo.addItem(self.tr("{provider} · {kind} · ${price}/h").format(
-                        provider=e.provider, kind=OFFER_KIND_LABELS.get(e.kind, e.kind),
-                        price=f"{e.usd_per_gpu_hour:.2f}"), n)
+                today = app_today()
+                for n, e in enumerate(self._offers):  # each with its date, old ones marked (issue #19)
+                    self.offer_combo.addItem(offer_text(e, today), n)
             p = scenario.pricing
             match = -1
             if p.offer_kind != CUSTOM_OFFER:
@@ -542,7 +542,7 @@ class HardwarePanel(FieldPanel):
         if p.offer_kind == CUSTOM_OFFER:
             self.price_source.setText(self.tr("Your price"))
         else:
-            seen = self.tr(", seen {date}").format(date=p.price_date) if p.price_date else ""
+            seen = self.tr(", seen {date}").format(date=date_text(p.price_date, app_today())) if p.price_date else ""
             self.price_source.setText(f"{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}")
             self.price_source.setToolTip(plain_tooltip(self.price_source.text()))  # the whole line, if it is cut
 
