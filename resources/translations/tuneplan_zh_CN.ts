@@ -369,12 +369,20 @@ Please attach that file when you report the problem.</source>
         <translation>Eager（显式生成注意力分数）</translation>
     </message>
     <message>
+        <source>FlashAttention 1 (flash-attn 1.x or its Triton port) computes the same attention at about half FlashAttention 2&apos;s speed</source>
+        <translation>FlashAttention 1（flash-attn 1.x 或其 Triton 移植版）计算相同的注意力，速度约为 FlashAttention 2 的一半</translation>
+    </message>
+    <message>
         <source>Fused cross-entropy (Liger / CCE)</source>
         <translation>融合交叉熵（Liger / CCE）</translation>
     </message>
     <message>
         <source>Never materialise the full logits tensor</source>
         <translation>从不生成完整的 logits 张量</translation>
+    </message>
+    <message>
+        <source>The defaults are what Hugging Face accelerate and DeepSpeed do without a config: FSDP syncs gradients at the optimizer step and wraps each decoder layer; DeepSpeed&apos;s buffers have DeepSpeed&apos;s own sizes.</source>
+        <translation>默认值是 Hugging Face accelerate 和 DeepSpeed 在没有配置文件时的做法：FSDP 在优化器步骤时同步梯度并包装每个解码层；DeepSpeed 的缓冲区使用 DeepSpeed 自身的大小。</translation>
     </message>
     <message>
         <source>Offload activations to CPU</source>
@@ -457,8 +465,48 @@ Please attach that file when you report the problem.</source>
         <translation>FSDP 如何划分模型。Hugging Face accelerate 把每个解码层包装成一个单元，嵌入层和 LM head 留在根单元中，FSDP 从前向到反向都让根单元保持未分片。torchtune 可以把它们单独分片（custom_sharded_layers）。LitGPT 把每个块连同其 LoRA 适配器包装在一起，于是每个冻结权重都会得到梯度，和全参数微调一样</translation>
     </message>
     <message>
+        <source>DeepSpeed buckets “auto” (from the hidden size)</source>
+        <translation>DeepSpeed 桶大小为 “auto”（由隐藏层大小决定）</translation>
+    </message>
+    <message>
+        <source>The DeepSpeed JSON leaves reduce_bucket_size and stage3_prefetch_bucket_size “auto” and Hugging Face fills them from the model&apos;s hidden size h: h² and 0.9 h² elements (LLaMA-Factory&apos;s and ms-swift&apos;s ZeRO-3 configs do)</source>
+        <translation>DeepSpeed JSON 把 reduce_bucket_size 和 stage3_prefetch_bucket_size 设为 “auto”，由 Hugging Face 根据模型的隐藏层大小 h 填入：h² 和 0.9 h² 个元素（LLaMA-Factory 和 ms-swift 的 ZeRO-3 配置就是这样）</translation>
+    </message>
+    <message>
+        <source>DeepSpeed reduce bucket</source>
+        <translation>DeepSpeed 归约桶</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 prefetch bucket</source>
+        <translation>ZeRO-3 预取桶</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 sub-group</source>
+        <translation>ZeRO-3 子组</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 reuse distance</source>
+        <translation>ZeRO-3 复用距离</translation>
+    </message>
+    <message>
+        <source>{default} (DeepSpeed&apos;s default)</source>
+        <translation>{default}（DeepSpeed 默认值）</translation>
+    </message>
+    <message>
+        <source>Elements, as in the DeepSpeed JSON&apos;s zero_optimization (e.g. 2e8 or 200M); empty: “auto” when ticked above, else DeepSpeed&apos;s default</source>
+        <translation>元素个数，与 DeepSpeed JSON 的 zero_optimization 中一致（例如 2e8 或 200M）；留空：勾选上方时为 “auto”，否则为 DeepSpeed 默认值</translation>
+    </message>
+    <message>
         <source>Only for FSDP over several GPUs</source>
         <translation>仅适用于多 GPU 的 FSDP</translation>
+    </message>
+    <message>
+        <source>Only for DeepSpeed ZeRO over several GPUs</source>
+        <translation>仅适用于多 GPU 上的 DeepSpeed ZeRO</translation>
+    </message>
+    <message>
+        <source>Only for DeepSpeed ZeRO-3 over several GPUs</source>
+        <translation>仅适用于多 GPU 上的 DeepSpeed ZeRO-3</translation>
     </message>
     <message>
         <source>Set GPUs above 1 to shard</source>
@@ -618,66 +666,66 @@ Please attach that file when you report the problem.</source>
     <name>ConfigExport</name>
     <message>
         <source>YAML files (*.yaml *.yml)</source>
-        <translation type="unfinished"></translation>
+        <translation>YAML 文件 (*.yaml *.yml)</translation>
     </message>
     <message>
         <source>JSON files (*.json)</source>
-        <translation type="unfinished"></translation>
+        <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
         <source>Save training config</source>
-        <translation type="unfinished"></translation>
+        <translation>保存训练配置</translation>
     </message>
 </context>
 <context>
     <name>ConfigExportDialog</name>
     <message>
         <source>Export training config</source>
-        <translation type="unfinished"></translation>
+        <translation>导出训练配置</translation>
     </message>
     <message>
         <source>DeepSpeed JSON</source>
-        <translation type="unfinished"></translation>
+        <translation>DeepSpeed JSON</translation>
     </message>
     <message>
         <source>{name} YAML</source>
-        <translation type="unfinished"></translation>
+        <translation>{name} YAML</translation>
     </message>
     <message>
         <source>torchtune recipe overrides</source>
-        <translation type="unfinished"></translation>
+        <translation>torchtune 配方覆盖项</translation>
     </message>
     <message>
         <source>&amp;Save…</source>
-        <translation type="unfinished"></translation>
+        <translation>保存(&amp;S)…</translation>
     </message>
     <message>
         <source>&amp;Format:</source>
-        <translation type="unfinished"></translation>
+        <translation>格式(&amp;F)：</translation>
     </message>
     <message>
         <source>on</source>
-        <translation type="unfinished">开</translation>
+        <translation>开</translation>
     </message>
     <message>
         <source>off</source>
-        <translation type="unfinished">关</translation>
+        <translation>关</translation>
     </message>
     <message>
         <source>Not in this file (the format cannot express it, or takes its own default):</source>
-        <translation type="unfinished"></translation>
+        <translation>未写入此文件（该格式无法表达，或使用其自身的默认值）：</translation>
     </message>
     <message>
         <source>Every setting of the plan is in this file.</source>
-        <translation type="unfinished"></translation>
+        <translation>方案的所有设置都已写入此文件。</translation>
     </message>
     <message>
         <source>Cannot export training config</source>
-        <translation type="unfinished"></translation>
+        <translation>无法导出训练配置</translation>
     </message>
     <message>
         <source>Exported {path}</source>
-        <translation type="unfinished">已导出 {path}</translation>
+        <translation>已导出 {path}</translation>
     </message>
 </context>
 <context>
@@ -1469,6 +1517,10 @@ Please attach that file when you report the problem.</source>
         <translation>在前向传播结束时</translation>
     </message>
     <message>
+        <source>Reference forward</source>
+        <translation>参考模型前向</translation>
+    </message>
+    <message>
         <source>at the end of the backward pass</source>
         <translation>在反向传播结束时</translation>
     </message>
@@ -1568,6 +1620,15 @@ Please attach that file when you report the problem.</source>
 </context>
 <context>
     <name>FieldPanel</name>
+    <message>
+        <source>Advanced</source>
+        <extracomment>paths of the fields inside the collapsed &quot;Advanced&quot; section (:meth:`begin_advanced`)</extracomment>
+        <translation>高级</translation>
+    </message>
+    <message>
+        <source>{title}: advanced settings</source>
+        <translation>{title}：高级设置</translation>
+    </message>
     <message>
         <source>{label} error</source>
         <translation>{label}错误</translation>
@@ -2530,10 +2591,6 @@ seen</source>
     <message>
         <source>Your own price</source>
         <translation>你自己的价格</translation>
-    </message>
-    <message>
-        <source>{provider} · {kind} · ${price}/h</source>
-        <translation>{provider} · {kind} · ${price}/小时</translation>
     </message>
     <message>
         <source>Your price</source>
@@ -3808,11 +3865,11 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>Export &amp;training config…</source>
-        <translation type="unfinished"></translation>
+        <translation>导出训练配置(&amp;T)…</translation>
     </message>
     <message>
         <source>Write the plan as a LLaMA-Factory, axolotl, TRL, torchtune, ms-swift or DeepSpeed config</source>
-        <translation type="unfinished"></translation>
+        <translation>把方案写成 LLaMA-Factory、axolotl、TRL、torchtune、ms-swift 或 DeepSpeed 配置</translation>
     </message>
     <message>
         <source>File</source>
@@ -4158,6 +4215,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>CUDA 上下文</translation>
     </message>
     <message>
+        <source>Reference model</source>
+        <translation>参考模型</translation>
+    </message>
+    <message>
         <source>fits, {spare} spare</source>
         <translation>放得下，剩余 {spare}</translation>
     </message>
@@ -4237,6 +4298,58 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>LoRA 秩 r</translation>
     </message>
     <message>
+        <source>Workload</source>
+        <translation>训练任务</translation>
+    </message>
+    <message>
+        <source>Supervised fine-tuning</source>
+        <translation>监督微调</translation>
+    </message>
+    <message>
+        <source>DPO / IPO (preference pairs)</source>
+        <translation>DPO / IPO（偏好对）</translation>
+    </message>
+    <message>
+        <source>ORPO / CPO / SimPO (pairs, no reference)</source>
+        <translation>ORPO / CPO / SimPO（偏好对，无参考模型）</translation>
+    </message>
+    <message>
+        <source>KTO (unpaired)</source>
+        <translation>KTO（非成对）</translation>
+    </message>
+    <message>
+        <source>Reward model</source>
+        <translation>奖励模型</translation>
+    </message>
+    <message>
+        <source>What is trained, as TRL&apos;s trainers run it: preference pairs are two rows per example (chosen and rejected); DPO and KTO also run a reference model</source>
+        <translation>训练什么，按 TRL 训练器的方式运行：偏好对每个样本有两行（选中与拒绝）；DPO 和 KTO 还要运行一个参考模型</translation>
+    </message>
+    <message>
+        <source>Reference model</source>
+        <translation>参考模型</translation>
+    </message>
+    <message>
+        <source>As TRL chooses (LoRA: shared; full: a copy)</source>
+        <translation>按 TRL 的选择（LoRA：共享；全量：副本）</translation>
+    </message>
+    <message>
+        <source>The policy with adapters disabled</source>
+        <translation>禁用适配器的策略模型</translation>
+    </message>
+    <message>
+        <source>A frozen copy in memory</source>
+        <translation>内存中的冻结副本</translation>
+    </message>
+    <message>
+        <source>Log-probs precomputed before training</source>
+        <translation>训练前预先计算的对数概率</translation>
+    </message>
+    <message>
+        <source>Where DPO&apos;s and KTO&apos;s reference log-probs come from: a LoRA policy serves as its own reference with the adapters off; full fine-tuning loads a frozen copy; precompute_ref_log_probs runs one pass over the data first and needs no reference during training</source>
+        <translation>DPO 和 KTO 的参考对数概率从哪里来：LoRA 策略模型关闭适配器后充当自己的参考；全量微调会加载一个冻结副本；precompute_ref_log_probs 先遍历一遍数据，训练期间不需要参考模型</translation>
+    </message>
+    <message>
         <source>Adapter rank; adapter size grows linearly with r</source>
         <translation>适配器的秩；适配器大小随 r 线性增长</translation>
     </message>
@@ -4271,6 +4384,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>All linear layers</source>
         <translation>全部线性层</translation>
+    </message>
+    <message>
+        <source>The defaults are pure BF16 training: weights, gradients and AdamW states in BF16. Tick FP32 weights for mixed precision. “I train with” sets these fields as your stack does.</source>
+        <translation>默认是纯 BF16 训练：权重、梯度和 AdamW 状态都是 BF16。勾选 FP32 权重即为混合精度。“我用以下方式训练”会按你的技术栈设置这些字段。</translation>
     </message>
     <message>
         <source>LoRA adapters</source>
@@ -4315,6 +4432,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Tick for a plain PEFT script: its prepare_model_for_kbit_training casts embeddings, LM head and norms to FP32. axolotl, TRL, torchtune and Unsloth keep them in BF16, and sharded QLoRA (FSDP/ZeRO-3) skips the upcast</source>
         <translation>纯 PEFT 脚本请勾选：其 prepare_model_for_kbit_training 会把嵌入层、LM head 和归一化层转为 FP32。axolotl、TRL、torchtune 和 Unsloth 保持 BF16，分片 QLoRA（FSDP/ZeRO-3）会跳过上转</translation>
+    </message>
+    <message>
+        <source>Only for DPO and KTO</source>
+        <translation>仅适用于 DPO 和 KTO</translation>
     </message>
     <message>
         <source>Only for LoRA and QLoRA</source>
@@ -4468,6 +4589,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <source>Checkpoints</source>
         <translation>检查点</translation>
     </message>
+    <message>
+        <source>Reference log-probs</source>
+        <translation>参考对数概率</translation>
+    </message>
 </context>
 <context>
     <name>Presets</name>
@@ -4553,11 +4678,11 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>PriceBookController</name>
     <message>
         <source>that price no longer exists</source>
-        <extracomment>Starting column widths (px); the source column takes the rest and long text is elided.</extracomment>
         <translation>该价格已不存在</translation>
     </message>
     <message>
         <source>Price not changed: {reason}.</source>
+        <extracomment>Keyword arguments for :func:`~tuneplan.storage.price_refresh.refresh_prices` (``timeout``, ``providers``).</extracomment>
         <translation>价格未修改：{reason}。</translation>
     </message>
     <message>
@@ -4573,11 +4698,16 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>PriceBookDialog</name>
     <message>
         <source>Prices — Tuneplan</source>
+        <extracomment>Refresh threads still running (a QThread must outlive its run, whatever happens to the view that started it).</extracomment>
         <translation>价格表 — Tuneplan</translation>
     </message>
 </context>
 <context>
     <name>PriceBookView</name>
+    <message>
+        <source>{provider} · {kind} · ${price}/h · {date}</source>
+        <translation>{provider} · {kind} · ${price}/小时 · {date}</translation>
+    </message>
     <message>
         <source>Price book</source>
         <translation>价格表</translation>
@@ -4635,6 +4765,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>撤销所有编辑，删除所有添加的价格</translation>
     </message>
     <message>
+        <source>Refresh prices</source>
+        <translation>刷新价格</translation>
+    </message>
+    <message>
+        <source>Fetch today&apos;s prices from public catalogs (dstack&apos;s gpuhunt: AWS, Azure, GCP, Lambda, Nebius, OCI, RunPod, Verda, CloudRift). Your edits and the prices you added are kept</source>
+        <translation>从公开目录获取今天的价格（dstack 的 gpuhunt：AWS、Azure、GCP、Lambda、Nebius、OCI、RunPod、Verda、CloudRift）。你的修改和你添加的价格会保留</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop the refresh; nothing changes</source>
+        <translation>停止刷新；不做任何更改</translation>
+    </message>
+    <message>
+        <source>Price refresh status</source>
+        <translation>价格刷新状态</translation>
+    </message>
+    <message>
         <source>Forget your {n} price change(s) and use the bundled prices?</source>
         <translation>放弃你对价格的 {n} 处改动，改用内置价格？</translation>
     </message>
@@ -4651,8 +4801,76 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>你没有修改过任何价格</translation>
     </message>
     <message>
+        <source>{n} refreshed on {date}</source>
+        <translation>{n} 个于 {date} 刷新</translation>
+    </message>
+    <message>
+        <source>{n} older than {days} days</source>
+        <translation>{n} 个超过 {days} 天</translation>
+    </message>
+    <message>
         <source>{n} prices (USD per GPU per hour) · {yours} · saved in {where}</source>
         <translation>{n} 个价格（每 GPU 每小时美元）· {yours} · 保存在 {where}</translation>
+    </message>
+    <message>
+        <source>Bundled prices, seen up to {date}. “Refresh prices” fetches today&apos;s.</source>
+        <translation>随附的价格，截至 {date}。“刷新价格”会获取今天的价格。</translation>
+    </message>
+    <message>
+        <source>Prices last refreshed on {date} from {providers}.</source>
+        <translation>价格最近于 {date} 从 {providers} 刷新。</translation>
+    </message>
+    <message>
+        <source>Fetching today&apos;s prices…</source>
+        <translation>正在获取今天的价格…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Fetching today&apos;s prices… {done} of {total} catalogs</source>
+        <translation>正在获取今天的价格… 已完成 {done}/{total} 个目录</translation>
+    </message>
+    <message>
+        <source>The refresh failed: {error}</source>
+        <translation>刷新失败：{error}</translation>
+    </message>
+    <message>
+        <source>Refresh cancelled: nothing changed.</source>
+        <translation>刷新已取消：没有任何更改。</translation>
+    </message>
+    <message>
+        <source>The prices refreshed on {date} stay in use.</source>
+        <translation>继续使用 {date} 刷新的价格。</translation>
+    </message>
+    <message>
+        <source>The bundled prices stay in use.</source>
+        <translation>继续使用随附的价格。</translation>
+    </message>
+    <message>
+        <source>Could not refresh the prices: no catalog answered. {kept}</source>
+        <translation>无法刷新价格：没有目录响应。{kept}</translation>
+    </message>
+    <message>
+        <source>Refreshed on {date}: {added} added, {updated} updated, {kept} kept, {removed} removed.</source>
+        <translation>已于 {date} 刷新：新增 {added} 个，更新 {updated} 个，保留 {kept} 个，移除 {removed} 个。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n of your edits kept over the refreshed price.</source>
+        <translation>
+            <numerusform>保留了你的 %n 处修改，未被刷新的价格覆盖。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n malformed row(s) skipped.</source>
+        <translation>
+            <numerusform>跳过了 %n 行格式错误的数据。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The refreshed prices apply until you close Tuneplan.</source>
+        <translation>刷新后的价格在关闭 Tuneplan 前有效。</translation>
     </message>
     <message>
         <source>&amp;Prices…</source>
@@ -4694,6 +4912,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>类型</translation>
     </message>
     <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
         <source>USD / GPU-hour</source>
         <translation>美元 / GPU 小时</translation>
     </message>
@@ -4704,10 +4926,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Date seen</source>
         <translation>价格日期</translation>
-    </message>
-    <message>
-        <source>Yours</source>
-        <translation>你的</translation>
     </message>
     <message>
         <source>Source</source>
@@ -4734,16 +4952,24 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>服务商如何对 GPU 时长向上取整；双击编辑</translation>
     </message>
     <message>
-        <source>When the price was seen; your edits carry the date you give them. Double-click to edit</source>
-        <translation>价格的查看日期；你编辑的价格使用你填写的日期。双击编辑</translation>
+        <source>Origin</source>
+        <translation>来源</translation>
     </message>
     <message>
-        <source>edited: you changed a bundled price · added: a price you added</source>
-        <translation>已编辑：你修改过的内置价格 · 已添加：你添加的价格</translation>
+        <source>GPUs in the instance or node this price is for, and how they are linked, where the source says</source>
+        <translation>该价格对应的实例或节点中的 GPU 数量，以及它们的互联方式（如来源说明）</translation>
     </message>
     <message>
-        <source>Where the bundled price came from</source>
-        <translation>内置价格的来源</translation>
+        <source>When the price was seen (older than 90 days: marked old); your edits carry the date you give them. Double-click to edit</source>
+        <translation>价格的查看日期（超过 90 天标记为旧）；你修改的价格使用你给出的日期。双击可编辑</translation>
+    </message>
+    <message>
+        <source>edited: you changed a price · added: a price you added · refreshed: from the last “Refresh prices” · empty: as bundled</source>
+        <translation>已修改：你改过的价格 · 已添加：你添加的价格 · 已刷新：来自最近一次“刷新价格” · 空：随附的原始价格</translation>
+    </message>
+    <message>
+        <source>Where the price came from</source>
+        <translation>价格的来源</translation>
     </message>
     <message>
         <source>per second</source>
@@ -4759,8 +4985,12 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>按小时</translation>
     </message>
     <message>
-        <source>edited</source>
+        <source>refreshed</source>
         <extracomment>Where a price comes from (``EffectivePrice.origin``) as the &quot;Yours&quot; column says it.</extracomment>
+        <translation>已刷新</translation>
+    </message>
+    <message>
+        <source>edited</source>
         <translation>已编辑</translation>
     </message>
     <message>
@@ -4768,8 +4998,21 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>已添加</translation>
     </message>
     <message>
+        <source>{n} GPUs</source>
+        <extracomment>Starting column widths (px); the source column takes the rest and long text is elided. The date of a price older than OLD_PRICE_DAYS (dark amber: readable on the light and the dark theme&apos;s base).</extracomment>
+        <translation>{n} 块 GPU</translation>
+    </message>
+    <message>
+        <source>1 GPU</source>
+        <translation>1 块 GPU</translation>
+    </message>
+    <message>
         <source>undated</source>
         <translation>无日期</translation>
+    </message>
+    <message>
+        <source>{date} · old</source>
+        <translation>{date} · 旧</translation>
     </message>
     <message>
         <source>not in the catalog</source>
@@ -4780,6 +5023,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{label}——目录 GPU：{gpu}</translation>
     </message>
     <message>
+        <source>You edited this price. Refreshed: {price} per GPU-hour, {billing}, seen {date}</source>
+        <translation>你修改了这个价格。刷新值：每 GPU 小时 {price}，{billing}，查看于 {date}</translation>
+    </message>
+    <message>
         <source>You edited this price. Bundled: {price} per GPU-hour, {billing}, seen {date}</source>
         <translation>你编辑过此价格。内置价格：每 GPU 小时 {price}，{billing}，日期 {date}</translation>
     </message>
@@ -4788,8 +5035,24 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>你添加的价格</translation>
     </message>
     <message>
+        <source>From the last “Refresh prices”</source>
+        <translation>来自最近一次“刷新价格”</translation>
+    </message>
+    <message>
         <source>As bundled with Tuneplan</source>
         <translation>Tuneplan 内置价格</translation>
+    </message>
+    <message>
+        <source>Undated: its age is not known</source>
+        <translation>无日期：不知道它有多旧</translation>
+    </message>
+    <message>
+        <source>Seen %n day(s) before today: older than {days} days, so it has probably moved. Check the provider&apos;s page or refresh the prices.</source>
+        <translation>%n 天前查看：已超过 {days} 天，价格很可能已变动。请查看服务商的页面或刷新价格。</translation>
+    </message>
+    <message>
+        <source>Seen %n day(s) before today</source>
+        <translation>%n 天前查看</translation>
     </message>
     <message>
         <source>Double-click to change (your date)</source>
@@ -5681,7 +5944,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>{vocab} × {hidden} × 2 B: the bf16 autocast copy of the fp32 LM head, saved until its backward</source>
-        <translation type="unfinished"></translation>
+        <translation>{vocab} × {hidden} × 2 B：fp32 LM head 的 bf16 autocast 副本，一直保存到它的反向传播</translation>
     </message>
     <message>
         <source>per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective {effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} micro-batches per step</source>
@@ -5701,27 +5964,27 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>{tokens} tokens × {vocab} logits × {tensors} tensors × {elem_bytes} B ({detail}): the logits, the log-softmax saved for backward and the metrics&apos; copies</source>
-        <translation type="unfinished"></translation>
+        <translation>{tokens} 个 token × {vocab} 个 logits × {tensors} 个张量 × {elem_bytes} B（{detail}）：logits、为反向传播保存的 log-softmax 以及指标计算用的副本</translation>
     </message>
     <message>
         <source>per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO&apos;s KL batch): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step</source>
-        <translation type="unfinished"></translation>
+        <translation>每个微批次：在 {tokens} 个 token 上做 {passes} 次不求梯度的前向（参考模型；KTO 的 KL 批次）：GEMM {gemm_seconds} 秒，注意力 {attention_seconds} 秒，其他内核 {other_seconds} 秒（{bytes} B）；每步 × {micro_batches} 个微批次</translation>
     </message>
     <message>
         <source>{tokens} tokens × {bytes_per_token} B of one layer&apos;s forward under no_grad (residual, norm output, three MLP intermediates) + {other_bytes} B (dequantised matrix, gathered layers)</source>
-        <translation type="unfinished"></translation>
+        <translation>{tokens} 个 token × no_grad 下一层前向的 {bytes_per_token} B（残差、归一化输出、三个 MLP 中间结果）+ {other_bytes} B（反量化矩阵、收集的层）</translation>
     </message>
     <message>
         <source>{tokens} tokens × {vocab} logits × {elem_bytes} B: the reference forward&apos;s logits, alive until the loss returns</source>
-        <translation type="unfinished"></translation>
+        <translation>{tokens} 个 token × {vocab} 个 logits × {elem_bytes} B：参考模型前向的 logits，在损失返回前一直存在</translation>
     </message>
     <message>
         <source>{params} parameters × {bytes_per_param} B ÷ {shards} GPUs: a frozen copy of the model for the reference forward, with no gradients or optimizer states</source>
-        <translation type="unfinished"></translation>
+        <translation>{params} 个参数 × {bytes_per_param} B ÷ {shards} 块 GPU：用于参考模型前向的冻结模型副本，没有梯度和优化器状态</translation>
     </message>
     <message>
         <source>{tokens} tokens × 1 score × {elem_bytes} B: the value head&apos;s output (its gradient in the backward) instead of vocabulary logits</source>
-        <translation type="unfinished"></translation>
+        <translation>{tokens} 个 token × 1 个分数 × {elem_bytes} B：价值头的输出（以及反向传播中它的梯度），取代词表 logits</translation>
     </message>
     <message>
         <source>Offload checkpointed activations to CPU</source>
@@ -6169,63 +6432,63 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>{field} = {setting}: written as {key} = {value}, the nearest setting {format} has</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：写为 {key} = {value}，这是 {format} 中最接近的设置</translation>
     </message>
     <message>
         <source>{field} = {setting}: DeepSpeed&apos;s {precision} training keeps FP32 master weights and optimizer states of the trained parameters</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：DeepSpeed 的 {precision} 训练会为被训练的参数保留 FP32 主权重和优化器状态</translation>
     </message>
     <message>
         <source>{field} = {setting}: the plan does not shard with DeepSpeed ZeRO; stage 0 (plain data parallelism) is written</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：方案未使用 DeepSpeed ZeRO 分片；写入的是 stage 0（普通数据并行）</translation>
     </message>
     <message>
         <source>{field} = {setting}: {format} runs FSDP from an accelerate config: accelerate launch --config_file {example} with fsdp_offload_params: {offload}</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：{format} 通过 accelerate 配置运行 FSDP：accelerate launch --config_file {example}，并设置 fsdp_offload_params: {offload}</translation>
     </message>
     <message>
         <source>{model} has no Hugging Face id in the plan: write its id or local path into {key}</source>
-        <translation type="unfinished"></translation>
+        <translation>方案中的 {model} 没有 Hugging Face ID：请在 {key} 中填写其 ID 或本地路径</translation>
     </message>
     <message>
         <source>{field} = {setting} over {gpus} GPUs (layers split across them): {format} trains one copy per GPU; choose DDP, ZeRO or FSDP in the plan</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}，跨 {gpus} 块 GPU（各层拆分到各 GPU）：{format} 在每块 GPU 上训练一份副本；请在方案中选择 DDP、ZeRO 或 FSDP</translation>
     </message>
     <message>
         <source>{field} = {setting}: {format} has no setting for this; the file leaves it out</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：{format} 没有对应的设置；文件中省略了它</translation>
     </message>
     <message>
         <source>{field} = {setting}: {format} offloads to the CPU only with DeepSpeed ZeRO or FSDP; with {sharding} the file keeps everything on the GPU</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：{format} 只有在使用 DeepSpeed ZeRO 或 FSDP 时才会卸载到 CPU；使用 {sharding} 时文件会把一切都保留在 GPU 上</translation>
     </message>
     <message>
         <source>the plan trains with {stack}; this file is for {format}, whose defaults differ in places</source>
-        <translation type="unfinished"></translation>
+        <translation>方案使用 {stack} 训练；此文件适用于 {format}，其默认值有些地方不同</translation>
     </message>
     <message>
         <source>{field} = {setting}: {format} packs only with FlashAttention and refuses attn_impl {value}</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：{format} 只在使用 FlashAttention 时打包，不接受 attn_impl {value}</translation>
     </message>
     <message>
         <source>{field} = {setting}: {format} has no setting for this and uses {default} ({source})</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：{format} 没有对应的设置，使用 {default}（{source}）</translation>
     </message>
     <message>
         <source>start from the torchtune config shipped for the model&apos;s family and size with {recipe} (tune ls lists them); these overrides set the plan&apos;s settings</source>
-        <translation type="unfinished"></translation>
+        <translation>请从 torchtune 为该模型系列和规模随附的 {recipe} 配置开始（tune ls 会列出它们）；这些覆盖项设置方案的各项设置</translation>
     </message>
     <message>
         <source>{field} = {setting}: torchtune&apos;s distributed recipes shard with FSDP only</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：torchtune 的分布式配方只使用 FSDP 分片</translation>
     </message>
     <message>
         <source>{field} = {setting}: {component} takes no fused argument: remove the config&apos;s optimizer.fused (~optimizer.fused)</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：{component} 不接受 fused 参数：请删除配置中的 optimizer.fused（~optimizer.fused）</translation>
     </message>
     <message>
         <source>{field} = {setting}: set model._component_ to the model&apos;s qlora_ builder (torchtune.models.&lt;family&gt;.qlora_&lt;family&gt;_&lt;size&gt;), as the *_qlora configs do</source>
-        <translation type="unfinished"></translation>
+        <translation>{field} = {setting}：请把 model._component_ 设为该模型的 qlora_ 构建函数（torchtune.models.&lt;family&gt;.qlora_&lt;family&gt;_&lt;size&gt;），与 *_qlora 配置的做法相同</translation>
     </message>
     <message>
         <source>packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only</source>
@@ -6285,7 +6548,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses the optimizer step into backward under ZeRO (torchtune&apos;s optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it does</source>
-        <translation type="unfinished"></translation>
+        <translation>DeepSpeed ZeRO 在反向传播之后执行自己的优化器步骤：没有任何技术栈在 ZeRO 下把优化器步骤融合进反向传播（torchtune 的 optimizer_in_bwd 只在单 GPU 或 FSDP 上运行）；显示的显存假设可以这样做</translation>
     </message>
     <message>
         <source>paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
@@ -6505,7 +6768,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>its ZeRO-3 example config leaves reduce_bucket_size and stage3_prefetch_bucket_size &quot;auto&quot;: the Trainer fills them from the hidden size</source>
-        <translation type="unfinished"></translation>
+        <translation>其 ZeRO-3 示例配置把 reduce_bucket_size 和 stage3_prefetch_bucket_size 设为 &quot;auto&quot;：由 Trainer 根据隐藏层大小填入</translation>
     </message>
     <message>
         <source>trainable parameters are cast to FP32 unless pure_bf16, and PEFT gets autocast_adapter_dtype</source>
@@ -6549,11 +6812,11 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>its ZeRO-3 config (--deepspeed zero3) leaves reduce_bucket_size and stage3_prefetch_bucket_size &quot;auto&quot;: the Trainer fills them from the hidden size</source>
-        <translation type="unfinished"></translation>
+        <translation>其 ZeRO-3 配置（--deepspeed zero3）把 reduce_bucket_size 和 stage3_prefetch_bucket_size 设为 &quot;auto&quot;：由 Trainer 根据隐藏层大小填入</translation>
     </message>
     <message>
         <source>its ZeRO-2 config (--deepspeed zero2) sets reduce_bucket_size 2e8</source>
-        <translation type="unfinished"></translation>
+        <translation>其 ZeRO-2 配置（--deepspeed zero2）把 reduce_bucket_size 设为 2e8</translation>
     </message>
     <message>
         <source>FSDP reduce-scatters in every backward unless the loop wraps the accumulating micro-batches in no_sync()</source>
@@ -6677,39 +6940,39 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>a reference copy next to a LoRA/QLoRA policy: TRL&apos;s DPOTrainer and KTOTrainer use the policy with its adapters disabled as the reference and load no copy unless you pass ref_model; the copy is counted as planned</source>
-        <translation type="unfinished"></translation>
+        <translation>LoRA/QLoRA 策略模型旁边的参考副本：TRL 的 DPOTrainer 和 KTOTrainer 把禁用适配器的策略模型用作参考，除非你传入 ref_model，否则不会加载副本；这里按方案计入副本</translation>
     </message>
     <message>
         <source>KTO&apos;s KL term needs two or more examples per micro-batch: TRL&apos;s KTOTrainer refuses per_device_train_batch_size 1</source>
-        <translation type="unfinished"></translation>
+        <translation>KTO 的 KL 项每个微批次需要至少两个样本：TRL 的 KTOTrainer 不接受 per_device_train_batch_size 为 1</translation>
     </message>
     <message>
         <source>TRL&apos;s {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no packing): a packed plan is estimated as planned, but TRL will run it padded</source>
-        <translation type="unfinished"></translation>
+        <translation>TRL 的 {trainer} 会把每个批次填充到其最长的一行（DPOTrainer 中禁用了 padding_free；其他训练器没有打包）：打包的方案按计划估算，但 TRL 实际会以填充方式运行</translation>
     </message>
     <message>
         <source>TRL&apos;s Liger (fused) DPO and KTO losses refuse precomputed reference log-probs (the trainer raises ValueError): choose one of the two</source>
-        <translation type="unfinished"></translation>
+        <translation>TRL 的 Liger（融合）DPO 和 KTO 损失不接受预先计算的参考对数概率（训练器会抛出 ValueError）：两者只能选其一</translation>
     </message>
     <message>
         <source>reference log-probs precomputed (precompute_ref_log_probs): TRL runs the reference over the training set once before training ({hours:.2f} h, in the plan&apos;s time) and holds no reference model during it</source>
-        <translation type="unfinished"></translation>
+        <translation>参考对数概率已预先计算（precompute_ref_log_probs）：TRL 在训练前用参考模型遍历一遍训练集（{hours:.2f} 小时，已计入方案的时间），训练期间不保留参考模型</translation>
     </message>
     <message>
         <source>{workload} uses no reference model: the reference setting ({reference}) is ignored</source>
-        <translation type="unfinished"></translation>
+        <translation>{workload} 不使用参考模型：参考模型设置（{reference}）被忽略</translation>
     </message>
     <message>
         <source>a reward model has no vocabulary logits: fused cross-entropy changes nothing</source>
-        <translation type="unfinished"></translation>
+        <translation>奖励模型没有词表 logits：融合交叉熵不起作用</translation>
     </message>
     <message>
         <source>full fine-tuning has no frozen base to share: TRL loads a frozen copy of the model as the reference, which is what is counted</source>
-        <translation type="unfinished"></translation>
+        <translation>全量微调没有可共享的冻结基座：TRL 会加载一个冻结的模型副本作为参考，这里计入的就是它</translation>
     </message>
     <message>
         <source>under ZeRO-{stage} TRL prepares the reference copy with ZeRO disabled (stage 0): every GPU holds all of it</source>
-        <translation type="unfinished"></translation>
+        <translation>在 ZeRO-{stage} 下，TRL 以禁用 ZeRO（stage 0）的方式准备参考副本：每块 GPU 都持有完整副本</translation>
     </message>
     <message>
         <source> × {calibration} (calibrated from your run)</source>

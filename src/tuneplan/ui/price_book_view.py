@@ -168,8 +168,10 @@ def node_text(entry: PriceEntry) -> str:
 
 
 def date_text(date_seen: str, today: date) -> str:
-    """A price's date as shown: the date, ``undated``, or the date marked ``old`` (more than 90 days before today)."""
-    if not date_seen:
+    """A price's date as shown: the date, ``undated`` (also for a note in place of a date, such as the bundled
+    catalog's "undated (crawled copy, <=2026-11)": the price book's date column shows the note), or the date marked
+    ``old`` (more than 90 days before today)."""
+    if not date_seen or price_age_days(date_seen, today) is None:
         return translate("PriceTableModel", "undated")
     if is_old_price(date_seen, today):
         return translate("PriceTableModel", "{date} · old").format(date=date_seen)
