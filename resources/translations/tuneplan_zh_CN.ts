@@ -6471,6 +6471,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{field} = {setting}：{format} 只在使用 FlashAttention 时打包，不接受 attn_impl {value}</translation>
     </message>
     <message>
+        <source>the plan trains {workload}; this {format} file sets up supervised fine-tuning only: start from {format}&apos;s own {workload} recipe and keep the batch, precision and sharding settings below</source>
+        <translation>方案训练的是 {workload}；这个 {format} 文件只设置监督微调：请从 {format} 自己的 {workload} 配方开始，并保留下面的批次、精度和分片设置</translation>
+    </message>
+    <message>
         <source>{field} = {setting}: {format} has no setting for this and uses {default} ({source})</source>
         <translation>{field} = {setting}：{format} 没有对应的设置，使用 {default}（{source}）</translation>
     </message>

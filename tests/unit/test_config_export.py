@@ -489,3 +489,24 @@ def test_deepspeed_buffer_sizes_and_flash1_are_exported():
     out = export_config(s, "trl")
     assert out.document["attn_implementation"] == "flash_attention_2"
     assert any(n.code == "export.approx" and n.params["key"] == "attn_implementation" for n in out.notes)
+
+
+def test_preference_workloads_export_as_llamafactory_stages_and_are_flagged_elsewhere():
+    """LLaMA-Factory runs DPO as ``stage: dpo`` + ``pref_loss: sigmoid``, ORPO as ``pref_loss: orpo``, KTO as
+    ``stage: kto`` and a reward model as ``stage: rm`` (its examples/train_lora/llama3_lora_{dpo,kto,reward}.yaml);
+    the other formats write an SFT file, so they say so instead of exporting a DPO plan as SFT silently."""
+    from tuneplan import catalog
+    from tuneplan.core.config_export import export_config
+
+    s = catalog.default_scenario()
+    expected = {"dpo": ("dpo", "sigmoid"), "orpo": ("dpo", "orpo"), "kto": ("kto", None), "reward": ("rm", None),
+                "sft": ("sft", None)}
+    for workload, (stage, loss) in expected.items():
+        s.training.workload = workload
+        doc = export_config(s, "llama-factory").document
+        assert (doc["stage"], doc.get("pref_loss")) == (stage, loss), workload
+    s.training.workload = "dpo"
+    for fmt in ("axolotl", "trl", "torchtune", "ms-swift"):
+        assert [n.params["workload"] for n in export_config(s, fmt).notes if n.code == "export.sft_only"] == ["DPO"]
+    s.training.workload = "sft"
+    assert not any(n.code == "export.sft_only" for n in export_config(s, "trl").notes)

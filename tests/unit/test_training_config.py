@@ -353,3 +353,16 @@ def test_trl_padding_to_max_length_is_fixed_length():
     small = map_training_config({"max_length": 1024, "packing": False, "pad_to_multiple_of": 8}, "hf")
     assert _training(small)["sequence_mode"] == "dynamic"
     assert "pad_to_multiple_of" in [i.key for i in small.with_status("ignored")]
+
+
+def test_llamafactory_stage_sets_the_workload():
+    # LLaMA-Factory's example files: stage dpo + pref_loss sigmoid (DPO) / orpo; kto; rm (reward model)
+    for stage, loss, workload in (("dpo", "sigmoid", "dpo"), ("dpo", "orpo", "orpo"), ("dpo", "simpo", "orpo"),
+                                  ("kto", None, "kto"), ("rm", None, "reward"), ("sft", None, "sft")):
+        data = {"model_name_or_path": "m", "stage": stage, "finetuning_type": "lora"}
+        if loss:
+            data["pref_loss"] = loss
+        assert map_training_config(data).updates["training.workload"] == workload, (stage, loss)
+    r = map_training_config({"model_name_or_path": "m", "stage": "ppo", "finetuning_type": "lora"})
+    assert "training.workload" not in r.updates
+    assert any(i.key == "stage" and i.status == "unsupported" for i in r.items)

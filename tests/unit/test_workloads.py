@@ -339,3 +339,15 @@ def test_cli_refuses_an_unknown_workload() -> None:
     proc = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "grpo"], capture_output=True,
                           text=True, timeout=60)
     assert proc.returncode == 2 and "invalid choice: 'grpo'" in proc.stderr
+
+
+def test_plan_names_say_the_workload():
+    from tuneplan import catalog
+    from tuneplan.core.scenario import auto_name
+
+    s = catalog.default_scenario()
+    assert auto_name(s) == "Llama 3.1 8B QLoRA on RTX 4090"  # supervised fine-tuning: no workload word
+    s.training.workload = "dpo"
+    assert auto_name(s) == "Llama 3.1 8B QLoRA DPO on RTX 4090"
+    s.training.workload, s.training.method = "reward", "full"
+    assert auto_name(s) == "Llama 3.1 8B full fine-tune reward model on RTX 4090"

@@ -108,6 +108,9 @@ NOTES.update({
     "export.not_expressible": N_("{field} = {setting}: {format} has no setting for this; the file leaves it out"),
     "export.stack_default": N_("{field} = {setting}: {format} has no setting for this and uses {default} "
                                "({source})"),
+    "export.sft_only": N_("the plan trains {workload}; this {format} file sets up supervised fine-tuning only: start "
+                          "from {format}'s own {workload} recipe and keep the batch, precision and sharding settings "
+                          "below"),
     "export.approx": N_("{field} = {setting}: written as {key} = {value}, the nearest setting {format} has"),
     "export.other_stack": N_("the plan trains with {stack}; this file is for {format}, whose defaults differ in "
                              "places"),
@@ -458,7 +461,14 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.put("disable_gradient_checkpointing", not t.grad_checkpointing, "grad_checkpointing")
     if t.activation_offload:
         doc.put("use_unsloth_gc", True, "activation_offload")
-    doc.put("stage", "sft")
+    # LLaMA-Factory's stages (examples/train_lora/llama3_lora_{dpo,kto,reward}.yaml @ 01fa59bb): dpo with
+    # pref_loss sigmoid (DPO) / orpo / simpo, kto, rm for a reward model
+    stage = {"sft": "sft", "dpo": "dpo", "orpo": "dpo", "kto": "kto", "reward": "rm"}[t.workload]
+    doc.put("stage", stage, "workload")
+    if t.workload in {"dpo", "orpo"}:
+        doc.put("pref_loss", "sigmoid" if t.workload == "dpo" else "orpo", "workload")
+    if t.workload in {"dpo", "kto"} and t.reference_model == "precomputed":
+        doc.lacks("reference_model")
     doc.put("do_train", True)
     doc.put("finetuning_type", "full" if t.method == "full" else "lora", "method")
     if adapters:
@@ -869,4 +879,6 @@ def export_config(scenario: Scenario, fmt: str, *, estimate: Estimate | None = N
         _deepspeed(doc, _uses_auto(scenario.training, deepspeed_auto))
         return doc.result("json", estimate, model_ref)
     _BUILDERS[fmt](doc, model_ref)
+    if scenario.training.workload != "sft" and fmt != "llama-factory":
+        doc.note("export.sft_only", workload=scenario.training.workload.upper())
     return doc.result("yaml", estimate, model_ref)

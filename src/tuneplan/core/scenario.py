@@ -392,15 +392,19 @@ class Scenario(_Model):
 
 #: Method words in plan names (plan names are data and stay English; views translate these words).
 METHOD_WORDS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
+#: Workload words in plan names (none for supervised fine-tuning): ``Llama 3.1 8B LoRA DPO on RTX 4090``.
+WORKLOAD_WORDS = {"sft": "", "dpo": "DPO", "orpo": "ORPO", "kto": "KTO", "reward": "reward model"}
 
 
 def auto_name(s: Scenario) -> str:
-    """The name a plan gets from its contents, e.g. ``Llama 3.1 8B QLoRA on RTX 4090`` or
-    ``Llama 3.1 70B LoRA on 8× H100 SXM`` (at most 200 characters)."""
+    """The name a plan gets from its contents, e.g. ``Llama 3.1 8B QLoRA on RTX 4090``,
+    ``Llama 3.1 70B LoRA on 8× H100 SXM`` or ``Llama 3.1 8B LoRA DPO on RTX 4090`` (at most 200 characters)."""
     gpus = s.gpu.name.removeprefix("GeForce ").strip()
     if s.training.num_gpus > 1:
         gpus = f"{s.training.num_gpus}× {gpus}"
-    return f"{s.model.name} {METHOD_WORDS.get(s.training.method, s.training.method)} on {gpus}"[:200]
+    work = WORKLOAD_WORDS.get(s.training.workload, s.training.workload)
+    method = METHOD_WORDS.get(s.training.method, s.training.method)
+    return f"{s.model.name} {method}{' ' + work if work else ''} on {gpus}"[:200]
 
 
 _BOUND_ERRORS = {"greater_than", "greater_than_equal", "less_than", "less_than_equal"}

@@ -590,6 +590,17 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
     else:
         b.default("cutoff_len", "training.seq_len", 2048)
     stage = str(g("stage") or "sft").lower()
+    if has("stage"):
+        # the trained workload (examples/train_lora/llama3_lora_{sft,dpo,kto,reward}.yaml): dpo's pref_loss
+        # sigmoid is DPO, orpo/simpo the reference-free losses (ORPO, SimPO); pt (continued pretraining) and ppo
+        # are not planned here
+        loss = str(g("pref_loss") or "sigmoid").lower()
+        table = {"sft": "sft", "kto": "kto", "rm": "reward", "dpo": "orpo" if loss in {"orpo", "simpo"} else "dpo"}
+        if stage in table:
+            b.take("stage", g("stage"), "training.workload", table[stage])
+        elif stage != "pt":
+            b.unsupported("stage", g("stage"), "config.unknown_value")
+    done |= {"stage", "pref_loss"}
     packing = _bool("packing", g("packing")) if has("packing") else stage == "pt"
     neat = has("neat_packing") and _bool("neat_packing", g("neat_packing"))
     if neat:

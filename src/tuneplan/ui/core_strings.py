@@ -152,6 +152,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} offloads to the CPU only with DeepSpeed ZeRO or FSDP; with {sharding} the file keeps everything on the GPU'),  # export.offload_needs_sharding
     QT_TRANSLATE_NOOP("Terms", 'the plan trains with {stack}; this file is for {format}, whose defaults differ in places'),  # export.other_stack
     QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} packs only with FlashAttention and refuses attn_impl {value}'),  # export.packing_flash
+    QT_TRANSLATE_NOOP("Terms", "the plan trains {workload}; this {format} file sets up supervised fine-tuning only: start from {format}'s own {workload} recipe and keep the batch, precision and sharding settings below"),  # export.sft_only
     QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} has no setting for this and uses {default} ({source})'),  # export.stack_default
     QT_TRANSLATE_NOOP("Terms", "start from the torchtune config shipped for the model's family and size with {recipe} (tune ls lists them); these overrides set the plan's settings"),  # export.torchtune_config
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: torchtune's distributed recipes shard with FSDP only"),  # export.torchtune_fsdp
