@@ -397,6 +397,14 @@ Please attach that file when you report the problem.</source>
         <translation>编译后的解码器层（torchtune compile: True、HF torch_compile=True）在反向传播中重算廉价的逐元素结果：不保存 FP32 的归一化输入副本，也不保存 SiLU(gate)。已为 RMSNorm 模型（Llama、Qwen、Mistral、Gemma）建模</translation>
     </message>
     <message>
+        <source>Only for DeepSpeed ZeRO</source>
+        <translation>仅适用于 DeepSpeed ZeRO</translation>
+    </message>
+    <message>
+        <source>Only for DeepSpeed ZeRO-3</source>
+        <translation>仅适用于 DeepSpeed ZeRO-3</translation>
+    </message>
+    <message>
         <source>CPU offload (params + optimizer)</source>
         <translation>CPU 卸载（参数 + 优化器）</translation>
     </message>
@@ -465,10 +473,6 @@ Please attach that file when you report the problem.</source>
         <translation>FSDP 如何划分模型。Hugging Face accelerate 把每个解码层包装成一个单元，嵌入层和 LM head 留在根单元中，FSDP 从前向到反向都让根单元保持未分片。torchtune 可以把它们单独分片（custom_sharded_layers）。LitGPT 把每个块连同其 LoRA 适配器包装在一起，于是每个冻结权重都会得到梯度，和全参数微调一样</translation>
     </message>
     <message>
-        <source>DeepSpeed buckets “auto” (from the hidden size)</source>
-        <translation>DeepSpeed 桶大小为 “auto”（由隐藏层大小决定）</translation>
-    </message>
-    <message>
         <source>The DeepSpeed JSON leaves reduce_bucket_size and stage3_prefetch_bucket_size “auto” and Hugging Face fills them from the model&apos;s hidden size h: h² and 0.9 h² elements (LLaMA-Factory&apos;s and ms-swift&apos;s ZeRO-3 configs do)</source>
         <translation>DeepSpeed JSON 把 reduce_bucket_size 和 stage3_prefetch_bucket_size 设为 “auto”，由 Hugging Face 根据模型的隐藏层大小 h 填入：h² 和 0.9 h² 个元素（LLaMA-Factory 和 ms-swift 的 ZeRO-3 配置就是这样）</translation>
     </message>
@@ -501,14 +505,6 @@ Please attach that file when you report the problem.</source>
         <translation>仅适用于多 GPU 的 FSDP</translation>
     </message>
     <message>
-        <source>Only for DeepSpeed ZeRO over several GPUs</source>
-        <translation>仅适用于多 GPU 上的 DeepSpeed ZeRO</translation>
-    </message>
-    <message>
-        <source>Only for DeepSpeed ZeRO-3 over several GPUs</source>
-        <translation>仅适用于多 GPU 上的 DeepSpeed ZeRO-3</translation>
-    </message>
-    <message>
         <source>Set GPUs above 1 to shard</source>
         <translation>GPU 数量大于 1 时才能分片</translation>
     </message>
@@ -523,6 +519,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Blocks with LoRA adapters</source>
         <translation>按块（含 LoRA 适配器）</translation>
+    </message>
+    <message>
+        <source>DeepSpeed buckets “auto”</source>
+        <translation>DeepSpeed 桶大小 “auto”</translation>
     </message>
     <message>
         <source>Only for FSDP over several GPUs with gradient accumulation</source>
@@ -4386,10 +4386,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>全部线性层</translation>
     </message>
     <message>
-        <source>The defaults are pure BF16 training: weights, gradients and AdamW states in BF16. Tick FP32 weights for mixed precision. “I train with” sets these fields as your stack does.</source>
-        <translation>默认是纯 BF16 训练：权重、梯度和 AdamW 状态都是 BF16。勾选 FP32 权重即为混合精度。“我用以下方式训练”会按你的技术栈设置这些字段。</translation>
-    </message>
-    <message>
         <source>LoRA adapters</source>
         <translation>LoRA 适配器</translation>
     </message>
@@ -4416,6 +4412,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Needed when adding tokens; costs gradients and optimizer states for the embeddings</source>
         <translation>添加新 token 时需要；会为嵌入层增加梯度和优化器状态</translation>
+    </message>
+    <message>
+        <source>The defaults are pure BF16 training: weights, gradients and AdamW states in BF16 (DeepSpeed ZeRO keeps its own FP32 master copy and states). Tick FP32 weights for mixed precision. The “I train with” choice sets these fields as your stack does.</source>
+        <translation>默认是纯 BF16 训练：权重、梯度和 AdamW 状态都是 BF16（DeepSpeed ZeRO 会保留自己的 FP32 主副本和状态）。勾选 FP32 权重即为混合精度。“我用的训练框架”的选择会按你的技术栈设置这些字段。</translation>
     </message>
     <message>
         <source>NF4 double quantization</source>

@@ -176,6 +176,15 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                         "embeddings and LM head sharded as units of their own (torchtune custom_sharded_layers); "
                         "blocks-with-adapters = LoRA adapters inside their layer's unit, so every frozen weight "
                         "gets a gradient (LitGPT)")
+    for flag, what, default in (("--deepspeed-reduce-bucket", "reduce_bucket_size", "5e8"),
+                                ("--deepspeed-prefetch-bucket", "ZeRO-3 stage3_prefetch_bucket_size", "5e7"),
+                                ("--deepspeed-sub-group", "ZeRO-3 sub_group_size (0 = one parameter per group)", "1e9"),
+                                ("--deepspeed-max-reuse-distance", "ZeRO-3 stage3_max_reuse_distance", "1e9")):
+        p.add_argument(flag, type=_non_negative, metavar="ELEMENTS",
+                       help=f"DeepSpeed {what} in elements (DeepSpeed's default {default})")
+    p.add_argument("--deepspeed-auto-buckets", action="store_true", default=None,
+                   help='DeepSpeed buckets left "auto" in the JSON: Hugging Face fills them from the hidden size h '
+                        "(reduce h^2, ZeRO-3 prefetch 0.9 h^2)")
     p.add_argument("--stack", choices=["hf-peft", "trl", "llama-factory", "axolotl", "ms-swift", "unsloth", "torchtune",
                                        "litgpt", "pytorch"],
                    help="the training stack you run: sets the defaults it really uses (adapter dtype, k-bit upcast, "
@@ -265,6 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
     ch = sub.add_parser("cheapest", aliases=["search"],
                         help="the cheapest (or fastest) setups that fit: GPU type, count, sharding, method, savers")
     add_plan_arguments(ch)
+    add_workload_arguments(ch)
     ch.add_argument("--rank", choices=["cost", "time"], default="cost",
                     help="cost = USD per completed run (default); time = wall-clock hours")
     ch.add_argument("--max-gpus", type=_positive_int, default=64, metavar="N", help="at most N GPUs (default 64)")
@@ -276,6 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex = sub.add_parser("export-config", help="the plan as a starting config for its training stack (LLaMA-Factory, "
                         "axolotl, TRL, torchtune, ms-swift) or a DeepSpeed JSON")
     add_plan_arguments(ex)
+    add_workload_arguments(ex)
     from tuneplan.cli_export import add_export_arguments
 
     add_export_arguments(ex)

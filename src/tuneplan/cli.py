@@ -49,6 +49,9 @@ _TRAINING_ARGS: dict[str, str] = {
     "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "grad_sync": "grad_sync",
     "fsdp_wrap": "fsdp_wrap", "framework": "framework", "mfu": "mfu_override",
     "workload": "workload", "reference_model": "reference_model",
+    "deepspeed_reduce_bucket": "deepspeed_reduce_bucket", "deepspeed_prefetch_bucket": "deepspeed_prefetch_bucket",
+    "deepspeed_sub_group": "deepspeed_sub_group", "deepspeed_max_reuse_distance": "deepspeed_max_reuse_distance",
+    "deepspeed_auto_buckets": "deepspeed_auto_buckets",
 }
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",

@@ -263,3 +263,16 @@ def test_the_plan_models_tokenizer_id() -> None:
     assert df.model_tokenizer_ref("llama-3.1-8b", "Llama 3.1 8B") == "meta-llama/Llama-3.1-8B"
     assert df.model_tokenizer_ref("", "Qwen/Qwen2.5-0.5B") == "Qwen/Qwen2.5-0.5B"
     assert df.model_tokenizer_ref("", "My model") is None
+
+
+def test_a_huge_record_in_a_json_array_is_a_broken_row_as_in_jsonl(tmp_path: Path, tok: Path) -> None:
+    # the 16 MiB per-line limit of JSONL holds for a record of a JSON array too (attack review): 17 MiB of text in
+    # one record is left out, the other record counted
+    import json as _json
+
+    from tuneplan.storage.dataset_file import MAX_LINE_BYTES
+
+    path = tmp_path / "big.json"
+    path.write_text(_json.dumps([{"text": "hello world"}, {"text": "x" * (MAX_LINE_BYTES + 2**20)}]), "utf-8")
+    counted = count_dataset(path, tok)
+    assert (counted.rows, counted.broken) == (1, 1)

@@ -364,3 +364,25 @@ def test_a_catalog_of_twenty_thousand_rows_reads_in_well_under_the_deadline():
     elapsed = time.monotonic() - start
     assert parsed.rows == 20_000 and len(parsed.offers) == 10
     assert elapsed < 5.0  # ~0.3 s; matching each row without the cache took ~14 s
+
+
+def test_a_snapshot_offer_no_plan_can_be_priced_with_is_refused_at_load(tmp_path):
+    """A tampered snapshot (an infinite minimum billing, a 300-character provider) is refused when it is read, with
+    a message, instead of failing later when a GPU with that offer is picked."""
+    import json
+
+    from tuneplan.storage.price_snapshot import load_snapshot
+
+    entry = {"provider": "RunPod", "gpu_label": "H100 SXM", "gpu_id": "h100_sxm", "usd_per_gpu_hour": 2.0,
+             "kind": "on-demand", "billing": "second", "minimum_billed_minutes": 0, "date_seen": "2026-12-01"}
+    for bad in ({"minimum_billed_minutes": float("inf")}, {"provider": "P" * 300}):
+        doc = {"format": "tuneplan-price-snapshot", "schema_version": 1, "fetched_at": "2026-12-02T00:00:00+00:00",
+               "offers": [{"provider_id": "runpod", "gpu_counts": [8], "entry": {**entry, **bad}}]}
+        path = tmp_path / "price_snapshot.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        snap, notice = load_snapshot(path)
+        assert snap is None and "damaged" in notice
+    good = {"format": "tuneplan-price-snapshot", "schema_version": 1, "fetched_at": "2026-12-02T00:00:00+00:00",
+            "offers": [{"provider_id": "runpod", "gpu_counts": [8], "entry": entry}]}
+    path.write_text(json.dumps(good), encoding="utf-8")
+    assert load_snapshot(path)[0] is not None

@@ -366,3 +366,16 @@ def test_llamafactory_stage_sets_the_workload():
     r = map_training_config({"model_name_or_path": "m", "stage": "ppo", "finetuning_type": "lora"})
     assert "training.workload" not in r.updates
     assert any(i.key == "stage" and i.status == "unsupported" for i in r.items)
+
+
+def test_deepspeed_auto_fills_only_the_keys_that_say_auto():
+    # transformers' trainer_config_finalize fills a bucket only when its key is "auto" (fill_only): a file with only
+    # reduce_bucket_size "auto" keeps DeepSpeed's 5e7 prefetch bucket, one with only the prefetch "auto" keeps 5e8
+    r = map_training_config({"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto"}})
+    assert r.updates["training.deepspeed_auto_buckets"] is True
+    assert r.updates["training.deepspeed_prefetch_bucket"] == 5e7 and "training.deepspeed_reduce_bucket" not in r.updates
+    r = map_training_config({"zero_optimization": {"stage": 3, "stage3_prefetch_bucket_size": "auto"}})
+    assert r.updates["training.deepspeed_reduce_bucket"] == 5e8 and "training.deepspeed_prefetch_bucket" not in r.updates
+    # the persistence threshold alone changes no bucket
+    r = map_training_config({"zero_optimization": {"stage": 2, "stage3_param_persistence_threshold": "auto"}})
+    assert "training.deepspeed_auto_buckets" not in r.updates and "training.deepspeed_reduce_bucket" not in r.updates

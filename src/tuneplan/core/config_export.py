@@ -224,6 +224,10 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
             out.add("grad_sync")
     if t.stack is not None:
         out.add("stack")
+    if t.workload != "sft":
+        out.add("workload")
+        if t.workload in {"dpo", "kto"} and t.reference_model is not None:
+            out.add("reference_model")
     return out
 
 
@@ -467,8 +471,8 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.put("stage", stage, "workload")
     if t.workload in {"dpo", "orpo"}:
         doc.put("pref_loss", "sigmoid" if t.workload == "dpo" else "orpo", "workload")
-    if t.workload in {"dpo", "kto"} and t.reference_model == "precomputed":
-        doc.lacks("reference_model")
+    if t.workload in {"dpo", "kto"} and t.reference_model in {"precomputed", "copy"}:
+        doc.lacks("reference_model")  # (LLaMA-Factory: ref_model takes a model path; precompute is not offered)
     doc.put("do_train", True)
     doc.put("finetuning_type", "full" if t.method == "full" else "lora", "method")
     if adapters:
@@ -479,7 +483,12 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
                 "lora_targets")
         if t.trainable_embeddings:
             doc.put("additional_target", ",".join(_EMBEDDINGS), "trainable_embeddings")
-    if t.method == "full" and t.precision == "bf16" and t.master_weights == "none":
+    if t.method == "full" and t.precision == "bf16" and t.master_weights == "none" and t.sharding == "zero3":
+        # LLaMA-Factory refuses pure_bf16 with DeepSpeed ZeRO-3 (hparams/parser.py: "`pure_bf16` is incompatible
+        # with DeepSpeed ZeRO-3."); DeepSpeed keeps its own FP32 master partition there anyway, which the
+        # deepspeed_master note says
+        pass
+    elif t.method == "full" and t.precision == "bf16" and t.master_weights == "none":
         doc.put("pure_bf16", True, "master_weights")  # model/adapter.py: no FP32 upcast of the trained weights
     elif t.method == "full" and t.master_weights == "none":
         doc.lacks("master_weights")  # FP16 full fine-tuning always upcasts the trained weights to FP32
@@ -496,7 +505,11 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.fill("dataset")
     doc.fill("template")
     doc.put("cutoff_len", t.seq_len, "seq_len")
-    if t.sequence_mode == "fixed":
+    if t.workload != "sft":
+        doc.put("packing", False)  # its pairwise and KTO collators pad each batch; packing is an SFT/pt option
+        if t.sequence_mode == "packed":
+            doc.lacks("sequence_mode")
+    elif t.sequence_mode == "fixed":
         doc.put("packing", False)
         doc.lacks("sequence_mode")  # SFT batches are padded to their longest sequence
     else:

@@ -186,7 +186,7 @@ HF_AUTO_PREFETCH_PER_H2 = 0.9
 @dataclass(frozen=True)
 class DeepSpeedBuffers:
     """DeepSpeed ZeRO buffer sizes a plan runs with, in elements: ``reduce`` (gradient reduce bucket), ``prefetch``
-    (ZeRO-3 prefetch bucket), ``sub_group`` (ZeRO-3 optimizer sub-group; 0 = the whole partition) and
+    (ZeRO-3 prefetch bucket), ``sub_group`` (ZeRO-3 optimizer sub-group; 0 = one parameter per group) and
     ``max_reuse`` (ZeRO-3 reuse distance). ``source`` per value: ``plan`` (set explicitly), ``hf-auto`` or
     ``deepspeed`` (its default)."""
 
@@ -1107,7 +1107,16 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # ``single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)``; stage3.py
         # _prepare_fp32_grad_for_sub_group, one sub-group at a time) and steps the client optimizer on them:
         # torch AdamW's foreach path then makes one temporary of the same size.
-        group = min(partition, ds.sub_group) if t.sharding == "zero3" and ds.sub_group > 0 else partition
+        # (ZeRO-3 groups the partition's parameters until a group reaches sub_group_size, so 0 makes every parameter
+        # a group of its own: the largest trained tensor's partition; stage3.py _create_fp16_sub_groups)
+        if t.sharding == "zero3" and ds.sub_group > 0:
+            group = min(partition, ds.sub_group)
+        elif t.sharding == "zero3":
+            sizes = [m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods] + [embed_params] \
+                if t.method == "full" else [r * c for _, r, c in adapter_tensors]
+            group = min(partition, max(sizes, default=0) / n_gpus)
+        else:
+            group = partition
         step_temp = group * 4 * (2 if (opt == "adamw" and not t.optimizer_in_backward) else 1)
         # contiguous_gradients (default True): ZeRO-1/2 allocate the reduce bucket in each backward
         # (stage_1_and_2.py backward: ``torch.empty(int(self.reduce_bucket_size), dtype=self.dtype)``, a second one

@@ -177,7 +177,7 @@ class TrainingSetup(_Model):
     fsdp_wrap: FsdpWrap = "layers"
     #: DeepSpeed ZeRO buffer sizes, in elements (``zero_optimization`` in the DeepSpeed JSON); None: the value that
     #: applies without one (``deepspeed_auto_buckets``, else DeepSpeed's default). ``reduce_bucket_size`` (default
-    #: 5e8), ``stage3_prefetch_bucket_size`` (5e7), ``sub_group_size`` (1e9; 0 = one group) and
+    #: 5e8), ``stage3_prefetch_bucket_size`` (5e7), ``sub_group_size`` (1e9; 0 = one parameter per group) and
     #: ``stage3_max_reuse_distance`` (1e9) from deepspeed/runtime/zero/config.py. Only ZeRO plans use them.
     deepspeed_reduce_bucket: float | None = Field(default=None, ge=0, le=1e12)
     deepspeed_prefetch_bucket: float | None = Field(default=None, ge=0, le=1e12)

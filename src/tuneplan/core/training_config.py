@@ -1058,13 +1058,16 @@ def _deepspeed(data: Mapping[str, Any], prefix: str = "") -> ConfigImport:
             b.unsupported(okey, odev, "config.unknown_value")
     elif zero.get("offload_optimizer") is not None or zero.get("offload_param") is not None:
         b.take(okey, "none", "training.cpu_offload", False)
+    hf_auto: set[str] = set()
     for sub, value in zero.items():
         if sub in {"stage", "offload_optimizer", "offload_param"} or value is None:
             continue
         key = f"{prefix}zero_optimization.{sub}"
-        if _is_auto(value) and sub in DEEPSPEED_HF_AUTO_KEYS:
-            # Hugging Face's integration fills it from the model's hidden size (reduce h^2, prefetch 0.9 h^2)
+        if _is_auto(value) and sub in {"reduce_bucket_size", "stage3_prefetch_bucket_size"}:
+            # Hugging Face's integration fills it from the model's hidden size (reduce h^2, prefetch 0.9 h^2);
+            # it fills only the keys that say "auto" (fill_only), so the other bucket keeps its own size (below)
             b.take(key, value, "training.deepspeed_auto_buckets", True)
+            hf_auto.add(sub)
         elif sub in DEEPSPEED_SIZE_FIELDS and not _is_auto(value):
             b.take(key, value, DEEPSPEED_SIZE_FIELDS[sub], _float(key, value))
         elif sub in {"stage3_param_persistence_threshold", "param_persistence_threshold"}:
@@ -1080,6 +1083,13 @@ def _deepspeed(data: Mapping[str, Any], prefix: str = "") -> ConfigImport:
                     params={"key": key, "value": _shown(value), "default": _shown(default)})))
         else:
             b.ignore(key, value)
+    if hf_auto:
+        # one flag holds Hugging Face's fill for both buckets: the one the file does not leave "auto" keeps
+        # DeepSpeed's default unless the file sizes it
+        for sub, path, default in (("reduce_bucket_size", "training.deepspeed_reduce_bucket", 500_000_000.0),
+                                   ("stage3_prefetch_bucket_size", "training.deepspeed_prefetch_bucket", 50_000_000.0)):
+            if sub not in hf_auto and path not in b.updates:
+                b.default(f"{prefix}zero_optimization.{sub}", path, default)
     done.add("zero_optimization")
     bf16, fp16 = _enabled(g("bf16")), _enabled(g("fp16"))
     if g("bf16") is None and g("bfloat16") is not None:

@@ -745,7 +745,34 @@ def _arrow_rows(files: list[Path], name: str, ticker: _Progress) -> Iterator[_Ro
                                problem=" ".join(str(exc).split())[:200]) from None
 
 
+def _text_size(value: Any, budget: int) -> int:
+    """Characters of text in a record (strings and bytes, nested lists and dicts), counting stops past ``budget``."""
+    if isinstance(value, str | bytes):
+        return len(value)
+    total = 0
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else ()
+    for item in items:
+        total += _text_size(item, budget - total)
+        if total > budget:
+            break
+    return total
+
+
+def _bounded(rows: Iterator[_Row]) -> Iterator[_Row]:
+    """The rows of a JSON array, Parquet or Arrow file with the per-record limit a JSONL line has: a record holding
+    more than :data:`MAX_LINE_BYTES` of text is a broken row, never handed to the tokenizer."""
+    for number, record in rows:
+        if not isinstance(record, _Broken) and _text_size(record, MAX_LINE_BYTES) > MAX_LINE_BYTES:
+            yield number, _Broken(f"longer than {MAX_LINE_BYTES // 2**20} MiB")
+        else:
+            yield number, record
+
+
 def _rows(path: Path, fmt: str, ticker: _Progress) -> Iterator[_Row]:
+    return _bounded(_format_rows(path, fmt, ticker))
+
+
+def _format_rows(path: Path, fmt: str, ticker: _Progress) -> Iterator[_Row]:
     if fmt == "jsonl":
         return _jsonl_rows(path, ticker)
     if fmt == "json":

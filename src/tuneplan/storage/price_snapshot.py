@@ -34,7 +34,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tuneplan import __version__
-from tuneplan.catalog.prices import PriceEntry
+from tuneplan.catalog.prices import PriceEntry, pricing_from_entry
 from tuneplan.storage import paths
 from tuneplan.storage._fs import (
     UnsafeFileError,
@@ -126,6 +126,10 @@ class SnapshotOffer(BaseModel):
     def _sane(cls, entry: PriceEntry) -> PriceEntry:
         if not math.isfinite(entry.usd_per_gpu_hour) or entry.usd_per_gpu_hour > MAX_USD_PER_GPU_HOUR:
             raise ValueError(f"price must be between 0 and {MAX_USD_PER_GPU_HOUR:,.0f} USD per GPU-hour")
+        try:  # an offer a plan cannot be priced with (a tampered file) is refused here, not when a GPU is picked
+            pricing_from_entry(entry)
+        except ValidationError as exc:
+            raise ValueError(f"not a price a plan can use: {exc.errors()[0].get('msg', 'invalid')}") from None
         return entry
 
     @field_validator("gpu_counts")

@@ -243,8 +243,9 @@ class MethodPanel(FieldPanel):
         self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
                        tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
         self.begin_advanced(self.tr(
-            "The defaults are pure BF16 training: weights, gradients and AdamW states in BF16. Tick FP32 weights for "
-            "mixed precision. \u201cI train with\u201d sets these fields as your stack does."))
+            "The defaults are pure BF16 training: weights, gradients and AdamW states in BF16 (DeepSpeed ZeRO keeps its "
+            "own FP32 master copy and states). Tick FP32 weights for mixed precision. The \u201cI train with\u201d "
+            "choice sets these fields as your stack does."))
         self.add_check("training.master_weights", self.tr("FP32 weights (mixed precision)"), on="fp32", off="none",
                        tip=self.tr("Full fine-tuning: FP32 weights, gradients and AdamW states (16 B per parameter) "
                                    "under BF16/FP16 autocast. LoRA: an FP32 frozen base under autocast. "
@@ -345,7 +346,7 @@ class BatchPanel(FieldPanel):
                         "backward. torchtune can shard them as units of their own (custom_sharded_layers). LitGPT "
                         "wraps each block with its LoRA adapters, so every frozen weight gets a gradient, as in full "
                         "fine-tuning"))
-        self.add_check("training.deepspeed_auto_buckets", self.tr("DeepSpeed buckets \u201cauto\u201d (from the hidden size)"),
+        self.add_check("training.deepspeed_auto_buckets", self.tr("DeepSpeed buckets \u201cauto\u201d"),
                        tip=self.tr("The DeepSpeed JSON leaves reduce_bucket_size and stage3_prefetch_bucket_size "
                                    "\u201cauto\u201d and Hugging Face fills them from the model's hidden size h: h\u00b2 "
                                    "and 0.9 h\u00b2 elements (LLaMA-Factory's and ms-swift's ZeRO-3 configs do)"))
@@ -367,12 +368,12 @@ class BatchPanel(FieldPanel):
         self.set_enabled("training.grad_sync", fsdp and t.grad_accumulation > 1,
                          self.tr("Only for FSDP over several GPUs with gradient accumulation"))
         self.set_enabled("training.fsdp_wrap", fsdp, self.tr("Only for FSDP over several GPUs"))
-        zero = t.sharding in {"zero1", "zero2", "zero3"} and t.num_gpus > 1
+        zero = t.sharding in {"zero1", "zero2", "zero3"}  # (DeepSpeed allocates its buckets on one GPU too)
         for path in ("training.deepspeed_auto_buckets", "training.deepspeed_reduce_bucket"):
-            self.set_enabled(path, zero, self.tr("Only for DeepSpeed ZeRO over several GPUs"))
+            self.set_enabled(path, zero, self.tr("Only for DeepSpeed ZeRO"))
         for path in ("training.deepspeed_prefetch_bucket", "training.deepspeed_sub_group",
                      "training.deepspeed_max_reuse_distance"):
-            self.set_enabled(path, zero and t.sharding == "zero3", self.tr("Only for DeepSpeed ZeRO-3 over several GPUs"))
+            self.set_enabled(path, t.sharding == "zero3", self.tr("Only for DeepSpeed ZeRO-3"))
 
 
 class DatasetPanel(FieldPanel):
