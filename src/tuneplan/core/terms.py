@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["CALIBRATION_SUFFIX", "FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "note_fields", "render_formula", "render_note"]
+__all__ = ["CALIBRATION_SUFFIX", "CodedError", "FORMULAS", "NOTES", "N_", "Note", "Quantity", "Term", "note_fields", "render_formula", "render_note"]
 
 
 def N_(text: str) -> str:  # noqa: N802 - the customary name of a translation marker
@@ -123,6 +123,27 @@ NOTES: dict[str, str] = {
     "time.mfu_override": N_("MFU override {mfu}: model FLOPs ÷ spec peak replaces the step model"),
     "time.naive_model_parallel": N_("layers split across {n} GPUs run one GPU at a time"),
 }
+
+
+class CodedError(ValueError):
+    """A refusal with a code and typed parameters (``NOTES[code]``), for renderers to translate, and an English
+    one-line message: ``file: text`` (``file`` may be empty).
+
+    Attributes:
+        code: the ``NOTES`` key; ``params``: its parameters; ``file``: the file's name, or ``""``; ``text``: the
+            English sentence.
+    """
+
+    def __init__(self, code: str, file: str = "", **params: Any) -> None:
+        self.code = code
+        self.params = params
+        self.file = file
+        try:
+            text = NOTES.get(code, code).format(**params)
+        except (KeyError, IndexError, ValueError):
+            text = NOTES.get(code, code)
+        self.text = " ".join(text.split())
+        super().__init__(f"{file}: {self.text}" if file else self.text)
 
 
 def render_formula(term: Term, fmt: Any = None, template: str | None = None, suffix: str | None = None) -> str:

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tuneplan.core.scenario import Dataset, TrainingSetup
-from tuneplan.core.terms import N_, NOTES, Note
+from tuneplan.core.terms import N_, NOTES, CodedError, Note
 
 __all__ = [
     "FORMATS",
@@ -97,22 +97,11 @@ NOTES.update({
 })
 
 
-class TrainingConfigError(ValueError):
+class TrainingConfigError(CodedError):
     """A training config that cannot be imported; ``code`` and ``params`` name the problem (``NOTES``).
 
     ``file`` (when the loader raised it) is the file's name; the message is one line: ``file: text``.
     """
-
-    def __init__(self, code: str, file: str = "", **params: Any) -> None:
-        self.code = code
-        self.params = params
-        self.file = file
-        try:
-            text = NOTES.get(code, code).format(**params)
-        except (KeyError, IndexError, ValueError):
-            text = NOTES.get(code, code)
-        self.text = " ".join(text.split())
-        super().__init__(f"{file}: {self.text}" if file else self.text)
 
 
 class ImportItem(BaseModel):

@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tuneplan.core.terms import N_, NOTES, Note
+from tuneplan.core.terms import N_, NOTES, CodedError, Note
 from tuneplan.storage._fs import (
     UnsafeFileError,
     describe_os_error,
@@ -135,22 +135,11 @@ NOTES.update({
 })
 
 
-class DatasetFileError(ValueError):
+class DatasetFileError(CodedError):
     """A dataset file or tokenizer that cannot be used; ``code`` and ``params`` name the problem (``NOTES``).
 
     ``file`` is the file's name (empty for problems of no one file); the message is one line: ``file: text``.
     """
-
-    def __init__(self, code: str, file: str = "", **params: Any) -> None:
-        self.code = code
-        self.params = params
-        self.file = file
-        try:
-            text = NOTES.get(code, code).format(**params)
-        except (KeyError, IndexError, ValueError):
-            text = NOTES.get(code, code)
-        self.text = " ".join(text.split())
-        super().__init__(f"{file}: {self.text}" if file else self.text)
 
 
 class CountCancelled(DatasetFileError):
