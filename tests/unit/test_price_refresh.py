@@ -386,3 +386,24 @@ def test_a_snapshot_offer_no_plan_can_be_priced_with_is_refused_at_load(tmp_path
             "offers": [{"provider_id": "runpod", "gpu_counts": [8], "entry": entry}]}
     path.write_text(json.dumps(good), encoding="utf-8")
     assert load_snapshot(path)[0] is not None
+
+
+def test_blank_lines_do_not_outlast_the_deadline(tmp_path):
+    """A catalog of one row and 60 MiB of blank lines (a zip of a few KB): the refresh gives up at its deadline and
+    its reader stops with it, rather than reading on in the background (attack review: blank lines did not advance
+    the counter the stop and deadline checks ran on)."""
+    from price_catalog_server import DATA
+    from tuneplan.storage.price_book import PriceBook
+    from tuneplan.storage.price_refresh import refresh_prices
+
+    lines = (DATA / "aws.csv").read_bytes().splitlines(keepends=True)
+    server = PriceCatalogServer(csvs={"aws": lines[0] + lines[1] + b"\n" * (60 * 2**20)})
+    try:
+        started = time.monotonic()
+        refresh_prices(source_url=server.url, timeout=0.5, providers=["aws"], book=PriceBook(),
+                       snapshot_path=tmp_path / "s.json")
+        for worker in [t for t in threading.enumerate() if t.name.startswith("price-refresh")]:
+            worker.join(10)
+        assert time.monotonic() - started < 3  # 60 MiB of lines take far longer than that to parse
+    finally:
+        server.close()

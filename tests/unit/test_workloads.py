@@ -351,3 +351,19 @@ def test_plan_names_say_the_workload():
     assert auto_name(s) == "Llama 3.1 8B QLoRA DPO on RTX 4090"
     s.training.workload, s.training.method = "reward", "full"
     assert auto_name(s) == "Llama 3.1 8B full fine-tune reward model on RTX 4090"
+
+
+def test_a_reference_copy_is_offloaded_with_the_policy_on_one_gpu_too():
+    # TRL's prepare_deepspeed gives the copy the policy's offload_param at stage 3 whatever the GPU count (attack
+    # review): on 1 and on 2 GPUs the copy's weights are on the CPU, so the reference component is the same
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    def reference_bytes(gpus: int) -> float:
+        s = catalog.default_scenario()
+        s.training = s.training.model_copy(update={"workload": "dpo", "method": "full", "reference_model": "copy",
+                                                   "num_gpus": gpus, "sharding": "zero3", "cpu_offload": True})
+        comp = estimate(s).memory.component("reference")
+        return comp.bytes if comp is not None else 0.0
+
+    assert reference_bytes(1) == reference_bytes(2)

@@ -767,7 +767,9 @@ def _workload_forward(arch: ModelArchitecture, t: TrainingSetup, tokens: float, 
     kind = wl.reference_kind(t)
     # ---- the reference copy's weights: the model as stored (the policy's model_init_kwargs), 16-bit under DeepSpeed
     ref_weights, weight_terms = 0.0, []
-    offloaded = t.cpu_offload and shard in {"zero3", "fsdp"}  # the copy is prepared with the policy's offload config
+    # the copy is prepared with the policy's offload config (TRL prepare_deepspeed passes offload_param at stage 3,
+    # on any number of GPUs)
+    offloaded = t.cpu_offload and t.sharding in {"zero3", "fsdp"}
     if kind == "copy" and not offloaded:
         shards = n_gpus if (shard in {"zero3", "fsdp"} or pipeline) else 1
         deepspeed_16 = t.sharding in {"zero1", "zero2", "zero3"} and t.precision != "fp32" and t.method != "qlora"

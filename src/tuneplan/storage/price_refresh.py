@@ -507,8 +507,10 @@ def _rows(text: Iterable[str], stats: ParsedCatalog, deadline: float | None,
     if missing:
         raise CatalogError(f"not a gpuhunt catalog (no {', '.join(missing)} column)")
     bad_in_a_row = 0
+    lines = 0  # every line read, blank ones too: the stop and the deadline are checked every 500 of them
     while True:
-        if stats.rows % 500 == 0:
+        lines += 1
+        if lines % 500 == 1:
             if stop is not None and stop.is_set():
                 raise _Cancelled
             if deadline is not None and time.monotonic() > deadline:
