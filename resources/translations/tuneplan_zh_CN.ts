@@ -913,6 +913,10 @@ Please attach that file when you report the problem.</source>
         <translation>指令、输入与输出（Alpaca）</translation>
     </message>
     <message>
+        <source>Preference pairs (chosen and rejected)</source>
+        <translation>偏好对（选中与拒绝）</translation>
+    </message>
+    <message>
         <source>Plain text</source>
         <translation>纯文本</translation>
     </message>

@@ -276,3 +276,27 @@ def test_a_huge_record_in_a_json_array_is_a_broken_row_as_in_jsonl(tmp_path: Pat
     path.write_text(_json.dumps([{"text": "hello world"}, {"text": "x" * (MAX_LINE_BYTES + 2**20)}]), "utf-8")
     counted = count_dataset(path, tok)
     assert (counted.rows, counted.broken) == (1, 1)
+
+
+def test_preference_pairs_count_as_their_longer_row(tmp_path: Path, tok: Path) -> None:
+    """TRL's preference rows (prompt + chosen/rejected, as text or as messages) count as the longer of the two rows,
+    the prompt included: DPO-style collators pad chosen and rejected to one length (new-user trial: a DPO user's
+    own data could not be counted). Counts by hand with the tiny tokenizer (one token per word; text gets <s> and
+    </s>; a message is "<s>ROLE : CONTENT </s>", 4 tokens + its words)."""
+    path = write_jsonl(tmp_path / "pairs.jsonl", [
+        # "the cat sat on a mat": 1 + 6 + 1 = 8; "the cat sat": 1 + 3 + 1 = 5 -> 8
+        {"prompt": "the cat ", "chosen": "sat on a mat", "rejected": "sat"},
+        # chosen: user "hi" 5 + assistant "hello world" 6 = 11; rejected: 5 + 5 = 10 -> 11
+        {"chosen": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello world"}],
+         "rejected": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hi"}]},
+        # prompt as messages: user "the cat" 6; chosen "sat" 5 -> 11; rejected "sat on a mat" 8 -> 14
+        {"prompt": [{"role": "user", "content": "the cat"}], "chosen": [{"role": "assistant", "content": "sat"}],
+         "rejected": [{"role": "assistant", "content": "sat on a mat"}]},
+        {"prompt": "hi", "chosen": "hello"},  # no rejected: a broken row
+    ])
+    c = count_dataset(path, tok)
+    assert c.field == "preference"
+    assert c.counts == (8, 11, 14)
+    assert (c.rows, c.broken) == (3, 1)
+    # chosen explicitly: the same
+    assert count_dataset(path, tok, field="preference").counts == (8, 11, 14)

@@ -8,7 +8,9 @@ two are refused with a message saying so; nothing else needs it.
 Fields (:data:`FIELD_KINDS`, detected from the first readable row unless chosen): chat ``messages`` (a list of
 ``{role, content}``; ShareGPT ``conversations`` of ``{from, value}`` too), ``prompt``/``completion``,
 Alpaca ``instruction``/``input``/``output`` (as a user and an assistant message, as LLaMA-Factory formats them),
-and plain ``text``; any other column name is read as text (or messages, when it holds a list).
+plain ``text``, and preference pairs (``chosen``/``rejected`` with an optional ``prompt``, as text or as messages:
+TRL's preference datasets), counted as the longer of the two rows, prompt included, since DPO-style trainers pad
+chosen and rejected to one length; any other column name is read as text (or messages, when it holds a list).
 
 Tokens per example, as the trainers count them: text is encoded with the tokenizer's special tokens, plus EOS
 when the encoding does not end with it (TRL's SFT appends it); messages are rendered through the model's chat
@@ -88,7 +90,7 @@ DEFAULT_SAMPLE_ROWS = 20_000
 #: The reservoir sample's seed: the same file gives the same counts.
 SAMPLE_SEED = 19
 #: What the rows hold; ``auto`` picks one from the first readable row.
-FIELD_KINDS = ("auto", "messages", "prompt-completion", "instruction-output", "text")
+FIELD_KINDS = ("auto", "messages", "prompt-completion", "instruction-output", "preference", "text")
 FORMAT_NAMES = {"jsonl": "JSONL", "json": "JSON", "csv": "CSV", "tsv": "TSV", "parquet": "Parquet",
                 "arrow": "Arrow", "hf-folder": "Hugging Face datasets folder"}
 
@@ -787,6 +789,8 @@ def detect_field(record: dict[str, Any]) -> tuple[str, str]:
     Raises:
         KeyError: none of them.
     """
+    if "chosen" in record and "rejected" in record:
+        return "preference", "chosen"
     for column in ("messages", "conversations", "conversation", "chat"):
         if isinstance(record.get(column), list):
             return "messages", column
@@ -843,9 +847,27 @@ def _text(value: Any) -> str | None:
     return None
 
 
+def _pair_side(prompt: Any, side: Any) -> _Example | _Broken:
+    """One row of a preference pair: the prompt and one completion (text, or messages: TRL's conversational
+    preference format, with a conversational or a plain-text prompt)."""
+    if isinstance(side, list):
+        lead = prompt if isinstance(prompt, list) else (
+            [{"role": "user", "content": prompt}] if isinstance(prompt, str) and prompt else [])
+        msgs = _messages(lead + side)
+        return _Broken(msgs) if isinstance(msgs, str) else ("messages", msgs)
+    p, c = (_text(prompt) if prompt is not None else ""), _text(side)
+    if p is None or c is None:
+        return _Broken("no chosen or rejected text")
+    return ("text", p + c)
+
+
 def _example(record: Any, kind: str, column: str) -> _Example | _Broken:
     if not isinstance(record, dict):
         return _Broken("not an object")
+    if kind == "preference":
+        rows = [_pair_side(record.get("prompt"), record.get(key)) for key in ("chosen", "rejected")]
+        bad = next((r for r in rows if isinstance(r, _Broken)), None)
+        return bad if bad is not None else ("pair", tuple(rows))
     if kind == "messages":
         msgs = _messages(record.get(column))
         return _Broken(msgs) if isinstance(msgs, str) else ("messages", msgs)
@@ -894,7 +916,8 @@ def _resolve_field(field: str, record: dict[str, Any], name: str) -> tuple[str, 
         if kind != "messages":
             raise DatasetFileError("dataset.field_missing", name, field="messages", columns=_columns(record))
         return kind, column
-    needs = {"prompt-completion": ("prompt", "completion"), "instruction-output": ("instruction", "output")}
+    needs = {"prompt-completion": ("prompt", "completion"), "instruction-output": ("instruction", "output"),
+             "preference": ("chosen", "rejected")}
     if field in needs:
         missing = [c for c in needs[field] if c not in record]
         if missing:
@@ -919,6 +942,10 @@ _Encodable = tuple[str, Any]
 
 def _encodable(example: _Example, tok: Tokenizer) -> _Encodable | _Broken:
     kind, value = example
+    if kind == "pair":  # both rows, counted as the longer one (see :func:`_count`)
+        rows = [_encodable(row, tok) for row in value]
+        bad = next((r for r in rows if isinstance(r, _Broken)), None)
+        return bad if bad is not None else ("pair", rows)
     if kind == "text":
         return ("special", value)
     if tok.chat_template:
@@ -930,7 +957,22 @@ def _encodable(example: _Example, tok: Tokenizer) -> _Encodable | _Broken:
 
 
 def _count(items: list[_Encodable], tok: Tokenizer) -> list[int]:
-    """Tokens of each item, the texts of a kind encoded in one batch."""
+    """Tokens of each item, the texts of a kind encoded in one batch; a preference pair counts as its longer row
+    (TRL's preference collators pad chosen and rejected to one length, so each row of the pair is computed at it)."""
+    flat: list[_Encodable] = []
+    owners: list[int] = []
+    for i, item in enumerate(items):
+        for row in (item[1] if item[0] == "pair" else [item]):
+            flat.append(row)
+            owners.append(i)
+    out = [0] * len(items)
+    for i, n in zip(owners, _count_flat(flat, tok), strict=True):
+        out[i] = max(out[i], n)
+    return out
+
+
+def _count_flat(items: list[_Encodable], tok: Tokenizer) -> list[int]:
+    """Tokens of each item (no pairs), the texts of a kind encoded in one batch."""
     out = [0] * len(items)
     for kind, counter in (("special", tok.count_texts), ("plain", tok.count_plain), ("parts", tok.count_plain)):
         owners: list[int] = []
@@ -1009,7 +1051,8 @@ def count_dataset(path: str | Path, tokenizer: Tokenizer | str | Path | Tokenize
                 slot = filled if filled < cap else rng.randrange(usable + 1)
                 if slot < cap:
                     item = _encodable(example, tok)
-                    saw_messages = saw_messages or example[0] == "messages"
+                    saw_messages = saw_messages or example[0] == "messages" or (
+                        example[0] == "pair" and any(r[0] == "messages" for r in example[1]))
             if isinstance(item, _Broken):
                 broken += 1
                 if first_broken is None:

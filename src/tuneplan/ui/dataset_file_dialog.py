@@ -142,6 +142,7 @@ class DatasetFileDialog(QDialog):
         for key, label in (("auto", self.tr("Detect from the first row")), ("messages", self.tr("Chat messages")),
                            ("prompt-completion", self.tr("Prompt and completion")),
                            ("instruction-output", self.tr("Instruction, input and output (Alpaca)")),
+                           ("preference", self.tr("Preference pairs (chosen and rejected)")),
                            ("text", self.tr("Plain text"))):
             self.field_combo.addItem(label, key)
         self.field_combo.setToolTip(self.tr("Chat messages go through the model's chat template; text gets the "
