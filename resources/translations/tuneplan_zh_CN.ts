@@ -397,6 +397,10 @@ Please attach that file when you report the problem.</source>
         <translation>编译后的解码器层（torchtune compile: True、HF torch_compile=True）在反向传播中重算廉价的逐元素结果：不保存 FP32 的归一化输入副本，也不保存 SiLU(gate)。已为 RMSNorm 模型（Llama、Qwen、Mistral、Gemma）建模</translation>
     </message>
     <message>
+        <source>{size} (“auto” from the hidden size)</source>
+        <translation>{size}（由隐藏层大小得出的 “auto”）</translation>
+    </message>
+    <message>
         <source>Only for DeepSpeed ZeRO</source>
         <translation>仅适用于 DeepSpeed ZeRO</translation>
     </message>

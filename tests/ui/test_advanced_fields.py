@@ -85,3 +85,14 @@ def test_workload_and_reference_model_choices(window):
     assert result.time.term("reference").value > 0
     ref.setCurrentIndex(ref.findData(None))
     assert window.store.scenario.training.reference_model is None
+
+
+def test_auto_buckets_show_what_they_resolve_to(window):
+    # Llama 3.1 8B, hidden 4096: "auto" fills reduce 4096^2 = 16,777,216 and prefetch 0.9 x that = 15,099,494
+    store = window.store
+    assert store.set_fields({"training.num_gpus": 4, "training.sharding": "zero3"})
+    reduce = window.batch_panel.fields["training.deepspeed_reduce_bucket"].widget
+    prefetch = window.batch_panel.fields["training.deepspeed_prefetch_bucket"].widget
+    assert reduce.placeholderText().startswith("500M")
+    assert store.set_field("training.deepspeed_auto_buckets", True)
+    assert reduce.placeholderText().startswith("16,777,216") and prefetch.placeholderText().startswith("15,099,494")

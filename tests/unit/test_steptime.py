@@ -407,3 +407,15 @@ def test_configs_say_which_layers_slide():
     assert architecture_from_hf_config(g3).sliding_window_layers == 26 - 4  # every 6th layer global
     types = ["sliding_attention", "full_attention"] * 12
     assert architecture_from_hf_config({**base, "sliding_window": 128, "layer_types": types}).sliding_window_layers == 12
+
+
+def test_flash_attention_1_runs_on_turing_not_volta():
+    from tuneplan import catalog
+    from tuneplan.core.compare import missing_support
+
+    t = TrainingSetup(method="lora", micro_batch=1, seq_len=1024, attention="flash1", precision="fp16")
+    turing, volta = catalog.get_gpu("t4"), catalog.get_gpu("v100_32gb")
+    assert step_time(ARCH, t, turing, 1024.0).term("attention").detail == "flash1"  # FA1's README: T4 included
+    assert missing_support(turing, t) == []
+    assert missing_support(volta, t) == ["FlashAttention 1"]
+    assert step_time(ARCH, t, volta, 1024.0).term("attention").detail == "sdpa-efficient"

@@ -379,3 +379,15 @@ def test_deepspeed_auto_fills_only_the_keys_that_say_auto():
     # the persistence threshold alone changes no bucket
     r = map_training_config({"zero_optimization": {"stage": 2, "stage3_param_persistence_threshold": "auto"}})
     assert "training.deepspeed_auto_buckets" not in r.updates and "training.deepspeed_reduce_bucket" not in r.updates
+
+
+def test_llamafactory_ref_model_is_a_reference_copy():
+    # LLaMA-Factory's ref_model names a model its create_ref_model loads whole: a frozen copy next to the policy
+    r = map_training_config({"model_name_or_path": "m", "stage": "dpo", "finetuning_type": "lora", "ref_model": "m"})
+    assert (r.updates["training.workload"], r.updates["training.reference_model"]) == ("dpo", "copy")
+    assert "training.reference_model" not in map_training_config(
+        {"model_name_or_path": "m", "stage": "dpo", "finetuning_type": "lora"}).updates
+    # a pref_loss that is not a name is said, not silently read as DPO
+    r = map_training_config({"model_name_or_path": "m", "stage": "dpo", "finetuning_type": "lora",
+                             "pref_loss": ["orpo"]})
+    assert any(i.key == "pref_loss" and i.status == "unsupported" for i in r.items)

@@ -119,6 +119,10 @@ def missing_support(gpu: GpuSpec, training: TrainingSetup) -> list[str]:
     """What the plan needs that ``gpu`` lacks: ``["BF16", "FlashAttention 2"]`` or a part of it, ``[]`` when it
     runs as planned. Both need BF16 tensor cores (Ampere or newer; ``GpuSpec.bf16_supported``): BF16 weights and
     activations, and FlashAttention 2 (its README: Ampere, Ada or Hopper GPUs)."""
+    if training.attention == "flash1" and 0.0 < gpu.compute_capability < 7.5:
+        # FlashAttention 1 runs on Turing (7.5) and newer (its README: T4 and RTX 2080 included), not on Volta
+        return [w for w, on in (("BF16", training.precision == "bf16" and not gpu.bf16_supported),
+                                ("FlashAttention 1", True)) if on]
     if gpu.bf16_supported:
         return []
     return [w for w, on in (("BF16", training.precision == "bf16"), ("FlashAttention 2", training.attention == "flash"))

@@ -421,13 +421,15 @@ def attention_kernel(ctx: _Ctx) -> str:
     att = ctx.t.attention
     if att == "eager":
         return "eager"
-    # FlashAttention needs compute capability 8.0 (Ampere) or newer; 0 = unknown, taken as new enough
-    old = 0.0 < ctx.gpu.compute_capability < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
+    # FlashAttention 2 needs compute capability 8.0 (Ampere) or newer, FlashAttention 1 7.5 (Turing: its README
+    # names the T4 and RTX 2080); 0 = unknown, taken as new enough
+    cc = ctx.gpu.compute_capability
+    old = 0.0 < cc < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
     if att == "sdpa":
         return "sdpa-efficient" if old else "sdpa-flash"
-    if old:
-        return "sdpa-efficient"
-    return "flash1" if att == "flash1" else "flash"
+    if att == "flash1":
+        return "sdpa-efficient" if 0.0 < cc < 7.5 or ctx.gpu.id.startswith("v100") else "flash1"
+    return "sdpa-efficient" if old else "flash"
 
 
 def _by_head_dim(values: dict, hd: int) -> float:

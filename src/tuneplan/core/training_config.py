@@ -583,13 +583,20 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
         # the trained workload (examples/train_lora/llama3_lora_{sft,dpo,kto,reward}.yaml): dpo's pref_loss
         # sigmoid is DPO, orpo/simpo the reference-free losses (ORPO, SimPO); pt (continued pretraining) and ppo
         # are not planned here
-        loss = str(g("pref_loss") or "sigmoid").lower()
+        loss_value = g("pref_loss") if has("pref_loss") else "sigmoid"
+        if not isinstance(loss_value, str):  # a list or a number: said, and read as the default loss
+            b.unsupported("pref_loss", loss_value, "config.unknown_value")
+            loss_value = "sigmoid"
+        loss = loss_value.lower()
         table = {"sft": "sft", "kto": "kto", "rm": "reward", "dpo": "orpo" if loss in {"orpo", "simpo"} else "dpo"}
         if stage in table:
             b.take("stage", g("stage"), "training.workload", table[stage])
         elif stage != "pt":
             b.unsupported("stage", g("stage"), "config.unknown_value")
-    done |= {"stage", "pref_loss"}
+        if has("ref_model") and g("ref_model") and stage in {"dpo", "kto"}:
+            # a reference model path: LLaMA-Factory's create_ref_model loads that model whole (trainer/utils.py)
+            b.take("ref_model", g("ref_model"), "training.reference_model", "copy")
+    done |= {"stage", "pref_loss", "ref_model"}
     packing = _bool("packing", g("packing")) if has("packing") else stage == "pt"
     neat = has("neat_packing") and _bool("neat_packing", g("neat_packing"))
     if neat:

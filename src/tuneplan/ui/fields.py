@@ -36,7 +36,7 @@ from tuneplan.core.scenario import Scenario
 from tuneplan.ui.i18n import plain_tooltip
 from tuneplan.ui.store import AppStore
 
-__all__ = ["FieldPanel", "get_path", "parse_count"]
+__all__ = ["FieldPanel", "format_count", "get_path", "parse_count"]
 
 ERROR_COLOR = "#c62828"
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
@@ -289,7 +289,7 @@ class FieldPanel(QGroupBox):
         w.setClearButtonEnabled(True)
 
         def write(value: Any) -> None:
-            w.setText("" if value is None else _format_count(float(value)))
+            w.setText("" if value is None else format_count(float(value)))
 
         def commit() -> None:
             try:
@@ -364,7 +364,8 @@ class FieldPanel(QGroupBox):
                 field.widget.blockSignals(False)
 
 
-def _format_count(value: float) -> str:
+def format_count(value: float) -> str:
+    """A count as the count fields show it: ``500M``, ``1.5B``, else with thousands separators."""
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
         if value >= scale and (value / scale) * 1000 == int((value / scale) * 1000):
             return f"{value / scale:g}{suffix}"

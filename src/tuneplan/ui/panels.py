@@ -25,7 +25,7 @@ from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
 from tuneplan.storage.recent_models import RecentModel, RecentModelsError, remember_model
 from tuneplan.ui.dataset_file_dialog import DatasetFileDialog
-from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel
+from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel, format_count
 from tuneplan.ui.hub_model import HubModelField
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, OPTIMIZER_LABELS, SEGMENT_LABELS, plain_tooltip
 from tuneplan.ui.price_book_view import app_today, date_text, offer_text
@@ -369,6 +369,14 @@ class BatchPanel(FieldPanel):
                          self.tr("Only for FSDP over several GPUs with gradient accumulation"))
         self.set_enabled("training.fsdp_wrap", fsdp, self.tr("Only for FSDP over several GPUs"))
         zero = t.sharding in {"zero1", "zero2", "zero3"}  # (DeepSpeed allocates its buckets on one GPU too)
+        # what an empty bucket field stands for: Hugging Face's fill from this model's hidden size when "auto"
+        h2 = float(scenario.model.hidden_size) ** 2
+        for path, auto, default in (("training.deepspeed_reduce_bucket", h2, "500M"),
+                                    ("training.deepspeed_prefetch_bucket", 0.9 * h2, "50M")):
+            edit = self.fields[path].widget
+            edit.setPlaceholderText(
+                self.tr("{size} (\u201cauto\u201d from the hidden size)").format(size=format_count(auto))
+                if t.deepspeed_auto_buckets else self.tr("{default} (DeepSpeed's default)").format(default=default))
         for path in ("training.deepspeed_auto_buckets", "training.deepspeed_reduce_bucket"):
             self.set_enabled(path, zero, self.tr("Only for DeepSpeed ZeRO"))
         for path in ("training.deepspeed_prefetch_bucket", "training.deepspeed_sub_group",
