@@ -353,6 +353,10 @@ def test_trl_padding_to_max_length_is_fixed_length():
     small = map_training_config({"max_length": 1024, "packing": False, "pad_to_multiple_of": 8}, "hf")
     assert _training(small)["sequence_mode"] == "dynamic"
     assert "pad_to_multiple_of" in [i.key for i in small.with_status("ignored")]
+    # a multiple above max_length pads every (truncated) row up to it: 4096 tokens a row, not 2048
+    wide = _training(map_training_config({"max_length": 2048, "packing": False, "pad_to_multiple_of": 4096}, "hf"))
+    assert (wide["sequence_mode"], wide["seq_len"]) == ("fixed", 4096)
+    assert _training(fixed)["seq_len"] == 1024
 
 
 def test_llamafactory_stage_sets_the_workload():

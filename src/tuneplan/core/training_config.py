@@ -946,8 +946,12 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
         b.take("padding_free", g("padding_free"), "training.sequence_mode", "packed", code="config.approx")
     elif length_key and has("pad_to_multiple_of") and _int("pad_to_multiple_of", g("pad_to_multiple_of")) >= \
             _int(length_key, g(length_key)):
-        # every batch padded to a multiple of max_length, which no truncated sequence exceeds: the fixed length
+        # every batch padded up to a multiple of pad_to_multiple_of, which no truncated sequence exceeds: one fixed
+        # length, pad_to_multiple_of itself (attack review: 4096 with max_length 2048 pads every row to 4096)
         b.take("pad_to_multiple_of", g("pad_to_multiple_of"), "training.sequence_mode", "fixed")
+        pad = _int("pad_to_multiple_of", g("pad_to_multiple_of"))
+        if pad > _int(length_key, g(length_key)):
+            b.take("pad_to_multiple_of", g("pad_to_multiple_of"), "training.seq_len", pad)
     elif trl:
         key = "packing" if has("packing") else (length_key or "packing")
         _seq_mode(b, key, g(key), "dynamic") if has("packing") else b.default("packing", "training.sequence_mode",
