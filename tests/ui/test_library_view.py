@@ -14,7 +14,7 @@ import sys
 import textwrap
 
 import pytest
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QLineEdit, QMessageBox
 
 from tuneplan.storage import ScenarioLibrary, ScenarioSaveError, paths, read_scenario_file
 from tuneplan.storage.files import SCHEMA_VERSION
@@ -438,3 +438,15 @@ def test_saving_an_unrenamed_plan_writes_its_own_file(window, answers):
     assert "Keeps its file" in text and path.name in detail
     assert window.save_plan() and window.path == path
     assert read_scenario_file(path).training.seq_len == 3072
+
+
+def test_the_name_question_shows_the_whole_plan_name(window, qtbot):
+    """Save As / Rename: the box is wide enough for the whole suggested name (issue #21: the standard dialog was
+    about 180 px wide and cut the default name)."""
+    name = window.store.scenario.name  # "Llama 3.1 8B QLoRA on an RTX 4090"
+    dialog = window.documents.name_dialog("Save As", name)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    edit = dialog.findChild(QLineEdit)
+    assert edit.text() == name
+    assert edit.width() > edit.fontMetrics().horizontalAdvance(name)

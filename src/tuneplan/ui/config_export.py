@@ -89,7 +89,8 @@ class ConfigExportDialog(QDialog):
         self.format_combo.setCurrentIndex(EXPORT_FORMATS.index(first))
         self.preview = QPlainTextEdit()
         self.preview.setReadOnly(True)
-        self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # long lines (the header's notes) wrap on screen; the file keeps them as they are
+        self.preview.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.preview.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.preview.setMinimumSize(560, 360)
         self.notes_label = QLabel()

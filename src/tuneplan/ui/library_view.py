@@ -180,11 +180,24 @@ class LibraryController(QObject):
         self.destroyed.connect(lambda *_a, iid=self.instance_id: _LIVE_INSTANCES.discard(iid))
 
     # ------------------------------------------------------------------ questions (patchable in tests)
+    def name_dialog(self, title: str, suggestion: str) -> QInputDialog:
+        """The Save As / Rename question, wide enough to show a whole plan name (issue #21: the standard input
+        dialog cut "Llama 3.1 8B QLoRA on an RTX 4090" at about 180 px)."""
+        dialog = QInputDialog(self.window)
+        dialog.setWindowTitle(title)
+        dialog.setLabelText(self.tr("Scenario name:"))
+        dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
+        dialog.setTextValue(suggestion)
+        wide = dialog.fontMetrics().horizontalAdvance(suggestion) + 120
+        dialog.resize(min(max(520, wide), 900), dialog.sizeHint().height())
+        return dialog
+
     def ask_scenario_name(self, title: str, suggestion: str) -> str | None:
         """Ask for a scenario name (Save As, Rename); ``None`` when cancelled."""
-        text, ok = QInputDialog.getText(self.window, title, self.tr("Scenario name:"), QLineEdit.EchoMode.Normal,
-                                        suggestion)
-        text = text.strip()
+        dialog = self.name_dialog(title, suggestion)
+        ok = dialog.exec() == QInputDialog.DialogCode.Accepted
+        text = dialog.textValue().strip()
+        dialog.deleteLater()
         return text if ok and text else None
 
     def ask_conflict(self, path: Path, message: str) -> ConflictChoice:
