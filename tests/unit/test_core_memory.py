@@ -1276,3 +1276,20 @@ def test_zero3_sub_group_bounds_the_step_buffers():
     # = 131,334,144 elements x 4 B x 2
     _, each = estimate_memory(arch, _zero("zero3", "full", deepspeed_sub_group=0), GPU_24)
     assert each.step_temporaries == 128_256 * 4096 / 4 * 4 * 2
+
+
+def test_the_default_plans_activation_formula_names_every_term_its_bytes_hold():
+    """#20: the default plan's activation formula left out two terms its total holds. At the loss's backward (its
+    peak, checkpointing on) the component is, by hand, for Llama 3.1 8B QLoRA at 1 x 2048 tokens:
+      checkpoints 32 layers x 8,192 B (one bf16 hidden state of 4,096) x 2,048 tokens = 536,870,912
+      + the final RMSNorm's fp32 input 4 x 4,096 = 16,384 B/token x 2,048 tokens     =  33,554,432
+      + one layer's bf16 autocast copies of the fp32 LoRA adapters 2 x 41,943,040 / 32 = 2,621,440
+      = 573,046,784 B, and the formula names all three."""
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    comp = estimate(catalog.default_scenario()).memory.component("activations")
+    assert comp.bytes == 32 * 8192 * 2048 + 16384 * 2048 + 2 * 41_943_040 / 32 == 573_046_784
+    assert "checkpoints 32 layers x 8192 B x 2048 tokens" in comp.formula
+    assert "16,384 B/token x 2048 tokens" in comp.formula
+    assert "autocast copies of one layer's LoRA adapters (2.5 MiB)" in comp.formula

@@ -1253,7 +1253,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     if _activation_adapter_path(t) == "autocast":
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
         # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
-        activations += 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
+        casts = 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
+        activations += casts
+        led.formulas["activations"] += (f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'}"
+                                        f"'s LoRA adapters ({casts / 2**20:.1f} MiB)")
         # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
         led.adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets) / arch.num_layers
         # (never under ZeRO/FSDP: _activation_adapter_path is "native" there, nothing is cast)
@@ -1266,6 +1269,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # PEFT's sequence-classification task trains the value head (``score`` in modules_to_save): it saves its input
         head_saved += act * arch.hidden_size
     activations += head_saved * tokens
+    led.formulas["activations"] += (f" + the final norm's saved input{' and the LM head input' if t.method == 'full' else ''}"
+                                    f" {head_saved:,.0f} B/token x {tokens} tokens")
     led.activation_per_layer_token = per_layer_token
     led.merged_expert_bytes = merged_one
     led.checkpoint_per_layer_token = checkpoint_token
