@@ -142,6 +142,17 @@ def _local_gpu(text: str):  # noqa: ANN202 - (GpuSpec, power W or None) | None
     return spec, g.power_limit_w
 
 
+def scenario_or_failure(args: argparse.Namespace) -> Scenario | int:
+    """:func:`scenario_from_args`, or the exit status after printing why not (one line: a flag's problem, or the
+    first line of the plan's validation error)."""
+    try:
+        return scenario_from_args(args)
+    except CliError as exc:
+        return _fail(str(exc))
+    except ValueError as exc:
+        return _fail(str(exc).splitlines()[0])
+
+
 def scenario_from_args(args: argparse.Namespace) -> Scenario:
     """Build a scenario from the default one (or ``--scenario FILE``) and the flags given.
 

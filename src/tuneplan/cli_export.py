@@ -36,16 +36,13 @@ def run_export_config(args: argparse.Namespace, out: TextIO | None = None) -> in
     """Write the plan's config (to ``out``, default standard output, when no ``-o``); 2 on bad input or when the
     file cannot be written."""
     out = out if out is not None else sys.stdout  # looked up now: a caller may have replaced it
-    from tuneplan.cli import CliError, _fail, scenario_from_args
+    from tuneplan.cli import _fail, scenario_or_failure
     from tuneplan.core.config_export import EXPORT_FORMAT_NAMES, default_format
     from tuneplan.storage.config_export import ConfigWriteError, build_export, render_config, write_config
 
-    try:
-        scenario = scenario_from_args(args)
-    except CliError as exc:
-        return _fail(str(exc))
-    except ValueError as exc:
-        return _fail(str(exc).splitlines()[0])
+    scenario = scenario_or_failure(args)
+    if isinstance(scenario, int):
+        return scenario
     fmt = args.format or default_format(scenario.training)
     if fmt is None:
         stack = scenario.training.stack

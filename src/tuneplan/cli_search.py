@@ -78,14 +78,11 @@ def run_search(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     """``tuneplan cheapest``: the best setups that fit with their whole likely range (exit 0), or why none does
     (exit 1)."""
     from tuneplan.catalog import list_gpus
-    from tuneplan.cli import CliError, _fail, scenario_from_args
+    from tuneplan.cli import _fail, scenario_or_failure
 
-    try:
-        scenario = scenario_from_args(args)
-    except CliError as exc:
-        return _fail(str(exc))
-    except ValueError as exc:
-        return _fail(str(exc).splitlines()[0])
+    scenario = scenario_or_failure(args)
+    if isinstance(scenario, int):
+        return scenario
     try:
         outcome = search_setups(scenario, list_gpus(), catalog_pricing(scenario), rank=args.rank,
                                 max_gpus=args.max_gpus, budget_usd=args.budget_usd, max_hours=args.max_hours,
