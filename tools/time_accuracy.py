@@ -39,7 +39,8 @@ SHARED_CSV = ROOT.parent / "shared" / "reference" / "measurements" / "scenarios.
 OPTIMIZED = {"nemo", "megatron", "torchtitan", "torchtune", "llm-foundry", "xtuner", "unsloth", "colossalai"}
 #: stacks that step with a fused optimizer kernel (Apex/TE FusedAdam, DeepSpeed FusedAdam, torch fused=True)
 FUSED_OPTIMIZER = {"nemo", "megatron", "torchtitan", "llm-foundry", "xtuner", "deepspeed", "colossalai"}
-OPTIMIZERS = {"adamw": "adamw", "adamw_8bit": "adamw-8bit", "paged_adamw_8bit": "paged-adamw-8bit",
+OPTIMIZERS = {"adamw": "adamw", "adamw_fused": "adamw-fused", "adamw_8bit": "adamw-8bit",
+              "paged_adamw_8bit": "paged-adamw-8bit",
               "paged_adamw_32bit": "paged-adamw-32bit", "sgd": "sgd", "adafactor": "adafactor"}
 TARGETS = {"q_v": "q_v", "qkvo": "qkvo", "all_linear": "all-linear", "other": "all-linear"}
 SHARDING = {"none", "ddp", "zero1", "zero2", "zero3", "fsdp"}

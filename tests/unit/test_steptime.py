@@ -122,6 +122,22 @@ def test_attention_term_flash1_by_hand():
     assert st_h.term("attention").value == pytest.approx(2 * fwd * 3.5 / rate_h)
 
 
+def test_attention_on_data_centre_blackwell_runs_flash2_at_its_measured_rate():
+    # FlashAttention-2 on a B200 (compute capability 10.0) runs its mma.sync kernels: head dim 128, seq 2048,
+    # causal: the H100 chart's 265 TFLOPS x (321 / 274, B200 / H100 without the mask at head dim 64) = 310,
+    # on the B200's 1,745-TFLOPS ceiling, not the Hopper share 265 / 794.5 of the card's own ceiling
+    t = TrainingSetup(method="lora", micro_batch=1, seq_len=2048, grad_checkpointing=False, framework="optimized")
+    fwd = 4 * 2048 * 1024 * (2049 / 2)
+    b200 = GPU.model_copy(update={"compute_capability": 10.0})
+    st = step_time(ARCH, t, b200, 2048.0)
+    assert round(265 * 321 / 274) == 310
+    rate = 100e12 * 700.0 / 760.0 * 310 / 1745.0
+    assert st.term("attention").value == pytest.approx(2 * fwd * 3.5 / rate)
+    hopper = GPU.model_copy(update={"compute_capability": 9.0})
+    rate_h = 100e12 * 700.0 / 760.0 * 265 / 794.5
+    assert step_time(ARCH, t, hopper, 2048.0).term("attention").value == pytest.approx(2 * fwd * 3.5 / rate_h)
+
+
 def test_flash_share_interpolates_in_log_sequence_and_head_dim():
     amp = FLASH_TFLOPS["ampere"]
     assert flash_share(amp, 128, 4096) == pytest.approx(173 / 271.2)
@@ -211,8 +227,13 @@ def test_links():
     assert pcie_bandwidth(GPU) == pytest.approx(16e9 * 16 * 128 / 130 / 8 * 0.8)
     nv = GPU.model_copy(update={"interconnect": "NVLink 3 (NVSwitch)", "p2p_link_gbps": 600})
     assert link_bandwidth(nv, 8) == (pytest.approx(300e9 * 0.8), "nvlink")
-    # beyond a node: the slower of NVLink and one 200 Gb/s HDR adapter per A100-class GPU
-    assert link_bandwidth(nv, 16) == (pytest.approx(25e9 * 0.8), "infiniband")
+    # beyond a node: the slower of NVLink and the node's eight 200 Gb/s HDR adapters (one per A100-class GPU)
+    # together, at the 200 of 400 GB/s a ring all-gather reached across 32 H100 nodes: 8 x 25 x 0.5 = 100 GB/s
+    assert link_bandwidth(nv, 16) == (pytest.approx(8 * 25e9 * 0.5), "infiniband")
+    # an H100-class node: 8 x 50 GB/s NDR x 0.5 = 200 GB/s, below its NVLink ring's 450 x 0.8 = 360
+    h100 = nv.model_copy(update={"id": "h100_sxm", "p2p_link_gbps": 900})
+    assert link_bandwidth(h100, 64) == (pytest.approx(8 * 50e9 * 0.5), "infiniband")
+    assert link_bandwidth(h100, 8) == (pytest.approx(450e9 * 0.8), "nvlink")
     consumer = GPU.model_copy(update={"segment": "consumer"})
     assert link_bandwidth(consumer, 2)[1] == "pcie-host"
     assert link_bandwidth(consumer, 2)[0] == pytest.approx(pcie_bandwidth(GPU) * 7 / 25)
@@ -249,9 +270,15 @@ def test_cpu_offload_moves_weights_over_pcie_and_steps_on_the_cpu():
     st = step_time(ARCH, t, GPU, 512.0)
     p = ARCH.parameter_count()
     off = st.term("offload")
-    assert off.part("cpu_seconds") == pytest.approx(p / (11.6e9 / 56.0))  # torch CPU Adam (FSDP offload)
+    # torch's fused CPU AdamW (FSDP offload): bf16 p, g, m, v read and p, m, v written (2 x 2 + 2 + 4 x 2 = 14 B)
+    # plus gradient clipping's 3 x 2 B = 20 B per parameter, at DeepSpeed CPU-Adam's host traffic: 11.6e9 x 30 B
+    # in 8.2 s = 42.4 GB/s
+    assert off.part("cpu_seconds") == pytest.approx(p * 20 / (11.6e9 * 30 / 8.2))
     assert off.part("pcie_bytes") == pytest.approx(2 * p * 2 + p * 2)  # weights in twice, gradients out once
     assert st.term("optimizer").value == 0.0
+    # torch's default AdamW on CPU tensors is the for-loop implementation: 11.6e9 parameters in 56 s
+    plain = step_time(ARCH, t.model_copy(update={"optimizer": "adamw"}), GPU, 512.0).term("offload")
+    assert plain.part("cpu_seconds") == pytest.approx(p / (11.6e9 / 56.0))
 
 
 def test_terms_add_up_and_throughput_never_falls_with_micro_batch():

@@ -69,7 +69,7 @@ __all__ = [
 
 #: Version of the step model's arithmetic: a pilot's calibration is a ratio to the model's prediction, so one saved
 #: under another version is not applied (bump on every change that moves predictions).
-STEP_MODEL_VERSION = 2
+STEP_MODEL_VERSION = 3
 
 TERM_KEYS = ("matmul", "attention", "other_kernels", "optimizer", "communication", "offload", "fixed")
 
@@ -119,6 +119,12 @@ FLASH_SEQS = (512, 1024, 2048, 4096, 8192, 16384)
 FLASH_TFLOPS = {
     "ampere": {"ref_tflops": 271.2, 64: (88, 119, 140, 156, 165, 171), 128: (99, 133, 155, 173, 182, 189)},
     "hopper": {"ref_tflops": 794.5, 64: (141, 192, 232, 257, 273, 284), 128: (163, 221, 265, 294, 308, 328)},
+    # data-centre Blackwell (compute capability 10.x) runs FlashAttention-2's Ampere-style mma.sync kernels, not its
+    # new tensor-core instructions: flash-attn 2.7.4 on a B200 measured 259 / 299 / 321 / 312 / 333 / 346 TFLOPS
+    # fwd+bwd (no causal mask, head dim 64) at the same six lengths (github.com/Dao-AILab/flash-attention/issues/
+    # 1589), 1.20 / 1.18 / 1.17 / 1.08 / 1.13 / 1.17 x the H100 chart's 215 / 254 / 274 / 288 / 294 / 296; the
+    # H100's causal entries times those ratios, on the B200's ceiling (gpus.csv 1,745 TFLOPS), not 2.2 x the H100
+    "blackwell": {"ref_tflops": 1745.0, 64: (170, 226, 271, 279, 309, 332), 128: (196, 261, 310, 319, 349, 383)},
 }
 #: FlashAttention 1 (flash-attn 1.x) forward+backward, causal, on the same charts (its orange bars), same points and
 #: head dims: A100 80GB SXM4 55-83 TFLOPS at head dim 128, H100 SXM5 98-137. Its Triton port (FlashAttention
@@ -155,14 +161,28 @@ NO_P2P_SHARE = 7.0 / 25.0
 #: 100 GB/s on 3 x 8 A100 with 4 x HDR200 per node (github.com/NVIDIA/nccl-tests/issues/119).
 NCCL_EFFICIENCY = 0.80
 #: InfiniBand between nodes, per GPU (bytes/s): one 400 Gb/s NDR adapter per H100/H200/B200, one 200 Gb/s HDR
-#: adapter per A100 (NVIDIA DGX H100 and DGX A100 user guides).
+#: adapter per A100 (NVIDIA DGX H100 and DGX A100 user guides). NCCL runs one ring (channel) per adapter and each
+#: ring leaves the node once, so the bus bandwidth between nodes is the node's adapters together, not one GPU's:
+#: 84.8 GB/s all-reduce bus bandwidth on 3 x 8 A100 with 4 x HDR200 per node (4 x 25 GB/s = 100 GB/s for the
+#: node, github.com/NVIDIA/nccl-tests/issues/119), where one adapter's share per GPU would cap it at 12.5.
 IB_PER_GPU = {"h": 50e9, "a": 25e9}
+#: Share of the node's adapter rate that NCCL's ring all-gather reaches across many nodes: 200 GB/s bus bandwidth
+#: for a 2 GB all-gather on 32 x 8 H100 with 8 x 400 Gb/s NDR per node (400 GB/s; github.com/NVIDIA/nccl/issues/
+#: 1218). Two or three nodes reach more (84.8 of 100 GB/s in nccl-tests#119, 86 of 100 in NVIDIA/nccl#1048), but
+#: the runs that cross nodes are mostly larger, and FSDP/ZeRO's per-layer collectives are smaller than 2 GB.
+IB_RING_EFFICIENCY = 200.0 / 400.0
 GPUS_PER_NODE = 8
 #: CPU Adam step rate, parameters per second per node: DeepSpeed's vectorised CPU-Adam updated 11.6B parameters
 #: in 8.2 s, torch's CPU Adam in 56 s (github.com/deepspeedai/DeepSpeed/pull/735). DeepSpeed (ZeRO) uses its
 #: CPU-Adam; FSDP's CPU offload steps torch's optimizer on the CPU. (torch 2's multi-tensor CPU AdamW is likely
 #: faster than that 2020 measurement; no newer one was found, so FSDP offload may come out slow.)
 CPU_ADAM_PARAMS_PER_S = {"deepspeed": 11.6e9 / 8.2, "torch": 11.6e9 / 56.0}
+#: Host memory traffic of a vectorised one-pass CPU Adam, B/s: DeepSpeed's CPU-Adam above read fp32 parameters,
+#: gradients and both moments and wrote parameters, moments and the fp16 copy, 4 x 4 + 3 x 4 + 2 = 30 B per
+#: parameter, for 11.6e9 parameters in 8.2 s. torch's ``AdamW(fused=True)`` has had such a kernel for CPU
+#: tensors since torch 2.4 (github.com/pytorch/pytorch/pull/123074, 5.1x its for-loop); it is costed at this
+#: traffic over its own bytes per parameter (:func:`optimizer_bytes_per_param`: 16-bit states move half).
+CPU_ADAM_BYTES_PER_S = 11.6e9 * 30.0 / 8.2
 #: torch.optim.AdamW's default foreach implementation moves the state tensors 14 times, the gradient 3 times and
 #: the parameter 4 times per step (lerp, mul, addcmul, sqrt, div, add, weight-decay mul, addcdiv), which for
 #: 8.03B bf16 parameters on a B200 is 337 GB: 47.9 ms at 88 % of 8 TB/s, against 46.6 ms measured
@@ -228,7 +248,8 @@ def link_bandwidth(gpu: GpuSpec, n: int) -> tuple[float, str]:
     NVLink/NVSwitch/Infinity Fabric (and 2-way bridges for a pair): half the bidirectional link rate x
     :data:`NCCL_EFFICIENCY`; otherwise PCIe peer-to-peer at :func:`pcie_bandwidth`, less on consumer cards,
     whose driver disables peer-to-peer so that traffic is staged through host memory at :data:`NO_P2P_SHARE` of it; beyond one node of
-    :data:`GPUS_PER_NODE`, the slower of that and InfiniBand (:data:`IB_PER_GPU`).
+    :data:`GPUS_PER_NODE`, the slower of that and the node's InfiniBand adapters together
+    (:data:`IB_PER_GPU` x :data:`GPUS_PER_NODE` x :data:`IB_RING_EFFICIENCY`).
     """
     if _nvlink_class(gpu, n):
         bw, name = gpu.p2p_link_gbps * 1e9 / 2 * NCCL_EFFICIENCY, "nvlink"
@@ -237,7 +258,8 @@ def link_bandwidth(gpu: GpuSpec, n: int) -> tuple[float, str]:
         if gpu.segment == "consumer":
             bw, name = bw * NO_P2P_SHARE, "pcie-host"
     if n > GPUS_PER_NODE:
-        ib = IB_PER_GPU["h" if gpu.id.startswith(("h1", "h2", "b2", "gh")) else "a"] * NCCL_EFFICIENCY
+        adapter = IB_PER_GPU["h" if gpu.id.startswith(("h1", "h2", "b2", "gh")) else "a"]
+        ib = adapter * GPUS_PER_NODE * IB_RING_EFFICIENCY
         if ib < bw:
             bw, name = ib, "infiniband"
     return bw, name
@@ -478,7 +500,10 @@ def attention_term(ctx: _Ctx) -> Term:
     else:
         # shares of the reference card's ceiling; the sustained-load share applies to them as to the GEMMs
         tables = FLASH1_TFLOPS if kernel == "flash1" else FLASH_TFLOPS
-        table = tables["hopper" if _hopper_class(ctx.gpu) else "ampere"]
+        cls = "hopper" if _hopper_class(ctx.gpu) else "ampere"
+        if cls == "hopper" and ctx.gpu.compute_capability >= 10.0 and "blackwell" in tables:
+            cls = "blackwell"
+        table = tables[cls]
         rate = ctx.rate * flash_share(table, hd, ctx.row)
     seconds = flops / rate
     return Term(key="attention", value=seconds, parts=(
@@ -777,7 +802,12 @@ def _offload(ctx: _Ctx, mb_compute: float, activation_bytes: float = 0.0, spille
     params = _trainable(ctx) / ctx.opt_shard
     grads = params * _grad_bytes(t)
     per_node = min(t.num_gpus, GPUS_PER_NODE)  # the node's CPU steps every local GPU's shard
-    rate = CPU_ADAM_PARAMS_PER_S["deepspeed" if t.sharding in {"zero1", "zero2", "zero3"} else "torch"]
+    if t.sharding in {"zero1", "zero2", "zero3"}:
+        rate = CPU_ADAM_PARAMS_PER_S["deepspeed"]
+    elif t.optimizer == "adamw-fused":  # torch's fused CPU kernel: host memory traffic
+        rate = CPU_ADAM_BYTES_PER_S / optimizer_bytes_per_param(t)
+    else:  # torch's for-loop implementation (foreach is the default for CUDA tensors only)
+        rate = CPU_ADAM_PARAMS_PER_S["torch"]
     cpu_s = params * per_node / rate
     if t.sharding in {"zero3", "fsdp"} or t.num_gpus == 1:
         # parameters live on the CPU: each micro-batch copies this GPU's shard in for the forward and again
