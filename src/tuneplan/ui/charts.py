@@ -340,6 +340,8 @@ class VramChart(pg.PlotWidget):
         self._extent_gib = 0.0  # rightmost thing the rented-GPU view needs to show
         self._local: tuple[float | None, float | None] = (None, None)
         self._build_local_lines()
+        # the line labels pick their side again when the plot's width changes
+        plot.getViewBox().sigResized.connect(self._place_line_labels)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
         """Modest preferred size: the results column scrolls by preferred heights."""
@@ -496,12 +498,27 @@ class VramChart(pg.PlotWidget):
         extent = max(self._extent_gib, self._local[0] or 0.0)
         right = nice_ceiling(extent * 1.04)
         self._set_range(x=(0, right))
-        # A label goes left of its line, unless the line is so far left that it would be cut off.
-        for line, value in ((self.local_line, self._local[0]), (self.local_free_line, self._local[1])):
-            if value is not None:
-                side = (0, 0.5) if value < 0.35 * right else (1, 0.5)
-                line.label.anchors = [side, side]
-                line.label.updatePosition()
+        self._place_line_labels()
+
+    def _place_line_labels(self, *_args: object) -> None:
+        """A line's label goes left of its line, unless the room left of the line is narrower than the label
+        (a 12 GiB card beside a 47 GiB plan): then it goes right of it, never cut off at the plot's edge."""
+        view = self.getPlotItem().getViewBox()
+        right = view.viewRange()[0][1] or 1.0
+        lines = ((self.capacity_line, self._capacity_gib), (self.local_line, self._local[0]),
+                 (self.local_free_line, self._local[1]))
+        for line, value in lines:
+            if value is None or line.label is None:
+                continue
+            if view.width() > 0:
+                room = value / right * view.width()
+                left = room >= line.label.boundingRect().width() + 4
+            else:  # not laid out yet: the old rule of thumb
+                left = value >= 0.35 * right
+            y = line.label.anchors[0][1]
+            side = (1, y) if left else (0, y)
+            line.label.anchors = [side, side]
+            line.label.updatePosition()
 
     def current_series(self) -> dict[str, tuple[float, float]]:
         """What the bar shows: ``{component key: (start GiB, size GiB)}`` in stacking order."""

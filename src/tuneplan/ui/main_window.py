@@ -169,10 +169,26 @@ class _Card(QFrame):
         for w in (self.title, self.value, self.detail, self.reason):
             w.setTextFormat(Qt.TextFormat.PlainText)  # the detail names the plan's GPU (untrusted)
             col.addWidget(w)
+        col.addStretch(1)  # a card made taller to match its row keeps its lines together at the top
+        self.strip: _CardStrip | None = None
+
+    def needed_height(self) -> int:
+        """The height its wrapped lines take at its present width (a fixed-height card would clip them)."""
+        return self.layout().totalHeightForWidth(self.width())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """A new width wraps the detail into more or fewer lines: the strip sets the row's height again."""
+        super().resizeEvent(event)
+        if self.strip is not None and event.size().width() != event.oldSize().width():
+            self.strip.fit_heights()
 
 
 class _CardStrip(QWidget):
-    """The headline cards: one row when there is room, two rows of two when the window is narrow."""
+    """The headline cards: one row when there is room, two rows of two when the window is narrow.
+
+    Each row is as tall as its card with the most wrapped lines, so no detail line is cut off; the cards
+    of a row share that height, so their tops and bottoms line up.
+    """
 
     WIDE = 780
 
@@ -184,6 +200,28 @@ class _CardStrip(QWidget):
         self.grid.setSpacing(8)
         self.columns = 0
         self._place(4)
+        for card in cards:
+            card.strip = self
+
+    def _one_row_fits(self, width: int) -> bool:
+        """Four cards side by side only when each gets its unwrapped value (e.g. "放不下，还差 34.7 GiB")."""
+        needed = sum(card.minimumSizeHint().width() for card in self.cards) + 3 * self.grid.spacing()
+        return width >= max(self.WIDE, needed)
+
+    def refit(self) -> None:
+        """After the cards' texts change: the row count for the new values, then the heights."""
+        self._place(4 if self._one_row_fits(self.width()) else 2)
+        self.grid.activate()
+        self.fit_heights()
+
+    def fit_heights(self) -> None:
+        """Give each row the height its tallest card needs at the width it has now."""
+        for row in range(0, len(self.cards), self.columns):
+            cards = self.cards[row:row + self.columns]
+            height = max(card.needed_height() for card in cards)
+            for card in cards:
+                if card.height() != height or card.minimumHeight() != height:
+                    card.setFixedHeight(height)
 
     def _place(self, columns: int) -> None:
         if columns == self.columns:
@@ -200,7 +238,7 @@ class _CardStrip(QWidget):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
         """Switch between one and two rows."""
-        self._place(4 if event.size().width() >= self.WIDE else 2)
+        self._place(4 if self._one_row_fits(event.size().width()) else 2)
         super().resizeEvent(event)
 
     def minimumSizeHint(self):  # noqa: N802 - Qt naming
@@ -526,6 +564,7 @@ class MainWindow(QMainWindow):
         self.plan_warnings.setText("\n".join(f"⚠ {w}" for w in warnings))
         self.plan_warnings.setVisible(bool(warnings))
         self._show_runnable(result)
+        self.card_strip.refit()
         self.vram_chart.set_estimate(result, s.gpu.name)
         self.cost_chart.set_cost(c, t)
         self.summary.setText(self._summary_html(s, result))

@@ -1,0 +1,101 @@
+"""The Plan tab on a 1366x768 laptop screen, through the real window (issue #21, new-user trial under Xvfb):
+no headline card cuts a line off, no chart label is cut at the plot's edge, no legend sits on the data."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint
+
+from tuneplan.hw.probe import ProbeResult
+from tuneplan.ui import i18n
+
+PROBE = ProbeResult(status="no_driver", message="NVML library not found", gpus=[])
+
+
+def _cannot_run_plan(window) -> None:
+    """The trial's plan: Llama 3.1 70B QLoRA on an RTX 3060 12GB, 20,000 examples (short by 34.7 GiB, 216 h)."""
+    store = window.store
+    store.set_model("llama-3.1-70b")
+    store.set_field("training.method", "qlora")
+    store.set_gpu("rtx3060_12gb")
+    store.set_field("dataset.examples", 20000)
+    assert not store.result.memory.fits
+
+
+def _clipped(window) -> list[str]:
+    """Every visible card line that has less room than its text needs."""
+    cut = []
+    for card in window.card_strip.cards:
+        for label in (card.value, card.detail, card.reason):
+            if not label.isVisibleTo(window):
+                continue
+            if label.wordWrap():
+                if label.height() < label.heightForWidth(label.width()):
+                    cut.append(f"{card.title.text()}: {label.text()!r} {label.height()} < "
+                               f"{label.heightForWidth(label.width())} px high")
+            elif label.width() < label.sizeHint().width() or label.height() < label.sizeHint().height():
+                cut.append(f"{card.title.text()}: {label.text()!r} {label.size().toTuple()} < "
+                           f"{label.sizeHint().toTuple()}")
+    return cut
+
+
+def _laptop(window, qtbot) -> None:
+    window.resize(1366, 768)
+    qtbot.wait(50)
+
+
+def test_cards_of_a_plan_that_cannot_run_show_every_line_at_1366x768(window, qtbot):
+    _laptop(window, qtbot)
+    _cannot_run_plan(window)
+    qtbot.wait(50)
+    assert not _clipped(window), _clipped(window)
+    # the cards of one row line up: same top, same height
+    rows: dict[int, set[tuple[int, int]]] = {}
+    for card in window.card_strip.cards:
+        top = card.mapTo(window, QPoint(0, 0)).y()
+        rows.setdefault(top, set()).add(card.height())
+    assert all(len(heights) == 1 for heights in rows.values()), rows
+    # and the default plan again: the cards shrink back (no leftover height)
+    window.store.undo_stack.undo()
+    window.store.undo_stack.undo()
+    window.store.undo_stack.undo()
+    window.store.undo_stack.undo()
+    qtbot.wait(50)
+    assert not _clipped(window), _clipped(window)
+    card = window.memory_card
+    assert card.height() == card.layout().totalHeightForWidth(card.width())
+
+
+@pytest.fixture
+def chinese(qapp):
+    """The zh_CN translator for one test (installed before the window is built)."""
+    assert i18n.install_translator(qapp, "zh_CN") == "zh_CN"
+    yield
+    i18n.remove_translators(qapp)
+
+
+def test_chinese_verdict_of_a_plan_that_cannot_run_is_not_cut_off(chinese, show_window, qtbot):
+    # "放不下，还差 34.7 GiB" is wider than a quarter of the strip: the cards go to two rows instead of cutting it
+    window = show_window(PROBE)
+    _laptop(window, qtbot)
+    _cannot_run_plan(window)
+    qtbot.wait(50)
+    assert not _clipped(window), _clipped(window)
+
+
+def _inside_plot(chart, line) -> bool:
+    view = chart.getPlotItem().getViewBox().sceneBoundingRect()
+    label = line.label.sceneBoundingRect()
+    return view.left() - 1 <= label.left() and label.right() <= view.right() + 1
+
+
+def test_capacity_label_of_a_small_card_is_not_cut_at_the_plots_left_edge(window, qtbot):
+    _laptop(window, qtbot)
+    chart = window.vram_chart
+    assert _inside_plot(chart, chart.capacity_line)  # the default plan: left of the line, as before
+    assert chart.capacity_line.label.anchors[0][0] == 1
+    _cannot_run_plan(window)  # a 12 GiB line near the left of a 0-80 GiB axis
+    qtbot.wait(50)
+    assert "RTX 3060 12GB: 12.00 GiB" in chart.capacity_line.label.toPlainText()
+    assert _inside_plot(chart, chart.capacity_line)
+    assert chart.capacity_line.label.anchors[0][0] == 0  # right of its line
