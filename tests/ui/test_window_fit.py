@@ -99,3 +99,34 @@ def test_capacity_label_of_a_small_card_is_not_cut_at_the_plots_left_edge(window
     assert "RTX 3060 12GB: 12.00 GiB" in chart.capacity_line.label.toPlainText()
     assert _inside_plot(chart, chart.capacity_line)
     assert chart.capacity_line.label.anchors[0][0] == 0  # right of its line
+
+
+def _off_the_plot(chart) -> bool:
+    """The legend lies outside the plot's data area (it may touch its edge)."""
+    view = chart.getPlotItem().getViewBox().sceneBoundingRect().adjusted(1, 1, -1, -1)
+    return not chart.legend.sceneBoundingRect().intersects(view)
+
+
+def test_cost_legend_is_beside_the_plot_not_over_the_start_of_the_curve(window, qtbot):
+    _laptop(window, qtbot)
+    chart = window.cost_chart
+    qtbot.waitUntil(lambda: chart.legend.sceneBoundingRect().width() > 0)
+    assert _off_the_plot(chart)
+    # the trial's plan whose curve rose through the old top-left legend: Llama 3.1 70B QLoRA on an A100 80GB
+    window.store.set_model("llama-3.1-70b")
+    window.store.set_field("training.method", "qlora")
+    window.store.set_gpu("a100_80gb_sxm")
+    qtbot.wait(50)
+    assert _off_the_plot(chart)
+    assert {label.text for _s, label in chart.legend.items if label.isVisible()} >= {"Training", "Likely range"}
+
+
+def test_limits_legend_is_under_the_axis_not_over_the_now_and_limit_markers(window, qtbot):
+    _laptop(window, qtbot)
+    window.tabs.setCurrentWidget(window.limits_view)
+    chart = window.limits_view.chart
+    qtbot.waitUntil(lambda: chart.state is not None, timeout=10000)
+    qtbot.wait(50)
+    assert _off_the_plot(chart)
+    for line in (chart.current_line, chart.limit_line, chart.capacity_line):
+        assert not chart.legend.sceneBoundingRect().intersects(line.label.sceneBoundingRect())

@@ -558,8 +558,12 @@ class CostChart(pg.PlotWidget):
         plot.setLabel("bottom", self.tr("Wall-clock time (hours)"), color=TEXT_COLOR)
         plot.setLabel("left", self.tr("Cumulative cost (USD)"), color=TEXT_COLOR)
         plot.showGrid(x=True, y=True, alpha=0.15)
-        self.legend = plot.addLegend(offset=(8, 8), labelTextColor=TEXT_COLOR,
-                                     brush=pg.mkBrush(255, 255, 255, 230), pen=pg.mkPen("#dddddd"))
+        # The legend has its own column right of the plot: in the plot's top left corner it sat on the start of
+        # the curve (a steep one rises through it) and on the pessimistic line's label; under the axis it would
+        # push the chart's bottom off the first screen at 1366x768.
+        self.legend = pg.LegendItem(colCount=1, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 2, 3)
         self.phase_items: dict[str, pg.PlotDataItem] = {}
         self.phase_fills: dict[str, pg.PlotDataItem] = {}
         for phase in PHASE_COLORS:

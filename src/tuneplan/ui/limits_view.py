@@ -265,12 +265,11 @@ class LimitsChart(pg.PlotWidget):
             axis.enableAutoSIPrefix(False)
         plot.setLabel("bottom", translate("Limits", "Sequence length (tokens, log scale)"), color=TEXT_COLOR)
         plot.setLabel("left", translate("Limits", "Peak device memory per GPU (GiB)"), color=TEXT_COLOR)
-        self.legend = plot.addLegend(
-            offset=(8, 8),
-            labelTextColor=TEXT_COLOR,
-            brush=pg.mkBrush(255, 255, 255, 230),
-            pen=pg.mkPen("#dddddd"),
-        )
+        # The legend has its own row under the axis (as on the Plan tab's VRAM chart): in the plot's top left
+        # corner it covered the "now" and "limit" markers' labels of a plan whose limit is a short sequence.
+        self.legend = pg.LegendItem(colCount=2, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
+        plot.legend = self.legend
+        plot.layout.addItem(self.legend, 4, 1)
         self.over = pg.LinearRegionItem(
             values=(0, 1e6),
             orientation="horizontal",
