@@ -14,6 +14,13 @@ Sources for the shapes:
 * Parallel attention+MLP blocks (GPT-J, GPT-NeoX, Falcon, Phi-1.5): one input norm per block.
 * Mixture of experts (Mixtral, Qwen-MoE, DeepSeek shared experts, gpt-oss): every expert's weights
   are resident; ``experts_per_token`` of them run per token (Fedus et al. 2021, arXiv:2101.03961).
+* Multi-head latent attention (DeepSeek-V2/V3, Kimi K2; DeepSeek-AI 2024, arXiv:2405.04434 §2.1): the
+  ``DeepseekV2Attention`` / ``DeepseekV3Attention`` modules of transformers (``modeling_deepseek_v2.py`` at
+  commit 0233e509531ace915c8241b4c16c8032a583279c, ``modeling_deepseek_v3.py`` at
+  f5a9ec512fa9fe69e51ea0c6388c68d50de567b3): a query projection (``q_proj``, or ``q_a_proj`` -> RMSNorm ->
+  ``q_b_proj`` when ``q_lora_rank`` is set), ``kv_a_proj_with_mqa`` to the compressed kv and one shared rotary
+  key, RMSNorm, ``kv_b_proj`` to every head's non-rotary key and value, and ``o_proj``
+  (:meth:`ModelArchitecture.attention_modules`).
 """
 
 from __future__ import annotations
@@ -118,6 +125,19 @@ class ModelArchitecture(BaseModel):
     shared_expert_intermediate_size: int = Field(default=0, ge=0, le=10_000_000)
     first_dense_layers: int = Field(default=0, ge=0, le=10_000)
     expert_bias: bool = False
+    # Multi-head latent attention (DeepSeek-V2/V3): kv_lora_rank > 0. head_dim is then the query/key head dim,
+    # qk_nope_head_dim + qk_rope_head_dim (192 for DeepSeek-V2/V3), and num_kv_heads == num_attention_heads
+    # (kv_b_proj gives every head its own key and value).
+    #: width of the compressed kv (config ``kv_lora_rank``); 0: ordinary q/k/v attention
+    kv_lora_rank: int = Field(default=0, ge=0, le=1_000_000)
+    #: width of the compressed query (config ``q_lora_rank``); 0: one ``q_proj`` (DeepSeek-V2-Lite)
+    q_lora_rank: int = Field(default=0, ge=0, le=1_000_000)
+    #: per-head key/query dims without and with rotary position embedding (config ``qk_nope_head_dim``,
+    #: ``qk_rope_head_dim``); their sum is ``head_dim``
+    qk_nope_head_dim: int = Field(default=0, ge=0, le=100_000)
+    qk_rope_head_dim: int = Field(default=0, ge=0, le=100_000)
+    #: per-head value dim (config ``v_head_dim``); ``None``: ``head_dim``
+    v_head_dim: int | None = Field(default=None, gt=0, le=100_000)
     # Hybrid models: layers that are not attention (short convolutions, linear attention).
     num_conv_layers: int = Field(default=0, ge=0, le=10_000)
     source: str = Field(default="", max_length=10_000)
@@ -140,6 +160,15 @@ class ModelArchitecture(BaseModel):
             if self.first_dense_layers >= self.num_layers:
                 raise ValueError("first_dense_layers (config: first_k_dense_replace) must leave at least one "
                                  "mixture-of-experts layer")
+        if self.kv_lora_rank:
+            if not self.qk_rope_head_dim or self.qk_nope_head_dim + self.qk_rope_head_dim != self.head_dim:
+                raise ValueError("multi-head latent attention needs head_dim = qk_nope_head_dim + qk_rope_head_dim "
+                                 "(qk_rope_head_dim > 0)")
+            if self.num_kv_heads != self.num_attention_heads or self.v_head_dim is None:
+                raise ValueError("multi-head latent attention needs num_key_value_heads = num_attention_heads "
+                                 "and v_head_dim")
+        elif self.q_lora_rank or self.qk_nope_head_dim or self.qk_rope_head_dim:
+            raise ValueError("q_lora_rank and qk_*_head_dim belong to multi-head latent attention (kv_lora_rank)")
         if self.num_conv_layers > self.num_layers:
             raise ValueError("num_conv_layers cannot exceed num_layers")
         if self.sliding_window_layers is not None and self.sliding_window_layers > self.num_layers:
@@ -153,14 +182,34 @@ class ModelArchitecture(BaseModel):
         return self.num_experts > 0
 
     @property
+    def is_mla(self) -> bool:
+        """True for multi-head latent attention (DeepSeek-V2/V3 ``kv_lora_rank``)."""
+        return self.kv_lora_rank > 0
+
+    @property
     def q_dim(self) -> int:
-        """Width of the query projection output, ``num_attention_heads * head_dim``."""
+        """Width of the query projection output, ``num_attention_heads * head_dim`` (MLA: ``heads x 192``)."""
         return self.num_attention_heads * self.head_dim
 
     @property
     def kv_dim(self) -> int:
-        """Width of each of the key and value projections, ``num_kv_heads * head_dim``."""
+        """Width of the keys, ``num_kv_heads * head_dim`` (MLA: every head's ``qk_nope + qk_rope`` key)."""
         return self.num_kv_heads * self.head_dim
+
+    @property
+    def value_head_dim(self) -> int:
+        """Per-head value width: ``v_head_dim`` where the config sets it (MLA), else ``head_dim``."""
+        return self.v_head_dim or self.head_dim
+
+    @property
+    def v_dim(self) -> int:
+        """Width of the values, ``num_kv_heads * value_head_dim`` (``kv_dim`` unless ``v_head_dim`` differs)."""
+        return self.num_kv_heads * self.value_head_dim
+
+    @property
+    def attn_out_dim(self) -> int:
+        """Width of the attention output that ``o_proj`` reads, ``num_attention_heads * value_head_dim``."""
+        return self.num_attention_heads * self.value_head_dim
 
     @property
     def num_attention_layers(self) -> int:
@@ -173,8 +222,34 @@ class ModelArchitecture(BaseModel):
         return self.num_layers - self.first_dense_layers if self.is_moe else 0
 
     def attention_modules(self) -> list[LinearModule]:
-        """The q, k, v, o projections of one attention layer."""
+        """The linear layers of one attention layer: q, k, v, o projections, or the MLA projections.
+
+        Multi-head latent attention (transformers ``DeepseekV2Attention.__init__``, ``modeling_deepseek_v2.py``
+        @0233e509; the same in ``DeepseekV3Attention``), with ``n`` heads, ``d_qk = qk_nope + qk_rope`` and
+        ``d_v = v_head_dim``:
+
+        * ``q_proj``: ``hidden -> n d_qk`` (no ``q_lora_rank``), else ``q_a_proj``: ``hidden -> q_lora_rank``
+          (``attention_bias``) and ``q_b_proj``: ``q_lora_rank -> n d_qk``;
+        * ``kv_a_proj_with_mqa``: ``hidden -> kv_lora_rank + qk_rope`` (``attention_bias``): the compressed kv
+          and the one rotary key all heads share;
+        * ``kv_b_proj``: ``kv_lora_rank -> n (qk_nope + d_v)``: every head's non-rotary key and its value;
+        * ``o_proj``: ``n d_v -> hidden`` (``attention_bias``).
+        """
         h = self.hidden_size
+        if self.is_mla:
+            n, bias = self.num_attention_heads, self.qkv_bias
+            if self.q_lora_rank:
+                q = [LinearModule(name="q_a_proj", d_in=h, d_out=self.q_lora_rank, bias=bias),
+                     LinearModule(name="q_b_proj", d_in=self.q_lora_rank, d_out=self.q_dim)]
+            else:
+                q = [LinearModule(name="q_proj", d_in=h, d_out=self.q_dim)]
+            return q + [
+                LinearModule(name="kv_a_proj_with_mqa", d_in=h, d_out=self.kv_lora_rank + self.qk_rope_head_dim,
+                             bias=bias),
+                LinearModule(name="kv_b_proj", d_in=self.kv_lora_rank,
+                             d_out=n * (self.qk_nope_head_dim + self.value_head_dim)),
+                LinearModule(name="o_proj", d_in=self.attn_out_dim, d_out=h, bias=self.o_bias),
+            ]
         return [
             LinearModule(name="q_proj", d_in=h, d_out=self.q_dim, bias=self.qkv_bias),
             LinearModule(name="k_proj", d_in=h, d_out=self.kv_dim, bias=self.qkv_bias),
@@ -247,7 +322,15 @@ class ModelArchitecture(BaseModel):
             total += per_norm
         if self.qk_norm:
             total += self.num_attention_layers * 2 * self.head_dim
+        # MLA's RMSNorms on the compressed kv and the compressed query (kv_a_layernorm, q_a_layernorm)
+        total += self.num_attention_layers * self.mla_norm_width()
         return total
+
+    def mla_norm_width(self) -> int:
+        """Elements one MLA layer normalises besides the hidden state: ``kv_a_layernorm`` over
+        ``kv_lora_rank`` and ``q_a_layernorm`` over ``q_lora_rank`` (RMSNorm weights of those widths;
+        0 without MLA)."""
+        return self.kv_lora_rank + self.q_lora_rank
 
     def embedding_params(self) -> int:
         """Input embedding (``vocab_size * hidden_size``) plus learned absolute positions if any."""
@@ -453,8 +536,15 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
     if num_experts and cfg.get("shared_expert") is True and not shared:
         shared = moe_inter  # Llama 4: one shared expert of the routed experts' width
     first_dense = _int_field(cfg, "first_k_dense_replace", required=False, minimum=0) or 0
-    if model_type in {"deepseek_v2", "deepseek_v3"} and cfg.get("kv_lora_rank"):
-        raise UnsupportedModelError("multi-head latent attention (DeepSeek-V2/V3 kv_lora_rank) is not modelled yet")
+    mla = _mla_fields(cfg)
+    if mla:
+        head_dim = mla["qk_nope_head_dim"] + mla["qk_rope_head_dim"]
+        kv = heads
+    if num_experts and (_int_field(cfg, "moe_layer_freq", required=False) or 1) != 1:
+        # transformers' DeepSeek-V2/V3 decoder layers make every layer from first_k_dense_replace on a MoE layer
+        # and read no moe_layer_freq; the original DeepSeek code used it for every k-th layer
+        raise UnsupportedModelError("moe_layer_freq other than 1 (mixture-of-experts on every k-th layer) "
+                                    "is not modelled yet")
     conv_layers = 0
     layer_types = cfg.get("layer_types")
     if isinstance(layer_types, list) and len(layer_types) == layers:
@@ -534,7 +624,26 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
         expert_bias=flag("_expert_bias", fam.get("expert_bias", False)),
         num_conv_layers=conv_layers,
         source=str(cfg.get("_source") or ""),
+        **mla,
     )
+
+
+def _mla_fields(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The multi-head latent attention fields of a config (empty without ``kv_lora_rank``).
+
+    Names as transformers' ``DeepseekV2Config`` / ``DeepseekV3Config`` read them; ``q_lora_rank`` null means one
+    ``q_proj`` (DeepSeek-V2-Lite). The key and value heads are the query heads (``kv_b_proj`` gives each head its
+    own), whatever ``num_key_value_heads`` says.
+    """
+    if not cfg.get("kv_lora_rank"):
+        return {}
+    kv_rank = _int_field(cfg, "kv_lora_rank")
+    nope = _int_field(cfg, "qk_nope_head_dim")
+    rope = _int_field(cfg, "qk_rope_head_dim")
+    v = _int_field(cfg, "v_head_dim")
+    q_rank = _int_field(cfg, "q_lora_rank", required=False) or 0
+    return {"kv_lora_rank": kv_rank, "q_lora_rank": q_rank, "qk_nope_head_dim": nope,
+            "qk_rope_head_dim": rope, "v_head_dim": v}
 
 
 def round_up(value: float, multiple: float) -> float:

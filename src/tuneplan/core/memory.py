@@ -56,6 +56,11 @@ The ledger follows what PyTorch actually keeps alive, not a rule of thumb:
   ``down_proj`` trains). This generalises Korthikanti et al. 2022 (arXiv:2205.05198, Table 2) to
   GQA, SwiGLU, RMSNorm and frozen weights. With gradient checkpointing each layer keeps only its
   input (``2*s*b*h`` bytes) and one layer is recomputed at a time (Chen et al. 2016, arXiv:1604.06174).
+  Multi-head latent attention (DeepSeek-V2/V3, transformers ``DeepseekV2Attention.forward``) saves by the same
+  rules: the fp32 inputs of ``kv_a_layernorm`` and ``q_a_layernorm`` (the compressed kv and query), the inputs of
+  ``q_b_proj``/``kv_b_proj`` when they train, and for the attention kernel the concatenated query and key
+  (``heads x (qk_nope + qk_rope)``, the one rotary key broadcast to every head) and the values; see
+  :func:`mla_attention_saved_per_token`.
 * **Logits and loss**: the LM head's bf16 logits, the fp32 upcast in the loss, the log-softmax
   saved by ``cross_entropy`` and the fp32 gradients of the backward (transformers
   ``ForCausalLMLoss``); fused/chunked cross-entropy (Liger, torchtune ``CEWithChunkedOutputLoss``,
@@ -289,13 +294,41 @@ PEFT_EXPERT_TARGET_TYPES = frozenset({
 PAGED_MIN_NUMEL = 100_000
 
 
+#: What the attention presets mean for multi-head latent attention (Tuneplan's choice; the MLA modules have no
+#: k_proj or v_proj, and PEFT matches names exactly, so ``["q_proj", "v_proj"]`` would adapt only DeepSeek-V2-Lite's
+#: q_proj and nothing at all on DeepSeek-V3): ``q_v`` adapts the query path and ``kv_b_proj``, the projection the
+#: values (and the non-rotary keys) come from; ``qkvo`` every attention linear.
+MLA_TARGETS = {
+    "q_v": ("q_proj", "q_a_proj", "q_b_proj", "kv_b_proj"),
+    "qkvo": ("q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"),
+}
+
+
 def _targets(arch: ModelArchitecture, targets: str) -> set[str]:
+    if arch.is_mla and targets in MLA_TARGETS:
+        present = {m.name for m in arch.attention_modules()}
+        return set(MLA_TARGETS[targets]) & present
     if targets == "q_v":
         return {"q_proj", "v_proj"}
     if targets == "qkvo":
         return {"q_proj", "k_proj", "v_proj", "o_proj"}
     names = {m.name for _, mods in arch.linear_modules() for m in mods if m.kind != "router"}
     return names
+
+
+def lora_target_modules(arch: ModelArchitecture, targets: str) -> list[str]:
+    """The module names a LoRA preset adapts in this architecture, in layer order (``all-linear`` as itself).
+
+    ``q_v`` and ``qkvo`` are ``q_proj, v_proj`` and ``q_proj, k_proj, v_proj, o_proj``, except under multi-head
+    latent attention (:data:`MLA_TARGETS`): ``q_proj`` (or ``q_a_proj, q_b_proj``) and ``kv_b_proj`` for ``q_v``,
+    every attention linear for ``qkvo``.
+    """
+    if targets == "all-linear":
+        return ["all-linear"]
+    wanted = _targets(arch, targets)
+    if arch.is_mla:
+        return [m.name for m in arch.attention_modules() if m.name in wanted]
+    return [n for n in ("q_proj", "k_proj", "v_proj", "o_proj") if n in wanted]
 
 
 def experts_adapted(arch: ModelArchitecture, targets: str) -> bool:
@@ -401,7 +434,10 @@ def adapter_path(t: TrainingSetup) -> str:
 
 
 #: Linear layers that read the same tensor in a decoder layer (the input norm's or post-attention norm's output).
-_INPUT_OF = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "gate_proj": "mlp_in", "up_proj": "mlp_in"}
+_INPUT_OF = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "q_a_proj": "attn_in",
+             "kv_a_proj_with_mqa": "attn_in", "gate_proj": "mlp_in", "up_proj": "mlp_in"}
+#: Linear layers that read the input norm's output (the hidden state entering the attention).
+_ATTN_INPUT_READERS = ("q_proj", "k_proj", "v_proj", "q_a_proj", "kv_a_proj_with_mqa")
 
 
 def compile_modelled(arch: ModelArchitecture, t: TrainingSetup) -> bool:
@@ -506,8 +542,8 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
             cast = 4 * m.d_in
         if m.kind == "mlp":  # the residual, and the norm output when this linear reads something else
             held = resid * h + (act * h if m.d_in != h else 0)
-        else:  # the input norm's output while o_proj runs (q/k/v read it: their own input)
-            held = act * h if m.name == "o_proj" else 0
+        else:  # the input norm's output while o_proj (or MLA's q_b/kv_b_proj) runs; q/k/v read it: their own input
+            held = act * h if m.name == "o_proj" or m.d_in != h else 0
         best = max(best, own_input + cast + dropped + x_bytes * m.d_out + held)
     return float(max(best, moe))
 
@@ -667,21 +703,10 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if arch.qk_norm:  # per-head RMSNorm on q and k (compiled: their normalised values only)
         saved += (act if compiled else 4 + norm_weight_input) * (arch.q_dim + arch.kv_dim)
 
-    # attention block inputs (q/k/v share the norm output; o reads the attention output)
-    if any(saves_input(n) for n in ("q_proj", "k_proj", "v_proj")):
-        saved += act * h
-    # GQA: FlashAttention reads k/v at their own width; SDPA does too (``enable_gqa``) when no mask
-    # is needed (fixed-length batches), but padded or packed batches pass a mask and transformers
-    # expands k/v to every head with ``repeat_kv``; eager always expands.
-    expands = t.attention == "eager" or (t.attention == "sdpa" and t.sequence_mode != "fixed")
-    kv_width = arch.q_dim if expands and arch.num_kv_heads != arch.num_attention_heads else arch.kv_dim
-    saved += act * (arch.q_dim + 2 * kv_width)  # q and k after RoPE, v
-    if t.attention == "eager":
-        saved += 6 * arch.num_attention_heads * seq_len  # fp32 softmax + bf16 probabilities
-        if saves_input("o_proj"):
-            saved += act * arch.q_dim
+    if arch.is_mla:
+        saved += mla_attention_saved_per_token(arch, t, act, seq_len, saves_input, compiled, norm_weight_input)
     else:
-        saved += act * arch.q_dim + 4 * arch.num_attention_heads  # output + fp32 log-sum-exp
+        saved += _mha_attention_saved_per_token(arch, t, act, seq_len, saves_input)
 
     # MLP (dense, or the routed experts' share of tokens plus any shared experts)
     shared = arch.shared_expert_intermediate_size if arch.is_moe else 0
@@ -721,6 +746,84 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if lora:
         adapted_mods = [m for m in group if m.name in adapted and m.count == 1]
         saved += a_bytes * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
+    return float(saved)
+
+
+def _mha_attention_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int,
+                                   saves_input) -> float:  # noqa: ANN001 - Callable[[str], bool]
+    """Bytes per token the q/k/v/o attention block saves (the Llama layer; see the module docstring)."""
+    h = arch.hidden_size
+    saved = 0.0
+    # attention block inputs (q/k/v share the norm output; o reads the attention output)
+    if any(saves_input(n) for n in ("q_proj", "k_proj", "v_proj")):
+        saved += act * h
+    # GQA: FlashAttention reads k/v at their own width; SDPA does too (``enable_gqa``) when no mask
+    # is needed (fixed-length batches), but padded or packed batches pass a mask and transformers
+    # expands k/v to every head with ``repeat_kv``; eager always expands.
+    expands = t.attention == "eager" or (t.attention == "sdpa" and t.sequence_mode != "fixed")
+    kv_width = arch.q_dim if expands and arch.num_kv_heads != arch.num_attention_heads else arch.kv_dim
+    saved += act * (arch.q_dim + 2 * kv_width)  # q and k after RoPE, v
+    if t.attention == "eager":
+        saved += 6 * arch.num_attention_heads * seq_len  # fp32 softmax + bf16 probabilities
+        if saves_input("o_proj"):
+            saved += act * arch.q_dim
+    else:
+        saved += act * arch.q_dim + 4 * arch.num_attention_heads  # output + fp32 log-sum-exp
+    return saved
+
+
+def mla_attention_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int,
+                                  saves_input, compiled: bool = False,  # noqa: ANN001 - Callable[[str], bool]
+                                  norm_weight_input: int = 0) -> float:
+    """Bytes per token one multi-head latent attention block saves for backward.
+
+    Read from transformers ``DeepseekV2Attention.forward`` (``modeling_deepseek_v2.py`` @0233e509; the V3 module
+    at f5a9ec51 is the same with ``q_a_proj`` always present), with ``n`` heads, ``d_qk = qk_nope + qk_rope``,
+    ``d_v = v_head_dim``, ``r_kv = kv_lora_rank``, ``r_q = q_lora_rank`` and ``e`` the activation dtype size:
+
+    * the input norm's output (``e h``) when ``q_proj``/``q_a_proj``/``kv_a_proj_with_mqa`` trains;
+    * ``kv_a_layernorm`` and ``q_a_layernorm``: RMSNorm's fp32 input copy ``4 (r_kv + r_q)`` (plus the normalised
+      value when the norm weights train; compiled: the normalised value only, ``e (r_kv + r_q)``), and the norm
+      outputs ``e r_kv`` / ``e r_q`` when ``kv_b_proj`` / ``q_b_proj`` train;
+    * the rotary embedding multiplies by constant tables (V2: complex ``freqs_cis``; V3: cos/sin), so it saves
+      nothing per token; ``torch.cat`` saves nothing;
+    * the kernel's inputs: the query and the key after the concatenation, ``e n d_qk`` each (the key holds the one
+      rotary key ``k_pe`` broadcast to every head by ``expand``), and the values. With FlashAttention transformers
+      pads the values to ``d_qk`` (``F.pad(value_states, [0, qk_head_dim - v_head_dim])`` when
+      ``is_flash_attention_requested``), a new ``e n d_qk`` tensor, and the kernel saves its padded output
+      (``e n d_qk``) and the fp32 log-sum-exp (``4 n``); the output sliced back to ``d_v`` is copied by
+      ``reshape`` and saved again (``e n d_v``) when ``o_proj`` trains. SDPA and eager keep the values as a
+      view of ``kv_b_proj``'s output, so its whole storage ``e n (qk_nope + d_v)`` stays alive; SDPA saves its
+      ``e n d_v`` output and log-sum-exp, eager the softmax (``6 n s``) and ``o_proj``'s input when it trains.
+
+    DeepSeek-V2-Lite (n 16, d_qk 192, d_v 128, r_kv 512, no r_q), bf16, full fine-tuning with FlashAttention:
+    ``2h + (4+2) 512 + 2 x 512 + 2 x 16 x 192 x 4 + 4 x 16 + 2 x 16 x 128`` bytes per token (tests).
+    """
+    h, n = arch.hidden_size, arch.num_attention_heads
+    d_qk, d_v = arch.head_dim, arch.value_head_dim
+    saved = 0.0
+    if any(saves_input(name) for name in _ATTN_INPUT_READERS):
+        saved += act * h
+    # the low-rank RMSNorms (kv_a_layernorm, q_a_layernorm) and the up-projections' inputs
+    saved += (act if compiled else 4 + norm_weight_input) * arch.mla_norm_width()
+    if saves_input("kv_b_proj"):
+        saved += act * arch.kv_lora_rank
+    if arch.q_lora_rank and saves_input("q_b_proj"):
+        saved += act * arch.q_lora_rank
+    saved += act * 2 * n * d_qk  # query and key after torch.cat
+    if t.attention in {"flash", "flash1"}:
+        saved += act * n * d_qk  # the values padded to d_qk
+        saved += act * n * d_qk + 4 * n  # padded output + fp32 log-sum-exp
+        if saves_input("o_proj") and d_v != d_qk:
+            saved += act * n * d_v  # the output sliced to d_v, copied by reshape
+    else:
+        saved += act * n * (arch.qk_nope_head_dim + d_v)  # kv_b_proj's output, held by the value view
+        if t.attention == "eager":
+            saved += 6 * n * seq_len
+            if saves_input("o_proj"):
+                saved += act * n * d_v
+        else:
+            saved += act * n * d_v + 4 * n  # output + fp32 log-sum-exp
     return float(saved)
 
 

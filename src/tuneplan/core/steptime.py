@@ -17,9 +17,12 @@ Terms (each a :class:`~tuneplan.core.terms.Term` with its parts; they add up to 
   ones), timed as ``max(2MKN / (R x wave efficiency), e(MK + KN + MN) / BW)`` (roofline: Williams et al. 2009,
   CACM 52(4); ``R`` the card's measured matmul ceiling at sustained load, wave efficiency from the output tiles
   and split-K on the card's SMs, ``BW`` its achieved memory bandwidth, ``e`` bytes per element).
-* ``attention``: causal attention FLOPs (``4 T q_dim S`` forward with ``S`` the mean keys per query: half the
-  row, or the window in sliding-window layers; backward 2.5x the forward, FlashAttention-2 paper
-  arXiv:2307.08691 §3.2) at the kernel's measured rate for that sequence length and head dim.
+* ``attention``: causal attention FLOPs (``2 T S heads (d_qk + d_v)`` forward, ``4 T q_dim S`` when the query/key
+  and value head dims are equal, with ``S`` the mean keys per query: half the row, or the window in sliding-window
+  layers; backward 2.5x the forward, FlashAttention-2 paper arXiv:2307.08691 §3.2) at the kernel's measured rate
+  for that sequence length and head dim. Multi-head latent attention (DeepSeek-V2/V3) has ``d_qk = 192`` and
+  ``d_v = 128``; with FlashAttention transformers pads the values to 192, so the kernel multiplies at 192 for both
+  (:func:`attention_value_dim`).
 * ``other_kernels``: bytes moved by norms, activations, rotary embeddings, residual adds, attention layout
   copies, LoRA dropout and adds, the cross-entropy over the vocabulary, NF4 dequantisation and autocast
   weight casts, divided by the achieved bandwidth. Unfused eager PyTorch (plain Hugging Face) and fused or
@@ -69,7 +72,7 @@ __all__ = [
 
 #: Version of the step model's arithmetic: a pilot's calibration is a ratio to the model's prediction, so one saved
 #: under another version is not applied (bump on every change that moves predictions).
-STEP_MODEL_VERSION = 3
+STEP_MODEL_VERSION = 4
 
 TERM_KEYS = ("matmul", "attention", "other_kernels", "optimizer", "communication", "offload", "fixed")
 
@@ -439,7 +442,8 @@ def _keys_per_query(ctx: _Ctx) -> float:
 def attention_kernel(ctx: _Ctx) -> str:
     """``flash`` (FlashAttention 2), ``flash1`` (FlashAttention 1 or its Triton port), ``sdpa-flash`` (PyTorch SDPA's
     FlashAttention backend, compute capability >= 8.0), ``sdpa-efficient`` (its memory-efficient backend on older
-    cards) or ``eager``."""
+    cards, and wherever the value head dim differs from the query/key one: SDPA's flash backend requires q, k and v
+    of one last dimension, ``check_head_dim_size_flash`` in ATen ``transformers/cuda/sdp_utils.cpp``) or ``eager``."""
     att = ctx.t.attention
     if att == "eager":
         return "eager"
@@ -448,14 +452,16 @@ def attention_kernel(ctx: _Ctx) -> str:
     cc = ctx.gpu.compute_capability
     old = 0.0 < cc < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
     if att == "sdpa":
-        return "sdpa-efficient" if old else "sdpa-flash"
+        return "sdpa-efficient" if old or ctx.arch.value_head_dim != ctx.arch.head_dim else "sdpa-flash"
     if att == "flash1":
         return "sdpa-efficient" if 0.0 < cc < 7.5 or ctx.gpu.id.startswith("v100") else "flash1"
     return "sdpa-efficient" if old else "flash"
 
 
 def _by_head_dim(values: dict, hd: int) -> float:
-    """Linear in head dim between the 64 and 128 entries, clamped outside."""
+    """Linear in head dim between the 64 and 128 entries, clamped outside: the FlashAttention-2 charts (README,
+    arXiv:2307.08691 Fig. 4-7) measure head dims 64 and 128 only, so a larger head dim (MLA's 192, Gemma's 256) is
+    timed at the 128 rate."""
     x = min(max((hd - 64) / 64.0, 0.0), 1.0)
     return values[64] + x * (values[128] - values[64])
 
@@ -483,14 +489,26 @@ def flash_share(table: dict, hd: int, seq: float) -> float:
     return v / table["ref_tflops"]
 
 
+def attention_value_dim(arch: ModelArchitecture, kernel: str) -> int:
+    """Value head dim the attention kernel multiplies with: ``value_head_dim``, except that with FlashAttention
+    transformers pads the values to the query/key head dim when they differ (``F.pad(value_states, [0,
+    qk_head_dim - v_head_dim])`` under ``is_flash_attention_requested``, ``DeepseekV2Attention.forward``,
+    ``modeling_deepseek_v2.py`` @0233e509), so the kernel computes ``P V`` at ``head_dim``."""
+    return arch.head_dim if kernel in {"flash", "flash1"} else arch.value_head_dim
+
+
 def attention_term(ctx: _Ctx) -> Term:
-    """GPU seconds of the attention kernels of one micro-batch (module docstring)."""
+    """GPU seconds of the attention kernels of one micro-batch (module docstring).
+
+    Forward FLOPs per layer ``2 T S heads (d_qk + d_v)``: ``Q K^T`` at the query/key head dim and ``P V`` at the value
+    head dim the kernel uses (:func:`attention_value_dim`); ``4 T q_dim S`` when the two are equal.
+    """
     a, t = ctx.arch, ctx.t
     layers = a.num_attention_layers
     kernel = attention_kernel(ctx)
     fwd_passes = 2.0 if t.grad_checkpointing else 1.0
     keys = _keys_per_query(ctx)
-    fwd = 4.0 * ctx.tokens * a.q_dim * keys
+    fwd = 2.0 * ctx.tokens * keys * a.num_attention_heads * (a.head_dim + attention_value_dim(a, kernel))
     flops = layers * fwd * (fwd_passes + ATTN_BWD_FACTOR)
     hd = a.head_dim
     if kernel == "eager":
@@ -522,18 +540,24 @@ def _layer_elementwise_bytes(ctx: _Ctx) -> float:
     f = a.intermediate_size if not a.is_moe else a.moe_intermediate_size * a.experts_per_token + \
         a.shared_expert_intermediate_size
     norms = (1 if a.parallel_block else 2) + a.extra_norms_per_layer
+    # rotary embedding: over q and k, or under MLA over the rotary part only (every head's q_pe and the one k_pe)
+    rope = a.num_attention_heads * a.qk_rope_head_dim + a.qk_rope_head_dim if a.is_mla else q + kv
     if ctx.fused:
         norm = 4.0 * d  # read bf16, write bf16 in one kernel
-        per = norms * norm + (4.0 * (q + kv) if a.qk_norm else 0.0)
-        per += 8.0 * (q + kv)  # rotary, one kernel over q and k
+        per = norms * norm + (4.0 * (q + kv) if a.qk_norm else 0.0) + 4.0 * a.mla_norm_width()
+        per += 8.0 * rope  # rotary, one kernel over q and k
         per += 2 * 6.0 * d  # residual adds
         per += (6.0 if a.mlp == "gated" else 4.0) * f
     else:
         # HF RMSNorm: upcast, square, mean, rsqrt-mul, downcast, weight-mul: 32 B per element
         norm = 32.0 * d if a.norm == "rms" else 8.0 * d
-        per = norms * norm + (32.0 * (q + kv) if a.qk_norm else 0.0)
-        per += 20.0 * (q + kv)  # rotary: mul cos, rotate_half (neg, cat), mul sin, add
-        per += 8.0 * (q + kv)  # layout copies around the attention kernel
+        per = norms * norm + (32.0 * (q + kv) if a.qk_norm else 0.0) + 32.0 * a.mla_norm_width()
+        per += 20.0 * rope  # rotary: mul cos, rotate_half (neg, cat), mul sin, add
+        per += 8.0 * (q + kv)  # layout copies around the attention kernel (MLA: the q and k concatenations)
+        if a.is_mla and attention_value_dim(a, attention_kernel(ctx)) != a.value_head_dim:
+            # FlashAttention under MLA: F.pad of the values (read n d_v, write n d_qk) and the copy of the output
+            # sliced back to d_v (read and write n d_v), 2 B each
+            per += 2.0 * (a.num_attention_heads * a.head_dim + a.v_dim) + 4.0 * a.attn_out_dim
         per += 2 * 6.0 * d
         per += (10.0 if a.mlp == "gated" else 4.0) * f
     if t.method != "full":

@@ -51,7 +51,7 @@ __all__ = [
 
 #: (10th, 90th percentile) of measured / predicted tokens/s on the scored evidence rows (docs/time-accuracy.md):
 #: the true throughput lies between ``predicted x low`` and ``predicted x high`` for 80 % of them.
-MEASURED_TIME_ERROR = (0.69, 1.13)
+MEASURED_TIME_ERROR = (0.65, 1.13)
 
 NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
 
@@ -83,7 +83,8 @@ def flops_per_token(arch: ModelArchitecture, t: TrainingSetup, seq: float | None
     if t.workload == "reward":  # the value head (hidden x 1) instead of the LM head
         n += float(arch.hidden_size) * (wl.head_outputs(arch, t) - arch.vocab_size)
     s = float(t.seq_len if seq is None else seq)
-    attn = 12.0 * arch.num_attention_layers * arch.q_dim * s
+    # 6 s heads (d_qk + d_v) per layer: 12 s q_dim when the value head dim equals the query/key one (MLA: 192 + 128)
+    attn = 6.0 * arch.num_attention_layers * (arch.q_dim + arch.attn_out_dim) * s
     model = (6.0 if t.method == "full" else 4.0) * n + attn
     passes = sum(wl.nograd_passes(t))
     if passes:  # DPO/KTO: forward passes without gradients per trained token (reference, KL batch)
