@@ -2199,8 +2199,8 @@ Please attach that file when you report the problem.</source>
         <translation>你的价格</translation>
     </message>
     <message>
-        <source>Costs are per completed run at the cheapest on-demand and spot prices of your price book, each billed by its provider&apos;s granularity, with this plan&apos;s storage and overheads; spot includes expected interruptions ({rate} per hour unless the plan sets a rate). Double-click a GPU to plan on it.</source>
-        <translation>费用按每次完成的运行计算，采用价格簿中最便宜的按需价和竞价，各按其提供商的计费粒度计费，并计入本方案的存储和其他开销；竞价价格包含预期中断（除非方案设定了中断率，否则按每小时 {rate} 次）。双击某个 GPU 即可用它做方案。</translation>
+        <source>Costs are per completed run at the cheapest on-demand and spot prices of your price book for the plan&apos;s GPU count (an offer sold only as whole nodes bills the whole node), each billed by its provider&apos;s granularity (whole hours where its terms are unverified), with this plan&apos;s storage and overheads; spot includes expected interruptions ({rate} per hour unless the plan sets a rate). ↑: spot costs more than on demand for this run (hover it for why). Double-click a GPU to plan on it.</source>
+        <translation>费用按每次完成的运行计算，采用价格簿中对本方案 GPU 数量最便宜的按需价和竞价（只按整节点出租的报价按整个节点计费），各按其提供商的计费粒度计费（条款未核实时按整小时），并计入本方案的存储和其他开销；竞价价格包含预期中断（除非方案设定了中断率，否则按每小时 {rate} 次）。↑：本次运行竞价比按需更贵（悬停查看原因）。双击某个 GPU 即可用它做方案。</translation>
     </message>
     <message>
         <source>&lt;b&gt;{plan}&lt;/b&gt; fits on {n} of {total} GPUs.</source>
@@ -2400,6 +2400,38 @@ seen</source>
     <message>
         <source>; expected interruptions included</source>
         <translation>；已计入预期中断</translation>
+    </message>
+    <message>
+        <source>{provider} rents this GPU only as a {node}-GPU node: this {n}-GPU plan pays for {node} GPUs, {price} per hour for each GPU it uses</source>
+        <translation>{provider} 只按 {node} 卡整节点出租此 GPU：这个 {n} 卡方案要为 {node} 块 GPU 付费，折合所用每块 GPU 每小时 {price}</translation>
+    </message>
+    <message>
+        <source>{provider} rents it as {node}-GPU nodes; the price is per GPU</source>
+        <translation>{provider} 按 {node} 卡节点出租；价格为每块 GPU 的价格</translation>
+    </message>
+    <message>
+        <source>{provider} is billed by the whole hour (its terms say &quot;{terms}&quot;) while {other} bills {billed}, so this {duration} run pays for hours it does not use</source>
+        <translation>{provider} 按整小时计费（其条款为“{terms}”），而 {other} {billed}计费，所以这次 {duration} 的运行要为用不到的时间付费</translation>
+    </message>
+    <message>
+        <source>per second</source>
+        <translation>按秒</translation>
+    </message>
+    <message>
+        <source>per minute</source>
+        <translation>按分钟</translation>
+    </message>
+    <message>
+        <source>a whole node is billed</source>
+        <translation>按整个节点计费</translation>
+    </message>
+    <message>
+        <source>expected interruptions redo work</source>
+        <translation>预期中断会重做部分工作</translation>
+    </message>
+    <message>
+        <source>More than on demand ({od}) for this run: {why}</source>
+        <translation>本次运行比按需（{od}）更贵：{why}</translation>
     </message>
     <message>
         <source>Draw this GPU&apos;s cost over the run on the Plan tab&apos;s cost chart</source>

@@ -800,13 +800,14 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     except ValueError as exc:
         return _fail(str(exc).splitlines()[0])
     from tuneplan.catalog import list_gpus
-    from tuneplan.catalog.prices import on_demand_price, spot_price
+    from tuneplan.catalog.prices import on_demand_price, plan_usd_per_gpu_hour, spot_price
     from tuneplan.core.compare import compare_gpus
 
     prices, billing = {}, {}
+    n = scenario.training.num_gpus  # a node-only offer bills its whole node, as the GUI's comparison does
     for gpu in list_gpus():
-        od, sp = on_demand_price(gpu.id), spot_price(gpu.id)
-        prices[gpu.id] = (od.usd_per_gpu_hour if od else None, sp.usd_per_gpu_hour if sp else None)
+        od, sp = on_demand_price(gpu.id, n), spot_price(gpu.id, n)
+        prices[gpu.id] = (plan_usd_per_gpu_hour(od, n) if od else None, plan_usd_per_gpu_hour(sp, n) if sp else None)
         billing[gpu.id] = (od.billing if od else None, sp.billing if sp else None)
     rows = compare_gpus(scenario, list_gpus(), prices, budget_usd=getattr(args, "budget_usd", None), billing=billing,
                         calibrations=calibrations)

@@ -323,3 +323,45 @@ def test_hours_and_on_demand_cells_show_the_likely_range(compare):
         if row.on_demand_usd is None:
             tip = _cell(compare, compare.proxy_row_of(row.gpu_id), gc.ON_DEMAND, Qt.ItemDataRole.ToolTipRole)
             assert "Likely" not in tip
+
+
+def test_a_one_gpu_plan_is_not_priced_at_an_8_gpu_spot_nodes_per_gpu_rate(compare):
+    # New-user trial (issue #21): B200 showed spot $4.27 above on demand $3.60 per run, from CoreWeave's
+    # "HGX B200 (8x node)" spot row: $4.26 per GPU-hour, but only rented as a whole $34.11/h node (and billed
+    # by the hour). A 1-GPU plan's cheapest spot B200 is a single GPU (Vast.ai community, $4.71/h, per second).
+    r = compare.proxy_row_of("b200")
+    b200 = _rows(compare)["b200"]
+    assert b200.fits and b200.spot_usd is not None and b200.on_demand_usd is not None
+    tip = _cell(compare, r, gc.SPOT, Qt.ItemDataRole.ToolTipRole)
+    assert "CoreWeave" not in tip and "Vast.ai" in tip
+    assert b200.spot_usd < b200.on_demand_usd
+    assert _cell(compare, r, gc.SPOT) == f"${b200.spot_usd:,.2f}"  # no "↑" mark
+
+
+def test_spot_above_on_demand_is_marked_and_explained(window, compare, qtbot):
+    # on 8 H100 SXM the run is minutes long: Mithril's $1.00 spot GPU is billed by the whole hour (its terms are
+    # unverified), Hyperstack's on-demand one per minute, so spot costs more per run; the cell says so
+    assert window.store.set_fields({"training.num_gpus": 8, "training.sharding": "fsdp"})
+    _settle(compare, qtbot)
+    h100 = _rows(compare)["h100_sxm"]
+    assert h100.spot_usd > h100.on_demand_usd
+    r = compare.proxy_row_of("h100_sxm")
+    assert _cell(compare, r, gc.SPOT) == f"${h100.spot_usd:,.2f} ↑"
+    tip = _cell(compare, r, gc.SPOT, Qt.ItemDataRole.ToolTipRole)
+    assert f"More than on demand (${h100.on_demand_usd:,.2f}) for this run" in tip
+    assert "Mithril is billed by the whole hour" in tip and "Hyperstack bills per minute" in tip
+    assert "↑: spot costs more than on demand" in compare.note.text()
+
+
+def test_a_node_only_offer_bills_its_whole_node():
+    from tuneplan.catalog.prices import billed_gpus, plan_usd_per_gpu_hour
+
+    node = next(p for p in catalog.prices_for_gpu("b200") if p.provider == "CoreWeave" and p.kind == "spot")
+    assert node.gpus_per_node == 8 and not node.node_sizes
+    assert billed_gpus(node, 1) == 8 and billed_gpus(node, 8) == 8 and billed_gpus(node, 12) == 16
+    assert plan_usd_per_gpu_hour(node, 1) == pytest.approx(8 * node.usd_per_gpu_hour)  # $34.11 per node-hour
+    assert plan_usd_per_gpu_hour(node, 8) == node.usd_per_gpu_hour
+    single = next(p for p in catalog.prices_for_gpu("b200") if p.provider == "Vast.ai")
+    assert billed_gpus(single, 3) == 3
+    runpod = single.model_copy(update={"gpus_per_node": 8, "node_sizes": (1, 2, 4, 8)})
+    assert billed_gpus(runpod, 3) == 4 and billed_gpus(runpod, 1) == 1

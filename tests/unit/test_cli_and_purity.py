@@ -340,3 +340,12 @@ def test_json_carries_the_same_advice_as_the_text():
     assert first["fits"] and first["total_bytes"] < doc["memory"]["capacity_bytes"]
     assert first["saved_bytes"] == doc["memory"]["total_bytes"] - first["total_bytes"]
     assert json.loads(run("estimate", "--json").stdout)[0]["advice"] == []  # the default plan fits with room
+
+
+def test_compare_gpus_prices_a_one_gpu_plan_without_8_gpu_nodes() -> None:
+    # CoreWeave rents B200 spot only as a whole 8-GPU node ($34.11/h): as in the GUI's Compare GPUs, a 1-GPU plan
+    # takes the cheapest single-GPU spot offer (Vast.ai) and its spot run costs less than on demand (issue #21)
+    out = run("compare-gpus", "--model", "llama-3.1-8b", "--method", "full", "--gpu", "h100_pcie", "--json")
+    assert out.returncode == 0, out.stderr
+    b200 = next(r for r in json.loads(out.stdout) if r["gpu_id"] == "b200")
+    assert b200["fits"] and b200["spot_usd"] < b200["on_demand_usd"]

@@ -28,6 +28,8 @@ from tuneplan.core.scenario import Pricing
 __all__ = [
     "OLD_PRICE_DAYS",
     "PriceEntry",
+    "billed_gpus",
+    "plan_usd_per_gpu_hour",
     "PriceDates",
     "ProviderTerms",
     "default_price",
@@ -257,6 +259,32 @@ def prices_for_gpu(gpu_id: str) -> list[PriceEntry]:
     return sorted((p for p in _prices() if p.gpu_id == gpu_id), key=lambda p: p.usd_per_gpu_hour)
 
 
+def billed_gpus(entry: PriceEntry, num_gpus: int) -> int:
+    """How many GPUs this offer bills to run a plan on ``num_gpus``: the plan's own count, unless the offer
+    rents only whole nodes (CoreWeave's ``HGX B200 (8x node)``, AWS's ``p5.48xlarge, 8x``), where a 1-GPU plan
+    pays for all 8. An offer with several node sizes (RunPod's 1, 2, 4, 8) bills the smallest that holds the
+    plan, or whole nodes of the largest.
+    """
+    n = max(1, num_gpus)
+    if entry.node_sizes:
+        holding = [size for size in entry.node_sizes if size >= n]
+        if holding:
+            return min(holding)
+        largest = max(entry.node_sizes)
+        return -(-n // largest) * largest
+    node = entry.gpus_per_node
+    if node <= 1:
+        return n
+    return -(-n // node) * node
+
+
+def plan_usd_per_gpu_hour(entry: PriceEntry, num_gpus: int) -> float:
+    """The offer's price per hour for each of the plan's GPUs: the whole nodes it bills, spread over them
+    (``usd_per_gpu_hour`` itself when the plan fills its nodes)."""
+    n = max(1, num_gpus)
+    return entry.usd_per_gpu_hour * billed_gpus(entry, n) / n
+
+
 def default_price(gpu_id: str) -> PriceEntry | None:
     """The price a new plan starts with: the cheapest **on-demand** entry for this GPU.
 
@@ -271,20 +299,25 @@ def default_price(gpu_id: str) -> PriceEntry | None:
     return pool[0] if pool else None
 
 
-def on_demand_price(gpu_id: str) -> PriceEntry | None:
-    """The cheapest entry of kind ``on-demand`` only, or ``None`` (the comparison's "on demand" column)."""
-    pool = [p for p in prices_for_gpu(gpu_id) if p.kind == "on-demand"]
-    return pool[0] if pool else None
+def _cheapest_for_plan(prices: list[PriceEntry], kinds: set[str], num_gpus: int) -> PriceEntry | None:
+    pool = [p for p in prices if p.kind in kinds]
+    return min(pool, key=lambda e: plan_usd_per_gpu_hour(e, num_gpus)) if pool else None
 
 
-def spot_price(gpu_id: str) -> PriceEntry | None:
-    """The cheapest interruptible/marketplace price (``community`` or ``spot`` kind), or ``None``.
+def on_demand_price(gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+    """The entry of kind ``on-demand`` that costs least for a plan on ``num_gpus`` (whole nodes billed,
+    :func:`plan_usd_per_gpu_hour`), or ``None`` (the comparison's "on demand" column)."""
+    return _cheapest_for_plan(prices_for_gpu(gpu_id), {"on-demand"}, num_gpus)
+
+
+def spot_price(gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+    """The cheapest interruptible/marketplace price (``community`` or ``spot`` kind) for a plan on ``num_gpus``
+    (whole nodes billed: CoreWeave's 8-GPU spot node is no offer for one GPU), or ``None``.
 
     Community-cloud and marketplace hosts (RunPod Community, Vast.ai, Akash) can disappear and spot
     capacity can be reclaimed, so plans using this price should budget for restarts.
     """
-    pool = [p for p in prices_for_gpu(gpu_id) if p.kind in {"community", "spot"}]
-    return pool[0] if pool else None
+    return _cheapest_for_plan(prices_for_gpu(gpu_id), {"community", "spot"}, num_gpus)
 
 
 def _storage_key(item: str) -> str | None:

@@ -44,7 +44,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from tuneplan import __version__
-from tuneplan.catalog.prices import Billing, PriceEntry, PriceKind, list_prices, seen_on
+from tuneplan.catalog.prices import (
+    Billing,
+    PriceEntry,
+    PriceKind,
+    list_prices,
+    plan_usd_per_gpu_hour,
+    seen_on,
+)
 from tuneplan.storage import paths
 from tuneplan.storage._fs import (
     UnsafeFileError,
@@ -343,31 +350,37 @@ class PriceBook(BaseModel):
         pool = [p for p in prices if p.kind == "on-demand"] or prices
         return pool[0] if pool else None
 
-    def on_demand_price(self, gpu_id: str) -> PriceEntry | None:
-        """The cheapest effective price of kind ``on-demand`` only, or ``None``."""
-        pool = [p for p in self.prices_for_gpu(gpu_id) if p.kind == "on-demand"]
-        return pool[0] if pool else None
+    def _cheapest_for_plan(self, gpu_id: str, kinds: set[str], num_gpus: int) -> PriceEntry | None:
+        """The offer of these kinds that costs least per hour for a plan on ``num_gpus``, whole nodes billed
+        (:func:`tuneplan.catalog.prices.plan_usd_per_gpu_hour`): an 8-GPU node is no bargain for one GPU."""
+        pool = [p for p in self.prices_for_gpu(gpu_id) if p.kind in kinds]
+        return min(pool, key=lambda e: plan_usd_per_gpu_hour(e, num_gpus)) if pool else None
 
-    def spot_price(self, gpu_id: str) -> PriceEntry | None:
-        """The cheapest effective ``community`` or ``spot`` price, or ``None``."""
-        pool = [p for p in self.prices_for_gpu(gpu_id) if p.kind in {"community", "spot"}]
-        return pool[0] if pool else None
+    def on_demand_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+        """The cheapest effective price of kind ``on-demand`` only for a plan on ``num_gpus``, or ``None``."""
+        return self._cheapest_for_plan(gpu_id, {"on-demand"}, num_gpus)
 
-    def comparison_prices(self, gpu_ids: list[str]) -> dict[str, tuple[float | None, float | None]]:
-        """``gpu_id -> (on-demand USD/GPU-h, spot USD/GPU-h)`` for :func:`tuneplan.core.compare.compare_gpus`."""
+    def spot_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+        """The cheapest effective ``community`` or ``spot`` price for a plan on ``num_gpus``, or ``None``."""
+        return self._cheapest_for_plan(gpu_id, {"community", "spot"}, num_gpus)
+
+    def comparison_prices(self, gpu_ids: list[str], num_gpus: int = 1) -> dict[str, tuple[float | None, float | None]]:
+        """``gpu_id -> (on-demand USD/GPU-h, spot USD/GPU-h)`` for :func:`tuneplan.core.compare.compare_gpus`, for a
+        plan on ``num_gpus``: a node-only offer's price includes the node's GPUs the plan leaves idle."""
         out: dict[str, tuple[float | None, float | None]] = {}
         for gpu_id in gpu_ids:
             # "on demand" means an on-demand offer; marketplace prices only ever appear as spot
-            od, spot = self.on_demand_price(gpu_id), self.spot_price(gpu_id)
-            out[gpu_id] = (od.usd_per_gpu_hour if od else None, spot.usd_per_gpu_hour if spot else None)
+            od, spot = self.on_demand_price(gpu_id, num_gpus), self.spot_price(gpu_id, num_gpus)
+            out[gpu_id] = (plan_usd_per_gpu_hour(od, num_gpus) if od else None,
+                           plan_usd_per_gpu_hour(spot, num_gpus) if spot else None)
         return out
 
-    def comparison_billing(self, gpu_ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+    def comparison_billing(self, gpu_ids: list[str], num_gpus: int = 1) -> dict[str, tuple[str | None, str | None]]:
         """``gpu_id -> (billing of the on-demand offer, billing of the spot offer)`` matching
         :meth:`comparison_prices`, so each price is billed by its provider's granularity."""
         out: dict[str, tuple[str | None, str | None]] = {}
         for gpu_id in gpu_ids:
-            od, spot = self.on_demand_price(gpu_id), self.spot_price(gpu_id)
+            od, spot = self.on_demand_price(gpu_id, num_gpus), self.spot_price(gpu_id, num_gpus)
             out[gpu_id] = (od.billing if od else None, spot.billing if spot else None)
         return out
 

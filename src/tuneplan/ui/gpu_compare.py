@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan import catalog
-from tuneplan.catalog.prices import PriceEntry
+from tuneplan.catalog.prices import PriceEntry, billed_gpus, plan_usd_per_gpu_hour
 from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuComparisonRow, compare_gpus
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
@@ -160,6 +160,7 @@ class ComparisonItem:
         spot: the price point behind ``row.spot_usd``.
         in_plan: this GPU is the plan's GPU.
         edited: a price used comes from the user's price book (edited or added).
+        num_gpus: the plan's GPU count the prices were chosen for (a node-only offer bills its whole node).
     """
 
     row: GpuComparisonRow
@@ -169,6 +170,7 @@ class ComparisonItem:
     spot: PriceEntry | None
     in_plan: bool = False
     edited: bool = False
+    num_gpus: int = 1
 
 
 class GpuComparisonModel(QAbstractTableModel):
@@ -328,7 +330,11 @@ class GpuComparisonModel(QAbstractTableModel):
         if col == ON_DEMAND:
             return _usd(r.on_demand_usd) if r.on_demand_usd is not None else "—"
         if col == SPOT:
-            return _usd(r.spot_usd) if r.spot_usd is not None else "—"
+            if r.spot_usd is None:
+                return "—"
+            # marked where spot costs more per run than on demand: the tooltip says why (whole hours, a node)
+            above = r.on_demand_usd is not None and r.spot_usd > r.on_demand_usd
+            return _usd(r.spot_usd) + (" ↑" if above else "")
         if col == DATE:
             dates = [d for d in (_date(item.on_demand), _date(item.spot)) if d]
             text = min(dates) if dates else ""  # ISO dates sort by time; "undated" after any date
@@ -358,7 +364,10 @@ class GpuComparisonModel(QAbstractTableModel):
         dates = [d for d in (_date(item.on_demand), _date(item.spot)) if d and d != "undated"]
         return min(dates) if dates else None
 
-    def _price_tip(self, entry: PriceEntry | None, kind: str, usd: float | None, r: GpuComparisonRow) -> str:
+    def _price_tip(self, entry: PriceEntry | None, kind: str, usd: float | None, r: GpuComparisonRow,
+                   num_gpus: int = 1, other: PriceEntry | None = None, other_usd: float | None = None) -> str:
+        """The price behind one cost cell: provider, kind, price, date, billing; a whole node billed for fewer
+        GPUs; and why spot costs more per run than on demand when it does (``other``: the on-demand offer)."""
         if not r.fits:
             return self.tr("The plan does not fit on this GPU, even at micro-batch 1")
         if entry is None or usd is None:
@@ -374,6 +383,31 @@ class GpuComparisonModel(QAbstractTableModel):
             price=f"${entry.usd_per_gpu_hour:.2f}", seen=html.escape(seen), billed=per)
         if kind == "spot":
             text += self.tr("; expected interruptions included")
+        billed = billed_gpus(entry, num_gpus)
+        if billed > num_gpus:
+            text += "<br>" + self.tr("{provider} rents this GPU only as a {node}-GPU node: this {n}-GPU plan pays for "
+                                     "{node} GPUs, {price} per hour for each GPU it uses").format(
+                provider=html.escape(entry.provider), node=billed, n=num_gpus,
+                price=f"${plan_usd_per_gpu_hour(entry, num_gpus):.2f}")
+        elif entry.gpus_per_node > 1:
+            text += "<br>" + self.tr("{provider} rents it as {node}-GPU nodes; the price is per GPU").format(
+                provider=html.escape(entry.provider), node=entry.gpus_per_node)
+        if kind == "spot" and other is not None and other_usd is not None and usd > other_usd:
+            why = []
+            if entry.billing == "hour" and other.billing != "hour":
+                why.append(self.tr("{provider} is billed by the whole hour (its terms say \"{terms}\") while "
+                                   "{other} bills {billed}, so this {duration} run pays for hours it does not use")
+                           .format(provider=html.escape(entry.provider),
+                                   terms=html.escape(entry.billing_text or "unverified"),
+                                   other=html.escape(other.provider),
+                                   billed={"second": self.tr("per second"),
+                                           "minute": self.tr("per minute")}.get(other.billing, other.billing),
+                                   duration=_duration(r.hours)))
+            if billed > num_gpus:
+                why.append(self.tr("a whole node is billed"))
+            why.append(self.tr("expected interruptions redo work"))
+            text += "<br>" + self.tr("More than on demand ({od}) for this run: {why}").format(
+                od=_usd(other_usd), why="; ".join(why))
         return text
 
     def _tooltip(self, item: ComparisonItem, col: int) -> str:
@@ -410,14 +444,14 @@ class GpuComparisonModel(QAbstractTableModel):
                     low=_duration(r.hours_low), high=_duration(r.hours_high))
             return text
         if col == ON_DEMAND:
-            text = self._price_tip(item.on_demand, "on-demand", r.on_demand_usd, r)
+            text = self._price_tip(item.on_demand, "on-demand", r.on_demand_usd, r, item.num_gpus)
             if r.on_demand_usd is not None and r.usd_low is not None and r.usd_high is not None and r.usd_low < r.usd_high:
                 text += "<br>" + self.tr("Likely {low}–{high} per run: the same run finishing faster or slower "
                                          "({hours} h)").format(low=_usd(r.usd_low), high=_usd(r.usd_high),
                                                                hours=f"{_hours(r.hours_low)}–{_hours(r.hours_high)}")
             return text
         if col == SPOT:
-            return self._price_tip(item.spot, "spot", r.spot_usd, r)
+            return self._price_tip(item.spot, "spot", r.spot_usd, r, item.num_gpus, item.on_demand, r.on_demand_usd)
         if col == DATE:
             parts = []
             for label, e in ((self.tr("On demand"), item.on_demand), (self.tr("Spot"), item.spot)):
@@ -534,9 +568,10 @@ class GpuCompareController(QObject):
         self._timer.stop()
         s = self.store.scenario
         ids = [g.id for g in self.gpus]
+        n = s.training.num_gpus
         try:
-            rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids), self.budget_usd,
-                                billing=self.prices.comparison_billing(ids), calibrations=self.store.calibrations)
+            rows = compare_gpus(s, self.gpus, self.prices.comparison_prices(ids, n), self.budget_usd,
+                                billing=self.prices.comparison_billing(ids, n), calibrations=self.store.calibrations)
         except ValueError as exc:
             log.warning("GPU comparison failed: %s", exc)
             self.failed.emit(self.tr("The comparison cannot be computed for this plan: {error}").format(error=exc))
@@ -549,12 +584,12 @@ class GpuCompareController(QObject):
         items = []
         for g in self.gpus:
             r = by_id[g.id]
-            od = self.prices.default_price(g.id) if r.on_demand_usd is not None else None
-            spot = self.prices.spot_price(g.id) if r.spot_usd is not None else None
+            od = self.prices.on_demand_price(g.id, n) if r.on_demand_usd is not None else None
+            spot = self.prices.spot_price(g.id, n) if r.spot_usd is not None else None
             used = {e for e in (od, spot) if e is not None}
             items.append(ComparisonItem(row=r, rank=rank[g.id], memory_gib=g.memory_gib, on_demand=od, spot=spot,
                                         in_plan=g.id == s.gpu.id and s.gpu == g,
-                                        edited=any(e in changed.get(g.id, ()) for e in used)))
+                                        edited=any(e in changed.get(g.id, ()) for e in used), num_gpus=n))
         self.rows = rows
         self.model.set_items(items, self.budget_usd)
         self._update_overlays(by_id)
@@ -569,18 +604,21 @@ class GpuCompareController(QObject):
             return None
         s = self.store.scenario
         gpu = next(g for g in self.gpus if g.id == row.gpu_id)
-        od_entry, spot_entry = self.prices.default_price(gpu.id), self.prices.spot_price(gpu.id)
+        n = s.training.num_gpus
+        od_entry, spot_entry = self.prices.on_demand_price(gpu.id, n), self.prices.spot_price(gpu.id, n)
         effective = s.training.micro_batch * s.training.grad_accumulation
         training = s.training.model_copy(update={"micro_batch": row.micro_batch,
                                                  "grad_accumulation": effective // row.micro_batch})
         spot_is_cheaper = row.spot_usd is not None and (row.on_demand_usd is None or row.spot_usd < row.on_demand_usd)
+        # the table's price and billing: whole nodes for a node-only offer, the provider's granularity
         if row.on_demand_usd is not None and od_entry is not None and not spot_is_cheaper:
-            pricing = s.pricing.model_copy(update={"price_per_gpu_hour": od_entry.usd_per_gpu_hour})
+            pricing = s.pricing.model_copy(update={"price_per_gpu_hour": plan_usd_per_gpu_hour(od_entry, n),
+                                                   "billing": od_entry.billing})
             kind = self.tr("on demand")
         elif row.spot_usd is not None and spot_entry is not None:
             lam = s.pricing.interruptions_per_hour or DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR
-            pricing = s.pricing.model_copy(update={"price_per_gpu_hour": spot_entry.usd_per_gpu_hour,
-                                                   "interruptions_per_hour": lam})
+            pricing = s.pricing.model_copy(update={"price_per_gpu_hour": plan_usd_per_gpu_hour(spot_entry, n),
+                                                   "interruptions_per_hour": lam, "billing": spot_entry.billing})
             kind = self.tr("spot")
         else:
             return None
@@ -709,10 +747,11 @@ class GpuCompareView(QWidget):
         )
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.note = QLabel(self.tr(
-            "Costs are per completed run at the cheapest on-demand and spot prices of your price book, each "
-            "billed by its provider's granularity, with this plan's storage and overheads; spot includes expected interruptions "
-            "({rate} per hour unless the plan sets a rate). "
-            "Double-click a GPU to plan on it."
+            "Costs are per completed run at the cheapest on-demand and spot prices of your price book for the plan's "
+            "GPU count (an offer sold only as whole nodes bills the whole node), each billed by its provider's "
+            "granularity (whole hours where its terms are unverified), with this plan's storage and overheads; spot "
+            "includes expected interruptions ({rate} per hour unless the plan sets a rate). ↑: spot costs more than on "
+            "demand for this run (hover it for why). Double-click a GPU to plan on it."
         ).format(rate=f"{DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR:g}"))
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #555555;")

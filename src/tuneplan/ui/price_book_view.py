@@ -258,17 +258,21 @@ class PriceBookController(QObject):
         """The price a GPU switch applies: cheapest on-demand, else cheapest of any kind."""
         return self.book.default_price(gpu_id)
 
-    def spot_price(self, gpu_id: str) -> PriceEntry | None:
-        """Cheapest community/spot price."""
-        return self.book.spot_price(gpu_id)
+    def on_demand_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+        """Cheapest on-demand price for a plan on ``num_gpus`` (whole nodes billed)."""
+        return self.book.on_demand_price(gpu_id, num_gpus)
 
-    def comparison_prices(self, gpu_ids: list[str]) -> dict[str, tuple[float | None, float | None]]:
-        """``gpu_id -> (on-demand, spot)`` USD per GPU-hour for ``compare_gpus``."""
-        return self.book.comparison_prices(gpu_ids)
+    def spot_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+        """Cheapest community/spot price for a plan on ``num_gpus`` (whole nodes billed)."""
+        return self.book.spot_price(gpu_id, num_gpus)
 
-    def comparison_billing(self, gpu_ids: list[str]) -> dict[str, tuple[str | None, str | None]]:
+    def comparison_prices(self, gpu_ids: list[str], num_gpus: int = 1) -> dict[str, tuple[float | None, float | None]]:
+        """``gpu_id -> (on-demand, spot)`` USD per plan GPU-hour for ``compare_gpus``."""
+        return self.book.comparison_prices(gpu_ids, num_gpus)
+
+    def comparison_billing(self, gpu_ids: list[str], num_gpus: int = 1) -> dict[str, tuple[str | None, str | None]]:
         """Billing granularity of each comparison price (see :meth:`PriceBook.comparison_billing`)."""
-        return self.book.comparison_billing(gpu_ids)
+        return self.book.comparison_billing(gpu_ids, num_gpus)
 
     def changed_keys_by_gpu(self) -> dict[str, set[PriceEntry]]:
         """The user's (edited or added) price points, by GPU id."""
