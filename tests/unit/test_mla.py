@@ -288,3 +288,22 @@ def test_recomputed_mla_layer_holds_the_input_norm_output_beside_the_up_projecti
                           q_lora_rank=256, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128)
     t = TrainingSetup(method="lora", lora_targets="q_v", lora_dropout=0.05, grad_checkpointing=True)
     assert recompute_transient_per_token(a, t, 2) == 2 * 256 + 4 * 256 + 4 * 256 + 2 * 4096 + 2 * 1024
+
+
+@pytest.mark.parametrize(("fmt", "key"), [("trl", "lora_target_modules"), ("axolotl", "lora_target_modules"),
+                                          ("ms-swift", "target_modules")])
+def test_exported_configs_name_the_mla_modules(fmt: str, key: str) -> None:
+    # PEFT matches target names exactly: ["q_proj", "v_proj"] would adapt only V2-Lite's q_proj (V3: nothing)
+    from tuneplan import catalog
+    from tuneplan.core.config_export import export_config
+
+    base = catalog.default_scenario()
+    v3 = architecture_from_hf_config(V3, name="DeepSeek-V3")
+    for arch, targets, names in [(v2_lite(), "q_v", ["q_proj", "kv_b_proj"]),
+                                 (v3, "qkvo", ["q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"])]:
+        s = base.model_copy(update={"model_id": "", "model": arch, "training": base.training.model_copy(
+            update={"method": "lora", "lora_targets": targets, "lora_dropout": 0.0})})
+        assert export_config(s, fmt, model_ref="deepseek-ai/x").document[key] == names
+    # the Llama family keeps q_proj, v_proj
+    s = base.model_copy(update={"training": base.training.model_copy(update={"method": "lora", "lora_targets": "q_v"})})
+    assert export_config(s, fmt, model_ref="meta-llama/x").document[key] == ["q_proj", "v_proj"]

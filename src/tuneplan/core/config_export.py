@@ -72,7 +72,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.estimate import estimate as run_estimate
+from tuneplan.core.memory import lora_target_modules
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import Scenario, TrainingSetup
 from tuneplan.core.stacks import get_stack, resolved_defaults
@@ -138,9 +140,18 @@ NOTES.update({
 })
 
 #: Module names of the Llama family (what PEFT and the importer read); other families name them alike or use
-#: PEFT's ``all-linear``.
+#: PEFT's ``all-linear``; multi-head latent attention has its own (:func:`_hf_targets`).
 _HF_TARGETS: dict[str, list[str]] = {"q_v": ["q_proj", "v_proj"], "qkvo": ["q_proj", "k_proj", "v_proj", "o_proj"],
                                      "all-linear": ["all-linear"]}
+
+
+def _hf_targets(arch: ModelArchitecture, targets: str) -> list[str]:
+    """PEFT ``target_modules`` for a preset: :data:`_HF_TARGETS`, or under multi-head latent attention (DeepSeek-V2/V3)
+    the MLA module names the memory ledger adapts (``tuneplan.core.memory.lora_target_modules``): PEFT matches
+    names exactly, and those models have no k_proj or v_proj."""
+    if arch.is_mla:
+        return lora_target_modules(arch, targets)
+    return list(_HF_TARGETS[targets])
 _EMBEDDINGS = ["embed_tokens", "lm_head"]
 #: transformers ``OptimizerNames`` (training_args.py); axolotl and ms-swift take the same names.
 _HF_OPTIM: dict[str, str] = {"adamw": "adamw_torch", "adamw-fused": "adamw_torch_fused",
@@ -479,7 +490,7 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_rank", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("lora_target", "all" if t.lora_targets == "all-linear" else ",".join(_HF_TARGETS[t.lora_targets]),
+        doc.put("lora_target", "all" if t.lora_targets == "all-linear" else ",".join(_hf_targets(doc.s.model, t.lora_targets)),
                 "lora_targets")
         if t.trainable_embeddings:
             doc.put("additional_target", ",".join(_EMBEDDINGS), "trainable_embeddings")
@@ -545,7 +556,7 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
         if t.lora_targets == "all-linear":
             doc.put("lora_target_linear", True, "lora_targets")
         else:
-            doc.put("lora_target_modules", list(_HF_TARGETS[t.lora_targets]), "lora_targets")
+            doc.put("lora_target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
         if t.trainable_embeddings:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
     else:
@@ -627,7 +638,7 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_r", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("lora_target_modules", list(_HF_TARGETS[t.lora_targets]), "lora_targets")
+        doc.put("lora_target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
         if t.trainable_embeddings:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
     if t.method == "qlora":
@@ -666,7 +677,7 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     if adapters:
         lora: dict[str, Any] = {"r": t.lora_rank, "lora_alpha": _number(t.lora_alpha), "lora_dropout": t.lora_dropout,
                                 "target_modules": "all-linear" if t.lora_targets == "all-linear"
-                                else list(_HF_TARGETS[t.lora_targets]), "task_type": "CAUSAL_LM"}
+                                else list(_hf_targets(doc.s.model, t.lora_targets)), "task_type": "CAUSAL_LM"}
         if t.trainable_embeddings:
             lora["modules_to_save"] = list(_EMBEDDINGS)
         doc.extras["peft.LoraConfig"] = lora
@@ -697,7 +708,7 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_rank", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("target_modules", list(_HF_TARGETS[t.lora_targets]), "lora_targets")
+        doc.put("target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
         if t.trainable_embeddings:
             doc.put("modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
         if t.adapter_precision == "model-dtype" and "adapter_precision" in doc.relevant:
