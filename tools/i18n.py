@@ -88,7 +88,7 @@ CORE_STRINGS = SOURCES / "core_strings.py"
 
 #: The modules that add notes or formulas to the catalogue (``NOTES.update`` / ``FORMULAS.update``) when imported.
 CATALOGUE_MODULES = ("tuneplan.core.advice", "tuneplan.core.calibration", "tuneplan.core.config_export",
-                     "tuneplan.core.cost", "tuneplan.core.estimate", "tuneplan.core.lengths",
+                     "tuneplan.core.cost", "tuneplan.core.estimate", "tuneplan.core.generation", "tuneplan.core.lengths",
                      "tuneplan.core.search", "tuneplan.core.stacks", "tuneplan.core.throughput",
                      "tuneplan.core.training_config", "tuneplan.core.workload", "tuneplan.hw.probe",
                      "tuneplan.storage.dataset_file")

@@ -5983,6 +5983,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{ops} 次算子启动 × 每次 {op_seconds} s 主机时间，减去同期 GPU 忙碌的 {gpu_seconds} s</translation>
     </message>
     <message>
+        <source>per optimizer step: {rows} completions of {completion} tokens after a {prompt}-token prompt ({detail}): {decode_steps} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or {flops} FLOPs at {rate} FLOP/s, or the host&apos;s launches) in {waves} waves + prefill {prefill_seconds} s + weight sync {sync_seconds} s</source>
+        <translation>每个优化器步：在 {prompt} 个 token 的提示之后生成 {rows} 条各 {completion} 个 token 的补全（{detail}）：{decode_steps} 个解码步，每步 {step_seconds} 秒（每步以 {bandwidth} B/s 读取权重 {weight_bytes} B + KV 缓存 {kv_bytes} B，或以 {rate} FLOP/s 计算 {flops} FLOPs，或主机的内核启动），分 {waves} 轮 + 预填充 {prefill_seconds} 秒 + 权重同步 {sync_seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{rows} rows × {tokens} tokens × {kv_per_token} B: the KV cache of model.generate, next to the weights and optimizer states (+ {gathered} B of weights gathered whole for it)</source>
+        <translation>{rows} 行 × {tokens} 个 token × {kv_per_token} B：model.generate 的 KV 缓存，与权重和优化器状态并存（另有为生成而完整聚合的权重 {gathered} B）</translation>
+    </message>
+    <message>
         <source>{vocab} × {hidden} × 2 B: the bf16 autocast copy of the fp32 LM head, saved until its backward</source>
         <translation>{vocab} × {hidden} × 2 B：fp32 LM head 的 bf16 autocast 副本，一直保存到它的反向传播</translation>
     </message>
@@ -6025,6 +6033,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{tokens} tokens × 1 score × {elem_bytes} B: the value head&apos;s output (its gradient in the backward) instead of vocabulary logits</source>
         <translation>{tokens} 个 token × 1 个分数 × {elem_bytes} B：价值头的输出（以及反向传播中它的梯度），取代词表 logits</translation>
+    </message>
+    <message>
+        <source>{share} × {capacity} B: the colocated vLLM engine&apos;s share of the card (its weights {weight_bytes} B, the KV cache and CUDA graphs inside it)</source>
+        <translation>{share} × {capacity} B：同卡部署的 vLLM 引擎占用的显存份额（其中包括它的权重 {weight_bytes} B、KV 缓存和 CUDA 图）</translation>
     </message>
     <message>
         <source>Offload checkpointed activations to CPU</source>
@@ -6533,6 +6545,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{field} = {setting}: set model._component_ to the model&apos;s qlora_ builder (torchtune.models.&lt;family&gt;.qlora_&lt;family&gt;_&lt;size&gt;), as the *_qlora configs do</source>
         <translation>{field} = {setting}：请把 model._component_ 设为该模型的 qlora_ 构建函数（torchtune.models.&lt;family&gt;.qlora_&lt;family&gt;_&lt;size&gt;），与 *_qlora 配置的做法相同</translation>
+    </message>
+    <message>
+        <source>GRPO needs the completions of a step (GPUs × micro-batch × accumulation = {total}) to be a multiple of num_generations ({g}): TRL refuses this plan</source>
+        <translation>GRPO 要求每步的补全数（GPU 数 × 微批次 × 累积步数 = {total}）是 num_generations（{g}）的整数倍：TRL 会拒绝此方案</translation>
+    </message>
+    <message>
+        <source>KL coefficient {beta}: TRL loads a reference model (the policy with its adapters disabled under LoRA/QLoRA, a frozen copy otherwise) and runs it over every batch</source>
+        <translation>KL 系数 {beta}：TRL 会加载参考模型（LoRA/QLoRA 下为禁用适配器的策略模型，否则为冻结的副本），并在每个批次上运行它</translation>
+    </message>
+    <message>
+        <source>vLLM server mode: generation runs on {n} more GPU(s) beside the {trainers} training GPU(s); they are billed with them</source>
+        <translation>vLLM 服务器模式：生成在 {trainers} 块训练 GPU 之外的另外 {n} 块 GPU 上运行，这些 GPU 一并计费</translation>
+    </message>
+    <message>
+        <source>the colocated vLLM engine&apos;s share ({share:.0%} of the card, {share_gib:.1f} GiB) does not hold the model&apos;s weights ({weights_gib:.1f} GiB) and a prefill chunk: vLLM refuses to start (no memory for KV-cache blocks); raise vllm_gpu_memory_utilization</source>
+        <translation>同卡部署的 vLLM 引擎份额（显卡的 {share:.0%}，{share_gib:.1f} GiB）放不下模型权重（{weights_gib:.1f} GiB）和一个预填充块：vLLM 无法启动（没有显存分配 KV 缓存块）；请调高 vllm_gpu_memory_utilization</translation>
+    </message>
+    <message>
+        <source>the colocated vLLM engine&apos;s KV cache holds {fits} of the {rows} completions at full length: it runs them in {waves} waves</source>
+        <translation>同卡部署的 vLLM 引擎的 KV 缓存在完整长度下只能容纳 {rows} 条补全中的 {fits} 条：需分 {waves} 轮生成</translation>
     </message>
     <message>
         <source>packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only</source>

@@ -239,15 +239,31 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_workload_arguments(p: argparse.ArgumentParser) -> None:
     """``--workload`` and ``--reference-model`` (preference and reward-model training, core/workload.py)."""
-    p.add_argument("--workload", choices=["sft", "dpo", "orpo", "kto", "reward"],
+    p.add_argument("--workload", choices=["sft", "dpo", "orpo", "kto", "reward", "grpo"],
                    help="what is trained: sft = supervised fine-tuning (default); dpo = DPO/IPO with a reference model "
                         "(TRL DPOTrainer); orpo = ORPO/CPO/SimPO, no reference; kto = KTO (reference + KL batch); "
-                        "reward = a reward model (value head). dpo, orpo and reward run chosen and rejected as two rows "
-                        "per example: --micro-batch counts pairs, --seq-len and --tokens-per-example one row")
+                        "reward = a reward model (value head); grpo = GRPO (TRL GRPOTrainer: completions generated "
+                        "every step). dpo, orpo and reward run chosen and rejected as two rows per example: "
+                        "--micro-batch counts pairs, --seq-len and --tokens-per-example one row. grpo: --micro-batch "
+                        "counts completions, --seq-len is prompt + completion, --dataset-examples counts prompts")
     p.add_argument("--reference-model", choices=["shared", "copy", "precomputed"],
                    help="dpo/kto: shared = the LoRA/QLoRA policy with adapters disabled (TRL's default for PEFT); "
                         "copy = a frozen copy in memory (TRL's default for full fine-tuning); precomputed = "
                         "precompute_ref_log_probs: one pass over the data before training, no reference during it")
+    g = p.add_argument_group("GRPO (--workload grpo; TRL GRPOConfig)")
+    g.add_argument("--num-generations", type=_positive_int, help="completions per prompt (num_generations, default 8)")
+    g.add_argument("--completion-tokens", type=_positive_int,
+                   help="tokens generated per completion (max_completion_length, default 512); part of --seq-len")
+    g.add_argument("--kl-beta", type=_non_negative, help="KL coefficient (beta, default 0: no reference model)")
+    g.add_argument("--generation-engine", choices=["transformers", "vllm-colocate", "vllm-server"],
+                   help="transformers = model.generate on the training model (TRL's default); vllm-colocate = a vLLM "
+                        "engine in each training process; vllm-server = trl vllm-serve on GPUs of its own")
+    g.add_argument("--vllm-memory-share", type=_fraction,
+                   help="vllm-colocate: the engine's share of each card (vllm_gpu_memory_utilization, default 0.3)")
+    g.add_argument("--vllm-sleep", action=argparse.BooleanOptionalAction, default=None,
+                   help="vllm-colocate: sleep mode frees the engine's memory while the trainer trains")
+    g.add_argument("--vllm-server-gpus", type=_positive_int,
+                   help="vllm-server: GPUs the server runs on (billed with the training GPUs, default 1)")
 
 
 def build_parser() -> argparse.ArgumentParser:

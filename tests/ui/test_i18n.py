@@ -67,6 +67,7 @@ ALLOWED = {
     "tp", "hf",  # citations: "TP §4" (docs' throughput notes), HF = Hugging Face
     "english",  # View → Language lists each language in its own words
     "dpo", "ipo", "kto", "orpo", "cpo", "simpo", "kl", "id",  # preference-training losses by their names; Hub ID
+    "grpo", "vllm",  # the RL loss by its name, the vLLM inference engine
 }  # fmt: skip
 #: Phrases kept in English on purpose (a technical term as practitioners say it).
 ALLOWED_PHRASES = ["LM head", "FlashAttention 2", "PyTorch SDPA", "no_sync", "sync_each_batch", "custom_sharded_layers"]  # (API names)

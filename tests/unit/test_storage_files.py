@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 8
+    assert doc["schema_version"] == SCHEMA_VERSION == 9
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -594,6 +594,22 @@ def test_v7_file_is_migrated_to_v8_as_supervised_fine_tuning(tmp_path: Path, sce
     assert doc.scenario.training.workload == "sft" and doc.scenario.training.reference_model is None
     # the step writes the values (the fields' defaults could hide a no-op)
     assert MIGRATIONS[7]({"training": {}}) == {"training": {"workload": "sft", "reference_model": None}}
+
+
+def test_v8_file_is_migrated_to_v9_with_trls_grpo_defaults(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 9 adds GRPO's fields (issue #18) at TRL's GRPOConfig defaults; no schema-8 workload reads them
+    data = scenario.model_dump(mode="json")
+    for key in ("num_generations", "completion_tokens", "kl_beta", "generation_engine", "vllm_memory_share",
+                "vllm_sleep", "vllm_server_gpus"):
+        del data["training"][key]
+    data["schema_version"] = 8
+    target = tmp_path / "v8.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 8, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 8 and doc.migrated and doc.scenario == scenario
+    assert MIGRATIONS[8]({"training": {}}) == {"training": {
+        "num_generations": 8, "completion_tokens": 512, "kl_beta": 0.0, "generation_engine": "transformers",
+        "vllm_memory_share": 0.3, "vllm_sleep": False, "vllm_server_gpus": 1}}
 
 
 def test_a_dpo_plan_round_trips(tmp_path: Path, scenario: Scenario) -> None:

@@ -339,9 +339,9 @@ def test_cli_workload_in_a_subprocess() -> None:
 
 
 def test_cli_refuses_an_unknown_workload() -> None:
-    proc = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "grpo"], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "ppo"], capture_output=True,
                           text=True, timeout=60)
-    assert proc.returncode == 2 and "invalid choice: 'grpo'" in proc.stderr
+    assert proc.returncode == 2 and "invalid choice: 'ppo'" in proc.stderr
 
 
 def test_plan_names_say_the_workload():

@@ -107,9 +107,11 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     offloaded = per_token * arch.num_layers * t.micro_batch * row if t.activation_offload else 0.0
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
                          spilled_bytes=spilled, calibration=calibration, activation_bytes=offloaded)
-    cost = estimate_cost(time, scenario.pricing, t.num_gpus, gpu_power_w=scenario.gpu.tdp_w, gpu_name=scenario.gpu.name)
+    # GRPO with a vLLM server: its GPUs (the same card) are rented for the whole run beside the trainers
+    billed = t.num_gpus + (t.vllm_server_gpus if t.workload == "grpo" and t.generation_engine == "vllm-server" else 0)
+    cost = estimate_cost(time, scenario.pricing, billed, gpu_power_w=scenario.gpu.tdp_w, gpu_name=scenario.gpu.name)
     cost = cost.model_copy(update=dict(zip(("low_usd", "high_usd"), (
-        estimate_cost(_time_at(time, sec), scenario.pricing, t.num_gpus, curve_points=2,
+        estimate_cost(_time_at(time, sec), scenario.pricing, billed, curve_points=2,
                       gpu_power_w=scenario.gpu.tdp_w).total_usd
         for sec in (time.low_seconds, time.high_seconds)), strict=True)))
     notes: list[Note] = []

@@ -867,6 +867,8 @@ def _workload_forward(arch: ModelArchitecture, t: TrainingSetup, tokens: float, 
     """
     v = arch.vocab_size
     ref_passes, _policy_passes = wl.nograd_passes(t)
+    if t.workload == "grpo":  # its no-grad passes run while it scores completions, before the policy's forward
+        ref_passes = 0
     kind = wl.reference_kind(t)
     # ---- the reference copy's weights: the model as stored (the policy's model_init_kwargs), 16-bit under DeepSpeed
     ref_weights, weight_terms = 0.0, []
@@ -940,6 +942,56 @@ def _workload_components(t: TrainingSetup, comps: list[MemoryComponent], phase: 
                 source=f"{wl.TRL} DPOTrainer.__init__ and _compute_loss; trl/models/utils.py prepare_deepspeed",
                 terms=mine))
     return out
+
+
+def _generation_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, candidates: dict[str, dict[str, float]],
+                       weights: float, model_weight_bytes: float, shard: str, n_gpus: int) -> dict[str, list[Term]]:
+    """GRPO's generation in memory (``core/generation.py``), added to ``candidates`` in place; its terms by moment.
+
+    * ``vllm-colocate``: the engine holds ``vllm_memory_share x`` the card beside the trainer at every moment
+      (vLLM allocates its weights, activations and KV cache inside that share at start-up and keeps them), unless
+      sleep mode frees it while training: then only at a ``generation`` moment, next to the weights, adapters and
+      optimizer states (the gradients are freed by ``zero_grad``), with the share.
+    * ``transformers``: a ``generation`` moment with ``model.generate``'s KV cache for all the step's rows at full
+      length, ``2 x layers x kv_dim x 2 B`` per token, and under ZeRO-3/FSDP the rest of the weights gathered whole
+      (``unwrap_model_for_generation``, ``ds3_gather_for_generation=True``).
+    * ``vllm-server``: nothing on the training GPUs.
+    """
+    if t.workload != "grpo" or t.generation_engine == "vllm-server":
+        return {}
+    from tuneplan.core import generation as gen
+
+    capacity = gpu.memory_gib * GIB
+    if t.generation_engine == "vllm-colocate":
+        share = gen.vllm_reserved_bytes(capacity, t.vllm_memory_share)
+        term = Term(key="vllm_share", value=share, unit="B", parts=(
+            Quantity(key="share", value=t.vllm_memory_share, unit="1", source="GRPOConfig vllm_gpu_memory_utilization"),
+            Quantity(key="capacity", value=capacity, unit="B"),
+            Quantity(key="weight_bytes", value=model_weight_bytes, unit="B"),
+        ), source="vLLM EngineArgs.gpu_memory_utilization: the fraction of the GPU's memory for the engine")
+        if not t.vllm_sleep:
+            for parts in candidates.values():
+                parts["generation"] = share
+            return {name: [term] for name in candidates}
+        optimizer = candidates.get("optimizer step", next(iter(candidates.values()))).get("optimizer", 0.0)
+        candidates["generation"] = {"gradients": 0.0, "activations": 0.0, "logits": 0.0, "temporaries": 0.0,
+                                    "optimizer": optimizer, "gathered": 0.0, "generation": share}
+        return {"generation": [term]}
+    rows = gen.generation_rows(t)
+    kv_tok = gen.kv_bytes_per_token(arch)
+    gathered = model_weight_bytes - weights if shard in {"zero3", "fsdp"} and n_gpus > 1 else 0.0
+    cache = rows * t.seq_len * kv_tok
+    term = Term(key="generation_cache", value=cache + max(gathered, 0.0), unit="B", parts=(
+        Quantity(key="rows", value=rows, unit="count", source="GRPOConfig generation_batch_size per process"),
+        Quantity(key="tokens", value=t.seq_len, unit="tokens"),
+        Quantity(key="kv_per_token", value=kv_tok, unit="B"),
+        Quantity(key="gathered", value=max(gathered, 0.0), unit="B",
+                 source=f"{wl.TRL} trl/models/utils.py unwrap_model_for_generation"),
+    ), source="transformers DynamicCache: keys and values of every layer")
+    optimizer = candidates.get("optimizer step", next(iter(candidates.values()))).get("optimizer", 0.0)
+    candidates["generation"] = {"gradients": 0.0, "activations": 0.0, "logits": 0.0, "temporaries": 0.0,
+                                "optimizer": optimizer, "gathered": 0.0, "generation": term.value}
+    return {"generation": [term]}
 
 
 def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> tuple[MemoryEstimate, MemoryLedger]:
@@ -1327,6 +1379,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # ------------------------------------------------------------ activations
     rows = wl.policy_rows(t)  # pair workloads: chosen and rejected rows of every example
     tokens = rows * t.seq_len
+    logit_tokens = rows * wl.logit_positions(t)  # GRPO: the completion positions only (logits_to_keep)
     mlp_bytes = 4 if upcast and t.precision != "fp32" else act  # 4-bit layers return their fp32 input's dtype
     per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len, mlp=mlp_bytes, resid=resid)
     checkpoint_token = resid * arch.hidden_size  # the layer input kept by checkpointing
@@ -1399,8 +1452,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     elif t.workload != "sft":
         # TRL's selective_log_softmax on the policy's logits (core/workload.py LOGPROB_TENSORS): at the loss's backward
         held, peak, backward = wl.logprob_tensors(t, act)
-        logits = tokens * v * act * backward
-        logit_terms = [_logps_term(tokens, v, act, backward, "backward")]
+        logits = logit_tokens * v * act * backward
+        logit_terms = [_logps_term(logit_tokens, v, act, backward, "backward")]
         if (upcast and t.precision != "fp32") or amp_casts:  # the fp32 head's bf16 cast, saved as for SFT below
             logits += 2 * v * arch.hidden_size
     else:
@@ -1481,7 +1534,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         # autocast cache still holds every layer's bf16 weight (or adapter) cast next to the forward's loss
         # buffers (bf16 logits, fp32 copy and log-softmax, 10 B per vocabulary entry and token); it is
         # cleared when autocast exits
-        fwd_logits = 0.0 if t.fused_cross_entropy else tokens * arch.vocab_size * 10 + (
+        fwd_logits = 0.0 if t.fused_cross_entropy else logit_tokens * arch.vocab_size * 10 + (
             2 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp_casts else 0.0)
         if t.workload == "reward":  # the value head's scores, no vocabulary
             fwd_logits = float(tokens * act)
@@ -1492,10 +1545,10 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     ref_weight_terms: list[Term] = []
     fwd_ref_terms: list[Term] = []
     ref_weights = ref_fwd = 0.0
-    if t.workload in {"dpo", "kto", "orpo"}:
+    if t.workload in {"dpo", "kto", "orpo", "grpo"}:
         head_cast = 2.0 * arch.vocab_size * arch.hidden_size if (upcast and t.precision != "fp32") or amp_casts else 0.0
         fwd_logits, fwd_ref, fwd_logit_terms, fwd_ref_terms, ref_weights, ref_weight_terms = _workload_forward(
-            arch, t, tokens, act, resid, model_weight_bytes, total_params, shard, n_gpus, pipeline,
+            arch, t, logit_tokens, act, resid, model_weight_bytes, total_params, shard, n_gpus, pipeline,
             gathered_layers=2 * largest_layer_bytes * (2 / w_bytes if amp else 1),
             fused_bytes=logits if t.fused_cross_entropy else None, head_cast=head_cast)
         ref_fwd = fwd_ref
@@ -1541,6 +1594,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         for name, parts in candidates.items():
             parts["reference"] = ref_weights + (ref_fwd if name == "end of forward" else 0.0)
             ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
+    gen_terms = _generation_memory(arch, t, gpu, candidates, weights, model_weight_bytes, shard, n_gpus)
     for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
         if ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward"}):
             parts["gradients"] += ds_bucket
@@ -1632,6 +1686,13 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     ]
     if t.workload != "sft":
         comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
+    if gen_terms:
+        comps.insert(next(i for i, c in enumerate(comps) if c.key == "allocator"), MemoryComponent(
+            key="generation", label="Generation", bytes=live.get("generation", 0.0),
+            formula=" + ".join(render_formula(term) for term in gen_terms.get(phase, [])) or
+            "nothing of the generation at this moment",
+            source=f"{wl.TRL} trl/generation/vllm_generation.py, GRPOTrainer; vLLM gpu_memory_utilization",
+            terms=gen_terms.get(phase, [])))
     low, high = likely_range(total, t.sequence_mode)
     est = MemoryEstimate(
         components=comps,

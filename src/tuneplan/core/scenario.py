@@ -37,10 +37,11 @@ __all__ = [
     "FsdpWrap",
     "StackKey",
     "Workload",
+    "GenerationEngine",
     "ReferenceModel",
 ]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -63,8 +64,13 @@ FsdpWrap = Literal["layers", "separate-embeddings", "blocks-with-adapters"]
 #: What is trained (``core/workload.py``, issue #18): ``sft`` supervised fine-tuning; ``dpo`` DPO/IPO and the other losses
 #: of TRL's ``DPOTrainer`` (a reference model); ``orpo`` ORPO, CPO and SimPO (TRL's ``ORPOTrainer``/``CPOTrainer``: pairs,
 #: no reference model); ``kto`` TRL's ``KTOTrainer`` (unpaired examples, a reference model and a KL batch); ``reward`` a
-#: reward model (TRL's ``RewardTrainer``: ``AutoModelForSequenceClassification`` with one output instead of the LM head).
-Workload = Literal["sft", "dpo", "orpo", "kto", "reward"]
+#: reward model (TRL's ``RewardTrainer``: ``AutoModelForSequenceClassification`` with one output instead of the LM head);
+#: ``grpo`` TRL's ``GRPOTrainer`` (GRPO and its loss variants: completions generated every step, ``core/generation.py``).
+Workload = Literal["sft", "dpo", "orpo", "kto", "reward", "grpo"]
+#: How GRPO generates its completions (``core/generation.py``): ``transformers`` the training model's
+#: ``model.generate`` (TRL's default, ``use_vllm=False``); ``vllm-colocate`` a vLLM engine inside each training process
+#: (``vllm_mode="colocate"``); ``vllm-server`` ``trl vllm-serve`` on GPUs of its own (``vllm_mode="server"``).
+GenerationEngine = Literal["transformers", "vllm-colocate", "vllm-server"]
 #: Where a DPO/KTO reference model's log-probs come from: ``shared`` the policy with its LoRA adapters disabled (TRL
 #: ``use_adapter(model, None)`` when ``ref_model`` is None and the model is a PEFT model); ``copy`` a frozen copy of the
 #: model in memory (TRL loads one when the policy is not a PEFT model); ``precomputed`` TRL's
@@ -196,11 +202,31 @@ class TrainingSetup(_Model):
     #: DPO/KTO: the reference model (:data:`ReferenceModel`); None: what TRL does without a ``ref_model`` (``shared``
     #: for LoRA/QLoRA, ``copy`` for full fine-tuning). Ignored by the other workloads.
     reference_model: ReferenceModel | None = None
+    #: GRPO (``workload="grpo"``, TRL ``GRPOConfig``): ``micro_batch`` counts completions; every prompt gets
+    #: ``num_generations`` of them (default 8, at least 2), each ``completion_tokens`` long (``max_completion_length``,
+    #: default 512) after a prompt of ``seq_len - completion_tokens``; ``kl_beta`` the KL coefficient (default 0.0:
+    #: no reference model); the engine (:data:`GenerationEngine`), the colocated vLLM engine's share of the card
+    #: (``vllm_gpu_memory_utilization``, default 0.3), its sleep mode (``vllm_enable_sleep_mode``) and the GPUs of a
+    #: vLLM server. Ignored by the other workloads.
+    num_generations: int = Field(default=8, ge=2, le=4096)
+    completion_tokens: int = Field(default=512, ge=1, le=10_000_000)
+    kl_beta: float = Field(default=0.0, ge=0, le=1000)
+    generation_engine: GenerationEngine = "transformers"
+    vllm_memory_share: float = Field(default=0.3, gt=0, lt=1)
+    vllm_sleep: bool = False
+    vllm_server_gpus: int = Field(default=1, ge=1, le=1024)
     #: The stack the user trains with (``core/stacks.py``), whose defaults were applied to the fields above; None: not
     #: chosen. Only a label once applied: every field keeps whatever value it has, overridden or not.
     stack: StackKey | None = None
     #: model FLOPs utilisation in [0.001, 1]: below 0.1 % no real run is planned, and a denormal one divides by 0
     mfu_override: float | None = Field(default=None, ge=0.001, le=1)
+
+    @model_validator(mode="after")
+    def _check_grpo(self) -> TrainingSetup:
+        if self.workload == "grpo" and self.completion_tokens >= self.seq_len:
+            raise ValueError(f"completion_tokens ({self.completion_tokens}) must be shorter than seq_len "
+                             f"({self.seq_len}), which holds the prompt and the completion")
+        return self
 
     @property
     def trains_base_weights(self) -> bool:

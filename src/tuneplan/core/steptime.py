@@ -55,6 +55,7 @@ from dataclasses import dataclass, replace
 
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.generation import GenerationCost, generation_cost
 from tuneplan.core.memory import lora_tensors, nf4_bytes_per_param
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.terms import Quantity, Term
@@ -319,6 +320,14 @@ def _gemm_seconds(ctx: _Ctx, m: float, k: float, n: float, groups: float = 1.0) 
     return max(compute, memory), flops, nbytes, memory > compute
 
 
+def _logit_tokens(ctx: _Ctx) -> float:
+    """Positions of one micro-batch whose vocabulary logits are computed: every token, or for GRPO the completion
+    positions of each row (``GRPOTrainer`` passes ``logits_to_keep``; :func:`~tuneplan.core.workload.logit_positions`)."""
+    if ctx.t.workload != "grpo":
+        return ctx.tokens
+    return wl.policy_rows(ctx.t) * min(float(wl.logit_positions(ctx.t)), ctx.row)
+
+
 def _base_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, float, float, float, float]]:
     """(count per micro-batch, M, K, N, weight groups) of the model's GEMMs in every pass (module docstring).
 
@@ -348,12 +357,13 @@ def _base_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, floa
                 dw_m = m / g
                 out.append((n_layers * count * g, mod.d_in, dw_m, mod.d_out, 1.0))
     h, v = a.hidden_size, wl.head_outputs(a, t)  # (a reward model's value head: one output)
-    out.append((1.0, tok, h, v, 1.0))
+    head_tok = _logit_tokens(ctx)  # GRPO: the head runs on the completion positions only (logits_to_keep)
+    out.append((1.0, head_tok, h, v, 1.0))
     if forward_only:
         return out
-    out.append((1.0, tok, v, h, 1.0))
+    out.append((1.0, head_tok, v, h, 1.0))
     if full or t.trainable_embeddings:
-        out.append((1.0, h, tok, v, 1.0))
+        out.append((1.0, h, head_tok, v, 1.0))
     return out
 
 
@@ -386,7 +396,8 @@ def forward_seconds(ctx: _Ctx) -> float:
     fused_loss = t.fused_cross_entropy or ctx.fused
     ce = ctx.tokens * a.vocab_size * (4.0 if fused_loss else 14.0)
     if t.workload != "sft":  # TRL's log-prob kernels, forward only
-        ce = ctx.tokens * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), fused_loss, forward_only=True)
+        ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), fused_loss,
+                                                                          forward_only=True)
     dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
     return mm + att_fwd + (layer + ce + dequant) / ctx.bw
 
@@ -595,7 +606,8 @@ def other_kernels_term(ctx: _Ctx) -> Term:
     # logits to fp32, log-softmax, and back: ~14 B per logit forward, ~22 B backward; fused/chunked ~8 B
     ce = ctx.tokens * a.vocab_size * (8.0 if (t.fused_cross_entropy or ctx.fused) else 36.0)
     if t.workload != "sft":  # TRL's log-prob kernels instead (core/workload.py LOGPROB_PASSES)
-        ce = ctx.tokens * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), t.fused_cross_entropy or ctx.fused)
+        ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t),
+                                                                          t.fused_cross_entropy or ctx.fused)
     layer_params = float(a.layer_linear_params())
     dequant = 0.0
     if t.method == "qlora":
@@ -660,7 +672,7 @@ def _reference(ctx: _Ctx) -> _Reference:
     att = attention_term(ctx)
     att_fwd = att.value / ((2.0 if t.grad_checkpointing else 1.0) + ATTN_BWD_FACTOR)
     fused = t.fused_cross_entropy or ctx.fused
-    logprob = ctx.tokens * a.vocab_size * (4.0 if fused else wl.REFERENCE_LOGPROB_PASSES * _logit_bytes(t))
+    logprob = _logit_tokens(ctx) * a.vocab_size * (4.0 if fused else wl.REFERENCE_LOGPROB_PASSES * _logit_bytes(t))
     dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
     base_bytes = a.num_layers * _layer_elementwise_bytes(base_ctx) * ctx.tokens + logprob + dequant
     policy_bytes = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens + logprob + dequant
@@ -877,13 +889,17 @@ class StepTime:
     """One optimizer step on one GPU.
 
     Attributes:
-        terms: the seven time terms (:data:`TERM_KEYS`), seconds per optimizer step; they add up to ``seconds``.
+        terms: the seven time terms (:data:`TERM_KEYS`), seconds per optimizer step, then ``reference`` (DPO, KTO,
+            GRPO with a reference or vLLM's old log-probs) and ``generation`` (GRPO) where they apply; they add up to
+            ``seconds``.
         seconds: wall time of one optimizer step.
         tokens: tokens one GPU computes per step (micro-batch x row x accumulation).
         forward_seconds: GPU time of one micro-batch's forward alone (for evaluation passes), with the reference's
             forward for DPO/KTO.
         reference_pass_seconds: DPO/KTO: one reference forward over one micro-batch (what a precomputed reference's
             pass over the data is made of), else 0.
+        generation: GRPO: the step's generation phase (:class:`~tuneplan.core.generation.GenerationCost`, also the
+            ``generation`` term), else None.
         bound: the class that takes at least half the step: ``compute`` (matmul/attention), ``memory``
             (bandwidth-bound kernels and optimizer), ``overhead`` (host), ``communication`` or ``offload``; ``mixed``
             when none does.
@@ -897,6 +913,7 @@ class StepTime:
     bound: str
     link: str
     reference_pass_seconds: float = 0.0
+    generation: GenerationCost | None = None
 
     def term(self, key: str) -> Term:
         """The term with this key.
@@ -940,8 +957,9 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     # host: operator launches of forward (+ recompute) and backward
     fwd_passes = 2.0 if t.grad_checkpointing else 1.0
     ops = _ops_per_layer(ctx) * arch.num_layers * (fwd_passes + 1.0) + 20.0
-    ref = _reference(ctx) if t.workload in {"dpo", "kto"} else None
-    if ref is not None and ref.passes:  # DPO/KTO: the no-grad forwards run in the same micro-batch
+    ref = _reference(ctx) if t.workload in {"dpo", "kto", "grpo"} else None
+    if ref is not None and ref.passes:  # DPO/KTO: the no-grad forwards run in the same micro-batch (GRPO: over the
+        # same rows while it scores the completions)
         gpu_mb += ref.seconds
         ops += ref.ops
     host_mb = ops * OP_HOST_S
@@ -997,12 +1015,23 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             Quantity(key="bytes", value=ref.bytes, unit="B"),
             Quantity(key="bandwidth", value=ctx.bw, unit="B/s"),
         ), source="forward GEMMs, attention and elementwise kernels as in the step, forward only (core/workload.py)")))
+    gen_s, gen = 0.0, None
+    if t.workload == "grpo":  # the completions of the step, generated before it trains (core/generation.py)
+        fwd_ops = _ops_per_layer(ctx) * arch.num_layers + 20.0
+        link = link_bandwidth(gpu, max(t.num_gpus, 2))[0]
+        gen = generation_cost(arch, t, rate=rate, bandwidth=ctx.bw, host_step_seconds=fwd_ops * OP_HOST_S,
+                              capacity_bytes=gpu.memory_gib * 2**30, link_bandwidth=link,
+                              activation_bytes_per_token=wl.reference_layer_bytes_per_token(arch, 2, 2),
+                              layer_weight_bytes=nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else 2.0)
+        gen_s = gen.seconds
+        terms = (*terms, gen.term)
     seconds = sum(term.value for term in terms)
     classes = {"compute": terms[0].value + terms[1].value, "memory": terms[2].value + terms[3].value,
                "communication": terms[4].value, "offload": terms[5].value, "overhead": terms[6].value}
     if len(terms) > 7:  # the reference's GEMMs and attention are compute, its other kernels memory
         classes["compute"] += (ref.gemm_seconds + ref.attention_seconds) * A if ref is not None else 0.0
         classes["memory"] += ref.other_seconds * A if ref is not None else 0.0
+    classes["memory"] += gen_s  # decode steps read weights and KV cache: bandwidth-bound
     mem_mm = mm.part("memory_bound_seconds") * A
     classes["compute"] -= mem_mm
     classes["memory"] += mem_mm
@@ -1010,5 +1039,6 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     if seconds > 0 and classes[bound] < 0.5 * seconds:
         bound = "mixed"  # no single limit takes half the step
     return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd_mb, bound=bound,
-                    link=comm.name, reference_pass_seconds=ref.pass_seconds if ref is not None else 0.0)
+                    link=comm.name, reference_pass_seconds=ref.pass_seconds if ref is not None else 0.0,
+                    generation=gen)
 

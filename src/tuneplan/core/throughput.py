@@ -36,6 +36,7 @@ import math
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
+from tuneplan.core.generation import generation_notes
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
 from tuneplan.core.steptime import STEP_MODEL_VERSION, TERM_KEYS, step_time
@@ -201,6 +202,8 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes)
     if spilled_bytes > 0:
         notes.append(Note(code="time.paged_spill", params={"gib": round(spilled_bytes / 2**30, 1)}))
+    if st.generation is not None:  # GRPO: what the colocated engine's share could not hold
+        notes.extend(generation_notes(st.generation, t, gpu.memory_gib * 2**30))
     terms = list(st.terms)
     step_s = st.seconds
     bound = st.bound

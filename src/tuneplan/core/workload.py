@@ -59,6 +59,7 @@ __all__ = [
     "head_outputs",
     "head_params",
     "loss_bytes_per_logit",
+    "logit_positions",
     "nograd_passes",
     "plan_notes",
     "parameter_count",
@@ -102,6 +103,11 @@ LOGPROB_TENSORS: dict[tuple[str, str], tuple[float, float, float]] = {
     ("dpo", "logsumexp"): (1.0, 2.0, 3.0),
     ("kto", "logsumexp"): (1.0, 2.0, 3.0),
     ("orpo", "logsumexp"): (1.5, 2.0, 3.5),
+    # grpo: GRPOTrainer._get_per_token_logps_and_entropies keeps the completion positions' logits (logits_to_keep),
+    # divides them by the temperature in place, saves each row's log-softmax, and computes the entropy of a
+    # reshape copy of the non-contiguous slice (entropy_from_logits): dpo's counts, over completion positions only
+    ("grpo", "log_softmax"): (2.0, 3.0, 2.0),
+    ("grpo", "logsumexp"): (1.0, 2.0, 3.0),
 }
 
 #: Passes over a V-wide tensor (one read or one write of every element, in the logits' dtype) the policy's loss-side
@@ -116,8 +122,11 @@ LOGPROB_TENSORS: dict[tuple[str, str], tuple[float, float, float]] = {
 #:   logits of chosen and rejected (1): 5; backward: the NLL's zero fill (0.5) and log-softmax backward (1.5), its two
 #:   slice backwards (1.5 and 2), the rows' 9, adding the two gradients of the logits (3): 17.5. 22.5 in all.
 #: * ``reward``: none. Each entry is ``(forward, backward)``. (Supervised fine-tuning is ``core/steptime.py``'s cross-entropy, 36 B per logit eager.)
+#: * ``grpo``: forward: the in-place division by the temperature (2), ``log_softmax`` (2), the entropy's reshape copy
+#:   (2) and ``entropy_from_logits``' log-softmax (2), ``exp`` (2) and product-sum (3): 13; backward: dpo's 9 and the
+#:   division's (2): 11. Over the completion positions only (``logits_to_keep``).
 LOGPROB_PASSES: dict[str, tuple[float, float]] = {"dpo": (12.5, 9.0), "kto": (14.0, 9.0), "orpo": (5.0, 17.5),
-                                                   "reward": (0.0, 0.0)}
+                                                   "reward": (0.0, 0.0), "grpo": (13.0, 11.0)}
 #: A reference (or KL) forward's log-probs: one ``log_softmax`` over its logits (read, write) per logit.
 REFERENCE_LOGPROB_PASSES = 2.0
 
@@ -164,19 +173,34 @@ NOTES.update({
 
 
 def rows_per_example(t: TrainingSetup) -> int:
-    """Rows the policy computes per example: 2 for pair workloads (chosen and rejected), else 1."""
+    """Rows the policy computes per example: 2 for pair workloads (chosen and rejected), ``num_generations`` for GRPO
+    (an example is a prompt; each gets that many completions), else 1."""
+    if t.workload == "grpo":
+        return t.num_generations
     return 2 if t.workload in PAIR_WORKLOADS else 1
 
 
 def policy_rows(t: TrainingSetup) -> int:
-    """Rows of one micro-batch's forward with gradients: ``micro_batch x`` :func:`rows_per_example`."""
+    """Rows of one micro-batch's forward with gradients: ``micro_batch x`` :func:`rows_per_example`; for GRPO
+    ``micro_batch`` itself (``per_device_train_batch_size`` counts completions, ``trl@f2cd577`` GRPOConfig)."""
+    if t.workload == "grpo":
+        return t.micro_batch
     return t.micro_batch * rows_per_example(t)
+
+
+def logit_positions(t: TrainingSetup) -> int:
+    """Positions of a row whose vocabulary logits the loss computes: the completion for GRPO
+    (``logits_to_keep = completion_ids.size(1)`` in ``GRPOTrainer._compute_loss``), else every position."""
+    return min(t.completion_tokens, t.seq_len) if t.workload == "grpo" else t.seq_len
 
 
 def reference_kind(t: TrainingSetup) -> str:
     """The reference in effect: ``none`` (``sft``, ``orpo``, ``reward``), ``shared`` (the LoRA/QLoRA policy with its
     adapters disabled), ``copy`` (a frozen copy in memory) or ``precomputed``. ``None`` (TRL's choice) and ``shared``
     under full fine-tuning, which has no frozen base to share, are a copy."""
+    if t.workload == "grpo":
+        # GRPOTrainer.__init__: a reference only when beta != 0; a PEFT policy is its own (adapters disabled)
+        return "none" if t.kl_beta == 0 else ("shared" if t.method != "full" else "copy")
     if t.workload not in {"dpo", "kto"}:
         return "none"
     kind = t.reference_model
@@ -196,6 +220,10 @@ def nograd_passes(t: TrainingSetup) -> tuple[int, int]:
         return (0 if ref == "precomputed" else 1), 0
     if t.workload == "kto":
         return (0 if ref == "precomputed" else 2), 1
+    if t.workload == "grpo":
+        # _generate_and_score_completions: the reference's log-probs when beta != 0; the policy's old log-probs when
+        # a vLLM engine sampled (vllm_importance_sampling_correction, default True), over the same rows
+        return (0 if ref == "none" else 1), (1 if t.generation_engine != "transformers" else 0)
     return 0, 0
 
 
@@ -256,7 +284,8 @@ def reference_layer_bytes_per_token(arch: ModelArchitecture, act: int, resid: in
 
 
 #: The TRL trainer of each workload, for the notes.
-TRAINERS = {"dpo": "DPOTrainer", "orpo": "ORPOTrainer", "kto": "KTOTrainer", "reward": "RewardTrainer"}
+TRAINERS = {"dpo": "DPOTrainer", "orpo": "ORPOTrainer", "kto": "KTOTrainer", "reward": "RewardTrainer",
+            "grpo": "GRPOTrainer"}
 
 
 def plan_notes(t: TrainingSetup, precompute_seconds: float = 0.0) -> list[Note]:
@@ -266,6 +295,8 @@ def plan_notes(t: TrainingSetup, precompute_seconds: float = 0.0) -> list[Note]:
     if t.workload == "sft":
         return notes
     kind = reference_kind(t)
+    if t.workload == "grpo":
+        return notes + _grpo_notes(t)
     if t.workload not in {"dpo", "kto"} and t.reference_model is not None:
         # DPOTrainer/KTOTrainer are the ones with a ref_model; ORPO, CPO, SimPO and the reward trainer take none
         notes.append(Note(code="workload.reference_ignored", params={"workload": t.workload,
@@ -291,5 +322,25 @@ def plan_notes(t: TrainingSetup, precompute_seconds: float = 0.0) -> list[Note]:
     if t.sequence_mode == "packed":
         # DPOTrainer.__init__ turns padding_free off ("temporarily unavailable after a refactor"); the collators of the
         # other trainers pad every batch to its longest row (trl.trainer.utils.pad)
+        notes.append(Note(code="workload.packed_unavailable", params={"trainer": TRAINERS[t.workload]}))
+    return notes
+
+
+def _grpo_notes(t: TrainingSetup) -> list[Note]:
+    """GRPO's notes: TRL's divisibility rule, the server's extra GPUs, the KL reference, padding, a reference setting
+    it ignores (``core/generation.py`` NOTES)."""
+    notes: list[Note] = []
+    total = t.num_gpus * t.micro_batch * t.grad_accumulation
+    if total % t.num_generations:
+        # GRPOConfig.__post_init__: generation_batch_size must be divisible by num_generations
+        notes.append(Note(code="generation.divisible", params={"total": total, "g": t.num_generations}))
+    if t.generation_engine == "vllm-server":
+        notes.append(Note(code="generation.server_gpus", params={"n": t.vllm_server_gpus, "trainers": t.num_gpus}))
+    if t.kl_beta > 0:
+        notes.append(Note(code="generation.kl_reference", params={"beta": t.kl_beta}))
+    if t.reference_model is not None:
+        notes.append(Note(code="workload.reference_ignored", params={"workload": t.workload,
+                                                                     "reference": t.reference_model}))
+    if t.sequence_mode == "packed":
         notes.append(Note(code="workload.packed_unavailable", params={"trainer": TRAINERS[t.workload]}))
     return notes

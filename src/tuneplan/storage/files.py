@@ -31,6 +31,9 @@ Schema history (each step is one function in :data:`MIGRATIONS`):
 * **6**: ``training.attention`` may be ``flash1``. **7**: the DeepSpeed buffer sizes (``training.deepspeed_*``).
 * **8**: ``training.workload`` (``sft``, ``dpo``, ``orpo``, ``kto``, ``reward``) and ``training.reference_model``;
   schema-7 plans get ``"sft"`` and ``null``, what they were estimated with.
+* **9**: ``training.workload`` may be ``grpo``, with ``training.num_generations``, ``completion_tokens``, ``kl_beta``,
+  ``generation_engine``, ``vllm_memory_share``, ``vllm_sleep``, ``vllm_server_gpus``; schema-8 plans get TRL's
+  defaults, which no schema-8 workload reads.
 
 Reading is defensive, because a scenario file may come from anyone: at most
 :data:`MAX_FILE_BYTES`, JSON only (no pickle, no YAML tags, no code), no ``NaN``/``Infinity``,
@@ -272,10 +275,23 @@ def _migrate_v7_to_v8(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v8_to_v9(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 8 -> 9: the GRPO fields appear (issue #18) with TRL's ``GRPOConfig`` defaults; no schema-8 workload
+    reads them, so every schema-8 plan estimates as before."""
+    training = data.get("training")
+    if isinstance(training, dict):
+        for key, value in (("num_generations", 8), ("completion_tokens", 512), ("kl_beta", 0.0),
+                           ("generation_engine", "transformers"), ("vllm_memory_share", 0.3), ("vllm_sleep", False),
+                           ("vllm_server_gpus", 1)):
+            training.setdefault(key, value)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
 MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
                                     3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5, 5: _migrate_v5_to_v6,
-                                    6: _migrate_v6_to_v7, 7: _migrate_v7_to_v8}
+                                    6: _migrate_v6_to_v7, 7: _migrate_v7_to_v8,
+                                    8: _migrate_v8_to_v9}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:

@@ -14,6 +14,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
     QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
     QT_TRANSLATE_NOOP("Terms", '{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile'),  # fixed
+    QT_TRANSLATE_NOOP("Terms", "per optimizer step: {rows} completions of {completion} tokens after a {prompt}-token prompt ({detail}): {decode_steps} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or {flops} FLOPs at {rate} FLOP/s, or the host's launches) in {waves} waves + prefill {prefill_seconds} s + weight sync {sync_seconds} s"),  # generation
+    QT_TRANSLATE_NOOP("Terms", '{rows} rows × {tokens} tokens × {kv_per_token} B: the KV cache of model.generate, next to the weights and optimizer states (+ {gathered} B of weights gathered whole for it)'),  # generation_cache
     QT_TRANSLATE_NOOP("Terms", '{vocab} × {hidden} × 2 B: the bf16 autocast copy of the fp32 LM head, saved until its backward'),  # head_cast
     QT_TRANSLATE_NOOP("Terms", 'per micro-batch: {compute_seconds} s of compute-bound GEMMs ({compute_flops} FLOP at an effective {effective_rate} FLOP/s: the sustained {rate} FLOP/s less wave quantisation) + {memory_seconds} s of memory-bound GEMMs ({memory_bytes} B at {bandwidth} B/s); {gemms} GEMMs; × {micro_batches} micro-batches per step'),  # matmul
     QT_TRANSLATE_NOOP("Terms", '{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s − {overlapped} s hidden behind compute'),  # offload
@@ -25,6 +27,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {elem_bytes} B: the reference forward's logits, alive until the loss returns"),  # reference_logits
     QT_TRANSLATE_NOOP("Terms", '{params} parameters × {bytes_per_param} B ÷ {shards} GPUs: a frozen copy of the model for the reference forward, with no gradients or optimizer states'),  # reference_weights
     QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × 1 score × {elem_bytes} B: the value head's output (its gradient in the backward) instead of vocabulary logits"),  # value_head
+    QT_TRANSLATE_NOOP("Terms", "{share} × {capacity} B: the colocated vLLM engine's share of the card (its weights {weight_bytes} B, the KV cache and CUDA graphs inside it)"),  # vllm_share
     QT_TRANSLATE_NOOP("Terms", 'Offload checkpointed activations to CPU'),  # advice.activation_offload
     QT_TRANSLATE_NOOP("Terms", 'Use 8-bit AdamW'),  # advice.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", 'Use fused AdamW'),  # advice.adamw_fused
@@ -158,6 +161,11 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: torchtune's distributed recipes shard with FSDP only"),  # export.torchtune_fsdp
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: {component} takes no fused argument: remove the config's optimizer.fused (~optimizer.fused)"),  # export.torchtune_optimizer
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: set model._component_ to the model's qlora_ builder (torchtune.models.<family>.qlora_<family>_<size>), as the *_qlora configs do"),  # export.torchtune_qlora
+    QT_TRANSLATE_NOOP("Terms", 'GRPO needs the completions of a step (GPUs × micro-batch × accumulation = {total}) to be a multiple of num_generations ({g}): TRL refuses this plan'),  # generation.divisible
+    QT_TRANSLATE_NOOP("Terms", 'KL coefficient {beta}: TRL loads a reference model (the policy with its adapters disabled under LoRA/QLoRA, a frozen copy otherwise) and runs it over every batch'),  # generation.kl_reference
+    QT_TRANSLATE_NOOP("Terms", 'vLLM server mode: generation runs on {n} more GPU(s) beside the {trainers} training GPU(s); they are billed with them'),  # generation.server_gpus
+    QT_TRANSLATE_NOOP("Terms", "the colocated vLLM engine's share ({share:.0%} of the card, {share_gib:.1f} GiB) does not hold the model's weights ({weights_gib:.1f} GiB) and a prefill chunk: vLLM refuses to start (no memory for KV-cache blocks); raise vllm_gpu_memory_utilization"),  # generation.vllm_no_kv
+    QT_TRANSLATE_NOOP("Terms", "the colocated vLLM engine's KV cache holds {fits} of the {rows} completions at full length: it runs them in {waves} waves"),  # generation.vllm_waves
     QT_TRANSLATE_NOOP("Terms", 'packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only'),  # lengths.packing_not_modelled
     QT_TRANSLATE_NOOP("Terms", '{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures are estimates'),  # lengths.sampled
     QT_TRANSLATE_NOOP("Terms", 'dynamic padding: the longest example has {tokens:,} tokens, so the longest batch is {tokens:,} tokens per row, not the sequence length {seq_len:,}'),  # lengths.seq_len_shortened

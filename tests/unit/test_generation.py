@@ -1,0 +1,195 @@
+"""GRPO (issue #18, core/generation.py and its place in core/workload.py, memory, step time and cost): hand-calculated
+bytes and seconds on the tiny model of test_workloads.py, TRL's rules, and the CLI in a subprocess.
+
+The tiny model: hidden 64, 2 layers, 4 heads of 16 (q_dim 64), 2 KV heads (kv_dim 32), SwiGLU 128, vocabulary 1,000,
+untied: 202,048 parameters, of which the embedding 64,000, the decoder layers' linears 2 x 36,864 = 73,728 and the
+rest (LM head 64,000, norms 320) 64,320.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from pydantic import ValidationError
+
+from tuneplan.core import generation as gen
+from tuneplan.core import workload as wl
+from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.memory import estimate_memory
+from tuneplan.core.scenario import GpuSpec, TrainingSetup
+from tuneplan.core.steptime import step_time
+from tuneplan.core.terms import FORMULAS, NOTES, render_formula
+
+GPU = GpuSpec(id="test", name="Test 80 GiB", memory_gib=80.0, bf16_tflops=100, memory_bandwidth_gbps=1000)
+
+
+def _tiny() -> ModelArchitecture:
+    return ModelArchitecture(name="tiny", hidden_size=64, num_layers=2, num_attention_heads=4, num_kv_heads=2,
+                             head_dim=16, intermediate_size=128, vocab_size=1000)
+
+
+def _grpo(**update: object) -> TrainingSetup:
+    # 2 completions per micro-batch x 2 micro-batches = 4 rows a step; rows of 48 = a 32-token prompt + 16 generated
+    base = dict(method="full", workload="grpo", micro_batch=2, grad_accumulation=2, seq_len=48, completion_tokens=16,
+                sequence_mode="fixed", generation_engine="vllm-colocate", vllm_memory_share=0.5, num_generations=4,
+                grad_checkpointing=False, attention="flash", optimizer="adamw")
+    return TrainingSetup(**{**base, **update})
+
+
+def _cost(t: TrainingSetup, capacity: float = 1e9, host: float = 0.0) -> gen.GenerationCost:
+    return gen.generation_cost(_tiny(), t, rate=1e12, bandwidth=1e9, host_step_seconds=host, capacity_bytes=capacity,
+                               link_bandwidth=1e9, activation_bytes_per_token=100.0)
+
+
+def test_sizes_by_hand() -> None:
+    arch = _tiny()
+    assert arch.parameter_count() == 202_048 and arch.layer_linear_params() == 73_728
+    assert gen.kv_bytes_per_token(arch) == 2 * 2 * 32 * 2  # K and V x 2 layers x kv_dim 32 x bf16
+    assert gen.generation_rows(_grpo()) == 4  # micro-batch 2 x accumulation 2 (generation_batch_size per GPU)
+    # every weight but the embedding, bf16: 73,728 x 2 + 64,320 x 2
+    assert gen.weight_bytes_read(arch, 4) == 276_096
+    # NF4 layers (QLoRA base handed to vLLM as bitsandbytes): 73,728 x 0.5 + 64,320 x 2
+    assert gen.weight_bytes_read(arch, 4, 0.5) == 73_728 * 0.5 + 128_640
+    assert gen.vllm_reserved_bytes(80 * 2**30, 0.3) == pytest.approx(24 * 2**30)
+
+
+def test_experts_a_decode_step_touches() -> None:
+    # 64 experts, 6 per token (DeepSeek-V2-Lite's routing): one token 6; two 64 x (1 - (58/64)^2) = 11.4375
+    assert gen.expected_experts_touched(64, 6, 1) == pytest.approx(6.0)
+    assert gen.expected_experts_touched(64, 6, 2) == pytest.approx(64 * (1 - (58 / 64) ** 2))
+    assert gen.expected_experts_touched(64, 6, 10_000) == pytest.approx(64.0)
+
+
+def test_colocated_vllm_step_by_hand() -> None:
+    # share 0.5 x 1e9 B; KV room = 5e8 - weights 404,096 (all 202,048 bf16) - one 4,096-token prefill chunk of
+    # 100 B/token (409,600): every row's 48 tokens x 256 B fits, one wave.
+    # A decode step over 4 rows at a mean context of 32 + 16/2 = 40: weights 276,096 B + KV 4 x 40 x 256 = 40,960 B
+    # = 317,056 B at 1e9 B/s = 317.056 us; FLOPs 2 x 138,048 x 4 + 4 x 4 x 40 x 64 x 2 = 1,186,304 at 1e12: 1.19 us.
+    # 16 steps: 5.072896 ms. Prefill 4 x 32 x (2 x 138,048 + 2 x 32 x 64 x 2) / 1e12 = 36.388864 us.
+    # Sync (full fine-tuning, one GPU): load_weights copies the weights, read and written: 2 x 404,096 / 1e9.
+    cost = _cost(_grpo())
+    assert cost.waves == 1 and cost.kv_fits == 4 and cost.engine_starts
+    assert cost.term.part("step_seconds") == pytest.approx(317_056 / 1e9)
+    assert cost.term.part("prefill_seconds") == pytest.approx(36_388_864 / 1e12)
+    assert cost.term.part("sync_seconds") == pytest.approx(2 * 404_096 / 1e9)
+    assert cost.seconds == pytest.approx(16 * 317_056 / 1e9 + 36_388_864 / 1e12 + 2 * 404_096 / 1e9)
+    assert cost.term.key == "generation" and cost.term.detail == "vllm-colocate"
+    assert "4 completions of 16 tokens after a 32-token prompt (vllm-colocate)" in render_formula(cost.term)
+
+
+def test_a_small_vllm_share_runs_in_waves_or_does_not_start() -> None:
+    # share = 832,128 B: KV room 832,128 - 404,096 - 409,600 = 18,432 B = 1.5 rows of 48 x 256 B: 1 row at a time,
+    # 4 waves; a step over 1 row reads 276,096 + 40 x 256 = 286,336 B
+    cost = _cost(_grpo(), capacity=2 * 832_128)
+    assert (cost.kv_fits, cost.waves) == (1, 4)
+    assert cost.term.part("decode_steps") == 64
+    assert cost.seconds - cost.term.part("prefill_seconds") - cost.term.part("sync_seconds") == \
+        pytest.approx(64 * 286_336 / 1e9)
+    notes = gen.generation_notes(cost, _grpo(), 2 * 832_128)
+    assert [(n.code, n.params["fits"], n.params["waves"]) for n in notes] == [("generation.vllm_waves", 1, 4)]
+    # a share below weights + prefill chunk: vLLM finds no memory for KV-cache blocks
+    small = _cost(_grpo(), capacity=1e6)
+    assert not small.engine_starts
+    assert [n.code for n in gen.generation_notes(small, _grpo(), 1e6)] == ["generation.vllm_no_kv"]
+
+
+def test_transformers_generate_is_bounded_by_the_host() -> None:
+    # eager model.generate: 1 ms of launches per decode step outlasts the 317 us roofline; no weight sync
+    t = _grpo(generation_engine="transformers")
+    cost = _cost(t, host=1e-3)
+    assert cost.term.part("step_seconds") == pytest.approx(1e-3)
+    assert cost.term.part("sync_seconds") == 0.0
+    assert cost.seconds == pytest.approx(16e-3 + 36_388_864 / 1e12)
+
+
+def test_vllm_server_generates_every_trainers_rows_and_broadcasts_the_weights() -> None:
+    t = _grpo(generation_engine="vllm-server", num_gpus=2, sharding="ddp")
+    cost = _cost(t)
+    assert cost.term.part("rows") == 8  # 2 GPUs x 4
+    assert cost.term.part("sync_seconds") == pytest.approx(404_096 / 1e9)  # one broadcast over the link
+
+
+def test_trl_semantics_of_the_workload() -> None:
+    t = _grpo()
+    assert wl.rows_per_example(t) == 4  # a prompt yields num_generations rows
+    assert wl.policy_rows(t) == 2  # per_device_train_batch_size counts completions
+    assert wl.logit_positions(t) == 16  # logits_to_keep = the completion
+    assert wl.reference_kind(t) == "none" and wl.nograd_passes(t) == (0, 1)  # beta 0; vLLM's old log-probs
+    assert wl.nograd_passes(_grpo(generation_engine="transformers")) == (0, 0)
+    lora = _grpo(method="lora", kl_beta=0.04, generation_engine="transformers")
+    assert wl.reference_kind(lora) == "shared" and wl.nograd_passes(lora) == (1, 0)
+    assert wl.reference_kind(_grpo(kl_beta=0.04)) == "copy"
+    with pytest.raises(ValidationError, match="completion_tokens"):
+        _grpo(completion_tokens=48)
+
+
+def test_trl_rules_are_noted() -> None:
+    codes = [n.code for n in wl.plan_notes(_grpo(micro_batch=3, grad_accumulation=1))]
+    assert "generation.divisible" in codes  # 3 completions a step, num_generations 4
+    assert "generation.divisible" not in [n.code for n in wl.plan_notes(_grpo())]
+    server = [n.params for n in wl.plan_notes(_grpo(generation_engine="vllm-server", vllm_server_gpus=2))
+              if n.code == "generation.server_gpus"]
+    assert server == [{"n": 2, "trainers": 1}]
+    assert "generation.kl_reference" in [n.code for n in wl.plan_notes(_grpo(kl_beta=0.1))]
+    for code in ("generation.vllm_no_kv", "generation.vllm_waves", "generation.divisible", "generation.server_gpus",
+                 "generation.kl_reference"):
+        assert code in NOTES
+    for key in ("generation", "vllm_share", "generation_cache"):
+        assert key in FORMULAS
+
+
+def test_memory_holds_the_colocated_share_and_logits_of_the_completion_only() -> None:
+    t = _grpo()
+    mem, _ = estimate_memory(_tiny(), t, GPU)
+    share = 0.5 * 80 * 2**30
+    assert mem.component("generation").bytes == pytest.approx(share)  # at every moment: vLLM keeps its share
+    assert mem.component("generation").terms[0].key == "vllm_share"
+    # the loss side counts 2 rows x 16 completion positions, not 2 x 48
+    terms = mem.component("logits").terms
+    assert terms and all(term.part("tokens") == 32 for term in terms if term.key == "policy_logps")
+    # sleep mode: the share only while generating, next to weights and optimizer states: that moment is the peak
+    asleep, _ = estimate_memory(_tiny(), _grpo(vllm_sleep=True), GPU)
+    assert asleep.peak_phase == "generation" and asleep.component("generation").bytes == pytest.approx(share)
+    # model.generate: its KV cache for all the step's rows at once, 1 x 256 rows of 48 tokens x 256 B = 3,145,728 B,
+    # beside weights and optimizer states; with one row per micro-batch that moment outgrows the training step
+    hf, _ = estimate_memory(_tiny(), _grpo(generation_engine="transformers", micro_batch=1, grad_accumulation=256), GPU)
+    assert hf.peak_phase == "generation"
+    assert hf.component("generation").bytes == 256 * 48 * 256
+    assert hf.component("generation").terms[0].key == "generation_cache"
+
+
+def test_step_time_adds_the_generation_and_counts_logits_over_the_completion() -> None:
+    t = _grpo()
+    st = step_time(_tiny(), t, GPU, 48.0)
+    assert st.generation is not None and st.term("generation").value == pytest.approx(st.generation.seconds)
+    assert st.seconds == pytest.approx(sum(term.value for term in st.terms))
+    # the policy's log-prob kernels over 2 rows x 16 positions x 1,000 logits x (13 + 11) passes x 2 B
+    ce = st.term("other_kernels").part("cross_entropy_bytes")
+    assert ce == pytest.approx(2 * 16 * 1000 * 24 * 2)
+    # vLLM sampled, so the policy's old log-probs: one no-grad pass
+    assert st.term("reference").part("passes") == 1
+
+
+def _cli(*args: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--json", "--model", "llama-3.1-8b",
+                           "--gpu", "h100_sxm", "--method", "lora", "--micro-batch", "8", "--seq-len", "1024",
+                           "--workload", "grpo", *args], capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(proc.stdout)[0]
+
+
+def test_cli_grpo_in_a_subprocess() -> None:
+    d = _cli("--generation-engine", "vllm-colocate", "--completion-tokens", "512", "--vllm-memory-share", "0.4")
+    assert d["workload"]["grpo"]["prompt_tokens"] == 512 and d["workload"]["rows_per_example"] == 8
+    assert "generation" in d["time"]["step_seconds"]["parts"]
+    # H100 SXM5: 79.65 GiB x 0.4
+    assert d["memory"]["components"]["generation"] == pytest.approx(0.4 * 79.65 * 2**30, rel=1e-3)
+    server = _cli("--generation-engine", "vllm-server", "--vllm-server-gpus", "1")
+    local = _cli("--generation-engine", "vllm-server", "--vllm-server-gpus", "3")
+    # billed GPUs: 1 + 1 against 1 + 3 for the same hours
+    assert local["cost"]["gpu_usd"] == pytest.approx(server["cost"]["gpu_usd"] * 2, rel=1e-6)
+    bad = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "grpo", "--seq-len", "256",
+                          "--completion-tokens", "512"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "completion_tokens" in bad.stderr
