@@ -1529,6 +1529,10 @@ Please attach that file when you report the problem.</source>
         <translation>参考模型前向</translation>
     </message>
     <message>
+        <source>Generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
         <source>at the end of the backward pass</source>
         <translation>在反向传播结束时</translation>
     </message>
@@ -1547,6 +1551,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>while the backward pass reaches the tied embedding</source>
         <translation>反向传播到达共享（绑定）的词嵌入时</translation>
+    </message>
+    <message>
+        <source>while the completions are generated</source>
+        <translation>在生成补全时</translation>
     </message>
     <message>
         <source>Allocated plus the caching allocator&apos;s cached and fragmented blocks: torch.cuda.max_memory_reserved() on this GPU.</source>
@@ -4259,6 +4267,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>参考模型</translation>
     </message>
     <message>
+        <source>Generation (vLLM / KV cache)</source>
+        <translation>生成（vLLM / KV 缓存）</translation>
+    </message>
+    <message>
         <source>fits, {spare} spare</source>
         <translation>放得下，剩余 {spare}</translation>
     </message>
@@ -4362,10 +4374,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>奖励模型</translation>
     </message>
     <message>
-        <source>What is trained, as TRL&apos;s trainers run it: preference pairs are two rows per example (chosen and rejected); DPO and KTO also run a reference model</source>
-        <translation>训练什么，按 TRL 训练器的方式运行：偏好对每个样本有两行（选中与拒绝）；DPO 和 KTO 还要运行一个参考模型</translation>
-    </message>
-    <message>
         <source>Reference model</source>
         <translation>参考模型</translation>
     </message>
@@ -4388,6 +4396,66 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Where DPO&apos;s and KTO&apos;s reference log-probs come from: a LoRA policy serves as its own reference with the adapters off; full fine-tuning loads a frozen copy; precompute_ref_log_probs runs one pass over the data first and needs no reference during training</source>
         <translation>DPO 和 KTO 的参考对数概率从哪里来：LoRA 策略模型关闭适配器后充当自己的参考；全量微调会加载一个冻结副本；precompute_ref_log_probs 先遍历一遍数据，训练期间不需要参考模型</translation>
+    </message>
+    <message>
+        <source>num_generations: each prompt gets this many completions; the micro-batch counts completions, the dataset&apos;s examples are prompts</source>
+        <translation>num_generations：每个提示生成这么多条补全；微批次按补全计数，数据集的样本是提示</translation>
+    </message>
+    <message>
+        <source>Completion length</source>
+        <translation>补全长度</translation>
+    </message>
+    <message>
+        <source>max_completion_length: tokens generated per completion; the sequence length holds the prompt and the completion</source>
+        <translation>max_completion_length：每条补全生成的 token 数；序列长度包含提示和补全</translation>
+    </message>
+    <message>
+        <source>Generation</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>The training model (model.generate)</source>
+        <translation>训练模型本身（model.generate）</translation>
+    </message>
+    <message>
+        <source>vLLM on the training GPUs (colocate)</source>
+        <translation>训练 GPU 上的 vLLM（同卡部署）</translation>
+    </message>
+    <message>
+        <source>vLLM server on GPUs of its own</source>
+        <translation>独立 GPU 上的 vLLM 服务器</translation>
+    </message>
+    <message>
+        <source>How the completions are generated: TRL&apos;s default runs the training model&apos;s generate; a colocated vLLM engine shares each card; a vLLM server runs on extra GPUs, billed with the training GPUs</source>
+        <translation>补全的生成方式：TRL 默认调用训练模型的 generate；同卡部署的 vLLM 引擎与训练共享每张卡；vLLM 服务器运行在额外的 GPU 上，与训练 GPU 一并计费</translation>
+    </message>
+    <message>
+        <source>vllm_gpu_memory_utilization: the share of each card&apos;s memory the colocated engine takes for its weights, KV cache and CUDA graphs</source>
+        <translation>vllm_gpu_memory_utilization：同卡部署的引擎为其权重、KV 缓存和 CUDA 图占用的每张卡显存份额</translation>
+    </message>
+    <message>
+        <source>vLLM sleeps while training</source>
+        <translation>训练时让 vLLM 休眠</translation>
+    </message>
+    <message>
+        <source>vllm_enable_sleep_mode: the engine frees its memory during training and wakes for each generation</source>
+        <translation>vllm_enable_sleep_mode：引擎在训练期间释放显存，每次生成时再唤醒</translation>
+    </message>
+    <message>
+        <source>vLLM server GPUs</source>
+        <translation>vLLM 服务器 GPU 数</translation>
+    </message>
+    <message>
+        <source>GPUs the vLLM server runs on, of the same kind as the training GPUs</source>
+        <translation>vLLM 服务器使用的 GPU 数量，型号与训练 GPU 相同</translation>
+    </message>
+    <message>
+        <source>KL coefficient (beta)</source>
+        <translation>KL 系数（beta）</translation>
+    </message>
+    <message>
+        <source>beta: 0 (TRL&apos;s default) loads no reference model; above 0 a reference runs over every batch</source>
+        <translation>beta：为 0（TRL 默认值）时不加载参考模型；大于 0 时参考模型在每个批次上运行</translation>
     </message>
     <message>
         <source>Adapter rank; adapter size grows linearly with r</source>
@@ -4448,6 +4516,22 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Train embeddings and LM head too</source>
         <translation>同时训练嵌入层和 LM head</translation>
+    </message>
+    <message>
+        <source>GRPO (generates its completions)</source>
+        <translation>GRPO（自行生成补全）</translation>
+    </message>
+    <message>
+        <source>What is trained, as TRL&apos;s trainers run it: preference pairs are two rows per example (chosen and rejected); DPO and KTO also run a reference model; GRPO generates several completions per prompt every step and trains on them</source>
+        <translation>训练什么，按 TRL 训练器的实际运行方式：偏好对每个样本有两行（选中与拒绝）；DPO 和 KTO 还会运行参考模型；GRPO 每步为每个提示生成多条补全并在其上训练</translation>
+    </message>
+    <message>
+        <source>Completions (per prompt)</source>
+        <translation>补全数（每个提示）</translation>
+    </message>
+    <message>
+        <source>vLLM share of the card (0-1)</source>
+        <translation>vLLM 占用的显存份额（0-1）</translation>
     </message>
     <message>
         <source>Needed when adding tokens; costs gradients and optimizer states for the embeddings</source>

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 LEFT = Qt.MouseButton.LeftButton
@@ -96,3 +97,45 @@ def test_auto_buckets_show_what_they_resolve_to(window):
     assert reduce.placeholderText().startswith("500M")
     assert store.set_field("training.deepspeed_auto_buckets", True)
     assert reduce.placeholderText().startswith("16,777,216") and prefetch.placeholderText().startswith("15,099,494")
+
+
+def test_grpo_rows_appear_for_grpo_and_follow_the_engine(window, qtbot):
+    """#18 GRPO in the GUI: its rows are hidden for every other workload; choosing GRPO shows completions per prompt,
+    completion length, generation and beta; the vLLM share and sleep only for a colocated engine, the server's GPUs
+    only for a server; a colocated engine puts its share of the card in the bar and a generation term in the step."""
+    panel = window.method_panel
+    window.show()
+    qtbot.waitExposed(window)
+    grpo_rows = ("training.num_generations", "training.completion_tokens", "training.generation_engine",
+                 "training.kl_beta")
+    for path in (*grpo_rows, "training.vllm_memory_share", "training.vllm_server_gpus"):
+        assert not panel.fields[path].widget.isVisible()
+    assert panel.fields["training.reference_model"].widget.isVisible()
+    work = panel.fields["training.workload"].widget
+    work.setCurrentIndex(work.findData("grpo"))
+    t = window.store.scenario.training
+    assert t.workload == "grpo"
+    for path in grpo_rows:
+        assert panel.fields[path].widget.isVisible()
+    assert not panel.fields["training.reference_model"].widget.isVisible()
+    assert not panel.fields["training.vllm_memory_share"].widget.isVisible()
+    engine = panel.fields["training.generation_engine"].widget
+    engine.setCurrentIndex(engine.findData("vllm-colocate"))
+    assert panel.fields["training.vllm_memory_share"].widget.isVisible()
+    assert not panel.fields["training.vllm_server_gpus"].widget.isVisible()
+    share = panel.fields["training.vllm_memory_share"].widget
+    share.setValue(0.4)
+    share.editingFinished.emit()
+    result = window.store.result
+    # the default card (RTX 4090, 23.99 GiB) x 0.4
+    assert result.memory.component("generation").bytes == pytest.approx(0.4 * window.store.scenario.gpu.memory_gib
+                                                                        * 2**30)
+    assert "generation" in window.vram_chart.segments
+    assert result.time.term("generation").value > 0
+    engine.setCurrentIndex(engine.findData("vllm-server"))
+    assert panel.fields["training.vllm_server_gpus"].widget.isVisible()
+    assert not panel.fields["training.vllm_memory_share"].widget.isVisible()
+    # a completion as long as the row is refused at the field; the last good plan stays
+    assert not window.store.set_field("training.completion_tokens", window.store.scenario.training.seq_len)
+    assert panel.fields["training.completion_tokens"].message.isVisible()
+    assert window.store.scenario.training.completion_tokens == 512

@@ -60,6 +60,7 @@ COMPONENT_COLORS: dict[str, str] = {
     "allocator": "#b8b8b8",
     "cuda_context": "#6d6d6d",
     "reference": "#c9a227",
+    "generation": "#2a9d8f",
 }
 #: Labels by ledger key, in the UI language when looked up (the legend and the tooltips).
 COMPONENT_LABELS = i18n.COMPONENT_LABELS

@@ -108,6 +108,7 @@ class _Field:
         self.path, self.widget, self.label, self.write = path, widget, label, write
         self.message, self.container = message, container
         self.base_tooltip = widget.toolTip()
+        self.form: QFormLayout | None = None
 
 
 class FieldPanel(QGroupBox):
@@ -205,6 +206,7 @@ class FieldPanel(QGroupBox):
             text.setBuddy(widget)
             self.form.addRow(text, container)
         self.fields[path] = _Field(path, widget, label, write, message, container)
+        self.fields[path].form = self.form
         if self._main_form is not None:
             self.advanced_paths.add(path)
         return widget
@@ -332,6 +334,12 @@ class FieldPanel(QGroupBox):
 
     def update_enabled(self, scenario: Scenario) -> None:
         """Enable or disable controls that only apply to some scenarios (override in panels)."""
+
+    def set_row_visible(self, path: str, visible: bool) -> None:
+        """Show or hide a bound control's whole row (label and field): rows that only one kind of plan uses
+        (GRPO's generation settings) stay out of the way of every other plan."""
+        field = self.fields[path]
+        field.form.setRowVisible(field.container, visible)
 
     def set_enabled(self, path: str, enabled: bool, why: str = "") -> None:
         """Enable a bound control; when disabled, its tooltip says why."""

@@ -399,6 +399,7 @@ COMPONENT_LABELS = TranslatedLabels("Memory", {
     "allocator": QT_TRANSLATE_NOOP("Memory", "Allocator overhead"),
     "cuda_context": QT_TRANSLATE_NOOP("Memory", "CUDA context"),
     "reference": QT_TRANSLATE_NOOP("Memory", "Reference model"),
+    "generation": QT_TRANSLATE_NOOP("Memory", "Generation (vLLM / KV cache)"),
 })  # fmt: skip
 
 #: Run phases (``TimeEstimate.phases`` keys, ``CostPoint.phase``).
@@ -477,6 +478,7 @@ TERM_LABELS = TranslatedLabels("Explain", {
     "offload": QT_TRANSLATE_NOOP("Explain", "CPU offload"),
     "fixed": QT_TRANSLATE_NOOP("Explain", "Host overhead"),
     "reference": QT_TRANSLATE_NOOP("Explain", "Reference forward"),
+    "generation": QT_TRANSLATE_NOOP("Explain", "Generation"),
 })  # fmt: skip
 
 #: The moment that sets the memory peak (``MemoryEstimate.peak_phase``), as a phrase.
@@ -488,6 +490,7 @@ PEAK_PHASE_TEXTS = TranslatedLabels("Explain", {
     "last layer backward": QT_TRANSLATE_NOOP("Explain", "while the backward pass runs through the last layer"),
     "optimizer step": QT_TRANSLATE_NOOP("Explain", "during the optimizer step"),
     "embedding backward": QT_TRANSLATE_NOOP("Explain", "while the backward pass reaches the tied embedding"),
+    "generation": QT_TRANSLATE_NOOP("Explain", "while the completions are generated"),
 })  # fmt: skip
 
 

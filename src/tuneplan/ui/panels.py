@@ -213,9 +213,10 @@ class MethodPanel(FieldPanel):
         self.add_choice("training.workload", self.tr("Workload"), [
             ("sft", self.tr("Supervised fine-tuning")), ("dpo", self.tr("DPO / IPO (preference pairs)")),
             ("orpo", self.tr("ORPO / CPO / SimPO (pairs, no reference)")), ("kto", self.tr("KTO (unpaired)")),
-            ("reward", self.tr("Reward model"))],
+            ("reward", self.tr("Reward model")), ("grpo", self.tr("GRPO (generates its completions)"))],
             tip=self.tr("What is trained, as TRL's trainers run it: preference pairs are two rows per example "
-                        "(chosen and rejected); DPO and KTO also run a reference model"))
+                        "(chosen and rejected); DPO and KTO also run a reference model; GRPO generates several "
+                        "completions per prompt every step and trains on them"))
         self.add_choice("training.reference_model", self.tr("Reference model"), [
             (None, self.tr("As TRL chooses (LoRA: shared; full: a copy)")),
             ("shared", self.tr("The policy with adapters disabled")), ("copy", self.tr("A frozen copy in memory")),
@@ -223,6 +224,31 @@ class MethodPanel(FieldPanel):
             tip=self.tr("Where DPO's and KTO's reference log-probs come from: a LoRA policy serves as its own reference "
                         "with the adapters off; full fine-tuning loads a frozen copy; precompute_ref_log_probs runs "
                         "one pass over the data first and needs no reference during training"))
+        # GRPO (TRL GRPOConfig; core/generation.py): shown only for GRPO plans
+        self.add_int("training.num_generations", self.tr("Completions (per prompt)"), 2, 4096,
+                     tip=self.tr("num_generations: each prompt gets this many completions; the micro-batch counts "
+                                 "completions, the dataset's examples are prompts"))
+        self.add_int("training.completion_tokens", self.tr("Completion length"), 1, 10_000_000, suffix=" tokens",
+                     tip=self.tr("max_completion_length: tokens generated per completion; the sequence length holds "
+                                 "the prompt and the completion"))
+        self.add_choice("training.generation_engine", self.tr("Generation"), [
+            ("transformers", self.tr("The training model (model.generate)")),
+            ("vllm-colocate", self.tr("vLLM on the training GPUs (colocate)")),
+            ("vllm-server", self.tr("vLLM server on GPUs of its own"))],
+            tip=self.tr("How the completions are generated: TRL's default runs the training model's generate; a "
+                        "colocated vLLM engine shares each card; a vLLM server runs on extra GPUs, billed with the "
+                        "training GPUs"))
+        self.add_float("training.vllm_memory_share", self.tr("vLLM share of the card (0-1)"), 0.01, 0.99, decimals=2,
+                       step=0.05, tip=self.tr("vllm_gpu_memory_utilization: the share of each card's memory the "
+                                              "colocated engine takes for its weights, KV cache and CUDA graphs"))
+        self.add_check("training.vllm_sleep", self.tr("vLLM sleeps while training"),
+                       tip=self.tr("vllm_enable_sleep_mode: the engine frees its memory during training and wakes "
+                                   "for each generation"))
+        self.add_int("training.vllm_server_gpus", self.tr("vLLM server GPUs"), 1, 1024,
+                     tip=self.tr("GPUs the vLLM server runs on, of the same kind as the training GPUs"))
+        self.add_float("training.kl_beta", self.tr("KL coefficient (beta)"), 0.0, 1000.0, decimals=3, step=0.01,
+                       tip=self.tr("beta: 0 (TRL's default) loads no reference model; above 0 a reference runs over "
+                                   "every batch"))
         self.add_choice("training.method", self.tr("Method"), [
             ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))
@@ -272,6 +298,14 @@ class MethodPanel(FieldPanel):
         FP32 master weights not for QLoRA; the reference model only for DPO and KTO."""
         t = scenario.training
         self.set_enabled("training.reference_model", t.workload in {"dpo", "kto"}, self.tr("Only for DPO and KTO"))
+        grpo = t.workload == "grpo"
+        self.set_row_visible("training.reference_model", not grpo)
+        for path in ("training.num_generations", "training.completion_tokens", "training.generation_engine",
+                     "training.kl_beta"):
+            self.set_row_visible(path, grpo)
+        self.set_row_visible("training.vllm_memory_share", grpo and t.generation_engine == "vllm-colocate")
+        self.set_row_visible("training.vllm_sleep", grpo and t.generation_engine == "vllm-colocate")
+        self.set_row_visible("training.vllm_server_gpus", grpo and t.generation_engine == "vllm-server")
         lora = t.method in {"lora", "qlora"}
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
                      "training.lora_targets", "training.trainable_embeddings"):
