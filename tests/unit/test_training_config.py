@@ -395,3 +395,23 @@ def test_llamafactory_ref_model_is_a_reference_copy():
     r = map_training_config({"model_name_or_path": "m", "stage": "dpo", "finetuning_type": "lora",
                              "pref_loss": ["orpo"]})
     assert any(i.key == "pref_loss" and i.status == "unsupported" for i in r.items)
+
+
+@pytest.mark.parametrize(("targets", "preset", "code"), [
+    # DeepSeek-V2-Lite's q_proj (no q_lora_rank) and the projection the values come from: the q_v preset exactly
+    ("q_proj,kv_b_proj", "q_v", "config.taken"),
+    (["q_a_proj", "q_b_proj", "kv_b_proj"], "q_v", "config.taken"),  # V2/V3's low-rank query path
+    (["kv_b_proj"], "q_v", "config.approx"),  # covered by q_v, not all of it
+    ("q_a_proj,q_b_proj,kv_a_proj_with_mqa,kv_b_proj,o_proj", "qkvo", "config.taken"),  # every attention projection
+    ("kv_a_proj_with_mqa,o_proj", "qkvo", "config.approx"),
+    ("q_proj,kv_a_proj_with_mqa,kv_b_proj,o_proj,gate_proj,up_proj,down_proj", "all-linear", "config.taken"),
+    ("kv_b_proj,down_proj", "all-linear", "config.approx"),
+])
+def test_lora_targets_naming_multi_head_latent_attention(targets, preset, code):
+    """#23/#17: a LoRA target list of an MLA model (DeepSeek-V2/V3 module names, as core/memory.py MLA_TARGETS
+    defines the presets) maps onto the preset, exactly or as the nearest one that covers it; before, it was
+    reported as unsupported."""
+    r = map_training_config({"finetuning_type": "lora", "lora_target": targets, "stage": "sft"}, "llamafactory")
+    item = next(i for i in r.items if i.key == "lora_target")
+    assert r.updates["training.lora_targets"] == preset
+    assert item.status == "taken" and item.note.code == code

@@ -311,6 +311,13 @@ _OPTIMIZERS = {
 _LINEAR = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}
 _ATTN = {"q_proj", "k_proj", "v_proj", "o_proj"}
 _MLP = {"gate_proj", "up_proj", "down_proj"}
+#: Multi-head latent attention's projections (DeepSeek-V2/V3, transformers ``DeepseekV2Attention``) and the lists that
+#: are exactly a preset of ``core/memory.py`` ``MLA_TARGETS`` (q_v: the query path and ``kv_b_proj``; qkvo: every
+#: attention projection), for V2-Lite's plain ``q_proj`` and the others' ``q_a_proj``/``q_b_proj``
+_MLA = {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"}
+_MLA_Q_V = (frozenset({"q_proj", "kv_b_proj"}), frozenset({"q_a_proj", "q_b_proj", "kv_b_proj"}))
+_MLA_QKVO = (frozenset({"q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}),
+             frozenset({"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}))
 
 
 def _targets(b: _Builder, key: str, value: Any) -> None:
@@ -327,6 +334,9 @@ def _targets(b: _Builder, key: str, value: Any) -> None:
         b.take(key, value, "training.lora_targets", "all-linear")
         return
     wanted = {_LINEAR.get(n, n) for n in names}
+    if wanted & _MLA and wanted <= _ATTN | _MLA | _MLP:
+        _mla_targets(b, key, value, frozenset(wanted))
+        return
     if not wanted <= _ATTN | _MLP:
         b.unsupported(key, value, "config.unknown_value")
         return
@@ -339,6 +349,20 @@ def _targets(b: _Builder, key: str, value: Any) -> None:
         b.take(key, value, "training.lora_targets", "qkvo", code="config.approx")
     else:
         b.take(key, value, "training.lora_targets", "all-linear", code="config.approx")
+
+
+def _mla_targets(b: _Builder, key: str, value: Any, wanted: frozenset[str]) -> None:
+    """Target lists naming multi-head latent attention's projections: exactly a preset (``_MLA_Q_V``,
+    ``_MLA_QKVO``, either with every MLP projection for ``all-linear``), else the nearest preset that covers them."""
+    attn, mlp = wanted - _MLP, wanted & _MLP
+    if mlp:
+        exact = mlp == _MLP and attn in _MLA_QKVO
+        b.take(key, value, "training.lora_targets", "all-linear", code="config.taken" if exact else "config.approx")
+    elif any(attn <= q_v for q_v in _MLA_Q_V):
+        b.take(key, value, "training.lora_targets", "q_v", code="config.taken" if attn in _MLA_Q_V else "config.approx")
+    else:
+        b.take(key, value, "training.lora_targets", "qkvo",
+               code="config.taken" if attn in _MLA_QKVO else "config.approx")
 
 
 def _modules_to_save(b: _Builder, key: str, value: Any) -> None:
