@@ -1272,6 +1272,10 @@ Please attach that file when you report the problem.</source>
         <translation>吞吐量</translation>
     </message>
     <message>
+        <source> + {p} forward passes without gradients × (2N + 4·L·d·s): the reference model&apos;s or the policy&apos;s log-probs</source>
+        <translation> + {p} 次无梯度的前向计算 × (2N + 4·L·d·s)：参考模型或策略模型的对数概率</translation>
+    </message>
+    <message>
         <source>{tps} tokens/s per GPU</source>
         <translation>每块 GPU {tps} token/秒</translation>
     </message>
@@ -6639,6 +6643,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>KL 系数 {beta}：TRL 会加载参考模型（LoRA/QLoRA 下为禁用适配器的策略模型，否则为冻结的副本），并在每个批次上运行它</translation>
     </message>
     <message>
+        <source>GRPO rows are a prompt and its completion at full length, padded as TRL&apos;s GRPOTrainer pads them (it neither packs nor trims rows): the {mode} sequence mode is estimated as fixed rows of the sequence length, num_generations per prompt</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>vLLM server mode: generation runs on {n} more GPU(s) beside the {trainers} training GPU(s); they are billed with them</source>
         <translation>vLLM 服务器模式：生成在 {trainers} 块训练 GPU 之外的另外 {n} 块 GPU 上运行，这些 GPU 一并计费</translation>
     </message>
@@ -7203,7 +7211,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>Units</name>
     <message>
         <source>{n} min</source>
-        <extracomment>Widths (px) the columns start at; the GPU column takes what is left.</extracomment>
+        <extracomment>Widths (px) the columns start at; the GPU column takes what is left. The GPU column stretches over what the others leave, but never below this: on a 1024-pixel screen the rest left it 16 px (&quot;…&quot; for every name); the table scrolls sideways instead.</extracomment>
         <translation>{n} 分钟</translation>
     </message>
     <message>

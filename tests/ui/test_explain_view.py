@@ -168,3 +168,19 @@ def test_one_line_per_step_term_adding_up_to_the_step(window, qtbot, method):
     assert "an output" in lines[names.index("MFU")].formula
     wall = lines[names.index("Wall clock")]
     assert "likely" in wall.formula
+
+
+def test_flops_line_reads_back_the_row_under_no_grad_passes_and_latent_attention(window):
+    """The FLOPs-per-token line inverts the estimate for s: with a DPO reference forward (one pass without
+    gradients, 2N + 4·L·d·s more) and on DeepSeek-V2-Lite (query/key 192 and value 128 per head: d is their mean,
+    16 x (192 + 128) / 2 = 2,560) it still reads back the 2,048-token row and names the passes."""
+    store = window.store
+    assert store.set_fields({"training.method": "lora", "training.seq_len": 2048, "training.sequence_mode": "packed",
+                             "training.workload": "dpo"})
+    line = {ln.name: ln for ln in time_lines(store.scenario, store.result)}["FLOPs per token"]
+    assert "× 2,048 (N weights" in line.formula
+    assert "+ 1 forward passes without gradients × (2N + 4·L·d·s)" in line.formula
+    assert store.set_model("deepseek-v2-lite")
+    assert store.set_field("training.workload", "sft")
+    line = {ln.name: ln for ln in time_lines(store.scenario, store.result)}["FLOPs per token"]
+    assert "× 2,560 × 2,048 (N weights" in line.formula

@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tuneplan.core import workload as wl
 from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
@@ -257,8 +258,12 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
     # FLOPs per token: 6N (full) or 4N (LoRA, QLoRA) + 12·L·d·s; s read back from the estimate
     n = float(a.matmul_params_per_token())
     k = 6 if t.method == "full" else 4
-    layers, width = a.num_attention_layers, a.q_dim
-    seq = (tm.flops_per_token - k * n) / (12.0 * layers * width) if layers and width else 0.0
+    # d: the mean of the query/key and value widths (they differ under multi-head latent attention); p: forward
+    # passes without gradients per trained token (DPO/KTO reference, GRPO's old log-probs), each 2N + 4·L·d·s
+    layers, width = a.num_attention_layers, (a.q_dim + a.attn_out_dim) / 2.0
+    passes = sum(wl.nograd_passes(t))
+    seq = ((tm.flops_per_token - (k + 2 * passes) * n) / ((12.0 + 4.0 * passes) * layers * width)
+           if layers and width else 0.0)
     lines.append(
         Line(
             translate("Explain", "FLOPs per token"),
@@ -272,7 +277,7 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
                 k=k,
                 n=_count(n),
                 L=layers,
-                d=f"{width:,}",
+                d=f"{width:,.0f}",
                 s=f"{seq:,.0f}",
                 why=translate("Explain", "forward, backward and weight gradients")
                 if k == 6
@@ -280,7 +285,8 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
                                           "mixed FSDP units compute are wasted work, in the time below")
                 if t.frozen_weight_grads
                 else translate("Explain", "forward and activation gradients; frozen weights get none"),
-            ),
+            ) + (translate("Explain", " + {p} forward passes without gradients × (2N + 4·L·d·s): the reference "
+                                      "model's or the policy's log-probs").format(p=passes) if passes else ""),
             tip=translate(
                 "Explain",
                 "Model FLOPs (what MFU counts). Gradient checkpointing adds a recomputed forward, "
