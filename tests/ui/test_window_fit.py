@@ -130,3 +130,41 @@ def test_limits_legend_is_under_the_axis_not_over_the_now_and_limit_markers(wind
     assert _off_the_plot(chart)
     for line in (chart.current_line, chart.limit_line, chart.capacity_line):
         assert not chart.legend.sceneBoundingRect().intersects(line.label.sceneBoundingRect())
+
+
+# -- a 1024x640 screen (issue #21): the window fits it, Compare GPUs' rows wrap instead of widening it ----------
+
+def _inside(widget, parent) -> bool:
+    """``widget`` lies wholly inside ``parent`` and has at least the room it asks for."""
+    top_left = widget.mapTo(parent, QPoint(0, 0))
+    return (top_left.x() >= 0 and top_left.x() + widget.width() <= parent.width()
+            and widget.width() >= widget.minimumSizeHint().width())
+
+
+def test_window_opens_at_the_size_of_a_1024x640_screen_and_compare_gpus_rows_wrap(window, qtbot):
+    from tuneplan.ui.app import initial_size
+
+    # the form (483 px) beside Compare GPUs' one-row toolbar (725 px) and legend row (779 px) made it 1286 px
+    assert window.minimumSizeHint().width() <= 1024, window.minimumSizeHint()
+    window.resize(*initial_size(1024, 640))
+    window.tabs.setCurrentWidget(window.gpu_compare)
+    qtbot.wait(50)
+    assert window.width() == 1024
+    view = window.gpu_compare
+    top = [view.budget, view.fits_only, view.chart_cheapest, view.clear_chart, view.edit_prices]
+    bottom = [*view.legend, view.use_button, view.find_setup]
+    for w in top + bottom:
+        assert _inside(w, view), (w, w.mapTo(view, QPoint(0, 0)), w.width(), view.width())
+    # the rows went to two lines each rather than run off the window's right edge
+    assert len(view.top_row.lines(view.top_row.geometry().width())) == 2
+    assert len(view.bottom_row.lines(view.bottom_row.geometry().width())) == 2
+    assert view.find_setup.geometry().bottom() < view.note.geometry().top()  # the wrapped row pushes the note down
+    # the GPU column keeps a readable width (the squeezed table left it 16 px: '…' for every name)
+    from tuneplan.ui.gpu_compare import GPU, GPU_COLUMN_MIN
+
+    assert view.table.columnWidth(GPU) >= GPU_COLUMN_MIN
+    # on a wide window they are one line again, the buttons right-aligned
+    window.resize(1400, 900)
+    qtbot.wait(50)
+    assert len(view.top_row.lines(view.top_row.geometry().width())) == 1
+    assert view.edit_prices.mapTo(view, QPoint(0, 0)).x() + view.edit_prices.width() >= view.width() - 12

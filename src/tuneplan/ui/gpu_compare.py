@@ -54,6 +54,7 @@ from tuneplan.catalog.prices import PriceEntry, billed_gpus, plan_usd_per_gpu_ho
 from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuComparisonRow, compare_gpus
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
+from tuneplan.ui.flow_layout import FlowLayout
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_number, plain_usd
 from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
 
@@ -114,6 +115,9 @@ MUTED_FG = QColor("#8a8a8a")
 CHEAPEST_BADGE = QT_TRANSLATE_NOOP("GpuComparisonModel", "★ cheapest")  # shown translated
 #: Widths (px) the columns start at; the GPU column takes what is left.
 _WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 104, PEAK: 56, HOURS: 60, ON_DEMAND: 84, SPOT: 76, DATE: 100}
+#: The GPU column stretches over what the others leave, but never below this: on a 1024-pixel screen the rest left
+#: it 16 px ("…" for every name); the table scrolls sideways instead.
+GPU_COLUMN_MIN = 150
 
 
 def _usd(x: float) -> str:
@@ -695,12 +699,18 @@ class GpuCompareView(QWidget):
         self.find_setup.clicked.connect(self.open_setup_search)
         self.setup_search: Any = None
 
-        top = QHBoxLayout()
-        top.addWidget(budget_label)
-        top.addWidget(self.budget)
+        # The budget, the filter and the buttons wrap onto a second line on a narrow window: in one row they
+        # needed 725 px and kept the window wider than a 1024-pixel screen (issue #21).
+        budget_box = QWidget()
+        budget_row = QHBoxLayout(budget_box)
+        budget_row.setContentsMargins(0, 0, 0, 0)
+        budget_row.addWidget(budget_label)
+        budget_row.addWidget(self.budget)
+        self.top_row = top = FlowLayout()
+        top.addWidget(budget_box)
         top.addSpacing(12)
         top.addWidget(self.fits_only)
-        top.addStretch(1)
+        top.addStretch()
         top.addWidget(self.chart_cheapest)
         top.addWidget(self.clear_chart)
         top.addWidget(self.edit_prices)
@@ -740,12 +750,13 @@ class GpuCompareView(QWidget):
         self.use_button.clicked.connect(self.use_selected)
         cheapest, fastest = self.tr("★ cheapest that fits"), self.tr("⚡ fastest within the budget")
         plan_gpu, yours = self.tr("your plan's GPU"), self.tr("your price")
-        self.legend = QLabel(
-            f"<span style='background:{CHEAPEST_BG.name()}'>&nbsp;{cheapest}&nbsp;</span>&nbsp;&nbsp;"
-            f"<span style='background:{FASTEST_BG.name()}'>&nbsp;{fastest}&nbsp;</span>"
-            f"&nbsp;&nbsp;<b>●</b> {plan_gpu}&nbsp;&nbsp; ✎ {yours}"
-        )
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        # one label per entry, so a narrow row wraps between entries (the four in one label needed 509 px)
+        self.legend = [QLabel(text) for text in (
+            f"<span style='background:{CHEAPEST_BG.name()}'>&nbsp;{cheapest}&nbsp;</span>",
+            f"<span style='background:{FASTEST_BG.name()}'>&nbsp;{fastest}&nbsp;</span>",
+            f"<b>●</b> {plan_gpu}", f"✎ {yours}")]
+        for label in self.legend:
+            label.setTextFormat(Qt.TextFormat.RichText)
         self.note = QLabel(self.tr(
             "Costs are per completed run at the cheapest on-demand and spot prices of your price book for the plan's "
             "GPU count (an offer sold only as whole nodes bills the whole node), each billed by its provider's "
@@ -755,9 +766,10 @@ class GpuCompareView(QWidget):
         ).format(rate=f"{DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR:g}"))
         self.note.setWordWrap(True)
         self.note.setStyleSheet("color: #555555;")
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.legend)
-        bottom.addStretch(1)
+        self.bottom_row = bottom = FlowLayout(spacing=10)  # the legend and the buttons wrap too (779 px in one row)
+        for label in self.legend:
+            bottom.addWidget(label)
+        bottom.addStretch()
         bottom.addWidget(self.use_button)
         # (beside "Use for plan", not in the top row: there it made the window wider than a 1366-pixel screen)
         bottom.addWidget(self.find_setup)
@@ -780,6 +792,22 @@ class GpuCompareView(QWidget):
         """Catch up with edits made while the tab was hidden."""
         super().showEvent(event)
         self.controller.set_active(True)
+        self._fit_gpu_column()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """The GPU column keeps a readable width on a narrow window."""
+        super().resizeEvent(event)
+        self._fit_gpu_column()
+
+    def _fit_gpu_column(self) -> None:
+        header = self.table.horizontalHeader()
+        others = sum(header.sectionSize(c) for c in range(header.count()) if c != GPU)
+        stretch = self.table.viewport().width() - others >= GPU_COLUMN_MIN
+        mode = QHeaderView.ResizeMode.Stretch if stretch else QHeaderView.ResizeMode.Interactive
+        if header.sectionResizeMode(GPU) != mode:
+            header.setSectionResizeMode(GPU, mode)
+            if not stretch:
+                header.resizeSection(GPU, GPU_COLUMN_MIN)
 
     def hideEvent(self, event) -> None:  # noqa: N802 - Qt naming
         """Stop recomputing on every edit while hidden (unless GPUs are on the chart)."""

@@ -437,6 +437,7 @@ class LimitsView(QWidget):
         ):
             h = QLabel(text)
             h.setStyleSheet("color: #666666; font-size: 9pt;")
+            h.setWordWrap(True)  # "Largest micro-batch" on two lines sooner than a window wider than the screen
             self.grid.addWidget(h, 0, c)
         self.grid.setColumnStretch(1, 1)
         self.grid.setColumnStretch(3, 1)
@@ -462,6 +463,7 @@ class LimitsView(QWidget):
             self.grid.addWidget(w, 2, c)
             w.hide()
         mark_self_themed(self.batch_label, self.seq_label, *self.local_labels)
+        self.gpu_label.setWordWrap(True)  # the GPU's name over its capacity on a narrow window, not squeezing the rest
         for w in (self.batch_label, self.seq_label, *self.local_labels):
             w.setTextFormat(Qt.TextFormat.RichText)
             w.setWordWrap(True)
@@ -473,6 +475,7 @@ class LimitsView(QWidget):
             )
         )
         caption.setStyleSheet("color: #555555; font-weight: 600;")
+        caption.setWordWrap(True)
         self.caption = caption
         col.addWidget(caption)
         self.chart = LimitsChart()
