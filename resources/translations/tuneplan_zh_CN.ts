@@ -6644,7 +6644,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>GRPO rows are a prompt and its completion at full length, padded as TRL&apos;s GRPOTrainer pads them (it neither packs nor trims rows): the {mode} sequence mode is estimated as fixed rows of the sequence length, num_generations per prompt</source>
-        <translation type="unfinished"></translation>
+        <translation>GRPO 的每一行是一个提示词加上完整长度的补全，按 TRL 的 GRPOTrainer 的方式填充（它既不打包也不截短行）：{mode} 序列模式按序列长度的固定行估算，每个提示词 num_generations 行</translation>
     </message>
     <message>
         <source>vLLM server mode: generation runs on {n} more GPU(s) beside the {trainers} training GPU(s); they are billed with them</source>

@@ -193,3 +193,45 @@ def test_cli_grpo_in_a_subprocess() -> None:
     bad = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "grpo", "--seq-len", "256",
                           "--completion-tokens", "512"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "completion_tokens" in bad.stderr
+
+
+def _steps(*args: str) -> float:
+    proc = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--json", "--model", "qwen2.5-0.5b", "--gpu",
+                           "h100_sxm", "--method", "full", "--micro-batch", "8", "--seq-len", "1024", "--workload",
+                           "grpo", "--dataset-examples", "1000", "--epochs", "1", *args],
+                          capture_output=True, text=True, timeout=120, check=True)
+    d = json.loads(proc.stdout)[0]
+    return d["time"]["steps"], [w["code"] for w in d["warning_codes"]]
+
+
+@pytest.mark.parametrize("mode", ["packed", "fixed", "dynamic"])
+def test_grpo_steps_count_prompts_whatever_the_sequence_mode(mode: str) -> None:
+    """1,000 prompts x 8 completions = 8,000 rows of prompt + completion; 8 completions per step (micro-batch 8,
+    accumulation 1, one GPU): 1,000 optimizer steps, whatever the examples' token count (a GRPO row is seq_len: TRL
+    pads prompts and completions, it never packs). Packed mode (the CLI's default) used to count the 512-token
+    examples packed into 1,024-token rows: 500 steps, and 98 with 100-token examples."""
+    for tokens in ("100", "2000"):
+        steps, codes = _steps("--sequence-mode", mode, "--tokens-per-example", tokens)
+        assert steps == 1000
+        assert ("generation.rows_fixed" in codes) == (mode != "fixed")
+        assert "workload.packed_unavailable" not in codes
+
+
+def test_grpo_total_tokens_count_prompts_of_their_length() -> None:
+    # 256,000 prompt tokens of 256-token prompts: 1,000 prompts, 1,000 steps as above
+    steps, _ = _steps("--total-tokens", "256000", "--tokens-per-example", "256", "--sequence-mode", "fixed")
+    assert steps == 1000
+
+
+def test_the_no_kv_note_names_every_weight_the_engine_loads() -> None:
+    """Qwen3-30B-A3B: 30,532,122,624 parameters, all loaded by vLLM in bf16: 56.87 GiB, more than half an H100's
+    79.65 GiB (39.8 GiB). A decode step over 8 rows reads only the experts they route to (24.1 GiB), which the note
+    used to report as the model's weights."""
+    proc = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--json", "--model", "qwen3-30b-a3b",
+                           "--gpu", "h100_sxm", "--method", "lora", "--micro-batch", "8", "--seq-len", "1024",
+                           "--workload", "grpo", "--generation-engine", "vllm-colocate", "--vllm-memory-share", "0.5"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    notes = [n for n in json.loads(proc.stdout)[0]["time"]["notes"] if n["code"] == "generation.vllm_no_kv"]
+    assert len(notes) == 1
+    assert notes[0]["params"]["weights_gib"] == pytest.approx(30_532_122_624 * 2 / 2**30, abs=0.05)  # 56.9
+    assert notes[0]["params"]["share_gib"] == pytest.approx(39.8, abs=0.05)

@@ -85,6 +85,9 @@ NOTES.update({
                                "be a multiple of num_generations ({g}): TRL refuses this plan"),
     "generation.server_gpus": N_("vLLM server mode: generation runs on {n} more GPU(s) beside the {trainers} training "
                                  "GPU(s); they are billed with them"),
+    "generation.rows_fixed": N_("GRPO rows are a prompt and its completion at full length, padded as TRL's "
+                                "GRPOTrainer pads them (it neither packs nor trims rows): the {mode} sequence mode is "
+                                "estimated as fixed rows of the sequence length, num_generations per prompt"),
     "generation.kl_reference": N_("KL coefficient {beta}: TRL loads a reference model (the policy with its adapters "
                                   "disabled under LoRA/QLoRA, a frozen copy otherwise) and runs it over every batch"),
 })
@@ -220,6 +223,8 @@ def generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, rate: float, b
         Quantity(key="waves", value=waves, unit="count"),
         Quantity(key="prefill_seconds", value=prefill, unit="s"),
         Quantity(key="sync_seconds", value=sync, unit="s"),
+        Quantity(key="engine_weight_bytes", value=weights_all, unit="B",
+                 source="every weight the engine loads (all experts of an MoE model)"),
     ), detail=engine, source=f"{TRL} trl/trainer/grpo_trainer.py, trl/generation/vllm_generation.py; decode as "
                              "a memory-bound roofline")
     return GenerationCost(seconds=seconds, term=term, waves=waves, kv_fits=fits, engine_starts=starts)
@@ -232,7 +237,8 @@ def generation_notes(cost: GenerationCost, t: TrainingSetup, capacity_bytes: flo
     if t.generation_engine != "vllm-colocate":
         return notes
     if not cost.engine_starts:
-        weights = next(q.value for q in cost.term.parts if q.key == "weight_bytes")
+        # the engine loads every weight (all of an MoE model's experts), not only those one decode step reads
+        weights = cost.term.part("engine_weight_bytes")
         notes.append(Note(code="generation.vllm_no_kv", params={
             "share": t.vllm_memory_share, "share_gib": round(vllm_reserved_bytes(capacity_bytes, t.vllm_memory_share)
                                                               / 2**30, 1),

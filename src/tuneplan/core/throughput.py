@@ -61,6 +61,8 @@ def _attention_seq(t: TrainingSetup, data: Dataset | None) -> float:
     """Tokens per sequence the attention sees: ``seq_len``, or the example length when sequences
     are padded only to the longest in the batch (``dynamic``) and the example length is known."""
     s = float(t.seq_len)
+    if t.workload == "grpo":  # a row is a prompt and its completion at full length, whatever the mode
+        return s
     if data is not None and t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
         s = min(s, float(data.tokens_per_example))
     return s
@@ -108,9 +110,20 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
       ``padding_efficiency`` (no padding at micro-batch 1); given as examples, each example is
       truncated to ``seq_len`` and a padded row never exceeds ``seq_len``.
 
+    GRPO (``t.workload == "grpo"``) in every mode: an example is a prompt, and each of its completions is a row of
+    ``seq_len`` (the prompt padded to the batch's longest, the completion costed at ``max_completion_length``; TRL's
+    ``GRPOTrainer`` neither packs nor trims rows): ``prompts x seq_len`` per epoch, before the ``num_generations``
+    rows per prompt the caller counts. With ``total_tokens`` the prompts are ``total_tokens / tokens_per_example``
+    (the prompts' tokens over one prompt's).
+
     Returns:
         ``(computed_tokens, real_tokens, note)``, tokens over all epochs; ``note`` may be empty.
     """
+    if t.workload == "grpo":
+        prompts = float(data.examples) if data.total_tokens is None else (
+            data.total_tokens / data.tokens_per_example if data.tokens_per_example > 0 else 0.0)
+        rows = prompts * t.seq_len * data.epochs
+        return rows, rows, ""
     real = data.tokens_per_epoch * data.epochs
     note = ""
     if t.sequence_mode == "packed":
@@ -143,6 +156,8 @@ def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
     lengths, where each row is padded only to the longest example of its micro-batch (on average the example
     length / padding efficiency; exactly the example length at micro-batch 1), capped at ``seq_len``."""
     row = float(t.seq_len)
+    if t.workload == "grpo":  # computed_tokens: every completion row is seq_len long
+        return row
     if t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
         pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
         row = min(row, float(data.tokens_per_example) / pad)

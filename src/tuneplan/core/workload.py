@@ -341,6 +341,8 @@ def _grpo_notes(t: TrainingSetup) -> list[Note]:
     if t.reference_model is not None:
         notes.append(Note(code="workload.reference_ignored", params={"workload": t.workload,
                                                                      "reference": t.reference_model}))
-    if t.sequence_mode == "packed":
-        notes.append(Note(code="workload.packed_unavailable", params={"trainer": TRAINERS[t.workload]}))
+    if t.sequence_mode != "fixed":
+        # GRPOTrainer pads the prompts left to the longest and the completions to the longest (no packing, no
+        # padding-free path at trl@f2cd577): a row is seq_len whatever the plan's mode (core/throughput.py)
+        notes.append(Note(code="generation.rows_fixed", params={"mode": t.sequence_mode}))
     return notes
