@@ -6199,6 +6199,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>沿用当前的每 GPU 小时价格（没有它的已知价格）。</translation>
     </message>
     <message>
+        <source>Generate on a vLLM server on its own GPU</source>
+        <translation>在独立 GPU 上的 vLLM 服务器中生成</translation>
+    </message>
+    <message>
+        <source>Give vLLM {share:.0%} of the card</source>
+        <translation>只给 vLLM 分配显卡的 {share:.0%}</translation>
+    </message>
+    <message>
+        <source>Let vLLM sleep while training</source>
+        <translation>训练时让 vLLM 休眠</translation>
+    </message>
+    <message>
         <source>Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).</source>
         <translation>通过 PCIe 将保存的隐藏状态移到主机内存；显示的时间未计入传输开销（链路跟得上时与计算重叠）。</translation>
     </message>
@@ -6257,6 +6269,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Truncates or splits long examples: check your data&apos;s length distribution first.</source>
         <translation>会截断或拆分长样本：请先检查数据的长度分布。</translation>
+    </message>
+    <message>
+        <source>trl vllm-serve on one more GPU of the same kind: no vLLM share on the training cards; that GPU is billed too.</source>
+        <translation>在一块同型号的额外 GPU 上运行 trl vllm-serve：训练卡上不再占用 vLLM 份额；这块 GPU 也要计费。</translation>
+    </message>
+    <message>
+        <source>A smaller vllm_gpu_memory_utilization that still holds the engine&apos;s weights and the step&apos;s KV cache leaves the rest to training.</source>
+        <translation>较小的 vllm_gpu_memory_utilization 只要仍能容纳引擎的权重和本步的 KV 缓存，其余显存即可留给训练。</translation>
+    </message>
+    <message>
+        <source>vllm_enable_sleep_mode frees the colocated engine&apos;s weights and KV cache during training; it wakes for each generation (a weight reload each step).</source>
+        <translation>vllm_enable_sleep_mode 在训练期间释放同卡 vLLM 引擎的权重和 KV 缓存；每次生成时再唤醒（每步重新加载一次权重）。</translation>
     </message>
     <message>
         <source>the pilot&apos;s {seconds} s per step would mean {mfu} % of the GPU&apos;s peak rate, which no card reaches: is it a different plan, or per micro-batch?</source>

@@ -70,7 +70,8 @@ ALLOWED = {
     "grpo", "vllm",  # the RL loss by its name, the vLLM inference engine
 }  # fmt: skip
 #: Phrases kept in English on purpose (a technical term as practitioners say it).
-ALLOWED_PHRASES = ["LM head", "FlashAttention 2", "PyTorch SDPA", "no_sync", "sync_each_batch", "custom_sharded_layers"]  # (API names)
+ALLOWED_PHRASES = ["LM head", "FlashAttention 2", "PyTorch SDPA", "no_sync", "sync_each_batch", "custom_sharded_layers",
+                   "vllm-serve"]  # (API names)
 #: Combo boxes whose items are data (catalog names), not UI wording.
 DATA_COMBOS = {"Model", "GPU", "Price offer", "Copy from catalog card", "Preset"}
 _WORD = re.compile(r"[A-Za-z]{2,}")

@@ -15,6 +15,7 @@ Pure: no I/O, no Qt.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.compare import largest_fitting, missing_support
 from tuneplan.core.estimate import estimate
-from tuneplan.core.memory import estimate_memory
+from tuneplan.core.memory import estimate_memory, nf4_bytes_per_param
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.core.terms import N_, NOTES, Note, render_note
@@ -199,10 +200,35 @@ NOTES.update({
                           "time."),
     "advice.gpu": N_("Use a larger GPU: {gpu} ({memory_gib:.2f} GiB)"),
     "advice.why.gpu": N_("The smallest catalog GPU with enough memory for the plan as it is."),
+    "advice.vllm_sleep": N_("Let vLLM sleep while training"),
+    "advice.why.vllm_sleep": N_("vllm_enable_sleep_mode frees the colocated engine's weights and KV cache during "
+                                "training; it wakes for each generation (a weight reload each step)."),
+    "advice.vllm_share": N_("Give vLLM {share:.0%} of the card"),
+    "advice.why.vllm_share": N_("A smaller vllm_gpu_memory_utilization that still holds the engine's weights and "
+                                "the step's KV cache leaves the rest to training."),
+    "advice.vllm_server": N_("Generate on a vLLM server on its own GPU"),
+    "advice.why.vllm_server": N_("trl vllm-serve on one more GPU of the same kind: no vLLM share on the training "
+                                 "cards; that GPU is billed too."),
     "advice.priced": N_("Priced at ${price:,.2f}/GPU-hour."),
     "advice.priced_at": N_("Priced at ${price:,.2f}/GPU-hour ({provider})."),
     "advice.unpriced": N_("Keeps the current price per GPU-hour (no price known for it)."),
 })
+
+
+def _vllm_share_needed(s: Scenario) -> float:
+    """The smallest ``vllm_gpu_memory_utilization`` (in steps of 0.05) whose share holds the colocated engine's
+    weights, one prefill chunk and every row of the step at full length (``core/generation.py``), at least 0.05."""
+    from tuneplan.core import generation as gen
+    from tuneplan.core import workload as wl
+
+    a, t = s.model, s.training
+    capacity = s.gpu.memory_gib * 2**30
+    layers = float(a.layer_linear_params())
+    layer_bytes = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else 2.0  # a QLoRA base goes in as NF4
+    weights = layers * layer_bytes + (float(a.parameter_count()) - layers) * 2.0
+    need = (weights + wl.reference_layer_bytes_per_token(a, 2, 2) * gen.VLLM_BATCHED_TOKENS
+            + gen.generation_rows(t) * t.seq_len * gen.kv_bytes_per_token(a))
+    return min(0.95, max(0.05, math.ceil(need / capacity / 0.05) * 0.05))
 
 
 def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
@@ -217,6 +243,13 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         c.append((key, Note(code=f"advice.{code}", params=params), [Note(code=f"advice.why.{code}"), *extra],
                   changes))
 
+    if t.workload == "grpo" and t.generation_engine == "vllm-colocate":
+        if not t.vllm_sleep:
+            add("vllm_sleep", {"training.vllm_sleep": True})
+        share = _vllm_share_needed(s)
+        if share < t.vllm_memory_share:
+            add("vllm_share", {"training.vllm_memory_share": share}, share=share)
+        add("vllm_server", {"training.generation_engine": "vllm-server", "training.vllm_server_gpus": 1})
     if not t.grad_checkpointing:
         add("grad_checkpointing", {"training.grad_checkpointing": True})
     if t.method == "full":

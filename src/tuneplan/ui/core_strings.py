@@ -46,6 +46,9 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'Use QLoRA (4-bit NF4 base)'),  # advice.qlora
     QT_TRANSLATE_NOOP("Terms", 'Shorten sequences to {tokens:,} tokens'),  # advice.seq_len
     QT_TRANSLATE_NOOP("Terms", 'Keeps the current price per GPU-hour (no price known for it).'),  # advice.unpriced
+    QT_TRANSLATE_NOOP("Terms", 'Generate on a vLLM server on its own GPU'),  # advice.vllm_server
+    QT_TRANSLATE_NOOP("Terms", 'Give vLLM {share:.0%} of the card'),  # advice.vllm_share
+    QT_TRANSLATE_NOOP("Terms", 'Let vLLM sleep while training'),  # advice.vllm_sleep
     QT_TRANSLATE_NOOP("Terms", 'Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).'),  # advice.why.activation_offload
     QT_TRANSLATE_NOOP("Terms", 'bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.'),  # advice.why.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's temporary copy of the second moments; same maths, no slowdown."),  # advice.why.adamw_fused
@@ -61,6 +64,9 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'Frees each gradient as soon as its parameter is updated (no gradient accumulation).'),  # advice.why.optimizer_in_backward
     QT_TRANSLATE_NOOP("Terms", 'Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little slower.'),  # advice.why.qlora
     QT_TRANSLATE_NOOP("Terms", "Truncates or splits long examples: check your data's length distribution first."),  # advice.why.seq_len
+    QT_TRANSLATE_NOOP("Terms", 'trl vllm-serve on one more GPU of the same kind: no vLLM share on the training cards; that GPU is billed too.'),  # advice.why.vllm_server
+    QT_TRANSLATE_NOOP("Terms", "A smaller vllm_gpu_memory_utilization that still holds the engine's weights and the step's KV cache leaves the rest to training."),  # advice.why.vllm_share
+    QT_TRANSLATE_NOOP("Terms", "vllm_enable_sleep_mode frees the colocated engine's weights and KV cache during training; it wakes for each generation (a weight reload each step)."),  # advice.why.vllm_sleep
     QT_TRANSLATE_NOOP("Terms", '{field} must be a positive number, got {value}'),  # calibration.bad_number
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step would mean {mfu} % of the GPU's peak rate, which no card reaches: is it a different plan, or per micro-batch?"),  # calibration.faster_than_hardware
     QT_TRANSLATE_NOOP("Terms", "the pilot ran micro-batch {pilot}, the plan has {plan}: set the plan to the pilot's settings, then import it"),  # calibration.micro_batch_differs
