@@ -59,9 +59,9 @@ def _signed_errors() -> dict[str, list[float]]:
 @pytest.mark.skipif(not (REFERENCE / "score_accuracy.py").exists(), reason="needs ../shared/reference")
 def test_band_constants_are_the_measured_error_percentiles_of_the_total_like_rows():
     errors = _signed_errors()
-    # the 156 usable measured rows of docs/accuracy-table-seq-kind.md: 40 packed/fixed + 26 dynamic-padding rows of
+    # the 157 usable measured rows of docs/accuracy-table-seq-kind.md: 41 packed/fixed (row 272, Qwen3.5-27B, since Gated DeltaNet is modelled) + 26 dynamic-padding rows of
     # live tensors (LitGPT) model what the device total models; 90 dynamic rows of reserved or unnamed metrics do not
-    assert (len(errors["total-like"]), len(errors["cached"])) == (66, 90)
+    assert (len(errors["total-like"]), len(errors["cached"])) == (67, 90)
     deciles = statistics.quantiles(errors["total-like"], n=10, method="inclusive")
     assert MEASURED_ERROR[0] == pytest.approx(deciles[0], abs=0.005)
     assert MEASURED_ERROR[1] == pytest.approx(deciles[-1], abs=0.005)

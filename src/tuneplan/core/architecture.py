@@ -21,11 +21,21 @@ Sources for the shapes:
   ``q_b_proj`` when ``q_lora_rank`` is set), ``kv_a_proj_with_mqa`` to the compressed kv and one shared rotary
   key, RMSNorm, ``kv_b_proj`` to every head's non-rotary key and value, and ``o_proj``
   (:meth:`ModelArchitecture.attention_modules`).
+* Gated DeltaNet hybrids (Qwen3-Next, Qwen3.5; Yang et al. 2024, arXiv:2412.06464): transformers'
+  ``Qwen3NextGatedDeltaNet`` (``modeling_qwen3_next.py`` at commit 7515843b617551b008901620ca58f1208bbc330d) and
+  ``Qwen3_5GatedDeltaNet`` (``modeling_qwen3_5.py`` at d8c1e2844cbfeae1e342a1723d7f4e69ff1adcc0) on the
+  ``linear_attention`` layers of ``layer_types`` (default: every ``full_attention_interval``-th layer, 4, is full
+  attention, ``Qwen3NextConfig.__init__`` @249ef816): the input projections (Qwen3-Next ``in_proj_qkvz`` and
+  ``in_proj_ba``; Qwen3.5 ``in_proj_qkv``, ``in_proj_z``, ``in_proj_b``, ``in_proj_a``), a depthwise causal
+  ``conv1d`` over the q/k/v channels, the chunked gated delta rule, a gated RMSNorm and ``out_proj``
+  (:meth:`ModelArchitecture.linear_attention_modules`); their full-attention layers' ``q_proj`` emits the
+  query and an output gate of the same width (``attn_output_gate``).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -55,7 +65,8 @@ class LinearModule(BaseModel):
         count: how many such matrices one layer holds (e.g. number of experts).
         active: how many of them each token passes through (``experts_per_token`` for experts).
         bias: whether the matrix has a bias vector of ``d_out`` entries.
-        kind: ``attention`` or ``mlp`` (LoRA target groups use it).
+        kind: ``attention``, ``mlp``, ``router``, ``conv`` or ``linear_attention`` (a Gated DeltaNet layer's
+            projections; LoRA target groups use it).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -66,7 +77,7 @@ class LinearModule(BaseModel):
     count: int = 1
     active: int = 1
     bias: bool = False
-    kind: Literal["attention", "mlp", "router", "conv"] = "attention"
+    kind: Literal["attention", "mlp", "router", "conv", "linear_attention"] = "attention"
 
     @property
     def params(self) -> int:
@@ -140,6 +151,22 @@ class ModelArchitecture(BaseModel):
     v_head_dim: int | None = Field(default=None, gt=0, le=100_000)
     # Hybrid models: layers that are not attention (short convolutions, linear attention).
     num_conv_layers: int = Field(default=0, ge=0, le=10_000)
+    #: Gated DeltaNet layers (config ``layer_types`` entries ``linear_attention``); the rest of the non-conv
+    #: layers are softmax attention. Their shapes (config names as ``Qwen3NextConfig`` reads them):
+    num_linear_attention_layers: int = Field(default=0, ge=0, le=10_000)
+    linear_num_key_heads: int = Field(default=0, ge=0, le=100_000)
+    linear_num_value_heads: int = Field(default=0, ge=0, le=100_000)
+    linear_key_head_dim: int = Field(default=0, ge=0, le=100_000)
+    linear_value_head_dim: int = Field(default=0, ge=0, le=100_000)
+    linear_conv_kernel_dim: int = Field(default=0, ge=0, le=1_000)
+    #: ``fused``: Qwen3-Next's ``in_proj_qkvz`` + ``in_proj_ba``; ``split``: Qwen3.5's ``in_proj_qkv``,
+    #: ``in_proj_z``, ``in_proj_b``, ``in_proj_a`` (same widths in all)
+    linear_attention_projections: Literal["fused", "split"] = "fused"
+    #: the attention output gate of Qwen3-Next/Qwen3.5 (``q_proj`` emits heads x head_dim x 2: query and gate,
+    #: ``attn_output * sigmoid(gate)`` before ``o_proj``)
+    attn_output_gate: bool = False
+    #: a ``shared_expert_gate`` linear (hidden -> 1) scaling the shared expert (Qwen3-Next's sparse MoE block)
+    shared_expert_gate: bool = False
     source: str = Field(default="", max_length=10_000)
     #: What the checkpoint's safetensors headers say (exact count, stored quantisation); ``None``: counted from
     #: the config alone. Set by the Hub / HF-cache loader (``tuneplan.storage.hub``), never by the config.
@@ -169,8 +196,18 @@ class ModelArchitecture(BaseModel):
                                  "and v_head_dim")
         elif self.q_lora_rank or self.qk_nope_head_dim or self.qk_rope_head_dim:
             raise ValueError("q_lora_rank and qk_*_head_dim belong to multi-head latent attention (kv_lora_rank)")
-        if self.num_conv_layers > self.num_layers:
-            raise ValueError("num_conv_layers cannot exceed num_layers")
+        if self.num_conv_layers + self.num_linear_attention_layers > self.num_layers:
+            raise ValueError("num_conv_layers + num_linear_attention_layers cannot exceed num_layers")
+        if self.num_linear_attention_layers:
+            dims = (self.linear_num_key_heads, self.linear_num_value_heads, self.linear_key_head_dim,
+                    self.linear_value_head_dim, self.linear_conv_kernel_dim)
+            if min(dims) <= 0:
+                raise ValueError("Gated DeltaNet layers need linear_num_key_heads, linear_num_value_heads, "
+                                 "linear_key_head_dim, linear_value_head_dim and linear_conv_kernel_dim")
+            if self.linear_num_value_heads % self.linear_num_key_heads:
+                raise ValueError("linear_num_value_heads must be a multiple of linear_num_key_heads")
+            if self.first_dense_layers:
+                raise ValueError("first_dense_layers with Gated DeltaNet layers is not modelled")
         if self.sliding_window_layers is not None and self.sliding_window_layers > self.num_layers:
             raise ValueError("sliding_window_layers cannot exceed num_layers")
         return self
@@ -213,8 +250,25 @@ class ModelArchitecture(BaseModel):
 
     @property
     def num_attention_layers(self) -> int:
-        """Layers with softmax attention (hybrids replace some with convolutions)."""
-        return self.num_layers - self.num_conv_layers
+        """Layers with softmax attention (hybrids replace some with convolutions or Gated DeltaNet)."""
+        return self.num_layers - self.num_conv_layers - self.num_linear_attention_layers
+
+    @property
+    def linear_key_dim(self) -> int:
+        """Width of a Gated DeltaNet layer's queries and keys each, ``linear_num_key_heads x linear_key_head_dim``
+        (``key_dim`` in ``Qwen3NextGatedDeltaNet``)."""
+        return self.linear_num_key_heads * self.linear_key_head_dim
+
+    @property
+    def linear_value_dim(self) -> int:
+        """Width of its values, of the gate ``z`` and of ``out_proj``'s input, ``linear_num_value_heads x
+        linear_value_head_dim`` (``value_dim``)."""
+        return self.linear_num_value_heads * self.linear_value_head_dim
+
+    @property
+    def linear_conv_dim(self) -> int:
+        """Channels of its depthwise ``conv1d``: the queries, keys and values, ``2 key_dim + value_dim``."""
+        return 2 * self.linear_key_dim + self.linear_value_dim
 
     @property
     def num_moe_layers(self) -> int:
@@ -236,6 +290,13 @@ class ModelArchitecture(BaseModel):
         * ``o_proj``: ``n d_v -> hidden`` (``attention_bias``).
         """
         h = self.hidden_size
+        if self.attn_output_gate:  # Qwen3NextAttention.__init__: q_proj hidden -> heads x head_dim x 2
+            return [
+                LinearModule(name="q_proj", d_in=h, d_out=2 * self.q_dim, bias=self.qkv_bias),
+                LinearModule(name="k_proj", d_in=h, d_out=self.kv_dim, bias=self.qkv_bias),
+                LinearModule(name="v_proj", d_in=h, d_out=self.kv_dim, bias=self.qkv_bias),
+                LinearModule(name="o_proj", d_in=self.q_dim, d_out=h, bias=self.o_bias),
+            ]
         if self.is_mla:
             n, bias = self.num_attention_heads, self.qkv_bias
             if self.q_lora_rank:
@@ -256,6 +317,36 @@ class ModelArchitecture(BaseModel):
             LinearModule(name="v_proj", d_in=h, d_out=self.kv_dim, bias=self.qkv_bias),
             LinearModule(name="o_proj", d_in=self.q_dim, d_out=h, bias=self.o_bias),
         ]
+
+    def linear_attention_modules(self) -> list[LinearModule]:
+        """The linear layers of one Gated DeltaNet layer (``Qwen3NextGatedDeltaNet.__init__`` @7515843b,
+        ``Qwen3_5GatedDeltaNet.__init__`` @d8c1e284; none has a bias), with ``K = key_dim``, ``V = value_dim`` and
+        ``n_v`` value heads:
+
+        * fused (Qwen3-Next): ``in_proj_qkvz`` ``hidden -> 2K + 2V`` (queries, keys, values, gate ``z``) and
+          ``in_proj_ba`` ``hidden -> 2 n_v`` (``beta`` and the decay input ``a``, one per value head);
+        * split (Qwen3.5): ``in_proj_qkv`` ``hidden -> 2K + V``, ``in_proj_z`` ``hidden -> V``, ``in_proj_b`` and
+          ``in_proj_a`` ``hidden -> n_v``;
+        * ``out_proj``: ``V -> hidden``.
+        """
+        h, k, v, nv = self.hidden_size, self.linear_key_dim, self.linear_value_dim, self.linear_num_value_heads
+        kind = "linear_attention"
+        if self.linear_attention_projections == "split":
+            mods = [LinearModule(name="in_proj_qkv", d_in=h, d_out=2 * k + v, kind=kind),
+                    LinearModule(name="in_proj_z", d_in=h, d_out=v, kind=kind),
+                    LinearModule(name="in_proj_b", d_in=h, d_out=nv, kind=kind),
+                    LinearModule(name="in_proj_a", d_in=h, d_out=nv, kind=kind)]
+        else:
+            mods = [LinearModule(name="in_proj_qkvz", d_in=h, d_out=2 * k + 2 * v, kind=kind),
+                    LinearModule(name="in_proj_ba", d_in=h, d_out=2 * nv, kind=kind)]
+        return mods + [LinearModule(name="out_proj", d_in=v, d_out=h, kind=kind)]
+
+    def linear_attention_other_params(self) -> int:
+        """Parameters of one Gated DeltaNet layer outside its linears and norm: the depthwise ``conv1d`` kernel
+        (``conv_dim x 1 x linear_conv_kernel_dim``, no bias), ``dt_bias`` and ``A_log`` (one per value head each)."""
+        if not self.num_linear_attention_layers:
+            return 0
+        return self.linear_conv_dim * self.linear_conv_kernel_dim + 2 * self.linear_num_value_heads
 
     def conv_modules(self) -> list[LinearModule]:
         """Projections of a short-convolution block (LFM2 style: in_proj h->3h, out_proj h->h)."""
@@ -286,6 +377,8 @@ class ModelArchitecture(BaseModel):
         if self.shared_expert_intermediate_size:
             for mod in self.dense_mlp_modules(self.shared_expert_intermediate_size):
                 mods.append(mod.model_copy(update={"name": "shared_" + mod.name}))
+            if self.shared_expert_gate:  # Qwen3NextSparseMoeBlock: sigmoid(shared_expert_gate(x)) x shared expert
+                mods.append(LinearModule(name="shared_expert_gate", d_in=h, d_out=1, kind="mlp"))
         return mods
 
     def linear_modules(self) -> list[tuple[int, list[LinearModule]]]:
@@ -308,6 +401,9 @@ class ModelArchitecture(BaseModel):
                 groups.append((attn_layers - dense_attn, self.attention_modules() + self.moe_mlp_modules()))
         elif attn_layers:
             groups.append((attn_layers, self.attention_modules() + dense_mlp))
+        if self.num_linear_attention_layers:
+            mlp = self.moe_mlp_modules() if self.is_moe else dense_mlp
+            groups.append((self.num_linear_attention_layers, self.linear_attention_modules() + mlp))
         if self.num_conv_layers:
             groups.append((self.num_conv_layers, self.conv_modules() + dense_mlp))
         return groups
@@ -324,6 +420,8 @@ class ModelArchitecture(BaseModel):
             total += self.num_attention_layers * 2 * self.head_dim
         # MLA's RMSNorms on the compressed kv and the compressed query (kv_a_layernorm, q_a_layernorm)
         total += self.num_attention_layers * self.mla_norm_width()
+        # Gated DeltaNet: one gated RMSNorm over linear_value_head_dim, shared by the value heads
+        total += self.num_linear_attention_layers * self.linear_value_head_dim
         return total
 
     def mla_norm_width(self) -> int:
@@ -380,6 +478,7 @@ class ModelArchitecture(BaseModel):
             + self.layer_linear_params()
             + self.norm_params()
             + self.conv_kernel_params()
+            + self.num_linear_attention_layers * self.linear_attention_other_params()
         )
 
     def active_parameter_count(self) -> int:
@@ -422,7 +521,14 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
     "qwen": {"qkv_bias": True}, "chatglm": {"qkv_bias": True}, "baichuan": {}, "gpt_oss": {"qkv_bias": True, "o_bias": True, "expert_bias": True},
     "lfm2": {}, "exaone": {}, "smollm3": {}, "ministral": {}, "mistral3": {}, "apertus": {"mlp": "plain"},
     "arcee": {"mlp": "plain"}, "seed_oss": {"qkv_bias": True}, "mimo": {"qkv_bias": True},
+    "qwen3_next": {"qk_norm": True}, "qwen3_5": {"qk_norm": True}, "qwen3_5_text": {"qk_norm": True},
+    "qwen3_5_moe": {"qk_norm": True}, "qwen3_5_moe_text": {"qk_norm": True},
 }
+
+#: Gated DeltaNet hybrids: model type -> the projection layout of its linear-attention layers
+#: (``Qwen3NextGatedDeltaNet``: fused ``in_proj_qkvz``/``in_proj_ba``; ``Qwen3_5GatedDeltaNet``: split).
+_GATED_DELTANET = {"qwen3_next": "fused", "qwen3_5": "split", "qwen3_5_text": "split", "qwen3_5_moe": "split",
+                   "qwen3_5_moe_text": "split"}
 
 _ENCODER_DECODER = {"t5", "mt5", "bart", "mbart", "pegasus", "marian", "umt5", "longt5", "whisper", "m2m_100",
                     "nllb_moe", "fsmt", "prophetnet", "led", "blenderbot", "blenderbot-small", "plbart", "mvp",
@@ -547,12 +653,18 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
                                     "is not modelled yet")
     conv_layers = 0
     layer_types = cfg.get("layer_types")
+    gdn = _gated_deltanet_fields(cfg, model_type, layers)
     if isinstance(layer_types, list) and len(layer_types) == layers:
         conv_layers = sum(1 for t in layer_types if str(t) in {"conv", "short_conv"})
-        if any(str(t) in {"linear_attention", "mamba", "ssm"} for t in layer_types):
-            raise UnsupportedModelError("hybrid linear-attention/state-space layers are not modelled yet")
-    if cfg.get("layer_types_pattern") and "linear" in str(cfg.get("layer_types_pattern")):
-        raise UnsupportedModelError("hybrid linear-attention layers (Gated DeltaNet) are not modelled yet")
+        if any(str(t) in {"mamba", "ssm"} for t in layer_types):
+            raise UnsupportedModelError("hybrid state-space (Mamba) layers are not modelled yet")
+    if gdn and first_dense:
+        raise UnsupportedModelError("first_k_dense_replace with Gated DeltaNet layers is not modelled yet")
+    if gdn and num_experts and ((_int_field(cfg, "decoder_sparse_step", required=False) or 1) != 1
+                                or cfg.get("mlp_only_layers")):
+        # Qwen3NextDecoderLayer: a sparse MoE block on every layer unless decoder_sparse_step > 1 or mlp_only_layers
+        raise UnsupportedModelError("decoder_sparse_step other than 1 or mlp_only_layers (dense MLPs between "
+                                    "mixture-of-experts layers) is not modelled yet")
     pos = 0
     if model_type in {"gpt2", "opt", "gpt_bigcode"}:
         pos = _int_field(cfg, "n_positions", "max_position_embeddings", required=False) or 0
@@ -624,7 +736,9 @@ def architecture_from_hf_config(cfg: dict[str, Any], name: str | None = None) ->
         expert_bias=flag("_expert_bias", fam.get("expert_bias", False)),
         num_conv_layers=conv_layers,
         source=str(cfg.get("_source") or ""),
+        shared_expert_gate=bool(gdn) and bool(num_experts) and bool(shared),
         **mla,
+        **gdn,
     )
 
 
@@ -644,6 +758,56 @@ def _mla_fields(cfg: dict[str, Any]) -> dict[str, Any]:
     q_rank = _int_field(cfg, "q_lora_rank", required=False) or 0
     return {"kv_lora_rank": kv_rank, "q_lora_rank": q_rank, "qk_nope_head_dim": nope,
             "qk_rope_head_dim": rope, "v_head_dim": v}
+
+
+_LAYER_PATTERN = re.compile(r"^\s*(\d{1,4})\s+linear[^:]{0,200}:\s*(\d{1,4})\s+full")
+
+
+def _gated_deltanet_fields(cfg: dict[str, Any], model_type: str, layers: int) -> dict[str, Any]:
+    """The Gated DeltaNet fields of a Qwen3-Next / Qwen3.5 config (empty for other models).
+
+    Which layers are linear attention: ``layer_types`` where the config lists it, else every
+    ``full_attention_interval``-th layer is full attention and the others linear (default 4,
+    ``Qwen3NextConfig.__init__`` @249ef816; the same in ``Qwen3_5TextConfig``), else Tuneplan's reference-config
+    hint ``layer_types_pattern`` ("3 linear_attention ... : 1 full_attention"). The widths are the config's
+    ``linear_*`` fields, as ``Qwen3NextGatedDeltaNet.__init__`` reads them. Both families' full-attention layers
+    have the output gate (``Qwen3NextAttention``/``Qwen3_5Attention``: ``q_proj`` to ``heads x head_dim x 2``).
+    """
+    layer_types = cfg.get("layer_types")
+    linear: int | None = None
+    if isinstance(layer_types, list) and len(layer_types) == layers:
+        linear = sum(1 for t in layer_types if str(t) == "linear_attention")
+    layout = _GATED_DELTANET.get(model_type)
+    if layout is None:
+        if linear:
+            raise UnsupportedModelError(f"linear-attention layers of '{model_type or 'this model'}' are not "
+                                        "modelled (Tuneplan knows Qwen3-Next and Qwen3.5 Gated DeltaNet)")
+        pattern = cfg.get("layer_types_pattern")
+        if pattern and "linear" in str(pattern):
+            raise UnsupportedModelError("linear-attention layers of this model type are not modelled")
+        return {}
+    if linear is None:
+        pattern = _LAYER_PATTERN.match(str(cfg.get("layer_types_pattern") or ""))
+        interval = _int_field(cfg, "full_attention_interval", required=False)
+        if interval is None and pattern:
+            n_linear, n_full = int(pattern.group(1)), int(pattern.group(2))
+            if n_full != 1:
+                raise UnsupportedModelError("layer_types_pattern must end in '1 full_attention'")
+            interval = n_linear + 1
+        interval = interval or 4
+        linear = sum(1 for i in range(layers) if (i + 1) % interval)
+    if not linear:
+        return {"attn_output_gate": True}
+    return {
+        "num_linear_attention_layers": linear,
+        "linear_num_key_heads": _int_field(cfg, "linear_num_key_heads"),
+        "linear_num_value_heads": _int_field(cfg, "linear_num_value_heads"),
+        "linear_key_head_dim": _int_field(cfg, "linear_key_head_dim"),
+        "linear_value_head_dim": _int_field(cfg, "linear_value_head_dim"),
+        "linear_conv_kernel_dim": _int_field(cfg, "linear_conv_kernel_dim", required=False) or 4,
+        "linear_attention_projections": layout,
+        "attn_output_gate": True,
+    }
 
 
 def round_up(value: float, multiple: float) -> float:

@@ -235,7 +235,7 @@ _DS_SOURCE = {"plan": ", as planned", "hf-auto": ", Hugging Face \"auto\": hidde
 
 #: Signed error of the estimate against published measurements, ``predicted/measured - 1``, at the 10th and
 #: 90th percentile over the usable rows of the reference measurements (docs/accuracy.md) whose figure is one
-#: the device total models: every packed or fixed-length run (40 rows, any metric) and the dynamic-padding runs
+#: the device total models: every packed or fixed-length run (41 rows, any metric) and the dynamic-padding runs
 #: that report live tensors (``max_memory_allocated``/active, 26 rows), each row estimated with its own
 #: sequence handling. Dynamic-padding runs that report ``max_memory_reserved`` or an unnamed metric (90 rows) are left
 #: out: on a roomy card their figure includes the cache of earlier batch shapes, which the allocator gives
@@ -243,7 +243,7 @@ _DS_SOURCE = {"plan": ", as planned", "hf-auto": ", Hugging Face \"auto\": hidde
 #: depends on how long the run went. The band shown on the VRAM bar is ``total/(1+p90) .. total/(1+p10)``:
 #: where what must fit is likely to fall, given how the estimator has erred on real runs.
 #: ``tests/unit/test_accuracy_band.py`` keeps these equal to the table.
-MEASURED_ERROR: tuple[float, float] = (-0.385, 0.163)
+MEASURED_ERROR: tuple[float, float] = (-0.403, 0.161)
 
 #: :data:`MEASURED_ERROR` per sequence mode (the same for every mode: the device total's model does not depend
 #: on it; until session 14 the dynamic-padding band came from the cache-inclusive reserved rows).
@@ -591,10 +591,13 @@ def merged_expert_bytes(arch: ModelArchitecture, t: TrainingSetup, w_bytes: floa
     return max((b for _, b in per_group), default=0.0), float(sum(n * b for n, b in per_group))
 
 
-def _layer_group(arch: ModelArchitecture) -> list:  # noqa: ANN202 - list[LinearModule]
+def _layer_group(arch: ModelArchitecture, mixer: str = "attention") -> list:  # noqa: ANN202 - list[LinearModule]
     """The modules of the layer the per-layer activation model describes: the MoE layers of a MoE model
-    (after any leading dense layers), otherwise the first group (attention layers of a hybrid)."""
+    (after any leading dense layers), otherwise the first group (attention layers of a hybrid); with
+    ``mixer="linear_attention"`` the Gated DeltaNet layers'."""
     groups = arch.linear_modules()
+    if mixer == "linear_attention":
+        return next(mods for _, mods in groups if any(m.kind == "linear_attention" for m in mods))
     if arch.is_moe:
         for _, mods in groups:
             if any(m.count > 1 for m in mods):
@@ -644,13 +647,32 @@ class MemoryLedger:
     formulas: dict[str, str] = field(default_factory=dict)
 
 
+def layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int,
+                                mlp: int | None = None, resid: int | None = None) -> tuple[float, float]:
+    """Bytes one decoder layer saves for backward per token: ``(mean over the layers, largest layer)``.
+
+    The two differ only in Gated DeltaNet hybrids, whose linear-attention layers save other tensors than their
+    full-attention layers (:func:`gated_deltanet_saved_per_token`): the mean times the layers is what a step
+    without checkpointing keeps, the largest is the layer checkpointing recomputes at its worst.
+    """
+    attn = _layer_saved_bytes_per_token(arch, t, act, seq_len, mlp, resid)
+    if not arch.num_linear_attention_layers:
+        return attn, attn
+    linear = _layer_saved_bytes_per_token(arch, t, act, seq_len, mlp, resid, mixer="linear_attention")
+    n_lin = arch.num_linear_attention_layers
+    mean = (attn * (arch.num_layers - n_lin) + linear * n_lin) / arch.num_layers
+    return mean, max(attn, linear) if arch.num_attention_layers else linear
+
+
 def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int,
-                                 mlp: int | None = None, resid: int | None = None) -> float:
+                                 mlp: int | None = None, resid: int | None = None,
+                                 mixer: str = "attention") -> float:
     """Bytes autograd saves for backward in one decoder layer, per token (see module docstring).
 
     ``act`` is the activation dtype size (2 for bf16/fp16, 4 for fp32); ``mlp`` the dtype size of the
     MLP intermediates (4 when bitsandbytes 4-bit layers read an fp32 residual stream and return its
-    dtype, ``Linear4bit.forward``), ``resid`` that of the residual stream (default ``act``).
+    dtype, ``Linear4bit.forward``), ``resid`` that of the residual stream (default ``act``); ``mixer``
+    ``attention`` (softmax attention) or ``linear_attention`` (a Gated DeltaNet layer of a hybrid).
     """
     mlp = act if mlp is None else mlp
     resid = act if resid is None else resid
@@ -662,7 +684,7 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     # Stacked experts adapted through PEFT's ParamWrapper run their matmul on W + delta-W, which needs a
     # gradient, so the matmul saves its input like a trained weight; ParamWrapper refuses dropout and
     # has no per-token LoRA branch (no lora_A outputs, no dropout copies).
-    group = _layer_group(arch)
+    group = _layer_group(arch, mixer)
     experts = {m.name for m in group if m.count > 1}
     experts_train = full or (lora and experts_adapted(arch, t.lora_targets))
 
@@ -700,10 +722,15 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
         saved = n_norms * act * h + (resid - act) * h
     else:
         saved = n_norms * (norm_input + norm_weight_input) * h
-    if arch.qk_norm:  # per-head RMSNorm on q and k (compiled: their normalised values only)
+    if arch.qk_norm and mixer == "attention":  # per-head RMSNorm on q and k (compiled: their normalised values only)
         saved += (act if compiled else 4 + norm_weight_input) * (arch.q_dim + arch.kv_dim)
 
-    if arch.is_mla:
+    if mixer == "linear_attention":
+        saved += gated_deltanet_saved_per_token(arch, t, act, saves_input)
+    elif arch.attn_output_gate:
+        saved += _mha_attention_saved_per_token(arch, t, act, seq_len, saves_input)
+        saved += gated_attention_output_saved_per_token(arch, t, act, saves_input)
+    elif arch.is_mla:
         saved += mla_attention_saved_per_token(arch, t, act, seq_len, saves_input, compiled, norm_weight_input)
     else:
         saved += _mha_attention_saved_per_token(arch, t, act, seq_len, saves_input)
@@ -770,6 +797,73 @@ def _mha_attention_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, ac
     else:
         saved += act * arch.q_dim + 4 * arch.num_attention_heads  # output + fp32 log-sum-exp
     return saved
+
+
+def gated_attention_output_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int,
+                                           saves_input) -> float:  # noqa: ANN001 - Callable[[str], bool]
+    """Bytes per token the attention output gate (Qwen3-Next/Qwen3.5) adds to the plain attention block.
+
+    ``Qwen3NextAttention.forward`` (@7515843b): ``query, gate = torch.chunk(q_proj(x).view(..., 2 head_dim))`` and
+    ``attn_output * torch.sigmoid(gate)`` before ``o_proj``. ``sigmoid`` saves its output (``e q_dim``; the strided
+    gate's ``reshape`` copy is freed after it), and the product saves both factors: that output and the ungated
+    attention output. The plain accounting (:func:`_mha_attention_saved_per_token`) holds one attention-output
+    tensor: the kernel's saved output under FlashAttention/SDPA, which the product's saved factor shares, or under
+    eager ``o_proj``'s input when it trains. So beyond it: the sigmoid output, plus ``e q_dim`` for the gated product
+    ``o_proj`` saves when it trains (FlashAttention/SDPA), or under eager for the ungated output the product keeps
+    (``e q_dim`` either way).
+    """
+    extra = 1 + (1 if t.attention == "eager" or saves_input("o_proj") else 0)
+    return float(extra * act * arch.q_dim)
+
+
+def gated_deltanet_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, saves_input) -> float:  # noqa: ANN001
+    """Bytes per token one Gated DeltaNet layer's token mixer saves for backward.
+
+    Read from transformers' ``Qwen3NextGatedDeltaNet.forward`` (``modeling_qwen3_next.py`` @7515843b; the Qwen3.5
+    module @d8c1e284 is the same after its split projections) on its fast path (causal-conv1d's
+    ``causal_conv1d_fn`` and flash-linear-attention's ``chunk_gated_delta_rule``; the torch fallback is a Python loop
+    over chunks nobody trains with), with ``K = key_dim``, ``V = value_dim``, ``n_v`` value heads, ``d_k`` the key
+    head dim, ``C = 64`` the kernel's chunk and ``e`` the activation dtype size:
+
+    * the input norm's output (``e h``) when an input projection trains;
+    * ``causal_conv1d_fn`` saves its input, the concatenated q/k/v (``e (2K + V)``), and applies SiLU inside;
+    * ``beta = b.sigmoid()`` saves its output (``e n_v``, the same tensor the kernel saves); the decay
+      ``g = -exp(A_log) x softplus(a.float() + dt_bias)`` saves softplus's fp32 input (``4 n_v``) and, when
+      ``A_log`` trains, the softplus output (``4 n_v``);
+    * ``repeat_interleave`` gives q and k ``n_v`` heads; ``ChunkGatedDeltaRuleFunction.forward`` (fla
+      ``ops/gated_delta_rule/chunk.py`` @92396f25) L2-normalises them inside and saves ``q, q_rstd, k, k_rstd, v,
+      g, beta, A``: q and k normalised (``e n_v d_k`` each), their fp32 inverse norms (``4 n_v`` each), v (``e V``,
+      made contiguous by ``input_guard``), the chunk-cumulated fp32 decay (``4 n_v``) and the WY matrix ``A``
+      (``n_v x C`` per token in the key dtype, ``e n_v C``). The per-chunk recurrent states ``h`` (``n_v d_k d_v``
+      per 64 tokens) are not saved: the backward recomputes them (``chunk_gated_delta_rule_bwd``);
+    * the gated RMSNorm (fla ``FusedRMSNormGated``) saves its input and the gate ``z`` (``e V`` each) and an fp32
+      inverse norm per head (``4 n_v``);
+    * ``out_proj`` saves the norm's output (``e V``) when it trains.
+
+    Qwen3-Next-80B-A3B (K 2048, V 4096, n_v 32, d_k 128), bf16, LoRA on every linear without dropout:
+    ``2h + 2 x 8192 + 2 x 32 + 4 x 32 + 2 (2 x 2 x 32 x 128 + 4 x 32) + 2 x 4096 + 4 x 32 + 2 x 32 x 64 + (2 + 2)
+    x 4096 + 4 x 32 + 2 x 4096`` (tests).
+    """
+    nv, dk = arch.linear_num_value_heads, arch.linear_key_head_dim
+    v = arch.linear_value_dim
+    saved = 0.0
+    if any(saves_input(m.name) for m in arch.linear_attention_modules() if m.name != "out_proj"):
+        saved += act * arch.hidden_size
+    saved += act * arch.linear_conv_dim  # causal_conv1d_fn's input
+    saved += act * nv  # beta (sigmoid output)
+    saved += 4 * nv + (4 * nv if t.method == "full" else 0)  # softplus input; its output when A_log trains
+    saved += 2 * (act * nv * dk + 4 * nv)  # normalised q and k at n_v heads, their fp32 inverse norms
+    saved += act * v + 4 * nv  # v, the cumulated fp32 decay g
+    saved += act * nv * GDN_CHUNK  # A, the WY representation of each chunk
+    saved += 2 * act * v + 4 * nv  # gated RMSNorm: its input and z, fp32 rstd per head
+    if saves_input("out_proj"):
+        saved += act * v
+    return float(saved)
+
+
+#: Tokens per chunk of flash-linear-attention's chunked gated delta rule (``chunk_local_cumsum(g, chunk_size=64)``
+#: and the ``[B, T, H, 64]`` WY matrix ``A`` in ``chunk_gated_delta_rule_fwd``, fla @92396f25).
+GDN_CHUNK = 64
 
 
 def mla_attention_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act: int, seq_len: int,
@@ -1381,16 +1475,17 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     tokens = rows * t.seq_len
     logit_tokens = rows * wl.logit_positions(t)  # GRPO: the completion positions only (logits_to_keep)
     mlp_bytes = 4 if upcast and t.precision != "fp32" else act  # 4-bit layers return their fp32 input's dtype
-    per_layer_token = _layer_saved_bytes_per_token(arch, t, act, t.seq_len, mlp=mlp_bytes, resid=resid)
+    per_layer_token, largest_layer_token = layer_saved_bytes_per_token(arch, t, act, t.seq_len, mlp=mlp_bytes,
+                                                                       resid=resid)
     checkpoint_token = resid * arch.hidden_size  # the layer input kept by checkpointing
     layers_here = arch.num_layers / n_gpus if pipeline else arch.num_layers
     merged_one, merged_all = merged_expert_bytes(arch, t, unq if t.method == "qlora" else w_bytes)
-    one_layer = per_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
+    one_layer = largest_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
     if t.grad_checkpointing:
         activations = layers_here * checkpoint_token * tokens + one_layer
         led.formulas["activations"] = (
             f"checkpoints {layers_here:g} layers x {checkpoint_token} B x {tokens} tokens"
-            f" + one recomputed layer {per_layer_token / 1024:.1f} KiB/token"
+            f" + one recomputed layer {largest_layer_token / 1024:.1f} KiB/token"
         )
         if merged_one:
             led.formulas["activations"] += f" + its experts' W + delta-W {merged_one / GIB:.2f} GiB (PEFT ParamWrapper)"

@@ -79,7 +79,7 @@ class MemoryEstimate(_Frozen):
 
     ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator on published
     runs whose figure the device total models (``tuneplan.core.memory.MEASURED_ERROR``, the same for every
-    sequence mode; docs/accuracy.md): ``total/1.163 .. total/0.615``.
+    sequence mode; docs/accuracy.md): ``total/1.161 .. total/0.597``.
     """
 
     components: list[MemoryComponent]

@@ -56,7 +56,7 @@ from dataclasses import dataclass, replace
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.generation import GenerationCost, generation_cost
-from tuneplan.core.memory import lora_tensors, nf4_bytes_per_param
+from tuneplan.core.memory import GDN_CHUNK, lora_tensors, nf4_bytes_per_param
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.terms import Quantity, Term
 
@@ -146,6 +146,13 @@ MEM_EFFICIENT_SHARE = 83.0 / 271.2
 #: card's memory bandwidth (A100 80GB SXM4: 2,039 GB/s): FLOP per byte of bandwidth.
 EAGER_TFLOPS_A100 = {64: 16.5, 128: 28.5}
 A100_BANDWIDTH = 2039e9
+#: flash-linear-attention's chunked gated delta rule (``chunk_gated_delta_rule_fwd``) on a B200: 0.412 ms for one
+#: 8,192-token sequence with 16 value heads (4 query/key heads), d_k = d_v = 128, fp16 (Qwen3.5-397B's shapes at
+#: tensor parallel 4; github.com/vllm-project/vllm/pull/38981, its "FLA (ms)" column, the largest head count listed),
+#: i.e. 8,192 x 16 x 180,224 FLOP (:func:`gated_deltanet_flops_per_token`) / 0.412 ms = 57.3 TFLOPS, 3.3 % of the
+#: B200's measured matmul ceiling (gpus.csv 1,745). Other cards get the same share of their ceiling; the backward is
+#: timed at the forward's rate (no published backward timing was found).
+GDN_SHARE = 8192 * 16 * 180_224 / 0.412e-3 / 1745e12
 #: Backward FLOPs of attention relative to its forward: 5 matmuls against 2 (FlashAttention-2 §3.2 and its
 #: benchmark's ``2.5 x`` forward FLOPs).
 ATTN_BWD_FACTOR = 2.5
@@ -535,13 +542,45 @@ def attention_term(ctx: _Ctx) -> Term:
         table = tables[cls]
         rate = ctx.rate * flash_share(table, hd, ctx.row)
     seconds = flops / rate
-    return Term(key="attention", value=seconds, parts=(
-        Quantity(key="flops", value=flops, unit="FLOP"),
-        Quantity(key="rate", value=rate, unit="FLOP/s"),
-        Quantity(key="keys_per_query", value=keys, unit="tokens"),
-    ), detail=kernel, source=("FlashAttention (arXiv:2205.14135) measured on the FlashAttention-2 benchmark charts"
-                              if kernel == "flash1" else "FlashAttention-2 (arXiv:2307.08691)")
-       + "; causal FLOPs halved as in its benchmark")
+    parts = [Quantity(key="flops", value=flops, unit="FLOP"), Quantity(key="rate", value=rate, unit="FLOP/s"),
+             Quantity(key="keys_per_query", value=keys, unit="tokens")]
+    source = (("FlashAttention (arXiv:2205.14135) measured on the FlashAttention-2 benchmark charts"
+               if kernel == "flash1" else "FlashAttention-2 (arXiv:2307.08691)") + "; causal FLOPs halved as in its benchmark")
+    if a.num_linear_attention_layers:
+        fwd_gdn, bwd_gdn = gated_deltanet_flops_per_token(a)
+        gdn_flops = a.num_linear_attention_layers * ctx.tokens * (fwd_passes * fwd_gdn + bwd_gdn)
+        gdn_rate = ctx.rate * GDN_SHARE
+        seconds += gdn_flops / gdn_rate
+        parts += [Quantity(key="linear_attention_flops", value=gdn_flops, unit="FLOP"),
+                  Quantity(key="linear_attention_rate", value=gdn_rate, unit="FLOP/s")]
+        source += ("; Gated DeltaNet layers: flash-linear-attention's chunked gated delta rule at its measured rate "
+                   "(vllm-project/vllm#38981)")
+    return Term(key="attention", value=seconds, parts=tuple(parts), detail=kernel, source=source)
+
+
+def gated_deltanet_flops_per_token(arch: ModelArchitecture) -> tuple[float, float]:
+    """Forward and backward FLOPs per token of one Gated DeltaNet layer's chunked delta rule (all value heads).
+
+    Counted over the matmuls of flash-linear-attention's kernels (``ops/gated_delta_rule/chunk.py`` @92396f25), per
+    value head, with chunk ``C = 64`` tokens and head dims ``d_k``, ``d_v`` (2 FLOP per multiply-add, per token):
+
+    * forward: ``A = beta K K^T`` in the chunk (``2C d_k``), ``w = A (beta k e^g)`` and ``u = A (beta v)``
+      (``2C d_k + 2C d_v``), the state pass ``v_new = u - w h`` and ``h += k^T v_new`` (``4 d_k d_v``), the output
+      ``q h`` (``2 d_k d_v``) plus the in-chunk ``(q k^T) v_new`` (``2C d_k + 2C d_v``):
+      ``2C (3 d_k + 2 d_v) + 6 d_k d_v``;
+    * backward (``chunk_gated_delta_rule_bwd``): ``w, u`` and ``h`` recomputed (``2C (d_k + d_v) + 4 d_k d_v``),
+      ``dv`` in the chunk (``2C (d_k + d_v)``), the reverse state pass ``dh`` and its ``dv`` (``6 d_k d_v``),
+      ``dq, dk, dw`` (``2C (2 d_k + d_v) + 6 d_k d_v``), the WY backward (``2C (3 d_k + 2 d_v) + 4 C^2``):
+      ``2C (7 d_k + 5 d_v) + 16 d_k d_v + 4 C^2``.
+
+    O(T C d) in the chunks plus O(T d_k d_v) for the state, linear in the sequence length (softmax attention is
+    O(T S d)). d_k = d_v = 128: 180,224 forward and 475,136 backward per head (2.6 x, FlashAttention's is 2.5 x).
+    """
+    c, dk, dv = float(GDN_CHUNK), float(arch.linear_key_head_dim), float(arch.linear_value_head_dim)
+    nv = arch.linear_num_value_heads
+    fwd = 2 * c * (3 * dk + 2 * dv) + 6 * dk * dv
+    bwd = 2 * c * (7 * dk + 5 * dv) + 16 * dk * dv + 4 * c * c
+    return nv * fwd, nv * bwd
 
 
 def _layer_elementwise_bytes(ctx: _Ctx) -> float:

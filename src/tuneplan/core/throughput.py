@@ -88,6 +88,10 @@ def flops_per_token(arch: ModelArchitecture, t: TrainingSetup, seq: float | None
     s = float(t.seq_len if seq is None else seq)
     # 6 s heads (d_qk + d_v) per layer: 12 s q_dim when the value head dim equals the query/key one (MLA: 192 + 128)
     attn = 6.0 * arch.num_attention_layers * (arch.q_dim + arch.attn_out_dim) * s
+    if arch.num_linear_attention_layers:  # Gated DeltaNet: the chunked delta rule, forward + backward, per token
+        from tuneplan.core.steptime import gated_deltanet_flops_per_token
+
+        attn += arch.num_linear_attention_layers * sum(gated_deltanet_flops_per_token(arch))
     model = (6.0 if t.method == "full" else 4.0) * n + attn
     passes = sum(wl.nograd_passes(t))
     if passes:  # DPO/KTO: forward passes without gradients per trained token (reference, KL batch)
