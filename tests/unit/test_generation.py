@@ -235,3 +235,15 @@ def test_the_no_kv_note_names_every_weight_the_engine_loads() -> None:
     assert len(notes) == 1
     assert notes[0]["params"]["weights_gib"] == pytest.approx(30_532_122_624 * 2 / 2**30, abs=0.05)  # 56.9
     assert notes[0]["params"]["share_gib"] == pytest.approx(39.8, abs=0.05)
+
+
+def test_a_4bit_base_is_read_through_bitsandbytes_dequantisation_beyond_one_row() -> None:
+    # NF4 storage 0.5 B per layer weight: one row at a time gemv_4bit reads it packed, 73,728 x 0.5 + 64,320 x 2;
+    # four rows dequantise each matrix (read 0.5, write 2) and the GEMM reads the bf16 copy (2): 73,728 x 4.5 +
+    # 64,320 x 2 per decode step; the vLLM share still stores the weights at 0.5 B
+    def cost(rows: int) -> gen.GenerationCost:
+        t = _grpo(micro_batch=rows, grad_accumulation=1, num_generations=2)
+        return gen.generation_cost(_tiny(), t, rate=1e12, bandwidth=1e9, host_step_seconds=0.0, capacity_bytes=1e9,
+                                   link_bandwidth=1e9, activation_bytes_per_token=100.0, layer_weight_bytes=0.5)
+    assert cost(1).term.part("weight_bytes") == 73_728 * 0.5 + 64_320 * 2
+    assert cost(4).term.part("weight_bytes") == 73_728 * 4.5 + 64_320 * 2

@@ -191,7 +191,12 @@ def generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, rate: float, b
     batch = min(rows, fits) if starts else rows
     active = float(arch.active_parameter_count() - arch.embedding_params())
     ctx = prompt + completion / 2.0  # mean context over the decode steps
-    weights_step = weight_bytes_read(arch, batch, layer_weight_bytes)
+    # a 4-bit base (QLoRA's NF4, handed to vLLM as bitsandbytes, or generate on the training model) is read through
+    # bitsandbytes' matmul_4bit: one token at a time its gemv_4bit kernel reads the packed weights; for more rows
+    # MatMul4Bit dequantises each matrix to bf16 first (read NF4, write 2 B) and the GEMM reads the copy (2 B), as
+    # the training step's dequantisation term charges it (core/steptime.py)
+    read_elem = layer_weight_bytes if layer_weight_bytes >= 2.0 or batch <= 1 else layer_weight_bytes + 4.0
+    weights_step = weight_bytes_read(arch, batch, read_elem)
     kv_step = batch * ctx * kv_tok
     flops_step = 2.0 * active * batch + 4.0 * batch * ctx * arch.q_dim * arch.num_attention_layers
     step = max((weights_step + kv_step) / bandwidth, flops_step / rate)
