@@ -139,3 +139,25 @@ def test_grpo_rows_appear_for_grpo_and_follow_the_engine(window, qtbot):
     assert not window.store.set_field("training.completion_tokens", window.store.scenario.training.seq_len)
     assert panel.fields["training.completion_tokens"].message.isVisible()
     assert window.store.scenario.training.completion_tokens == 512
+
+
+def test_choosing_grpo_on_short_rows_gives_the_completion_half_the_row(window, qtbot):
+    """#18: a plan of 256-token rows is shorter than TRL's default completion (512); choosing GRPO in the Workload
+    combo used to be refused at that field ("completion_tokens (512) must be shorter than seq_len (256)") while the
+    completion length it names stayed hidden. Now the plan becomes GRPO with a 256 // 2 = 128-token completion and a
+    128-token prompt, and the completion row shows it."""
+    store, panel = window.store, window.method_panel
+    window.show()
+    qtbot.waitExposed(window)
+    assert store.set_field("training.seq_len", 256)
+    work = panel.fields["training.workload"].widget
+    work.setCurrentIndex(work.findData("grpo"))
+    t = store.scenario.training
+    assert (t.workload, t.completion_tokens, t.seq_len) == ("grpo", 128, 256)
+    assert not panel.fields["training.workload"].message.isVisible()
+    completion = panel.fields["training.completion_tokens"].widget
+    assert completion.isVisible() and completion.value() == 128
+    # rows that hold the default completion keep it
+    assert store.set_field("training.workload", "sft") and store.set_field("training.seq_len", 2048)
+    assert store.set_field("training.workload", "grpo")
+    assert store.scenario.training.completion_tokens == 128  # the plan's own value, not reset

@@ -261,6 +261,13 @@ class AppStore(QObject):
             if value != p.price_per_gpu_hour or p.offer_kind != CUSTOM_OFFER:
                 updates.update({"pricing.provider": "Your price", "pricing.offer_kind": CUSTOM_OFFER,
                                 "pricing.price_date": ""})
+        if path == "training.workload" and value == "grpo":
+            # GRPO's completion is part of the row: a plan whose rows are no longer than TRL's default completion
+            # (512) would be refused at the Workload field, with the completion length still hidden; give the
+            # completion half the row instead, shown (and editable) in the GRPO rows that now appear
+            t = self._scenario.training
+            if t.completion_tokens >= t.seq_len:
+                updates["training.completion_tokens"] = max(1, t.seq_len // 2)
         return self._update(updates, path, names=[path], merge=path, named=path == "name")
 
     def set_fields(self, updates: dict[str, Any], *, error_field: str | None = None) -> bool:
