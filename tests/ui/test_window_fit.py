@@ -168,3 +168,63 @@ def test_window_opens_at_the_size_of_a_1024x640_screen_and_compare_gpus_rows_wra
     qtbot.wait(50)
     assert len(view.top_row.lines(view.top_row.geometry().width())) == 1
     assert view.edit_prices.mapTo(view, QPoint(0, 0)).x() + view.edit_prices.width() >= view.width() - 12
+
+
+def _four_plans(window):
+    """The trial's four saved plans, compared: an 8B and two 70B QLoRA plans on 24 and 12 GiB cards beside a
+    70B LoRA on an H200, so the 24 GiB line sits near the left of a 0-250 GiB axis."""
+    from tuneplan.storage import ScenarioLibrary
+    from tuneplan.ui.scenario_compare import CURRENT
+
+    lib, files = ScenarioLibrary(), []
+    for name, model, method, gpu in [("8B QLoRA on 4090", "llama-3.1-8b", "qlora", "rtx4090"),
+                                     ("70B QLoRA on 4090", "llama-3.1-70b", "qlora", "rtx4090"),
+                                     ("70B QLoRA on 3060", "llama-3.1-70b", "qlora", "rtx3060_12gb"),
+                                     ("70B LoRA on H200", "llama-3.1-70b", "lora", "h200")]:
+        window.store.set_model(model)
+        window.store.set_field("training.method", method)
+        assert window.store.set_gpu(gpu)
+        s = window.store.scenario.model_copy(deep=True)
+        s.name = name
+        files.append(lib.save(s))
+    view = window.compare_view
+    window.tabs.setCurrentWidget(view)
+    view.refresh_picker()
+    view.pick(CURRENT, False)
+    for f in files:
+        assert view.pick(str(f))
+    return view
+
+
+def test_compare_memory_chart_capacity_labels_stay_in_the_plot_and_off_other_rows_at_1024x640(window, qtbot):
+    from PySide6.QtCore import QRectF
+
+    from tuneplan.ui.charts import COMPARE_BAR_H
+
+    window.resize(1024, 640)
+    view = _four_plans(window)
+    qtbot.wait(100)
+    chart = view.vram_chart
+    vb = chart.getPlotItem().getViewBox()
+    plot = vb.sceneBoundingRect()
+    labels = chart.cap_labels[:4]
+    assert [label.toPlainText() for label in labels][:2] == ["RTX 4090: 23.99 GiB"] * 2
+    bars = []
+    for i, total in enumerate(chart.bar_totals()):
+        y = chart.row_y(i)
+        bars.append(vb.mapViewToScene(QRectF(0, y - COMPARE_BAR_H / 2, total, COMPARE_BAR_H)).boundingRect())
+    for i, label in enumerate(labels):
+        rect = label.sceneBoundingRect()
+        # not cut at the plot's left (or right) edge: the 24 GiB line is too far left for a label left of it
+        assert plot.left() - 1 <= rect.left() and rect.right() <= plot.right() + 1, (label.toPlainText(), rect, plot)
+        # not over the row above (its bar or its capacity label)
+        for j, bar in enumerate(bars):
+            if j != i:
+                assert not rect.adjusted(1, 1, -1, -1).intersects(bar), (label.toPlainText(), j)
+        for other in labels[:i]:
+            assert not rect.adjusted(1, 1, -1, -1).intersects(other.sceneBoundingRect())
+    assert labels[0].anchor.x() == 0  # right of its line: the shared rule of the plan's VRAM bar
+    # the tab's export buttons are on screen, not past the window's right edge
+    for button in (view.csv_button, view.charts_button, view.report_button):
+        right = button.mapTo(window, QPoint(button.width(), 0)).x()
+        assert right <= window.width(), (button.text(), right)

@@ -18,7 +18,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
-from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt, Signal  # noqa: E402
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics  # noqa: E402
 from PySide6.QtWidgets import QWidget  # noqa: E402
 
@@ -38,6 +38,7 @@ __all__ = [
     "CostChart",
     "VramChart",
     "component_tooltip",
+    "label_goes_left",
     "likely_curves",
     "phase_spans",
     "phase_tooltip",
@@ -261,6 +262,21 @@ class _Segment(pg.BarGraphItem):
     def hoverLeaveEvent(self, ev) -> None:  # noqa: N802 - Qt naming
         self.setOpts(pen=pg.mkPen("w", width=1))
         super().hoverLeaveEvent(ev)
+
+
+def label_goes_left(view: pg.ViewBox, x: float, label_px: float) -> bool:
+    """Whether a label ``label_px`` wide goes left of a vertical line at ``x`` (view units): left when it fits
+    between the plot's left edge and the line, else right when it fits there, else on the roomier side. Capacity
+    labels are never cut at the plot's left edge (the plan's VRAM bar and the scenario comparison's rows share this
+    rule)."""
+    (x0, x1), _ = view.viewRange()
+    if view.width() <= 0 or x1 <= x0:
+        return x >= 0.35 * (x1 or 1.0)  # not laid out yet: the old rule of thumb
+    left_px = (x - x0) / (x1 - x0) * view.width()
+    right_px = view.width() - left_px
+    if left_px >= label_px + 4:
+        return True
+    return right_px < label_px + 4 and left_px > right_px
 
 
 class VramChart(pg.PlotWidget):
@@ -505,17 +521,12 @@ class VramChart(pg.PlotWidget):
         """A line's label goes left of its line, unless the room left of the line is narrower than the label
         (a 12 GiB card beside a 47 GiB plan): then it goes right of it, never cut off at the plot's edge."""
         view = self.getPlotItem().getViewBox()
-        right = view.viewRange()[0][1] or 1.0
         lines = ((self.capacity_line, self._capacity_gib), (self.local_line, self._local[0]),
                  (self.local_free_line, self._local[1]))
         for line, value in lines:
             if value is None or line.label is None:
                 continue
-            if view.width() > 0:
-                room = value / right * view.width()
-                left = room >= line.label.boundingRect().width() + 4
-            else:  # not laid out yet: the old rule of thumb
-                left = value >= 0.35 * right
+            left = label_goes_left(view, value, line.label.boundingRect().width())
             y = line.label.anchors[0][1]
             side = (1, y) if left else (0, y)
             line.label.anchors = [side, side]
@@ -831,6 +842,10 @@ class CostChart(pg.PlotWidget):
 #: Height of a scenario's bar and half the height of its capacity line, in rows.
 COMPARE_BAR_H = 0.46
 COMPARE_CAP_HALF = 0.36
+#: The least height of a row in pixels: its name and verdict (two lines) and, in the 0.41 of a row between its
+#: capacity line's top and the bar above, the capacity label; and the bottom axis with its title.
+COMPARE_ROW_PX = 52
+COMPARE_AXIS_PX = 56
 
 
 class CompareVramChart(pg.PlotWidget):
@@ -841,6 +856,9 @@ class CompareVramChart(pg.PlotWidget):
     tight, red when short) after the bar, a whisker for the likely range, and that scenario's GPU capacity as a red line
     across its own row, labelled ``RTX 4090: 23.99 GiB``.
     """
+
+    #: its minimum height changed (more rows, a taller legend): a scrolling parent makes room for it
+    height_needed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent, background="w")
@@ -952,8 +970,7 @@ class CompareVramChart(pg.PlotWidget):
         for i, (_name, result, gpu) in enumerate(entries):
             cap_label = self._label(self.cap_labels, i, CAPACITY_COLOR, False)
             cap_label.setText(f"{short_gpu_name(gpu)}: {i18n.fmt_capacity(caps[i])}")
-            cap_label.setAnchor((1, 1))  # right-aligned on the line, above the row
-            cap_label.setPos(caps[i], ys[i] + COMPARE_CAP_HALF)
+            cap_label.setPos(caps[i], ys[i] + COMPARE_CAP_HALF)  # above the row; its side in _layout_text
             cap_label.setVisible(True)
             total_label = self._label(self.total_labels, i, i18n.verdict_color(result.memory), True)
             total_label.setColor(i18n.verdict_color(result.memory))
@@ -966,7 +983,19 @@ class CompareVramChart(pg.PlotWidget):
         right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
         # room above the top row for its capacity label, below the last row for the whisker caps
         _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))
+        self._fit_height()
         self._layout_text()
+
+    def _fit_height(self) -> None:
+        """Tall enough for every row's two-line name and its capacity label above the bar, plus the legend
+        under the axis: at 1024x640 a 240-pixel chart gave four rows 20 px each, and the labels ran over the
+        rows above them."""
+        legend = self.legend.layout.effectiveSizeHint(Qt.SizeHint.PreferredSize).height()
+        rows = max(len(self._names), 1) + 0.45  # the view's extra room above and below the rows
+        need = int(rows * COMPARE_ROW_PX + legend + COMPARE_AXIS_PX)
+        if self.minimumHeight() != max(240, need):
+            self.setMinimumHeight(max(240, need))
+            self.height_needed.emit()
 
     def _layout_text(self) -> None:
         """Elide the row names to the axis and keep each total label inside the plot."""
@@ -986,6 +1015,10 @@ class CompareVramChart(pg.PlotWidget):
         bold = QFont()
         bold.setBold(True)
         bfm = QFontMetrics(bold)
+        for i, label in enumerate(self.cap_labels[: len(self._names)]):
+            # left of its line, unless the plot's left edge would cut it ("4090: 23.99 GiB" beside a 140 GiB row)
+            left = label_goes_left(vb, self._capacities[i], label.boundingRect().width())
+            label.setAnchor((1, 1) if left else (0, 1))
         for i, label in enumerate(self.total_labels[: len(self._names)]):
             start = max(self._totals[i], self._highs[i]) + 6 * gib_per_px
             need = (bfm.horizontalAdvance(label.toPlainText()) + 10) * gib_per_px
@@ -1006,6 +1039,7 @@ class CompareVramChart(pg.PlotWidget):
             self._names_width = names_width
             self.getPlotItem().getAxis("left").setWidth(names_width)
         self._fit_legend(self.width() - names_width - 16)
+        self._fit_height()
         self._layout_text()
 
     def _fit_legend(self, available: float) -> None:

@@ -9,7 +9,7 @@ right-aligned while the row fits on one line.
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QSpacerItem, QWidget, QWidgetItem
+from PySide6.QtWidgets import QLabel, QLayout, QLayoutItem, QSizePolicy, QSpacerItem, QWidget, QWidgetItem
 
 __all__ = ["FlowLayout"]
 
@@ -83,6 +83,17 @@ class FlowLayout(QLayout):
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
     # -- layout ----------------------------------------------------------------------------------
+    @staticmethod
+    def _hint(item: QLayoutItem) -> QSize:
+        """A word-wrapped label asks for its text's whole width (QLabel's own hint wraps it early)."""
+        hint = item.sizeHint()
+        label = item.widget()
+        if isinstance(label, QLabel) and label.wordWrap() and label.textFormat() != Qt.TextFormat.RichText:
+            m = label.contentsMargins()
+            width = label.fontMetrics().horizontalAdvance(label.text()) + m.left() + m.right() + 2 * label.margin() + 2
+            hint = QSize(max(hint.width(), width), hint.height())
+        return hint
+
     def _visible(self) -> list[QLayoutItem]:
         return [i for i in self._items if not (i.widget() is not None and i.widget().isHidden())]
 
@@ -93,7 +104,7 @@ class FlowLayout(QLayout):
         lines: list[list[QLayoutItem]] = [[]]
         used = 0
         for item in self._visible():
-            w = item.sizeHint().width()
+            w = self._hint(item).width()
             spacer = item.spacerItem() is not None
             if lines[-1] and not spacer and used + self._spacing + w > room:
                 lines.append([])
@@ -110,22 +121,24 @@ class FlowLayout(QLayout):
         y = inner.y()
         lines = self.lines(rect.width())
         for n, line in enumerate(lines):
-            hints = [i.sizeHint() for i in line]
-            height = max(h.height() for h in hints)
+            hints = [self._hint(i) for i in line]
             used = sum(h.width() for h in hints) + self._spacing * (len(line) - 1)
-            stretches = [i for i in line if i.spacerItem() is not None
-                         and i.sizeHint().width() == 0]
+            stretches = [i for i in line if i.spacerItem() is not None and i.sizeHint().width() == 0]
             extra = max(0, inner.width() - used)
-            x = inner.x()
+            sizes = []
             for item, hint in zip(line, hints, strict=True):
-                w = hint.width()
-                if item in stretches:
-                    w += extra // len(stretches)
-                # an item wider than the whole row (a single long one) shrinks to it
-                w = min(w, inner.width()) if item.spacerItem() is None else w
+                w = hint.width() + (extra // len(stretches) if item in stretches else 0)
+                if item.spacerItem() is None:
+                    w = min(w, inner.width())  # an item wider than the whole row (a long label) shrinks to it
+                # a word-wrapped label narrowed to the row grows to the lines it wraps into
+                h = item.heightForWidth(w) if item.hasHeightForWidth() else hint.height()
+                sizes.append(QSize(w, h))
+            height = max(size.height() for size in sizes)
+            x = inner.x()
+            for item, size in zip(line, sizes, strict=True):
                 if apply:
-                    h = height if item.expandingDirections() & Qt.Orientation.Vertical else hint.height()
-                    item.setGeometry(QRect(QPoint(x, y + (height - h) // 2), QSize(w, h)))
-                x += w + self._spacing
+                    h = height if item.expandingDirections() & Qt.Orientation.Vertical else size.height()
+                    item.setGeometry(QRect(QPoint(x, y + (height - h) // 2), QSize(size.width(), h)))
+                x += size.width() + self._spacing
             y += height + (self._line_spacing if n < len(lines) - 1 else 0)
         return y - inner.y() + m.top() + m.bottom() if lines else m.top() + m.bottom()

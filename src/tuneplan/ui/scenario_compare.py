@@ -58,6 +58,7 @@ from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
 from tuneplan.storage import ScenarioFileError, ScenarioLibrary
 from tuneplan.ui.charts import SCENARIO_COLORS, CompareCostChart, CompareVramChart, short_gpu_name
+from tuneplan.ui.flow_layout import FlowLayout
 from tuneplan.ui.i18n import (
     OFFER_KIND_LABELS,
     format_hours,
@@ -736,6 +737,10 @@ def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_
 ReportExporter = Callable[[str | Path | None, ScenarioComparison], Path | None]
 
 
+#: Below this width the picker sits above the charts instead of beside them.
+NARROW_TAB_PX = 700
+
+
 class ScenarioCompareView(QWidget):
     """The "Compare scenarios" tab: pick 2–4 scenarios, see bars, curves and what differs.
 
@@ -817,16 +822,23 @@ class ScenarioCompareView(QWidget):
         col = QVBoxLayout(body)
         col.setContentsMargins(8, 8, 8, 8)
         col.setSpacing(6)
-        top = QHBoxLayout()
+        # the summary and the export buttons wrap on a narrow window (in one row they cut off "Report…" at 1024 px)
+        self.top_row = top = FlowLayout(spacing=6)
         self.empty_label = QLabel("")
         self.empty_label.setStyleSheet("color: #555555;")
         self.empty_label.setWordWrap(True)
-        top.addWidget(self.empty_label, 1)
+        top.addWidget(self.empty_label)
+        top.addStretch()
+        export_box = QWidget()  # "Export:" stays with its first button
+        export_row = QHBoxLayout(export_box)
+        export_row.setContentsMargins(0, 0, 0, 0)
         export_label = QLabel(self.tr("Export:"))
         export_label.setStyleSheet("color: #555555;")
-        top.addWidget(export_label)
-        for b in (self.csv_button, self.charts_button, self.report_button):
-            top.addWidget(b)
+        export_row.addWidget(export_label)
+        export_row.addWidget(self.csv_button)
+        top.addWidget(export_box)
+        top.addWidget(self.charts_button)
+        top.addWidget(self.report_button)
         col.addLayout(top)
         col.addWidget(self.message)
         col.addWidget(self._caption(self.tr("Memory per GPU at the step's peak (red line: that scenario's GPU memory)")))
@@ -839,13 +851,16 @@ class ScenarioCompareView(QWidget):
         row.addWidget(self.only_differences)
         col.addLayout(row)
         col.addWidget(self.table, 4)
+        # at least 820 px high; more when the memory chart needs it for its rows and legend (a narrow window)
         body.setMinimumHeight(820)
+        self.vram_chart.height_needed.connect(
+            lambda: body.setMinimumHeight(max(820, col.minimumSize().height())))
         scroll = QScrollArea()
         scroll.setWidget(body)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(picker)
         splitter.addWidget(scroll)
         splitter.setStretchFactor(0, 0)
@@ -870,6 +885,16 @@ class ScenarioCompareView(QWidget):
             documents.library_changed.connect(comparison.reload_files)
         self.refresh_picker()
         self.refresh()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        """On a narrow tab the picker goes above the charts: beside them, at 1024x640, it left the memory chart
+        165 px of plot and cut its capacity labels."""
+        super().resizeEvent(event)
+        narrow = self.width() < NARROW_TAB_PX
+        orientation = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
+        if self.splitter.orientation() != orientation:
+            self.splitter.setOrientation(orientation)
+            self.splitter.setSizes([130, 800] if narrow else [210, 800])
 
     @staticmethod
     def _caption(text: str) -> QLabel:
