@@ -227,14 +227,17 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario:
         if local:
             own = True
             data["pricing"].update(own_gpu=True, gpu_power_w=local[1])
-        from tuneplan.catalog.prices import default_price, prices_for_gpu
+        from tuneplan.catalog.prices import default_price, plan_usd_per_gpu_hour, prices_for_gpu
 
-        # a rented plan starts at the cheapest on-demand price; your own card is compared with its cheapest offer
+        # a rented plan starts at the on-demand offer that costs least for its GPU count (a node sold whole is
+        # billed whole, as in compare-gpus and the GUI); your own card is compared with its cheapest offer
         offers = prices_for_gpu(gpu.id)
-        price = (offers[0] if offers else None) if own else default_price(gpu.id)
+        n = int(training.get("num_gpus", 1))
+        price = (offers[0] if offers else None) if own else default_price(gpu.id, n)
         if price is not None and args.price_per_hour is None:
             data["pricing"].update(
-                price_per_gpu_hour=price.usd_per_gpu_hour, provider=price.provider, offer_kind=price.kind,
+                price_per_gpu_hour=price.usd_per_gpu_hour if own else plan_usd_per_gpu_hour(price, n),
+                provider=price.provider, offer_kind=price.kind,
                 billing=price.billing, price_date=price.date_seen,
             )
     if args.gpu_memory_gib is not None:

@@ -349,3 +349,15 @@ def test_compare_gpus_prices_a_one_gpu_plan_without_8_gpu_nodes() -> None:
     assert out.returncode == 0, out.stderr
     b200 = next(r for r in json.loads(out.stdout) if r["gpu_id"] == "b200")
     assert b200["fits"] and b200["spot_usd"] < b200["on_demand_usd"]
+
+
+def test_estimate_prices_a_gpu_at_the_cheapest_offer_for_the_plans_gpu_count() -> None:
+    # Lambda's $0.79 V100 is sold only as 8-GPU nodes: a 1-GPU plan is priced at Paperspace's $2.29, an 8-GPU plan
+    # at Lambda's rate, as in the GUI and compare-gpus (issue #21); the B200 plan keeps Hyperstack's $6.00
+    one = run("estimate", "--gpu", "v100_16gb")
+    assert one.returncode == 0, one.stderr
+    assert "x $2.29/GPU-h x 1" in one.stdout
+    eight = run("estimate", "--gpu", "v100_16gb", "--gpus", "8")
+    assert eight.returncode == 0, eight.stderr
+    assert "x $0.79/GPU-h x 8" in eight.stdout
+    assert "x $6.00/GPU-h x 1" in run("estimate", "--gpu", "b200").stdout

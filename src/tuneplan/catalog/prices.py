@@ -285,18 +285,20 @@ def plan_usd_per_gpu_hour(entry: PriceEntry, num_gpus: int) -> float:
     return entry.usd_per_gpu_hour * billed_gpus(entry, n) / n
 
 
-def default_price(gpu_id: str) -> PriceEntry | None:
-    """The price a new plan starts with: the cheapest **on-demand** entry for this GPU.
+def default_price(gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+    """The price a new plan starts with: the **on-demand** entry for this GPU that costs least for a plan on
+    ``num_gpus``, whole nodes billed (:func:`plan_usd_per_gpu_hour`): an offer sold only as 8-GPU nodes is no
+    bargain for a 1-GPU plan, whatever its per-GPU rate.
 
     On-demand (RunPod Secure Cloud, Lambda, AWS...) is the dependable choice: it is not reclaimed
     mid-run. When the GPU has no on-demand price, the cheapest entry of any kind (community,
     spot, serverless) is returned instead; ``None`` when the GPU has no price at all.
-    Ties keep file order. Check ``entry.kind`` to tell which case applied.
+    Ties keep file order. Check ``entry.kind`` to tell which case applied; price the plan with
+    :func:`plan_usd_per_gpu_hour`.
     """
     prices = prices_for_gpu(gpu_id)
-    on_demand = [p for p in prices if p.kind == "on-demand"]
-    pool = on_demand or prices
-    return pool[0] if pool else None
+    return (_cheapest_for_plan(prices, {"on-demand"}, num_gpus)
+            or _cheapest_for_plan(prices, {p.kind for p in prices}, num_gpus))
 
 
 def _cheapest_for_plan(prices: list[PriceEntry], kinds: set[str], num_gpus: int) -> PriceEntry | None:

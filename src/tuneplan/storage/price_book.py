@@ -344,11 +344,12 @@ class PriceBook(BaseModel):
         return sorted((p.entry for p in self.effective_prices() if p.entry.gpu_id == gpu_id),
                       key=lambda e: e.usd_per_gpu_hour)
 
-    def default_price(self, gpu_id: str) -> PriceEntry | None:
-        """The cheapest effective on-demand price, else the cheapest of any kind (as the catalog's)."""
+    def default_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
+        """The effective on-demand price that costs least for a plan on ``num_gpus`` (whole nodes billed), else
+        the cheapest of any kind (as the catalog's :func:`~tuneplan.catalog.prices.default_price`)."""
         prices = self.prices_for_gpu(gpu_id)
-        pool = [p for p in prices if p.kind == "on-demand"] or prices
-        return pool[0] if pool else None
+        return (self._cheapest_for_plan(gpu_id, {"on-demand"}, num_gpus)
+                or self._cheapest_for_plan(gpu_id, {p.kind for p in prices}, num_gpus))
 
     def _cheapest_for_plan(self, gpu_id: str, kinds: set[str], num_gpus: int) -> PriceEntry | None:
         """The offer of these kinds that costs least per hour for a plan on ``num_gpus``, whole nodes billed

@@ -254,9 +254,9 @@ class PriceBookController(QObject):
         """Offers for one GPU, cheapest first (the hardware panel's offer picker)."""
         return self.book.prices_for_gpu(gpu_id)
 
-    def default_price(self, gpu_id: str) -> PriceEntry | None:
+    def default_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
         """The price a GPU switch applies: cheapest on-demand, else cheapest of any kind."""
-        return self.book.default_price(gpu_id)
+        return self.book.default_price(gpu_id, num_gpus)
 
     def on_demand_price(self, gpu_id: str, num_gpus: int = 1) -> PriceEntry | None:
         """Cheapest on-demand price for a plan on ``num_gpus`` (whole nodes billed)."""

@@ -325,9 +325,12 @@ class AppStore(QObject):
         """
         update: dict[str, Any] = {"gpu": catalog.get_gpu(gpu_id)}
         if self._scenario.pricing.offer_kind != CUSTOM_OFFER:
-            entry = self.prices.default_price(gpu_id)
+            # the offer that costs least for the plan's GPU count, a whole node billed whole (as Compare GPUs)
+            n = self._scenario.training.num_gpus
+            entry = self.prices.default_price(gpu_id, n)
             if entry is not None:
                 update["pricing"] = self._priced(entry)
+                update["pricing"]["price_per_gpu_hour"] = catalog.plan_usd_per_gpu_hour(entry, n)
         return update
 
     def set_price_offer(self, entry: catalog.PriceEntry) -> bool:
