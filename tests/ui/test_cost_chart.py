@@ -94,7 +94,7 @@ def test_no_time_or_no_range_draws_no_band(chart, result):
     chart.set_cost(result.cost, result.time)
     chart.set_cost(result.cost)  # e.g. the report's chart: no time estimate
     assert chart.likely_range() is None and chart.band_series() == ([], [], [])
-    assert not chart.band.isVisible() and not _legend(chart)["Likely range"]
+    assert not chart.band.isVisible() and "Likely range" not in _legend(chart)  # no entry, not a hidden one
     assert chart.band_text == "" and len(chart.band_upper.getData()[0]) == 0
     flat = result.time.model_copy(update={"low_seconds": 0.0, "high_seconds": 0.0})
     chart.set_cost(result.cost, flat)
@@ -119,3 +119,18 @@ def test_overlays_keep_the_band(chart, result):
     xs = [p.hours for p in result.cost.curve]
     chart.set_overlays([("Other GPU", [x * 0.5 for x in xs], [p.usd for p in result.cost.curve])])
     assert chart.likely_range() is not None and chart.band.isVisible()
+
+
+def test_cost_legend_has_no_gap_for_a_hidden_phase_and_packs_its_rows(window, qtbot):
+    # issue #21: a phase with no time kept an empty row, and the column spread its rows over the chart's height
+    window.resize(1366, 768)
+    chart = window.cost_chart
+    qtbot.waitUntil(lambda: chart.legend.sceneBoundingRect().height() > 0)
+    qtbot.wait(50)
+    labels = [label for _sample, label in chart.legend.items]
+    assert all(label.isVisible() for label in labels)
+    tops = sorted(label.sceneBoundingRect().top() for label in labels)
+    height = labels[0].sceneBoundingRect().height()
+    assert all(b - a <= height + 2 for a, b in zip(tops, tops[1:], strict=False)), (tops, height)
+    drawn = {p for p, item in chart.phase_items.items() if item.getData()[0] is not None and len(item.getData()[0])}
+    assert {label.text for label in labels} == {chart.phase_items[p].name() for p in drawn} | {"Likely range"}

@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import pyqtgraph as pg  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt, Signal  # noqa: E402
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics  # noqa: E402
-from PySide6.QtWidgets import QWidget  # noqa: E402
+from PySide6.QtWidgets import QSizePolicy, QWidget  # noqa: E402
 
 from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent, TimeEstimate  # noqa: E402
 from tuneplan.ui import i18n  # noqa: E402
@@ -576,6 +576,8 @@ class CostChart(pg.PlotWidget):
         self.legend = pg.LegendItem(colCount=1, labelTextColor=TEXT_COLOR, frame=False, verSpacing=-4)
         plot.legend = self.legend
         plot.layout.addItem(self.legend, 2, 3)
+        plot.layout.setAlignment(self.legend, Qt.AlignmentFlag.AlignTop)  # rows packed, not spread over the height
+        self.legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.phase_items: dict[str, pg.PlotDataItem] = {}
         self.phase_fills: dict[str, pg.PlotDataItem] = {}
         for phase in PHASE_COLORS:
@@ -684,12 +686,6 @@ class CostChart(pg.PlotWidget):
             data = by_phase.get(phase, ([], []))
             item.setData(data[0], data[1])
             self.phase_fills[phase].setData(data[0], data[1])
-            # hide empty phases from the legend
-            if self.legend is not None:
-                for sample, label in self.legend.items:
-                    if sample.item is item:
-                        sample.setVisible(bool(data[0]))
-                        label.setVisible(bool(data[0]))
         if points:
             end = points[-1]
             when = (self.tr("{n} min").format(n=f"{end.hours * 60:.0f}") if minutes
@@ -704,6 +700,7 @@ class CostChart(pg.PlotWidget):
             self.done_marker.setData([], [])
             self.done_label.setText("")
         self._draw_band(scale)
+        self._fill_legend([p for p in self.phase_items if by_phase.get(p, ([], []))[0]])
         pess = cost.pessimistic_usd
         show_pess = pess > cost.total_usd * 1.005
         self.pessimistic_line.setVisible(show_pess)
@@ -721,10 +718,6 @@ class CostChart(pg.PlotWidget):
         self.band_lower.setData([h * scale for h in hours], lower)
         self.band_upper.setData([h * scale for h in hours], upper)
         self.band.setVisible(shown)
-        for sample, label in self.legend.items if self.legend is not None else []:
-            if sample.item is self.band_sample:
-                sample.setVisible(shown)
-                label.setVisible(shown)
         if self._likely is None:
             self.band_text = ""
             self.band.setToolTip("")
@@ -736,6 +729,19 @@ class CostChart(pg.PlotWidget):
             f"<b>{html.escape(self.tr('Likely range'))}</b>: {html.escape(self.band_text)}",
             self.tr("The same plan finishing faster or slower: the training phase scaled by the measured error of "
                     "the time estimate (or by a pilot run's spread when calibrated)"))))
+
+    def _fill_legend(self, phases: list[str]) -> None:
+        """The legend lists the phases drawn and the band when there is one, packed at the top of its column: a
+        hidden entry left its row empty, and the column spread its rows over the chart's height."""
+        entries = [(self.phase_items[p], self.phase_items[p].name()) for p in phases]
+        if self.band.isVisible():
+            entries.append((self.band_sample, self.tr("Likely range")))
+        if [(s.item, lab.text) for s, lab in self.legend.items] == entries:
+            return
+        self.legend.clear()
+        for item, name in entries:
+            self.legend.addItem(item, name)
+        self.legend.updateSize()
 
     def likely_range(self) -> tuple[tuple[float, float], tuple[float, float]] | None:
         """The band's two ends as drawn: ``((low hours, low USD), (high hours, high USD))``, or None without one."""
