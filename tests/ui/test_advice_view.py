@@ -131,8 +131,8 @@ def test_controller_without_window_matches_the_core(qtbot):
 
 
 def test_a_plan_whose_likely_range_reaches_past_the_card_gets_advice(window, qtbot):
-    # The likely range's upper end is total / (1 - 0.385) (MEASURED_ERROR). On a card of total / 0.8 the estimate
-    # leaves 20% spare (more than TIGHT_SHARE) but the upper end is 0.8 / 0.615 = 1.30 x capacity:
+    # The likely range's upper end is total / (1 - 0.403) (MEASURED_ERROR). On a card of total / 0.8 the estimate
+    # leaves 20% spare (more than TIGHT_SHARE) but the upper end is 0.8 / 0.597 = 1.34 x capacity:
     # the verdict is amber "tight", so the advice panel shows, says why, and marks each row the same way.
     store = window.store
     assert store.scenario.training.sequence_mode == "packed"

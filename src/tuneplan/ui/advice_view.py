@@ -383,7 +383,7 @@ class AdviceView(QFrame):
         else:
             self._set_tone("#fff8e6", "#e6cf99")
             # a fitting plan gets advice only when its likely range reaches past the card (under TIGHT_SHARE
-            # spare the upper end always does: the band reaches total / 0.615)
+            # spare the upper end always does: the band reaches total / 0.597)
             lead = translate(
                 "Advice",
                 "Tight: {spare} GiB spare on the {gpu} by the estimate, but the likely range reaches {high} GiB "
