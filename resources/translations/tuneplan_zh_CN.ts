@@ -626,7 +626,7 @@ Please attach that file when you report the problem.</source>
     <name>CompareVramChart</name>
     <message>
         <source>Memory comparison chart</source>
-        <extracomment>Height of a scenario&apos;s bar and half the height of its capacity line, in rows.</extracomment>
+        <extracomment>Height of a scenario&apos;s bar and half the height of its capacity line, in rows. The least height of a row in pixels: its name and verdict (two lines) and, in the 0.41 of a row between its capacity line&apos;s top and the bar above, the capacity label; and the bottom axis with its title. its minimum height changed (more rows, a taller legend): a scrolling parent makes room for it</extracomment>
         <translation>显存对比图</translation>
     </message>
     <message>
@@ -5506,7 +5506,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>ScenarioCompareView</name>
     <message>
         <source>Compare scenarios</source>
-        <extracomment>Writes the report of a comparison: ``(path, or None to ask; the comparison) -&gt; the file, or None``.</extracomment>
+        <extracomment>Writes the report of a comparison: ``(path, or None to ask; the comparison) -&gt; the file, or None``. Below this width the picker sits above the charts instead of beside them.</extracomment>
         <translation>比较方案</translation>
     </message>
     <message>
@@ -6673,6 +6673,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>vLLM server mode: generation runs on {n} more GPU(s) beside the {trainers} training GPU(s); they are billed with them</source>
         <translation>vLLM 服务器模式：生成在 {trainers} 块训练 GPU 之外的另外 {n} 块 GPU 上运行，这些 GPU 一并计费</translation>
+    </message>
+    <message>
+        <source>a vLLM server GPU ({share_gib:.1f} GiB at trl vllm-serve&apos;s gpu_memory_utilization 0.9) does not hold the model&apos;s weights ({weights_gib:.1f} GiB) and a prefill chunk: the server needs a larger card or tensor parallelism</source>
+        <translation>一块 vLLM 服务器 GPU（按 trl vllm-serve 的 gpu_memory_utilization 0.9 计为 {share_gib:.1f} GiB）放不下模型权重（{weights_gib:.1f} GiB）和一个预填充块：服务器需要更大的显卡或张量并行</translation>
     </message>
     <message>
         <source>the colocated vLLM engine&apos;s share ({share:.0%} of the card, {share_gib:.1f} GiB) does not hold the model&apos;s weights ({weights_gib:.1f} GiB) and a prefill chunk: vLLM refuses to start (no memory for KV-cache blocks); raise vllm_gpu_memory_utilization</source>

@@ -188,8 +188,11 @@ def test_cli_grpo_in_a_subprocess() -> None:
     assert d["memory"]["components"]["generation"] == pytest.approx(0.4 * 79.65 * 2**30, rel=1e-3)
     server = _cli("--generation-engine", "vllm-server", "--vllm-server-gpus", "1")
     local = _cli("--generation-engine", "vllm-server", "--vllm-server-gpus", "3")
-    # billed GPUs: 1 + 1 against 1 + 3 for the same hours
-    assert local["cost"]["gpu_usd"] == pytest.approx(server["cost"]["gpu_usd"] * 2, rel=1e-6)
+    # billed GPUs: 1 + 1 against 1 + 3, for each one's own billed hours
+    per_gpu_hour = [d["cost"]["gpu_usd"] / d["cost"]["billed_hours"] for d in (server, local)]
+    assert per_gpu_hour[1] == pytest.approx(per_gpu_hour[0] * 2, rel=1e-6)
+    # three data-parallel server engines share the step's 8 rows (3 each at most): fewer rows per decode step
+    assert local["time"]["step_seconds"]["parts"]["generation"] < server["time"]["step_seconds"]["parts"]["generation"]
     bad = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "grpo", "--seq-len", "256",
                           "--completion-tokens", "512"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "completion_tokens" in bad.stderr
@@ -247,3 +250,32 @@ def test_a_4bit_base_is_read_through_bitsandbytes_dequantisation_beyond_one_row(
                                    link_bandwidth=1e9, activation_bytes_per_token=100.0, layer_weight_bytes=0.5)
     assert cost(1).term.part("weight_bytes") == 73_728 * 0.5 + 64_320 * 2
     assert cost(4).term.part("weight_bytes") == 73_728 * 4.5 + 64_320 * 2
+
+
+def test_server_gpus_share_the_rows_and_must_hold_the_model() -> None:
+    # 2 trainers x 4 rows = 8 rows on 3 data-parallel server engines: ceil(8 / 3) = 3 rows each
+    t = _grpo(generation_engine="vllm-server", num_gpus=2, sharding="ddp", vllm_server_gpus=3)
+    assert _cost(t).term.part("rows") == 3
+    # a server GPU takes trl vllm-serve's 0.9 of its memory: 0.9 x 900,000 B = 810,000 B cannot hold the 404,096 B
+    # of weights and a 4,096-token prefill chunk of 100 B per token (813,696 B)
+    small = _cost(_grpo(generation_engine="vllm-server"), capacity=9e5)
+    assert not small.engine_starts
+    assert [n.code for n in gen.generation_notes(small, _grpo(generation_engine="vllm-server"), 9e5)] == [
+        "generation.server_no_room"]
+    assert gen.SERVER_MEMORY_SHARE == 0.9
+
+
+def test_a_measured_mfu_keeps_the_generation_on_top() -> None:
+    # --mfu is the training step's measured utilisation; GRPO's generation phase is added to it, not dropped
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    s = catalog.default_scenario()
+    t = s.training.model_copy(update=dict(workload="grpo", generation_engine="vllm-colocate", seq_len=1024,
+                                          completion_tokens=512, micro_batch=8, mfu_override=0.3))
+    r = estimate(s.model_copy(update={"training": t}))
+    terms = {term.key: term.value for term in r.time.step_terms}
+    assert terms["generation"] > 0
+    spec = s.gpu.peak_tflops * 1e12
+    assert r.time.step_seconds == pytest.approx(r.time.tokens_per_step * r.time.flops_per_token / (spec * 0.3)
+                                                + terms["generation"])

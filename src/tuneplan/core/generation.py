@@ -44,6 +44,7 @@ from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
     "ENGINE_NAMES",
+    "SERVER_MEMORY_SHARE",
     "VLLM_BATCHED_TOKENS",
     "GenerationCost",
     "expected_experts_touched",
@@ -60,6 +61,9 @@ TRL = "huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8"
 #: vLLM's prefill chunk in TRL's colocated engine (``max_num_batched_tokens=4096``): the activation memory vLLM's
 #: profiler keeps aside inside its share, one forward over this many tokens.
 VLLM_BATCHED_TOKENS = 4096
+#: ``trl vllm-serve``'s ``gpu_memory_utilization`` default (``trl/scripts/vllm_serve.py`` ``ScriptArguments``): the
+#: share of each server GPU its engine takes.
+SERVER_MEMORY_SHARE = 0.9
 #: Engines as plan values (``TrainingSetup.generation_engine``) and the names notes use.
 ENGINE_NAMES = {"transformers": "transformers generate", "vllm-colocate": "vLLM (colocated)",
                 "vllm-server": "vLLM (server)"}
@@ -79,6 +83,10 @@ NOTES.update({
     "generation.vllm_no_kv": N_("the colocated vLLM engine's share ({share:.0%} of the card, {share_gib:.1f} GiB) does "
                                 "not hold the model's weights ({weights_gib:.1f} GiB) and a prefill chunk: vLLM refuses "
                                 "to start (no memory for KV-cache blocks); raise vllm_gpu_memory_utilization"),
+    "generation.server_no_room": N_("a vLLM server GPU ({share_gib:.1f} GiB at trl vllm-serve's "
+                                    "gpu_memory_utilization 0.9) does not hold the model's weights "
+                                    "({weights_gib:.1f} GiB) and a prefill chunk: the server needs a larger card or "
+                                    "tensor parallelism"),
     "generation.vllm_waves": N_("the colocated vLLM engine's KV cache holds {fits} of the {rows} completions at "
                                 "full length: it runs them in {waves} waves"),
     "generation.divisible": N_("GRPO needs the completions of a step (GPUs × micro-batch × accumulation = {total}) to "
@@ -175,13 +183,19 @@ def generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, rate: float, b
     completion = t.completion_tokens
     prompt = max(t.seq_len - completion, 1)
     engine = t.generation_engine
-    rows = generation_rows(t) * (t.num_gpus if engine == "vllm-server" else 1)
+    # a vLLM server generates every trainer's rows; over several GPUs as data-parallel engines
+    # (``trl vllm-serve --data_parallel_size``), each takes an equal share of them
+    rows = generation_rows(t) * t.num_gpus if engine == "vllm-server" else generation_rows(t)
+    if engine == "vllm-server":
+        rows = math.ceil(rows / t.vllm_server_gpus)
     kv_tok = kv_bytes_per_token(arch)
     layers = float(arch.layer_linear_params())
     weights_all = layers * layer_weight_bytes + (float(arch.parameter_count()) - layers) * 2.0
     waves, fits, starts = 1, rows, True
-    if engine == "vllm-colocate":
-        share = vllm_reserved_bytes(capacity_bytes, t.vllm_memory_share)
+    if engine in {"vllm-colocate", "vllm-server"}:
+        # a server GPU (the training GPUs' kind, one engine each) takes trl vllm-serve's default share
+        share = vllm_reserved_bytes(capacity_bytes, t.vllm_memory_share if engine == "vllm-colocate"
+                                    else SERVER_MEMORY_SHARE)
         kv_room = share - weights_all - activation_bytes_per_token * VLLM_BATCHED_TOKENS
         if kv_room <= 0:
             starts, fits, waves = False, 0, 1
@@ -239,6 +253,12 @@ def generation_notes(cost: GenerationCost, t: TrainingSetup, capacity_bytes: flo
     """The coded notes of a step's generation: a colocated vLLM share that cannot start the engine, or whose KV cache
     runs the completions in waves."""
     notes: list[Note] = []
+    if t.generation_engine == "vllm-server":
+        if not cost.engine_starts:
+            notes.append(Note(code="generation.server_no_room", params={
+                "share_gib": round(vllm_reserved_bytes(capacity_bytes, SERVER_MEMORY_SHARE) / 2**30, 1),
+                "weights_gib": round(cost.term.part("engine_weight_bytes") / 2**30, 1)}))
+        return notes
     if t.generation_engine != "vllm-colocate":
         return notes
     if not cost.engine_starts:

@@ -237,6 +237,9 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         ) if k == "matmul" else ()) for k in TERM_KEYS]
         bound = "compute"
         notes.append(Note(code="time.mfu_override", params={"mfu": t.mfu_override}))
+        if st.generation is not None:  # a measured MFU is the training step's; GRPO's generation comes on top
+            step_s += st.generation.seconds
+            terms.append(st.generation.term)
     low_f, high_f = MEASURED_TIME_ERROR
     cal_factor = 1.0
     if calibration is not None and calibration.model_version != STEP_MODEL_VERSION:
