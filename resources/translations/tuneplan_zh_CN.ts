@@ -2354,6 +2354,10 @@ seen</source>
         <translation>⚡ 最快</translation>
     </message>
     <message>
+        <source>⛔ cannot run as planned</source>
+        <translation>⛔ 按当前方案无法运行</translation>
+    </message>
+    <message>
         <source>⚠ needs FP16/SDPA</source>
         <translation>⚠ 需改用 FP16/SDPA</translation>
     </message>
@@ -4127,7 +4131,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>the GPU is short by {short}</source>
-        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.</extracomment>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from.</extracomment>
         <translation>GPU 显存还差 {short}</translation>
     </message>
     <message>

@@ -453,6 +453,8 @@ def _workload_json(scenario: Scenario) -> dict[str, Any]:
 
 def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any]]:
     """The ``--json`` document: one object per GPU of the run (identical ranks share numbers)."""
+    from tuneplan.core.estimate import blocking_notes
+
     m, t, c = result.memory, result.time, result.cost
     per_gpu = {
         "scenario": scenario.name,
@@ -481,6 +483,7 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "verdict_metric": "total_bytes",
         },
         "fits": m.fits,
+        "runnable": not blocking_notes(result),
         "band_risk": m.band_risk,
         "verdict": m.verdict(),
         "time": {
@@ -614,6 +617,10 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     if m.paged_bytes:
         print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)
+    from tuneplan.core.estimate import blocking_notes
+
+    for note in blocking_notes(result):  # fits in memory, but the stack refuses it or an engine cannot start
+        print(f"  CANNOT RUN as planned: {render_note(note)}", file=out)
     risk = {"none": "", "tight": "; tight: the upper bound does not fit",
             "unlikely": "; unlikely to fit: even the lower bound does not",
             "possible": "; may fit: the lower bound does"}[m.band_risk]
@@ -836,7 +843,9 @@ def run_compare(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         od = f"{r.on_demand_usd:,.2f}" if r.on_demand_usd is not None else "-"
         sp = f"{r.spot_usd:,.2f}" if r.spot_usd is not None else "-"
         mark = " *cheapest" if r.cheapest else (" *fastest in budget" if r.fastest_in_budget else "")
-        if not r.compatible:
+        if r.blocked is not None:
+            mark += f" (cannot run as planned: {render_note(r.blocked)})"
+        elif not r.compatible:
             mark += " (needs FP16/SDPA: no BF16 tensor cores)"
         mark += {"tight": " (tight: the likely range does not fit)",
                  "unlikely": " (unlikely to fit: even the lower end of the likely range does not)",

@@ -176,3 +176,20 @@ def test_parameter_counts_never_read_1000_m():
 def test_the_window_fits_a_1366_pixel_screen(window):
     # new-user trial: the Compare GPUs tab's button row made the window's minimum width 1,409 pixels
     assert window.minimumSizeHint().width() <= 1366
+
+
+def test_a_grpo_plan_whose_vllm_engine_cannot_start_greys_time_and_cost(window):
+    """#18: Llama 3.1 8B LoRA on an RTX 5090 with a colocated vLLM at 0.3 of the card: 9.6 GiB cannot hold 15.0 GiB
+    of bf16 weights. The memory fits (the share is counted either way), but the plan cannot run: time and cost are
+    greyed with the reason, as for any combination the stack refuses."""
+    store = window.store
+    assert store.set_gpu("rtx5090")
+    assert store.set_fields({"training.method": "lora", "training.workload": "grpo", "training.seq_len": 1024,
+                             "training.completion_tokens": 512, "training.micro_batch": 4,
+                             "training.num_generations": 4, "training.generation_engine": "vllm-colocate"})
+    reason = cannot_run_reason(store.result)
+    assert "does not hold the model's weights (15.0 GiB)" in reason
+    assert window.cost_card.reason.text().startswith("Cannot run:")
+    assert store.result.memory.fits
+    assert store.set_field("training.vllm_memory_share", 0.6)  # 19.1 GiB holds them: the engine starts
+    assert "vLLM" not in cannot_run_reason(store.result)

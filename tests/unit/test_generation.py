@@ -279,3 +279,32 @@ def test_a_measured_mfu_keeps_the_generation_on_top() -> None:
     spec = s.gpu.peak_tflops * 1e12
     assert r.time.step_seconds == pytest.approx(r.time.tokens_per_step * r.time.flops_per_token / (spec * 0.3)
                                                 + terms["generation"])
+
+
+def test_a_plan_grpo_or_vllm_refuses_is_marked_as_one_that_cannot_run() -> None:
+    """Llama 3.1 8B LoRA on an RTX 4090 (23.99 GiB) with a colocated vLLM at TRL's default 0.3: 7.2 GiB cannot hold
+    the 15.0 GiB of bf16 weights, so vLLM does not start; micro-batch 1 x accumulation 1 = 1 completion a step is no
+    multiple of num_generations 8, which GRPOConfig refuses. The CLI says so beside the verdict, its JSON has
+    runnable false, and compare-gpus marks the cards where it cannot run instead of offering them as the cheapest."""
+    base = [sys.executable, "-m", "tuneplan", "estimate", "--model", "llama-3.1-8b", "--gpu", "rtx4090",
+            "--method", "lora", "--workload", "grpo", "--generation-engine", "vllm-colocate", "--seq-len", "1024",
+            "--completion-tokens", "512"]
+    text = subprocess.run(base, capture_output=True, text=True, timeout=120, check=True).stdout
+    assert "CANNOT RUN as planned: the colocated vLLM engine's share (30% of the card, 7.2 GiB)" in text
+    assert "CANNOT RUN as planned: GRPO needs the completions of a step" in text
+    doc = json.loads(subprocess.run([*base, "--json"], capture_output=True, text=True, timeout=120,
+                                    check=True).stdout)[0]
+    assert doc["runnable"] is False
+    ok = json.loads(subprocess.run([*base, "--json", "--gpu", "h100_sxm", "--micro-batch", "8"], capture_output=True,
+                                   text=True, timeout=120, check=True).stdout)[0]
+    assert ok["runnable"] is True  # 0.3 x 79.65 GiB holds the weights; 8 completions a step
+    from tuneplan import catalog
+    from tuneplan.core.compare import compare_gpus
+
+    s = catalog.default_scenario()
+    t = s.training.model_copy(update=dict(method="lora", workload="grpo", generation_engine="vllm-colocate",
+                                          seq_len=1024, completion_tokens=512, micro_batch=8))
+    rows = {r.gpu_id: r for r in compare_gpus(s.model_copy(update={"training": t}),
+                                              [catalog.get_gpu("rtx4090"), catalog.get_gpu("h100_sxm")], {})}
+    assert rows["rtx4090"].blocked is not None and not rows["rtx4090"].compatible
+    assert rows["h100_sxm"].blocked is None and rows["h100_sxm"].compatible

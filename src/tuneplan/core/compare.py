@@ -28,10 +28,11 @@ from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.calibration import Calibration
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.estimate import estimate, plan_stack_key
+from tuneplan.core.estimate import blocking_notes, estimate, plan_stack_key
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import GpuSpec, Scenario, TrainingSetup
+from tuneplan.core.terms import Note, render_note
 
 __all__ = [
     "missing_support",
@@ -106,6 +107,9 @@ class GpuComparisonRow(BaseModel):
     compatible: bool = True
     note: str = ""
     band_risk: str = "none"
+    #: why the plan cannot run on this card although it fits (:data:`~tuneplan.core.estimate.BLOCKING_NOTES`: a
+    #: colocated vLLM share too small for the model, a micro-batch GRPO refuses), or None
+    blocked: Note | None = None
 
     @property
     def best_usd(self) -> float | None:
@@ -265,10 +269,12 @@ def compare_gpus(
         needs = missing_support(gpu, t0)
         if needs:
             note = f"{gpu.name} has no {' or '.join(needs)} support (needs an Ampere or newer GPU): use FP16 and SDPA"
+        blocked = blocking_notes(result)  # e.g. a colocated vLLM share that cannot hold the model on this card
         rows.append(
             GpuComparisonRow(
-                compatible=not note,
-                note=note,
+                compatible=not note and not blocked,
+                note=note or (render_note(blocked[0]) if blocked else ""),
+                blocked=blocked[0] if blocked else None,
                 gpu_id=gpu.id,
                 gpu_name=gpu.name,
                 fits=fits,

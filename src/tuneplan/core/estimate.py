@@ -11,7 +11,21 @@ from tuneplan.core.terms import N_, NOTES, Note, render_note
 from tuneplan.core.throughput import estimate_time, tokens_per_row
 from tuneplan.core.workload import plan_notes
 
-__all__ = ["estimate", "plan_stack_key"]
+__all__ = ["BLOCKING_NOTES", "blocking_notes", "estimate", "plan_stack_key"]
+
+#: Notes that mean the run stops at once (a framework refuses the combination, or an engine cannot start), not just a
+#: caution: a plan carrying one cannot run as it is, whatever its memory says.
+BLOCKING_NOTES = frozenset({
+    "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout",
+    # GRPO (core/generation.py): GRPOConfig refuses a step whose completions are not a multiple of num_generations;
+    # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
+    "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
+})
+
+
+def blocking_notes(result: Estimate) -> list[Note]:
+    """The plan's notes (its warnings and its time notes) that mean it cannot run as it is (:data:`BLOCKING_NOTES`)."""
+    return [n for n in (*result.messages, *result.time.messages) if n.code in BLOCKING_NOTES]
 
 #: English templates of the plan's warnings (``Estimate.messages``); the UI translates them in the ``Terms`` context.
 NOTES.update({

@@ -55,7 +55,7 @@ from tuneplan.core.compare import DEFAULT_SPOT_INTERRUPTIONS_PER_HOUR, GpuCompar
 from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
 from tuneplan.ui.flow_layout import FlowLayout
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, fmt_number, plain_usd
+from tuneplan.ui.i18n import OFFER_KIND_LABELS, core_note_text, fmt_number, plain_usd
 from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
 
 __all__ = [
@@ -303,7 +303,9 @@ class GpuComparisonModel(QAbstractTableModel):
     def badges(self, r: GpuComparisonRow) -> list[str]:
         """The highlight badges of a row."""
         out = []
-        if not r.compatible:
+        if r.blocked is not None:
+            out.append(self.tr("⛔ cannot run as planned"))
+        elif not r.compatible:
             out.append(self.tr("⚠ needs FP16/SDPA"))
         if r.cheapest:
             out.append(self.tr(CHEAPEST_BADGE))
@@ -426,7 +428,9 @@ class GpuComparisonModel(QAbstractTableModel):
                 lines.append(self.tr("⚡ The fastest GPU that fits") if self.budget_usd is None else
                              self.tr("⚡ The fastest GPU that fits and costs at most {usd} per run").format(
                                  usd=_usd(self.budget_usd)))
-            if not r.compatible:
+            if r.blocked is not None:
+                lines.append("⛔ " + core_note_text(r.blocked))
+            elif not r.compatible:
                 lines.append(self.tr("⚠ This GPU has no BF16 tensor cores and cannot run FlashAttention 2: "
                                      "train in FP16 with SDPA attention to use it"))
             if item.in_plan:

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from tuneplan.core.calibration import CalibrationError
+from tuneplan.core.estimate import blocking_notes
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import Scenario
 from tuneplan.core.terms import NOTES
@@ -61,7 +62,7 @@ from tuneplan.ui.local_gpus import LocalGpuPanel, LocalVerdictView
 from tuneplan.ui.panels import BatchPanel, DatasetPanel, HardwarePanel, MethodPanel, ModelPanel
 from tuneplan.ui.store import AppStore
 
-__all__ = ["BLOCKING_NOTES", "MainWindow", "cannot_run_reason"]
+__all__ = ["MainWindow", "cannot_run_reason"]
 
 log = logging.getLogger(__name__)
 
@@ -93,9 +94,6 @@ def _tokens(n: float) -> str:
     return fmt_number(n, 0, group=False)
 
 
-#: Plan warnings that mean the run stops at once (a framework refuses the combination), not just a caution.
-BLOCKING_NOTES = frozenset({"plan.optimizer_in_backward_accumulation", "plan.fp16_trainable",
-                            "plan.expert_lora_dropout"})
 
 
 def cannot_run_reason(result: Estimate) -> str:
@@ -105,9 +103,8 @@ def cannot_run_reason(result: Estimate) -> str:
     if not mem.fits:
         return translate("MainWindow", "the GPU is short by {short}").format(
             short=fmt_gib(-mem.headroom_bytes / GIB))
-    for note in result.messages:
-        if note.code in BLOCKING_NOTES:
-            return core_note_text(note)
+    for note in blocking_notes(result):
+        return core_note_text(note)
     return ""
 
 
