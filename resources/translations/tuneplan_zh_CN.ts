@@ -6107,10 +6107,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{tokens} 个 token × {vocab} 个 logits × {tensors} 个张量 × {elem_bytes} B（{detail}）：logits、为反向传播保存的 log-softmax 以及指标计算用的副本</translation>
     </message>
     <message>
-        <source>per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO&apos;s KL batch): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step</source>
-        <translation>每个微批次：在 {tokens} 个 token 上做 {passes} 次不求梯度的前向（参考模型；KTO 的 KL 批次）：GEMM {gemm_seconds} 秒，注意力 {attention_seconds} 秒，其他内核 {other_seconds} 秒（{bytes} B）；每步 × {micro_batches} 个微批次</translation>
-    </message>
-    <message>
         <source>{tokens} tokens × {bytes_per_token} B of one layer&apos;s forward under no_grad (residual, norm output, three MLP intermediates) + {other_bytes} B (dequantised matrix, gathered layers)</source>
         <translation>{tokens} 个 token × no_grad 下一层前向的 {bytes_per_token} B（残差、归一化输出、三个 MLP 中间结果）+ {other_bytes} B（反量化矩阵、收集的层）</translation>
     </message>
@@ -7005,6 +7001,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>use_liger_kernel is off by default</source>
         <translation>use_liger_kernel 默认关闭</translation>
+    </message>
+    <message>
+        <source>per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO&apos;s KL batch; GRPO&apos;s old log-probs): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step</source>
+        <translation>每个微批次：在 {tokens} 个 token 上做 {passes} 次不求梯度的前向（参考模型；KTO 的 KL 批次；GRPO 的旧对数概率）：GEMM {gemm_seconds} 秒，注意力 {attention_seconds} 秒，其他内核 {other_seconds} 秒（{bytes} B）；每步 × {micro_batches} 个微批次</translation>
     </message>
     <message>
         <source>packing and padding_free are off by default: each batch is padded to its longest sequence</source>

@@ -561,11 +561,14 @@ def _advice(scenario: Scenario, result: Estimate, most: int = 4) -> list[Any] | 
 
 
 def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
+    from tuneplan.core.estimate import billed_gpus, blocking_notes
+
     m, t, c = result.memory, result.time, result.cost
     tr = scenario.training
     # the model and GPU names may come from a shared plan or config.json: printed escaped (terminal_safe)
     print(f"{terminal_safe(scenario.model.name)} · {METHOD_WORDS.get(tr.method, tr.method)} · "
-          f"{terminal_safe(scenario.gpu.name)} x{tr.num_gpus}", file=out)
+          f"{terminal_safe(scenario.gpu.name)} x{tr.num_gpus}"
+          + (f" + {tr.vllm_server_gpus} for the vLLM server" if billed_gpus(tr) > tr.num_gpus else ""), file=out)
     trainable = result.trainable_parameters
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
@@ -617,8 +620,6 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     if m.paged_bytes:
         print(f"  {'paged (not counted)':<20} {m.paged_bytes / GIB:8.2f} GiB  (unified memory: moves to CPU RAM when the GPU is full)", file=out)
     print(f"  {'capacity':<20} {m.capacity_bytes / GIB:8.2f} GiB  -> {m.verdict()}", file=out)
-    from tuneplan.core.estimate import blocking_notes
-
     for note in blocking_notes(result):  # fits in memory, but the stack refuses it or an engine cannot start
         print(f"  CANNOT RUN as planned: {render_note(note)}", file=out)
     risk = {"none": "", "tight": "; tight: the upper bound does not fit",
@@ -650,7 +651,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     else:
         print(f"\nCost: ${c.total_usd:,.2f} expected, likely ${c.low_usd:,.2f}-${c.high_usd:,.2f} "
               f"(pessimistic ${c.pessimistic_usd:,.2f}); "
-              f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {tr.num_gpus}",
+              f"{c.billed_hours:.2f} billed h x ${scenario.pricing.price_per_gpu_hour:.2f}/GPU-h x {billed_gpus(tr)}",
               file=out)
     for name, usd in c.breakdown.items():
         if usd and not (c.billing == "electricity" and name.startswith("Electricity")):

@@ -193,6 +193,12 @@ def test_cli_grpo_in_a_subprocess() -> None:
     assert per_gpu_hour[1] == pytest.approx(per_gpu_hour[0] * 2, rel=1e-6)
     # three data-parallel server engines share the step's 8 rows (3 each at most): fewer rows per decode step
     assert local["time"]["step_seconds"]["parts"]["generation"] < server["time"]["step_seconds"]["parts"]["generation"]
+    text = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--model", "llama-3.1-8b", "--gpu", "h100_sxm",
+                           "--method", "lora", "--micro-batch", "8", "--seq-len", "1024", "--workload", "grpo",
+                           "--generation-engine", "vllm-server", "--vllm-server-gpus", "3"], capture_output=True,
+                          text=True, timeout=120, check=True).stdout
+    assert "H100 SXM5 80GB x1 + 3 for the vLLM server" in text and "/GPU-h x 4" in text
+    assert "GRPO's old log-probs" in text  # the no-grad pass is named for what it is
     bad = subprocess.run([sys.executable, "-m", "tuneplan", "estimate", "--workload", "grpo", "--seq-len", "256",
                           "--completion-tokens", "512"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "completion_tokens" in bad.stderr

@@ -6,12 +6,12 @@ from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
 from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
 from tuneplan.core.result import Estimate, TimeEstimate
-from tuneplan.core.scenario import Scenario
+from tuneplan.core.scenario import Scenario, TrainingSetup
 from tuneplan.core.terms import N_, NOTES, Note, render_note
 from tuneplan.core.throughput import estimate_time, tokens_per_row
 from tuneplan.core.workload import plan_notes
 
-__all__ = ["BLOCKING_NOTES", "blocking_notes", "estimate", "plan_stack_key"]
+__all__ = ["BLOCKING_NOTES", "billed_gpus", "blocking_notes", "estimate", "plan_stack_key"]
 
 #: Notes that mean the run stops at once (a framework refuses the combination, or an engine cannot start), not just a
 #: caution: a plan carrying one cannot run as it is, whatever its memory says.
@@ -21,6 +21,12 @@ BLOCKING_NOTES = frozenset({
     # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
     "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
 })
+
+
+def billed_gpus(t: TrainingSetup) -> int:
+    """GPUs rented for the run: the training GPUs, and for GRPO with a vLLM server its GPUs too (the same card,
+    rented for the whole run beside the trainers)."""
+    return t.num_gpus + (t.vllm_server_gpus if t.workload == "grpo" and t.generation_engine == "vllm-server" else 0)
 
 
 def blocking_notes(result: Estimate) -> list[Note]:
@@ -121,8 +127,7 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     offloaded = per_token * arch.num_layers * t.micro_batch * row if t.activation_offload else 0.0
     time = estimate_time(arch, t, scenario.dataset, scenario.gpu, scenario.pricing, ckpt_bytes,
                          spilled_bytes=spilled, calibration=calibration, activation_bytes=offloaded)
-    # GRPO with a vLLM server: its GPUs (the same card) are rented for the whole run beside the trainers
-    billed = t.num_gpus + (t.vllm_server_gpus if t.workload == "grpo" and t.generation_engine == "vllm-server" else 0)
+    billed = billed_gpus(t)
     cost = estimate_cost(time, scenario.pricing, billed, gpu_power_w=scenario.gpu.tdp_w, gpu_name=scenario.gpu.name)
     cost = cost.model_copy(update=dict(zip(("low_usd", "high_usd"), (
         estimate_cost(_time_at(time, sec), scenario.pricing, billed, curve_points=2,

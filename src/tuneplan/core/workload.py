@@ -144,7 +144,7 @@ FORMULAS.update({
     "value_head": N_("{tokens} tokens × 1 score × {elem_bytes} B: the value head's output (its gradient in the "
                      "backward) instead of vocabulary logits"),
     "reference": N_("per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference "
-                    "model; KTO's KL batch): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, "
+                    "model; KTO's KL batch; GRPO's old log-probs): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, "
                     "{other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step"),
 })
 
