@@ -314,3 +314,13 @@ def test_a_plan_grpo_or_vllm_refuses_is_marked_as_one_that_cannot_run() -> None:
                                               [catalog.get_gpu("rtx4090"), catalog.get_gpu("h100_sxm")], {})}
     assert rows["rtx4090"].blocked is not None and not rows["rtx4090"].compatible
     assert rows["h100_sxm"].blocked is None and rows["h100_sxm"].compatible
+
+
+def test_the_likely_range_does_not_scale_the_fixed_vllm_share() -> None:
+    # the measured error band (MEASURED_ERROR) widens the estimated part only; the 0.5 x 80 GiB share is added as is
+    from tuneplan.core.memory import likely_range
+
+    mem, _ = estimate_memory(_tiny(), _grpo(), GPU)
+    share = 0.5 * 80 * 2**30
+    low, high = likely_range(mem.total_bytes - share, "fixed")
+    assert (mem.low_bytes, mem.high_bytes) == (pytest.approx(low + share), pytest.approx(high + share))

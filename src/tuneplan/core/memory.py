@@ -1788,7 +1788,11 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
             "nothing of the generation at this moment",
             source=f"{wl.TRL} trl/generation/vllm_generation.py, GRPOTrainer; vLLM gpu_memory_utilization",
             terms=gen_terms.get(phase, [])))
-    low, high = likely_range(total, t.sequence_mode)
+    # a colocated vLLM engine's share is a fixed allocation (gpu_memory_utilization x the card), not an estimate:
+    # the measured error band applies to the rest
+    fixed = live.get("generation", 0.0) if t.workload == "grpo" and t.generation_engine == "vllm-colocate" else 0.0
+    low, high = likely_range(total - fixed, t.sequence_mode)
+    low, high = low + fixed, high + fixed
     est = MemoryEstimate(
         components=comps,
         peak_allocated_bytes=peak_allocated,
