@@ -365,3 +365,22 @@ def test_a_node_only_offer_bills_its_whole_node():
     assert billed_gpus(single, 3) == 3
     runpod = single.model_copy(update={"gpus_per_node": 8, "node_sizes": (1, 2, 4, 8)})
     assert billed_gpus(runpod, 3) == 4 and billed_gpus(runpod, 1) == 1
+
+
+def test_prices_older_than_90_days_are_marked_old_as_in_the_price_book(compare):
+    """#19/#21: the "Prices seen" cell marks a date more than 90 days before today "· old", as the price book and
+    the plan's offer picker do (a new user saw 2026-08-26 unmarked here and marked in the Hardware panel)."""
+    from datetime import date
+
+    from tuneplan.catalog.prices import is_old_price
+
+    today, marked = date.today(), 0
+    for item in compare.model.items:
+        dates = [d for d in (gc._date(item.on_demand), gc._date(item.spot)) if d and d != gc.UNDATED]
+        if not dates:
+            continue
+        cell = _cell(compare, compare.proxy_row_of(item.row.gpu_id), gc.DATE)
+        old = is_old_price(min(dates), today)
+        assert cell.rstrip(" ✎").endswith("· old") == old, (item.row.gpu_id, cell)
+        marked += old
+    assert marked  # the bundled catalog has prices seen more than 90 days ago

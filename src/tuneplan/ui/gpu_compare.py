@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import logging
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from PySide6.QtCore import (
@@ -56,7 +57,7 @@ from tuneplan.core.scenario import GpuSpec
 from tuneplan.ui.charts import short_gpu_name
 from tuneplan.ui.flow_layout import FlowLayout
 from tuneplan.ui.i18n import OFFER_KIND_LABELS, core_note_text, fmt_number, plain_usd
-from tuneplan.ui.price_book_view import PriceBookController, install_price_book, refilter
+from tuneplan.ui.price_book_view import PriceBookController, date_text, install_price_book, refilter
 
 __all__ = [
     "COLUMNS",
@@ -346,6 +347,8 @@ class GpuComparisonModel(QAbstractTableModel):
             text = min(dates) if dates else ""  # ISO dates sort by time; "undated" after any date
             if text == UNDATED:
                 text = self.tr("undated")
+            elif text:  # more than 90 days old: marked as the price book and the offer picker mark it
+                text = date_text(text, date.today())
             return f"{text} ✎" if text and item.edited else text
         return ""
 
