@@ -161,3 +161,22 @@ def test_choosing_grpo_on_short_rows_gives_the_completion_half_the_row(window, q
     assert store.set_field("training.workload", "sft") and store.set_field("training.seq_len", 2048)
     assert store.set_field("training.workload", "grpo")
     assert store.scenario.training.completion_tokens == 128  # the plan's own value, not reset
+
+
+def test_workload_segments_leave_the_legend_with_the_workload(window):
+    """A GRPO plan's "Generation" legend entry goes when the plan no longer has that part (vLLM server mode, or back
+    to SFT) and comes back with it (new-user trial: it stayed, at 0 GiB)."""
+    store, chart = window.store, window.vram_chart
+
+    def in_legend(key: str) -> bool:
+        return any(getattr(sample, "item", None) is chart.segments.get(key) for sample, _label in chart.legend.items)
+
+    assert store.set_fields({"training.workload": "grpo", "training.seq_len": 1024, "training.completion_tokens": 512,
+                             "training.generation_engine": "vllm-colocate"})
+    assert in_legend("generation")
+    assert store.set_field("training.generation_engine", "vllm-server")
+    assert not in_legend("generation")
+    assert store.set_field("training.generation_engine", "vllm-colocate")
+    assert in_legend("generation")
+    assert store.set_field("training.workload", "sft")
+    assert not in_legend("generation")

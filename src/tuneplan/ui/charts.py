@@ -312,6 +312,7 @@ class VramChart(pg.PlotWidget):
         self.over_capacity.setToolTip(self.tr("Beyond this GPU's memory"))
         plot.addItem(self.over_capacity, ignoreBounds=True)
         self.segments: dict[str, _Segment] = {}
+        self._extra_in_legend: set[str] = set()  # workload segments whose legend entry is shown
         for key in COMPONENT_ORDER:
             self._segment(key, COMPONENT_LABELS[key])
         # the band's legend entry (a sample swatch, not drawn on the plot)
@@ -381,7 +382,9 @@ class VramChart(pg.PlotWidget):
             color = COMPONENT_COLORS.get(key) or _FALLBACK_COLORS[len(self.segments) % len(_FALLBACK_COLORS)]
             item = _Segment(key, label, color)
             self.segments[key] = item
-            self.getPlotItem().addItem(item)
+            self.getPlotItem().addItem(item)  # (a named item: the plot puts it in the legend)
+            if key not in COMPONENT_ORDER:
+                self._extra_in_legend.add(key)
         return self.segments[key]
 
     def set_estimate(self, result: Estimate, gpu_name: str) -> None:
@@ -403,6 +406,15 @@ class VramChart(pg.PlotWidget):
             if key not in seen:
                 seg.setOpts(x0=[left], width=[0.0])
                 seg.setToolTip("")
+            if key not in COMPONENT_ORDER:  # a workload's own part (reference model, generation): in the legend
+                shown = series.get(key, (0.0, 0.0))[1] > 0  # only while the plan has it
+                if shown != (key in self._extra_in_legend):
+                    if shown:
+                        self.legend.addItem(seg, seg.name())
+                        self._extra_in_legend.add(key)
+                    else:
+                        self.legend.removeItem(seg)
+                        self._extra_in_legend.discard(key)
         paged = mem.paged_bytes / GIB
         self.paged.setOpts(x0=[left], width=[paged])
         self.paged.setToolTip(self.tr(
