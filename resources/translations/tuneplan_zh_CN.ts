@@ -6059,10 +6059,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>每个微批次：{flops} FLOP，{detail} 内核的实测速率 {rate} FLOP/s（因果掩码：每个查询 {keys_per_query} 个键）；× 每步 {micro_batches} 个微批次</translation>
     </message>
     <message>
-        <source>{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower</source>
-        <translation>{exposed} s 未被掩盖的集合通信（{bytes} B，总线带宽 {link} B/s，其中 {overlapped} s 被计算掩盖）+ 与之并行的计算变慢 {contention} s</translation>
-    </message>
-    <message>
         <source>{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh</source>
         <translation>{power} W × {gpus} 块 GPU × {hours} 小时 = {kwh} kWh × {usd_per_kwh} USD/kWh</translation>
     </message>
@@ -7001,6 +6997,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>use_liger_kernel is off by default</source>
         <translation>use_liger_kernel 默认关闭</translation>
+    </message>
+    <message>
+        <source>{exposed} s of collectives not hidden ({collectives} collectives: {bytes} B at {link} B/s bus bandwidth and {latency} s of NCCL latency; {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower</source>
+        <translation>{exposed} 秒集合通信未被掩盖（{collectives} 次集合通信：{bytes} B，总线带宽 {link} B/s，另有 {latency} 秒 NCCL 延迟；{overlapped} 秒被计算掩盖）+ 与之并行的计算变慢 {contention} 秒</translation>
     </message>
     <message>
         <source>per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO&apos;s KL batch; GRPO&apos;s old log-probs): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step</source>

@@ -53,10 +53,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from tuneplan.core import collectives as nccl
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.generation import GenerationCost, generation_cost
-from tuneplan.core.memory import GDN_CHUNK, lora_tensors, nf4_bytes_per_param
+from tuneplan.core.memory import GDN_CHUNK, deepspeed_buffers, lora_tensors, nf4_bytes_per_param
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.terms import Quantity, Term
 
@@ -73,7 +74,7 @@ __all__ = [
 
 #: Version of the step model's arithmetic: a pilot's calibration is a ratio to the model's prediction, so one saved
 #: under another version is not applied (bump on every change that moves predictions).
-STEP_MODEL_VERSION = 4
+STEP_MODEL_VERSION = 5
 
 TERM_KEYS = ("matmul", "attention", "other_kernels", "optimizer", "communication", "offload", "fixed")
 
@@ -804,6 +805,15 @@ def _weight_bytes_gathered(ctx: _Ctx) -> float:
     return layer * w + outer * w
 
 
+#: torch DDP's gradient buckets: ``bucket_cap_mb`` 25 MiB, and a first bucket of 1 MiB so that the first
+#: all-reduce starts early (torch/nn/parallel/distributed.py ``_DEFAULT_FIRST_BUCKET_BYTES``, ``bucket_cap_mb=25``).
+DDP_BUCKET_BYTES = 25 * 2**20
+DDP_FIRST_BUCKET_BYTES = 2**20
+#: DeepSpeed ZeRO-1/2 all-gathers the updated partitions in buckets of ``allgather_bucket_size`` elements (default
+#: ``pp_int(5e8)``, deepspeed/runtime/zero/config.py).
+DEEPSPEED_ALLGATHER_BUCKET_ELEMENTS = 500_000_000
+
+
 @dataclass(frozen=True)
 class _Comm:
     seconds: float
@@ -811,48 +821,110 @@ class _Comm:
     hidden: float
     link: float
     name: str
+    collectives: float = 0.0
+    latency: float = 0.0
+
+
+def _zero3_gather_calls(ctx: _Ctx) -> float:
+    """All-gathers of one ZeRO-3 pass (forward, or backward): DeepSpeed fetches each submodule's parameters before it
+    runs, one coalesced all-gather per fetch and one per prefetch it kicks off
+    (partitioned_param_coordinator.py ``fetch_sub_module``, ``__all_gather_params``), so the count follows the
+    modules that own weight matrices: every projection, each expert of an eager expert loop (transformers' MoE
+    blocks hold one ``nn.Linear`` trio per expert; fused stacks one grouped tensor per projection), the embedding
+    and the LM head. Norms and biases stay gathered (under ``stage3_param_persistence_threshold``)."""
+    a = ctx.arch
+    calls = 0.0
+    for n_layers, mods in a.linear_modules():
+        calls += n_layers * sum(m.count if (m.count > 1 and not ctx.fused) else 1 for m in mods)
+    return calls + (1.0 if a.tie_word_embeddings else 2.0)
 
 
 def _communication(ctx: _Ctx, mb_compute: float, bwd_share: float, extra_gathers: int = 0) -> _Comm:
     """Exposed collective time per optimizer step (module docstring); ``extra_gathers``: forward passes without
-    gradients per micro-batch that gather the weights once more under ZeRO-3/FSDP (DPO/KTO's reference)."""
+    gradients per micro-batch that gather the weights once more under ZeRO-3/FSDP (DPO/KTO's reference).
+
+    Each collective costs NCCL's latency for its ranks and hops plus its bytes over the bus bandwidth
+    (:func:`~tuneplan.core.collectives.collective_seconds`), so a plan that issues many small collectives (ZeRO-3
+    over hundreds of GPUs, an expert loop's per-expert gathers) pays for their count, not only their bytes."""
     t = ctx.t
     n = t.num_gpus
     if n <= 1 or t.sharding == "none":
         return _Comm(0.0, 0.0, 0.0, 0.0, "")
     link, name = link_bandwidth(ctx.gpu, n)
+    intra = "nvlink" if _nvlink_class(ctx.gpu, min(n, GPUS_PER_NODE)) else "pci"
+    gen = nccl.generation(ctx.gpu.compute_capability)
+
+    def coll(op: str, nbytes: float, count: float) -> tuple[float, float]:
+        """(seconds, of which latency) of ``count`` collectives of ``nbytes`` each."""
+        if count <= 0 or nbytes <= 0:
+            return 0.0, 0.0
+        one = nccl.collective_seconds(op, nbytes, n, link, intra=intra, ranks_per_node=GPUS_PER_NODE,
+                                      gpu_generation=gen)
+        steps = 2.0 * (n - 1) if op == "all_reduce" else float(n - 1)
+        return count * one, max(count * (one - nbytes * steps / n / link), 0.0)
+
     ring = (n - 1) / n
     grads = _trainable(ctx) * _grad_bytes(t)
     if t.frozen_weight_grads:
         grads += float(ctx.arch.layer_linear_params()) * _grad_bytes(t)
     A = t.grad_accumulation
     if t.sharding == "ddp":
-        volume = 2 * ring * grads  # one all-reduce per step (no_sync on earlier micro-batches)
+        volume = 2 * ring * grads  # one all-reduce per step (no_sync on earlier micro-batches), in buckets
+        first = min(grads, DDP_FIRST_BUCKET_BYTES)
+        rest = max(grads - first, 0.0)
+        full = math.floor(rest / DDP_BUCKET_BYTES)
+        parts = [coll("all_reduce", first, 1), coll("all_reduce", DDP_BUCKET_BYTES, full),
+                 coll("all_reduce", rest - full * DDP_BUCKET_BYTES, 1)]
+        total, lat = sum(p[0] for p in parts), sum(p[1] for p in parts)
+        calls = 1 + full + (1 if rest > full * DDP_BUCKET_BYTES else 0)
         window = mb_compute * bwd_share  # overlapped with the last micro-batch's backward
-        exposed = max(volume / link - window, 0.0)
-        return _Comm(exposed, volume, volume / link - exposed, link, name)
+        exposed = max(total - window, 0.0)
+        return _Comm(exposed, volume, total - exposed, link, name, calls, lat)
+    ds = deepspeed_buffers(ctx.arch, t)
     if t.sharding in {"zero1", "zero2"}:
         # ZeRO stages 1 and 2 move what DDP moves, 2 Psi per step (ZeRO paper arXiv:1910.02054 §7.2): the gradients
         # reduce-scattered to their owners (ZeRO-2 during every micro-batch's backward, ZeRO-1 at the accumulation
-        # boundary) and the updated trainable parameters all-gathered after the optimizer step (not overlapped)
+        # boundary) in reduce buckets, and the updated trainable parameters all-gathered after the optimizer step
+        # (not overlapped) in all-gather buckets
         rs_count = A if t.sharding == "zero2" else 1
         rs = ring * grads
-        gather = ring * _trainable(ctx) * (4.0 if t.precision == "fp32" else 2.0)
+        w = 4.0 if t.precision == "fp32" else 2.0
+        gather = ring * _trainable(ctx) * w
+        rs_bucket = max(ds.reduce, 1.0) * _grad_bytes(t)
+        rs_calls = max(math.ceil(grads / rs_bucket), 1)
+        rs_s, rs_lat = coll("reduce_scatter", grads / rs_calls, rs_calls)
+        ag_bucket = DEEPSPEED_ALLGATHER_BUCKET_ELEMENTS * w
+        ag_calls = max(math.ceil(_trainable(ctx) * w / ag_bucket), 1)
+        ag_s, ag_lat = coll("all_gather", _trainable(ctx) * w / ag_calls, ag_calls)
         volume = rs * rs_count + gather
-        hidden = min(rs / link, mb_compute * bwd_share) * rs_count
-        exposed = volume / link - hidden
-        return _Comm(exposed, volume, hidden, link, name)
+        hidden = min(rs_s, mb_compute * bwd_share) * rs_count
+        total = rs_s * rs_count + ag_s
+        return _Comm(total - hidden, volume, hidden, link, name, rs_calls * rs_count + ag_calls,
+                     rs_lat * rs_count + ag_lat)
     # ZeRO-3 / FSDP: every micro-batch gathers the weights for the forward and again for the backward, and
-    # reduce-scatters the gradients (FSDP under no_sync only at the last micro-batch)
-    gather = ring * _weight_bytes_gathered(ctx)
+    # reduce-scatters the gradients (FSDP under no_sync only at the last micro-batch). FSDP gathers and
+    # reduce-scatters one flat unit per decoder layer (and the root); ZeRO-3 one collective per module fetch
+    # (:func:`_zero3_gather_calls`) and one reduce-scatter per reduce bucket.
+    weights = _weight_bytes_gathered(ctx)
+    gather = ring * weights
     rs_count = A if (t.sharding == "zero3" or t.grad_sync == "micro-batch") else 1
     volume = (2 + extra_gathers) * gather * A + ring * grads * rs_count
+    if t.sharding == "zero3":
+        ag_calls = _zero3_gather_calls(ctx)
+        rs_calls = max(math.ceil(grads / (max(ds.reduce, 1.0) * _grad_bytes(t))), 1)
+    else:
+        ag_calls = rs_calls = float(ctx.arch.num_layers + 1)
+    ag_s, ag_lat = coll("all_gather", weights / ag_calls, ag_calls)  # one pass over the weights
+    rs_s, rs_lat = coll("reduce_scatter", grads / rs_calls, rs_calls)
     # overlap: prefetching hides a unit's gather behind the previous unit's compute; the first unit's is exposed
-    first_unit = gather / max(ctx.arch.num_layers, 1) / link
-    per_mb_comm = ((2 + extra_gathers) * gather) / link + ring * grads * rs_count / A / link
+    first_unit = ag_s / max(ctx.arch.num_layers, 1)
+    per_mb_comm = (2 + extra_gathers) * ag_s + rs_s * rs_count / A
     exposed_mb = max(per_mb_comm - mb_compute, min(2 * first_unit, per_mb_comm))
     exposed = exposed_mb * A
-    return _Comm(exposed, volume, max(volume / link - exposed, 0.0), link, name)
+    total = per_mb_comm * A
+    calls = (2 + extra_gathers) * ag_calls * A + rs_calls * rs_count
+    latency = (2 + extra_gathers) * ag_lat * A + rs_lat * rs_count
+    return _Comm(exposed, volume, max(total - exposed, 0.0), link, name, calls, latency)
 
 
 def _offload(ctx: _Ctx, mb_compute: float, activation_bytes: float = 0.0, spilled_bytes: float = 0.0,
@@ -1024,10 +1096,13 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             Quantity(key="exposed", value=comm.seconds, unit="s"),
             Quantity(key="bytes", value=comm.volume, unit="B"),
             Quantity(key="link", value=comm.link, unit="B/s"),
+            Quantity(key="collectives", value=comm.collectives, unit="count"),
+            Quantity(key="latency", value=comm.latency, unit="s", source=nccl.NCCL_TUNING),
             Quantity(key="overlapped", value=comm.hidden, unit="s"),
             Quantity(key="contention", value=contention, unit="s", source="arXiv:2507.03114"),
         ), source="NCCL ring all-reduce 2(n-1)/n, all-gather and reduce-scatter (n-1)/n of the data "
-                  "(nccl-tests doc/PERFORMANCE.md)"),
+                  "(nccl-tests doc/PERFORMANCE.md), plus each collective's latency from NCCL's cost model "
+                  "(src/graph/tuning.cc)"),
         Term(key="offload", value=off_s, parts=(
             Quantity(key="transfer_seconds", value=off_bytes / pcie, unit="s"),
             Quantity(key="pcie_bytes", value=off_bytes, unit="B"),

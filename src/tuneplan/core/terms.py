@@ -96,8 +96,9 @@ FORMULAS: dict[str, str] = {
     "other_kernels": N_("per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, "
                         "cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step"),
     "optimizer": N_("{params} parameters × {bytes_per_param} B read and written ÷ {bandwidth} B/s"),
-    "communication": N_("{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s "
-                        "hidden behind compute) + {contention} s the compute beside them runs slower"),
+    "communication": N_("{exposed} s of collectives not hidden ({collectives} collectives: {bytes} B at {link} B/s bus "
+                        "bandwidth and {latency} s of NCCL latency; {overlapped} s hidden behind compute) + "
+                        "{contention} s the compute beside them runs slower"),
     "offload": N_("{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s "
                   "− {overlapped} s hidden behind compute"),
     "fixed": N_("{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy "
