@@ -10,7 +10,7 @@ __all__ = ["CORE_TEMPLATES"]
 
 CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "per micro-batch: {flops} FLOP at the {detail} kernel's measured {rate} FLOP/s (causal: {keys_per_query} keys per query); × {micro_batches} micro-batches per step"),  # attention
-    QT_TRANSLATE_NOOP("Terms", '{exposed} s of collectives not hidden ({bytes} B at {link} B/s bus bandwidth, {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower'),  # communication
+    QT_TRANSLATE_NOOP("Terms", '{exposed} s of collectives not hidden ({collectives} collectives: {bytes} B at {link} B/s bus bandwidth and {latency} s of NCCL latency; {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower'),  # communication
     QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
     QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
     QT_TRANSLATE_NOOP("Terms", '{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile'),  # fixed
