@@ -6655,6 +6655,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{field} = {setting}：请把 model._component_ 设为该模型的 qlora_ 构建函数（torchtune.models.&lt;family&gt;.qlora_&lt;family&gt;_&lt;size&gt;），与 *_qlora 配置的做法相同</translation>
     </message>
     <message>
+        <source>the plan trains {workload}, which {format} does not offer; this file sets up supervised fine-tuning with the plan&apos;s batch, precision and sharding: export the plan for TRL to train {workload}</source>
+        <translation>计划训练 {workload}，而 {format} 不提供该训练方式；此文件按计划的批大小、精度和分片设置进行监督微调：要训练 {workload}，请将计划导出为 TRL 配置</translation>
+    </message>
+    <message>
         <source>GRPO needs the completions of a step (GPUs × micro-batch × accumulation = {total}) to be a multiple of num_generations ({g}): TRL refuses this plan</source>
         <translation>GRPO 要求每步的补全数（GPU 数 × 微批次 × 累积步数 = {total}）是 num_generations（{g}）的整数倍：TRL 会拒绝此方案</translation>
     </message>

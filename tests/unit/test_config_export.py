@@ -511,3 +511,32 @@ def test_preference_workloads_export_as_llamafactory_stages_and_are_flagged_else
         assert [n.params["workload"] for n in export_config(s, fmt).notes if n.code == "export.sft_only"] == ["DPO"]
     s.training.workload = "sft"
     assert not any(n.code == "export.sft_only" for n in export_config(s, "trl").notes)
+
+
+@pytest.mark.parametrize("engine", ["transformers", "vllm-colocate", "vllm-server"])
+def test_grpo_exports_as_trls_grpo_config_and_is_flagged_elsewhere(engine):
+    # GRPOConfig's own keys (trl/trainer/grpo_config.py @f2cd577): num_generations, max_completion_length, beta,
+    # use_vllm, vllm_mode, vllm_gpu_memory_utilization, vllm_enable_sleep_mode; the launcher is `trl grpo`
+    s = plan(workload="grpo", method="lora", micro_batch=8, num_generations=8, completion_tokens=1024, seq_len=1536,
+             kl_beta=0.04, generation_engine=engine, vllm_memory_share=0.4, vllm_sleep=True, vllm_server_gpus=2)
+    e = export_config(s, "trl", model_ref=REF)
+    doc = e.document
+    assert (doc["num_generations"], doc["max_completion_length"], doc["beta"]) == (8, 1024, 0.04)
+    assert doc["use_vllm"] is (engine != "transformers")
+    assert doc.get("vllm_mode") == {"transformers": None, "vllm-colocate": "colocate", "vllm-server": "server"}[engine]
+    if engine == "vllm-colocate":
+        assert (doc["vllm_gpu_memory_utilization"], doc["vllm_enable_sleep_mode"]) == (0.4, True)
+    else:
+        assert "vllm_gpu_memory_utilization" not in doc
+    # SFT's keys are not written into a GRPO config; the reward functions are the user's to fill in
+    assert not {"packing", "loss_type", "max_length"} & set(doc)
+    assert "reward_funcs" in e.to_fill
+    assert e.command.endswith("trl grpo --config {file}")
+    assert ("trl vllm-serve" in e.command and "--data-parallel-size 2" in e.command) is (engine == "vllm-server")
+    assert "export.sft_only" not in e.codes
+    # LLaMA-Factory has no GRPO stage: an SFT file that says so (no crash); axolotl, ms-swift, torchtune: SFT only
+    lf = export_config(s, "llama-factory", model_ref=REF)
+    assert lf.document["stage"] == "sft" and "export.workload_unsupported" in lf.codes
+    for fmt in ("axolotl", "ms-swift", "torchtune"):
+        assert "export.sft_only" in export_config(s, fmt, model_ref=REF).codes, fmt
+    assert "zero_optimization" in export_config(s, "deepspeed").document  # (a DeepSpeed JSON has no workload)

@@ -113,6 +113,9 @@ NOTES.update({
     "export.sft_only": N_("the plan trains {workload}; this {format} file sets up supervised fine-tuning only: start "
                           "from {format}'s own {workload} recipe and keep the batch, precision and sharding settings "
                           "below"),
+    "export.workload_unsupported": N_("the plan trains {workload}, which {format} does not offer; this file sets up "
+                                      "supervised fine-tuning with the plan's batch, precision and sharding: export "
+                                      "the plan for TRL to train {workload}"),
     "export.approx": N_("{field} = {setting}: written as {key} = {value}, the nearest setting {format} has"),
     "export.other_stack": N_("the plan trains with {stack}; this file is for {format}, whose defaults differ in "
                              "places"),
@@ -239,6 +242,12 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
         out.add("workload")
         if t.workload in {"dpo", "kto"} and t.reference_model is not None:
             out.add("reference_model")
+        if t.workload == "grpo":
+            out |= {"num_generations", "completion_tokens", "kl_beta", "generation_engine"}
+            if t.generation_engine == "vllm-colocate":
+                out |= {"vllm_memory_share", "vllm_sleep"}
+            elif t.generation_engine == "vllm-server":
+                out.add("vllm_server_gpus")
     return out
 
 
@@ -463,6 +472,11 @@ def _common_unsupported(doc: _Doc) -> None:
 # ------------------------------------------------------------------------------------------ LLaMA-Factory
 
 
+#: LLaMA-Factory's training stage per workload (examples/train_lora/llama3_lora_{dpo,kto,reward}.yaml @ 01fa59bb); it
+#: has no GRPO stage.
+_LF_STAGES = {"sft": "sft", "dpo": "dpo", "orpo": "dpo", "kto": "kto", "reward": "rm"}
+
+
 def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     t = doc.t
     adapters = t.method in {"lora", "qlora"}
@@ -478,8 +492,12 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
         doc.put("use_unsloth_gc", True, "activation_offload")
     # LLaMA-Factory's stages (examples/train_lora/llama3_lora_{dpo,kto,reward}.yaml @ 01fa59bb): dpo with
     # pref_loss sigmoid (DPO) / orpo / simpo, kto, rm for a reward model
-    stage = {"sft": "sft", "dpo": "dpo", "orpo": "dpo", "kto": "kto", "reward": "rm"}[t.workload]
-    doc.put("stage", stage, "workload")
+    stage = _LF_STAGES.get(t.workload)
+    if stage is None:  # GRPO: LLaMA-Factory's RL stage is PPO only
+        doc.put("stage", "sft")
+        doc.note("export.workload_unsupported", workload=t.workload.upper())
+    else:
+        doc.put("stage", stage, "workload")
     if t.workload in {"dpo", "orpo"}:
         doc.put("pref_loss", "sigmoid" if t.workload == "dpo" else "orpo", "workload")
     if t.workload in {"dpo", "kto"} and t.reference_model in {"precomputed", "copy"}:
@@ -650,15 +668,20 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     doc.put("per_device_train_batch_size", t.micro_batch, "micro_batch")
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     _epochs(doc, "num_train_epochs")
-    doc.put("max_length", t.seq_len, "seq_len")
-    doc.put("packing", t.sequence_mode == "packed", "sequence_mode")
-    if t.sequence_mode == "fixed":
-        # every batch padded to a multiple of max_length, which no truncated sequence exceeds: the fixed length
-        doc.put("pad_to_multiple_of", t.seq_len, "sequence_mode")
+    grpo = t.workload == "grpo"
+    if grpo:
+        _trl_grpo(doc)
+    else:
+        doc.put("max_length", t.seq_len, "seq_len")
+        doc.put("packing", t.sequence_mode == "packed", "sequence_mode")
+        if t.sequence_mode == "fixed":
+            # every batch padded to a multiple of max_length, which no truncated sequence exceeds: the fixed length
+            doc.put("pad_to_multiple_of", t.seq_len, "sequence_mode")
     _hf_precision(doc)
     doc.put("optim", _HF_OPTIM[t.optimizer], "optimizer")
-    # SFTConfig: an unset loss_type is chunked_nll (LM head and cross-entropy in chunks); nll keeps the full logits
-    doc.put("loss_type", "chunked_nll" if t.fused_cross_entropy else "nll", "fused_cross_entropy")
+    if not grpo:
+        # SFTConfig: an unset loss_type is chunked_nll (LM head and cross-entropy in chunks); nll keeps the full logits
+        doc.put("loss_type", "chunked_nll" if t.fused_cross_entropy else "nll", "fused_cross_entropy")
     doc.put("activation_offloading", t.activation_offload, "activation_offload")
     if t.torch_compile:
         doc.put("torch_compile", True, "torch_compile")
@@ -673,7 +696,11 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     n = _gpus(doc)
     if n > 1:
         doc.put("num_processes", n, "num_gpus")
-    doc.command = "trl sft --config {file}"
+    doc.command = "trl grpo --config {file}" if grpo else "trl sft --config {file}"
+    if grpo and t.generation_engine == "vllm-server":
+        # the generation server runs on GPUs of its own (trl vllm-serve, data-parallel copies of the model)
+        doc.command = (f"trl vllm-serve --model {model_ref or '<model>'} --data-parallel-size {t.vllm_server_gpus}"
+                       " (on its own GPUs), then: " + doc.command)
     if adapters:
         lora: dict[str, Any] = {"r": t.lora_rank, "lora_alpha": _number(t.lora_alpha), "lora_dropout": t.lora_dropout,
                                 "target_modules": "all-linear" if t.lora_targets == "all-linear"
@@ -688,6 +715,29 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
 
 
 # ------------------------------------------------------------------------------------------ ms-swift
+
+
+def _trl_grpo(doc: _Doc) -> None:
+    """GRPOConfig's keys for a GRPO plan (trl/trainer/grpo_config.py @f2cd577): completions per prompt, their
+    length, the KL coefficient and the generation engine; per_device_train_batch_size counts completions, as the
+    plan's micro-batch does. The reward functions are the user's (``reward_funcs`` of trl/scripts/grpo.py)."""
+    t = doc.t
+    doc.put("num_generations", t.num_generations, "num_generations")
+    doc.put("max_completion_length", t.completion_tokens, "completion_tokens")
+    doc.put("beta", _number(t.kl_beta), "kl_beta")
+    doc.put("use_vllm", t.generation_engine != "transformers", "generation_engine")
+    if t.generation_engine == "vllm-colocate":
+        doc.put("vllm_mode", "colocate", "generation_engine")
+        doc.put("vllm_gpu_memory_utilization", _number(t.vllm_memory_share), "vllm_memory_share")
+        doc.put("vllm_enable_sleep_mode", t.vllm_sleep, "vllm_sleep")
+    elif t.generation_engine == "vllm-server":
+        doc.put("vllm_mode", "server", "generation_engine")
+        doc.expressed.append(doc.path("vllm_server_gpus"))  # in the command: trl vllm-serve --data-parallel-size
+    doc.fill("reward_funcs")
+    # GRPOTrainer pads each batch's completions and takes per-token log-probs of the completions only: SFT's
+    # packing and loss_type do not apply, and the prompt (seq_len - completion_tokens) is the dataset's
+    for field in ("sequence_mode", "fused_cross_entropy", "seq_len"):
+        doc.expressed.append(doc.path(field))
 
 
 def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
@@ -903,6 +953,8 @@ def export_config(scenario: Scenario, fmt: str, *, estimate: Estimate | None = N
         _deepspeed(doc, _uses_auto(scenario.training, deepspeed_auto))
         return doc.result("json", estimate, model_ref)
     _BUILDERS[fmt](doc, model_ref)
-    if scenario.training.workload != "sft" and fmt != "llama-factory":
-        doc.note("export.sft_only", workload=scenario.training.workload.upper())
+    wl_name = scenario.training.workload
+    native = fmt == "llama-factory" or (fmt == "trl" and wl_name == "grpo")  # (LLaMA-Factory notes GRPO itself)
+    if wl_name != "sft" and not native:
+        doc.note("export.sft_only", workload=wl_name.upper())
     return doc.result("yaml", estimate, model_ref)

@@ -167,6 +167,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: torchtune's distributed recipes shard with FSDP only"),  # export.torchtune_fsdp
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: {component} takes no fused argument: remove the config's optimizer.fused (~optimizer.fused)"),  # export.torchtune_optimizer
     QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: set model._component_ to the model's qlora_ builder (torchtune.models.<family>.qlora_<family>_<size>), as the *_qlora configs do"),  # export.torchtune_qlora
+    QT_TRANSLATE_NOOP("Terms", "the plan trains {workload}, which {format} does not offer; this file sets up supervised fine-tuning with the plan's batch, precision and sharding: export the plan for TRL to train {workload}"),  # export.workload_unsupported
     QT_TRANSLATE_NOOP("Terms", 'GRPO needs the completions of a step (GPUs × micro-batch × accumulation = {total}) to be a multiple of num_generations ({g}): TRL refuses this plan'),  # generation.divisible
     QT_TRANSLATE_NOOP("Terms", 'KL coefficient {beta}: TRL loads a reference model (the policy with its adapters disabled under LoRA/QLoRA, a frozen copy otherwise) and runs it over every batch'),  # generation.kl_reference
     QT_TRANSLATE_NOOP("Terms", "GRPO rows are a prompt and its completion at full length, padded as TRL's GRPOTrainer pads them (it neither packs nor trims rows): the {mode} sequence mode is estimated as fixed rows of the sequence length, num_generations per prompt"),  # generation.rows_fixed
