@@ -172,9 +172,20 @@ def test_other_kernels_fused_stack_by_hand():
 
 def test_other_kernels_unfused_hf_adds_casts_layout_and_dropout():
     d, f, q, kv = 1024, 4096, 1024, 1024
-    per = 2 * 32 * d + 20 * (q + kv) + 8 * (q + kv) + 12 * d + 10 * f + 2 * (5 * 1024 + 6 * 1024)
-    layer = 2 * per * 1024 * (1 + 1.5)
-    ce = 1024 * 32000 * 36  # HF: fp32 upcast, log-softmax and their backward
+    # transformers' eager RMSNorm and rotary as Liger-Kernel timed them on an A100-SXM4-80GB (benchmark/data/
+    # all_benchmark_data.csv @2120862), in bytes per element at 0.88 x 2,039 GB/s: RMSNorm 2048 x 32768 forward
+    # 1.919 ms, backward 5.015 ms; rotary over 16,384 x 40 heads x 256 forward 3.817 ms, backward 4.557 ms
+    bw = 0.88 * 2039e9
+    norm_f, norm_b = 1.919e-3 * bw / (2048 * 32768), 5.015e-3 * bw / (2048 * 32768)  # 51.3, 134.1 B
+    rope_f, rope_b = 3.817e-3 * bw / (16384 * 40 * 256), 4.557e-3 * bw / (16384 * 40 * 256)  # 40.8, 48.7 B
+    measured_f = 2 * d * norm_f + (q + kv) * rope_f
+    measured_b = 2 * d * norm_b + (q + kv) * rope_b
+    rest = 8 * (q + kv) + 12 * d + 10 * f + 2 * (5 * 1024 + 6 * 1024)  # layout copies, residuals, SwiGLU, LoRA
+    layer = 2 * 1024 * (measured_f + rest + measured_b + 1.5 * rest)
+    # HF loss: logits.float() (2 + 4 B), the fp32 cross-entropy measured at 20.726 ms forward and 60.438 ms forward
+    # and backward over 8 x 2048 x 131072 logits, the cast back in the backward (4 + 2 B)
+    logits = 8 * 2048 * 131072
+    ce = 1024 * 32000 * (6 + 60.438e-3 * bw / logits + 6)
     t = TrainingSetup(method="lora", lora_rank=8, lora_targets="q_v", lora_dropout=0.05, micro_batch=1, seq_len=1024,
                       grad_checkpointing=False, framework="hf")
     st = step_time(ARCH, t, GPU, 1024.0)

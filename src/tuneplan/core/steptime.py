@@ -160,6 +160,26 @@ ATTN_BWD_FACTOR = 2.5
 #: Backward bytes of an elementwise op relative to its forward: it reads the saved input and the output
 #: gradient and writes the input gradient (three tensors against the forward's two).
 ELEMENTWISE_BWD_FACTOR = 1.5
+#: Hugging Face's eager RMSNorm, rotary embedding and cross-entropy as Liger-Kernel timed them on an A100-SXM4-80GB
+#: (github.com/linkedin/Liger-Kernel benchmark/data/all_benchmark_data.csv @2120862, ``kernel_provider`` huggingface,
+#: liger 0.2.1 rows of 2024-09-03, median of the largest shape), as bytes per element moved at this model's achieved
+#: A100 bandwidth (:data:`BW_EFFICIENCY` x 2,039 GB/s), so that they scale with the card's bandwidth. They move far
+#: more than their tensors' sizes: every autograd node of the unfused ops writes and reads fp32 intermediates. The
+#: same benchmarks time Liger's fused kernels at 4.9 (RMSNorm) and 4.4 (rotary) B per element, against the 4 B that
+#: reading and writing a bf16 tensor takes: the conversion holds.
+_A100_ACHIEVED = BW_EFFICIENCY * 2039e9
+_RMS_ELEMENTS = 2048 * 32768  # M x H, bf16
+_ROPE_ELEMENTS = 16384 * (32 + 8) * 256  # one sequence of 16,384 tokens, 32 query and 8 key heads of 256
+_CE_LOGITS = 8 * 2048 * 131072  # B x T x V, fp32 logits
+EAGER_NORM_BYTES = {"forward": 1.919e-3 * _A100_ACHIEVED / _RMS_ELEMENTS,  # 51.3 B per element
+                    "backward": 5.015e-3 * _A100_ACHIEVED / _RMS_ELEMENTS}  # 134.1 B
+EAGER_ROPE_BYTES = {"forward": 3.817e-3 * _A100_ACHIEVED / _ROPE_ELEMENTS,  # 40.8 B per element of q and k
+                    "backward": 4.557e-3 * _A100_ACHIEVED / _ROPE_ELEMENTS}  # 48.7 B
+#: the fp32 cross-entropy per logit (forward 20.726 ms, forward and backward 60.438 ms: 17.3 and 33.2 B), plus
+#: transformers' upcast of the bf16 logits (``logits.float()`` in ``ForCausalLMLoss``: 2 B read, 4 B written) and its
+#: backward's cast back (4 + 2 B)
+EAGER_CE_BYTES = {"forward": 20.726e-3 * _A100_ACHIEVED / _CE_LOGITS + 6.0,
+                  "backward": (60.438e-3 - 20.726e-3) * _A100_ACHIEVED / _CE_LOGITS + 6.0}
 #: Achieved share of the PCIe link's per-direction rate for pinned copies: 12.15-12.89 of 15.75 GB/s on PCIe 3.0
 #: (github.com/mpicbg-scicomp/gearshifft/pull/82), ~25 of 31.5 GB/s on PCIe 4.0 (github.com/ZaidQureshi/bam
 #: issues/54), 55.4 of 63 GB/s on PCIe 5.0 (stas00/ml-engineering ``network/README.md``).
@@ -391,8 +411,8 @@ def _lora_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, floa
 
 def forward_seconds(ctx: _Ctx) -> float:
     """GPU seconds of one micro-batch's forward alone (evaluation; the part of a step DDP cannot hide collectives
-    behind): its GEMMs, one pass of attention, one pass of the layers' elementwise bytes, the loss's forward (14 of
-    the eager loss's 36 bytes per logit, half the fused loss's), one dequantisation of NF4 weights."""
+    behind): its GEMMs, one pass of attention, one pass of the layers' elementwise bytes, the loss's forward (the eager loss's
+    measured forward, :data:`EAGER_CE_BYTES`, or half the fused loss's), one dequantisation of NF4 weights."""
     t = ctx.t
     mm = sum(count * _gemm_seconds(ctx, m, k, n, g)[0]
              for count, m, k, n, g in _base_gemms(ctx, True) + _lora_gemms(ctx, True))
@@ -402,7 +422,7 @@ def forward_seconds(ctx: _Ctx) -> float:
     a = ctx.arch
     layer = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens
     fused_loss = t.fused_cross_entropy or ctx.fused
-    ce = ctx.tokens * a.vocab_size * (4.0 if fused_loss else 14.0)
+    ce = ctx.tokens * a.vocab_size * (4.0 if fused_loss else EAGER_CE_BYTES["forward"])
     if t.workload != "sft":  # TRL's log-prob kernels, forward only
         ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), fused_loss,
                                                                           forward_only=True)
@@ -600,10 +620,12 @@ def _layer_elementwise_bytes(ctx: _Ctx) -> float:
         per += 2 * 6.0 * d  # residual adds
         per += (6.0 if a.mlp == "gated" else 4.0) * f
     else:
-        # HF RMSNorm: upcast, square, mean, rsqrt-mul, downcast, weight-mul: 32 B per element
-        norm = 32.0 * d if a.norm == "rms" else 8.0 * d
-        per = norms * norm + (32.0 * (q + kv) if a.qk_norm else 0.0) + 32.0 * a.mla_norm_width()
-        per += 20.0 * rope  # rotary: mul cos, rotate_half (neg, cat), mul sin, add
+        # HF RMSNorm (upcast, square, mean, rsqrt-mul, downcast, weight-mul) and rotary (mul cos, rotate_half's neg
+        # and cat, mul sin, add) at their measured cost (EAGER_NORM_BYTES, EAGER_ROPE_BYTES); LayerNorm one kernel
+        norm_el, rope_el = _eager_measured_elements(ctx)
+        per = norm_el * EAGER_NORM_BYTES["forward"] + rope_el * EAGER_ROPE_BYTES["forward"]
+        if a.norm != "rms":
+            per += 8.0 * norms * d
         per += 8.0 * (q + kv)  # layout copies around the attention kernel (MLA: the q and k concatenations)
         if a.is_mla and attention_value_dim(a, attention_kernel(ctx)) != a.value_head_dim:
             # FlashAttention under MLA: F.pad of the values (read n d_v, write n d_qk) and the copy of the output
@@ -629,6 +651,29 @@ def _layer_elementwise_bytes(ctx: _Ctx) -> float:
     return per
 
 
+def _eager_measured_elements(ctx: _Ctx) -> tuple[float, float]:
+    """Elements per token of one layer that pass through transformers' eager RMSNorm and rotary kernels (0 for fused
+    stacks): the layer's RMSNorms over the hidden size, q/k norms, MLA's norms; rotary over q and k (MLA: the
+    rotary part only)."""
+    a = ctx.arch
+    if ctx.fused:
+        return 0.0, 0.0
+    norms = (1 if a.parallel_block else 2) + a.extra_norms_per_layer
+    norm_el = (norms * a.hidden_size if a.norm == "rms" else 0.0) + (a.q_dim + a.kv_dim if a.qk_norm else 0.0) \
+        + a.mla_norm_width()
+    rope_el = a.num_attention_heads * a.qk_rope_head_dim + a.qk_rope_head_dim if a.is_mla else a.q_dim + a.kv_dim
+    return float(norm_el), float(rope_el)
+
+
+def _layer_elementwise_backward_bytes(ctx: _Ctx) -> float:
+    """Bytes per token of one decoder layer's elementwise kernels in the backward: :data:`ELEMENTWISE_BWD_FACTOR`
+    x the forward's, except eager RMSNorm and rotary at their measured backward (:data:`EAGER_NORM_BYTES`)."""
+    norm_el, rope_el = _eager_measured_elements(ctx)
+    measured_fwd = norm_el * EAGER_NORM_BYTES["forward"] + rope_el * EAGER_ROPE_BYTES["forward"]
+    measured_bwd = norm_el * EAGER_NORM_BYTES["backward"] + rope_el * EAGER_ROPE_BYTES["backward"]
+    return ELEMENTWISE_BWD_FACTOR * (_layer_elementwise_bytes(ctx) - measured_fwd) + measured_bwd
+
+
 def _adapted_modules(ctx: _Ctx, mods: list) -> list:  # noqa: ANN001 - LinearModule
     from tuneplan.core.memory import _is_adapted, _targets  # the memory ledger's own target rules
 
@@ -641,10 +686,12 @@ def other_kernels_term(ctx: _Ctx) -> Term:
     cross-entropy, NF4 dequantisation, autocast weight casts and gradient accumulation."""
     a, t = ctx.arch, ctx.t
     fwd_passes = 2.0 if t.grad_checkpointing else 1.0
-    layer = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens * (fwd_passes + ELEMENTWISE_BWD_FACTOR)
+    layer = a.num_layers * ctx.tokens * (_layer_elementwise_bytes(ctx) * fwd_passes
+                                         + _layer_elementwise_backward_bytes(ctx))
     # cross-entropy over the vocabulary (the logits GEMM's own output is in the matmul term): HF upcasts the
-    # logits to fp32, log-softmax, and back: ~14 B per logit forward, ~22 B backward; fused/chunked ~8 B
-    ce = ctx.tokens * a.vocab_size * (8.0 if (t.fused_cross_entropy or ctx.fused) else 36.0)
+    # logits to fp32, log-softmax, and back, at its measured cost (EAGER_CE_BYTES); fused/chunked ~8 B
+    eager_ce = EAGER_CE_BYTES["forward"] + EAGER_CE_BYTES["backward"]
+    ce = ctx.tokens * a.vocab_size * (8.0 if (t.fused_cross_entropy or ctx.fused) else eager_ce)
     if t.workload != "sft":  # TRL's log-prob kernels instead (core/workload.py LOGPROB_PASSES)
         ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t),
                                                                           t.fused_cross_entropy or ctx.fused)
