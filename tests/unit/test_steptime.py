@@ -466,3 +466,16 @@ def test_flash_attention_1_runs_on_turing_not_volta():
     assert missing_support(turing, t) == []
     assert missing_support(volta, t) == ["FlashAttention 1"]
     assert step_time(ARCH, t, volta, 1024.0).term("attention").detail == "sdpa-efficient"
+
+
+@pytest.mark.parametrize(("mode", "micro_batch", "kernel"), [
+    ("packed", 4, "sdpa-flash"),  # no padding: transformers drops the all-ones mask, SDPA takes its flash backend
+    ("dynamic", 1, "sdpa-flash"),  # one row per micro-batch: nothing to pad
+    ("dynamic", 4, "sdpa-efficient"),  # rows padded to the longest: a 4-D mask, which flash refuses
+    ("fixed", 1, "sdpa-efficient"),  # padded to seq_len
+])
+def test_sdpa_with_a_padding_mask_runs_the_memory_efficient_kernel(mode, micro_batch, kernel):
+    t = TrainingSetup(method="lora", micro_batch=micro_batch, seq_len=1024, sequence_mode=mode, attention="sdpa",
+                      grad_checkpointing=False, framework="hf")
+    gpu = GPU.model_copy(update={"compute_capability": 8.0})
+    assert step_time(ARCH, t, gpu, 1024.0).term("attention").detail == kernel

@@ -482,7 +482,11 @@ def attention_kernel(ctx: _Ctx) -> str:
     """``flash`` (FlashAttention 2), ``flash1`` (FlashAttention 1 or its Triton port), ``sdpa-flash`` (PyTorch SDPA's
     FlashAttention backend, compute capability >= 8.0), ``sdpa-efficient`` (its memory-efficient backend on older
     cards, and wherever the value head dim differs from the query/key one: SDPA's flash backend requires q, k and v
-    of one last dimension, ``check_head_dim_size_flash`` in ATen ``transformers/cuda/sdp_utils.cpp``) or ``eager``."""
+    of one last dimension, ``check_head_dim_size_flash`` in ATen ``transformers/cuda/sdp_utils.cpp``, and wherever the
+    batch carries padding: transformers drops the attention mask for SDPA only when it is all ones
+    (``AttentionMaskConverter._ignore_causal_mask_sdpa``) and otherwise passes a 4-D mask, which SDPA's flash backend
+    refuses (``check_for_attn_mask``), so padded rows (``fixed``, and ``dynamic`` with more than one row per
+    micro-batch) run the memory-efficient kernel) or ``eager``."""
     att = ctx.t.attention
     if att == "eager":
         return "eager"
@@ -491,7 +495,9 @@ def attention_kernel(ctx: _Ctx) -> str:
     cc = ctx.gpu.compute_capability
     old = 0.0 < cc < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
     if att == "sdpa":
-        return "sdpa-efficient" if old or ctx.arch.value_head_dim != ctx.arch.head_dim else "sdpa-flash"
+        t = ctx.t
+        padded = t.sequence_mode == "fixed" or (t.sequence_mode == "dynamic" and wl.policy_rows(t) > 1)
+        return "sdpa-efficient" if old or padded or ctx.arch.value_head_dim != ctx.arch.head_dim else "sdpa-flash"
     if att == "flash1":
         return "sdpa-efficient" if 0.0 < cc < 7.5 or ctx.gpu.id.startswith("v100") else "flash1"
     return "sdpa-efficient" if old else "flash"
