@@ -479,3 +479,6 @@ def test_sdpa_with_a_padding_mask_runs_the_memory_efficient_kernel(mode, micro_b
                       grad_checkpointing=False, framework="hf")
     gpu = GPU.model_copy(update={"compute_capability": 8.0})
     assert step_time(ARCH, t, gpu, 1024.0).term("attention").detail == kernel
+    # torchtune calls SDPA causally and ignores the padding (its loss masks it): the flash backend either way
+    tt = t.model_copy(update={"stack": "torchtune"})
+    assert step_time(ARCH, tt, gpu, 1024.0).term("attention").detail == "sdpa-flash"

@@ -478,6 +478,12 @@ def _keys_per_query(ctx: _Ctx) -> float:
     return (windowed * local + (layers - windowed) * full) / layers
 
 
+#: Stacks whose own modelling code calls SDPA causally without a padding mask (torchtune
+#: ``modules/attention_utils.py``/``sdpa_or_flex_attention``, LitGPT ``model.py`` ``scaled_dot_product_attention``,
+#: Unsloth's attention dispatch); every other stack runs transformers' modelling code.
+OWN_ATTENTION_STACKS = frozenset({"torchtune", "litgpt", "unsloth"})
+
+
 def attention_kernel(ctx: _Ctx) -> str:
     """``flash`` (FlashAttention 2), ``flash1`` (FlashAttention 1 or its Triton port), ``sdpa-flash`` (PyTorch SDPA's
     FlashAttention backend, compute capability >= 8.0), ``sdpa-efficient`` (its memory-efficient backend on older
@@ -486,7 +492,8 @@ def attention_kernel(ctx: _Ctx) -> str:
     batch carries padding: transformers drops the attention mask for SDPA only when it is all ones
     (``AttentionMaskConverter._ignore_causal_mask_sdpa``) and otherwise passes a 4-D mask, which SDPA's flash backend
     refuses (``check_for_attn_mask``), so padded rows (``fixed``, and ``dynamic`` with more than one row per
-    micro-batch) run the memory-efficient kernel) or ``eager``."""
+    micro-batch) run the memory-efficient kernel; torchtune, LitGPT and Unsloth call SDPA from their own modelling code
+    with ``is_causal`` and no padding mask (:data:`OWN_ATTENTION_STACKS`)) or ``eager``."""
     att = ctx.t.attention
     if att == "eager":
         return "eager"
@@ -497,6 +504,7 @@ def attention_kernel(ctx: _Ctx) -> str:
     if att == "sdpa":
         t = ctx.t
         padded = t.sequence_mode == "fixed" or (t.sequence_mode == "dynamic" and wl.policy_rows(t) > 1)
+        padded = padded and t.stack not in OWN_ATTENTION_STACKS
         return "sdpa-efficient" if old or padded or ctx.arch.value_head_dim != ctx.arch.head_dim else "sdpa-flash"
     if att == "flash1":
         return "sdpa-efficient" if 0.0 < cc < 7.5 or ctx.gpu.id.startswith("v100") else "flash1"
