@@ -516,7 +516,8 @@ def test_preference_workloads_export_as_llamafactory_stages_and_are_flagged_else
 @pytest.mark.parametrize("engine", ["transformers", "vllm-colocate", "vllm-server"])
 def test_grpo_exports_as_trls_grpo_config_and_is_flagged_elsewhere(engine):
     # GRPOConfig's own keys (trl/trainer/grpo_config.py @f2cd577): num_generations, max_completion_length, beta,
-    # use_vllm, vllm_mode, vllm_gpu_memory_utilization, vllm_enable_sleep_mode; the launcher is `trl grpo`
+    # use_vllm, vllm_mode, vllm_gpu_memory_utilization, vllm_enable_sleep_mode; the launcher is `trl grpo` (and
+    # `trl vllm-serve --data_parallel_size N` for server mode)
     s = plan(workload="grpo", method="lora", micro_batch=8, num_generations=8, completion_tokens=1024, seq_len=1536,
              kl_beta=0.04, generation_engine=engine, vllm_memory_share=0.4, vllm_sleep=True, vllm_server_gpus=2)
     e = export_config(s, "trl", model_ref=REF)
@@ -532,7 +533,7 @@ def test_grpo_exports_as_trls_grpo_config_and_is_flagged_elsewhere(engine):
     assert not {"packing", "loss_type", "max_length"} & set(doc)
     assert "reward_funcs" in e.to_fill
     assert e.command.endswith("trl grpo --config {file}")
-    assert ("trl vllm-serve" in e.command and "--data-parallel-size 2" in e.command) is (engine == "vllm-server")
+    assert ("trl vllm-serve" in e.command and "--data_parallel_size 2" in e.command) is (engine == "vllm-server")
     assert "export.sft_only" not in e.codes
     # LLaMA-Factory has no GRPO stage: an SFT file that says so (no crash); axolotl, ms-swift, torchtune: SFT only
     lf = export_config(s, "llama-factory", model_ref=REF)

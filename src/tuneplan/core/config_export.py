@@ -699,7 +699,7 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     doc.command = "trl grpo --config {file}" if grpo else "trl sft --config {file}"
     if grpo and t.generation_engine == "vllm-server":
         # the generation server runs on GPUs of its own (trl vllm-serve, data-parallel copies of the model)
-        doc.command = (f"trl vllm-serve --model {model_ref or '<model>'} --data-parallel-size {t.vllm_server_gpus}"
+        doc.command = (f"trl vllm-serve --model {model_ref or '<model>'} --data_parallel_size {t.vllm_server_gpus}"
                        " (on its own GPUs), then: " + doc.command)
     if adapters:
         lora: dict[str, Any] = {"r": t.lora_rank, "lora_alpha": _number(t.lora_alpha), "lora_dropout": t.lora_dropout,
