@@ -3,9 +3,21 @@ while it is recomputed (see the package docstring for the rules and sources)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
-from tuneplan.core.memory.adapters import _activation_adapter_path, _targets, experts_adapted
+from tuneplan.core.memory.adapters import (
+    _activation_adapter_path,
+    _targets,
+    experts_adapted,
+    lora_cast_parameter_count,
+)
+from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
+from tuneplan.core.memory.workloads import _logps_term
+from tuneplan.core.result import GIB
 from tuneplan.core.scenario import TrainingSetup
+from tuneplan.core.terms import Quantity, Term
 
 #: Linear layers that read the same tensor in a decoder layer (the input norm's or post-attention norm's output).
 _INPUT_OF = {"q_proj": "attn_in", "k_proj": "attn_in", "v_proj": "attn_in", "q_a_proj": "attn_in",
@@ -100,10 +112,6 @@ def _moe_recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup
     down = (0 if trains else mlp * arch.moe_intermediate_size * k) + frozen_locals + resid * h
     weigh = 4 * h * k + frozen_locals + resid * h
     return float(max(down, weigh))
-
-
-def _stacked_expert_params(mods) -> int:  # noqa: ANN001 - list[LinearModule]
-    return sum(m.params for m in mods if m.count > 1)
 
 
 def merged_expert_bytes(arch: ModelArchitecture, t: TrainingSetup, w_bytes: float) -> tuple[float, float]:
@@ -408,3 +416,152 @@ def mla_attention_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act
         else:
             saved += act * n * d_v + 4 * n  # output + fp32 log-sum-exp
     return float(saved)
+
+
+@dataclass(frozen=True)
+class StepActivations:
+    """The activations of one step on one GPU (``bytes``, at the loss's backward with the recomputed layer's set
+    counted in) with their ``formula``, and the per-layer and per-token parts the moments of the step reuse:
+    ``per_layer_token`` and ``checkpoint_token`` (bytes per token), ``one_layer`` (one layer's saved set with its
+    experts' ``W + delta-W``, bytes), ``head_saved`` (the final norm's and LM head's saved inputs, bytes per token),
+    ``adapter_cast_per_layer`` and ``forward_cache`` (autocast copies of LoRA adapters, bytes) and
+    ``recompute_transient_per_token`` (bytes per token, :func:`recompute_transient_per_token`)."""
+
+    bytes: float
+    formula: str
+    per_layer_token: float
+    checkpoint_token: float
+    one_layer: float
+    merged_one: float
+    head_saved: float
+    adapter_cast_per_layer: float
+    forward_cache: float
+    recompute_transient_per_token: float
+
+
+def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
+    """Saved activations of the step: every layer's saved set (:func:`layer_saved_bytes_per_token`) x tokens, or
+    with checkpointing each layer's input (Chen et al. 2016, arXiv:1604.06174) and one recomputed layer; CPU
+    activation offload keeps two layers; the bf16 autocast copies of fp32 LoRA adapters (MemTracker,
+    docs/validation.md); the final norm's and LM head's saved inputs."""
+    arch, t, act, tokens = ctx.arch, ctx.t, ctx.act, ctx.tokens
+    layers_here = ctx.layers_here
+    per_layer_token, largest_layer_token = layer_saved_bytes_per_token(arch, t, act, t.seq_len, mlp=ctx.mlp_bytes,
+                                                                       resid=ctx.resid)
+    checkpoint_token = ctx.resid * arch.hidden_size  # the layer input kept by checkpointing
+    merged_one, merged_all = merged_expert_bytes(arch, t, ctx.unq if t.method == "qlora" else ctx.w_bytes)
+    one_layer = largest_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
+    if t.grad_checkpointing:
+        value = layers_here * checkpoint_token * tokens + one_layer
+        formula = (f"checkpoints {layers_here:g} layers x {checkpoint_token} B x {tokens} tokens"
+                   f" + one recomputed layer {largest_layer_token / 1024:.1f} KiB/token")
+        if merged_one:
+            formula += f" + its experts' W + delta-W {merged_one / GIB:.2f} GiB (PEFT ParamWrapper)"
+    else:
+        value = layers_here * per_layer_token * tokens + merged_all * layers_here / arch.num_layers
+        formula = f"{layers_here:g} layers x {per_layer_token / 1024:.1f} KiB/token x {tokens} tokens"
+        if merged_all:
+            formula += (f" + the experts' W + delta-W {merged_all * layers_here / arch.num_layers / GIB:.2f}"
+                        " GiB (PEFT ParamWrapper)")
+    if compile_modelled(arch, t):
+        formula += " (torch.compile: norms keep bf16 normalised values, SiLU recomputed)"
+    if t.activation_offload:
+        kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
+        value = min(value, kept + (one_layer if t.grad_checkpointing else 0))
+        formula += " (offloaded to CPU: two layers stay on the GPU)"
+    adapter_cast_per_layer = forward_cache = 0.0
+    if _activation_adapter_path(t) == "autocast":
+        # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
+        # every layer's without checkpointing, the recomputed layer's with it (MemTracker, docs/validation.md)
+        casts = 2 * lora_params / (arch.num_layers if t.grad_checkpointing else 1)
+        value += casts
+        formula += (f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'}"
+                    f"'s LoRA adapters ({casts / 2**20:.1f} MiB)")
+        # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
+        adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets) / arch.num_layers
+        # (never under ZeRO/FSDP: _activation_adapter_path is "native" there, nothing is cast)
+        if t.grad_checkpointing:
+            forward_cache = adapter_cast_per_layer * max(layers_here - 1, 0)
+    # final norm (+ its output saved by a trainable LM head) and the embedding output
+    head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
+    if t.workload == "reward" and t.method != "full":
+        # PEFT's sequence-classification task trains the value head (``score`` in modules_to_save): it saves its input
+        head_saved += act * arch.hidden_size
+    value += head_saved * tokens
+    formula += (f" + the final norm's saved input{' and the LM head input' if t.method == 'full' else ''}"
+                f" {head_saved:,.0f} B/token x {tokens} tokens")
+    return StepActivations(
+        bytes=value, formula=formula, per_layer_token=per_layer_token, checkpoint_token=checkpoint_token,
+        one_layer=one_layer, merged_one=merged_one, head_saved=head_saved,
+        adapter_cast_per_layer=adapter_cast_per_layer, forward_cache=forward_cache,
+        recompute_transient_per_token=recompute_transient_per_token(arch, t, act, ctx.mlp_bytes, ctx.resid))
+
+
+@dataclass(frozen=True)
+class LossSide:
+    """The loss side at the loss's backward (bytes), its formula (empty: rendered from ``terms``, a workload's)."""
+
+    bytes: float
+    formula: str
+    terms: list[Term]
+
+
+def loss_side(ctx: MemoryContext) -> LossSide:
+    """Logits and loss buffers when the loss's backward runs: transformers' fp32 cross-entropy (log-softmax and two
+    fp32 gradients, 12 B per vocabulary entry and token; ``ForCausalLMLoss``, MemTracker), one chunk with a
+    fused/chunked loss (arXiv:2411.09009), TRL's log-prob tensors (``core/workload.py``), a value head's scores;
+    plus the bf16 autocast copy of an fp32 LM head (autograd ``MmBackward0.mat2``)."""
+    arch, t, act, tokens = ctx.arch, ctx.t, ctx.act, ctx.tokens
+    v = arch.vocab_size
+    # Under autocast a linear casts its weight to bf16 and the matmul saves the cast for the input's
+    # gradient, so a 16-bit LM head emits 16-bit logits even when the head is fp32.
+    logit_bytes = act
+    terms: list[Term] = []  # the loss side of a workload other than SFT, as terms
+    formula = ""  # a workload other than SFT: rendered from the terms (_workload_components)
+    if t.workload == "reward":
+        # the value head's scores (rows x positions x 1) in the forward, their gradient in the backward
+        value = float(tokens * act)
+        terms = [Term(key="value_head", value=value, unit="B", parts=(
+            Quantity(key="tokens", value=tokens, unit="tokens"), Quantity(key="elem_bytes", value=act, unit="B")),
+            source="transformers GenericForSequenceClassification: score = nn.Linear(hidden, 1)")]
+    elif t.fused_cross_entropy:
+        chunk = min(tokens, 8192)
+        value = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
+        formula = f"fused/chunked cross-entropy: one chunk of {chunk // 8} tokens x {v} vocab"
+    elif t.workload != "sft":
+        # TRL's selective_log_softmax on the policy's logits (core/workload.py LOGPROB_TENSORS): at the loss's backward
+        _held, _peak, backward = wl.logprob_tensors(t, act)
+        value = ctx.logit_tokens * v * act * backward
+        terms = [_logps_term(ctx.logit_tokens, v, act, backward, "backward")]
+        if ctx.fp32_head_cast:  # the fp32 head's bf16 cast, saved as for SFT below
+            value += 2 * v * arch.hidden_size
+    else:
+        # When the loss's backward runs, the model output (the logits) has been dropped by the training
+        # loop; the fp32 log-softmax saved by cross_entropy and two fp32 gradients (of the log-softmax
+        # and of its input) are alive together: 12 B per vocabulary entry and token (MemTracker,
+        # docs/validation.md). In the forward pass the peak is 10 B (logits + fp32 copy + log-softmax).
+        per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
+        value = tokens * per_token
+        formula = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
+        if ctx.fp32_head_cast:  # only where autocast casts an fp32 head
+            # an fp32 LM head (PEFT's QLoRA upcast, fp32 master model) is cast to bf16 for its matmul under
+            # autocast, and the cast stays saved until the head's backward, right after the loss's
+            # (autograd MmBackward0.mat2, bf16; seen on fake tensors with transformers 5)
+            value += 2 * v * arch.hidden_size
+            formula += f" + bf16 autocast copy of the fp32 LM head ({v} x {arch.hidden_size} x 2 B)"
+    return LossSide(bytes=value, formula=formula, terms=terms)
+
+
+def layer_temporaries(ctx: MemoryContext) -> tuple[float, float]:
+    """Transient per-layer buffers (bytes): ``(base, all)``. Base: the gradient flowing between layers (two
+    buffers of the residual stream) and QLoRA's dequantised bf16 copy of the matrix being multiplied (bitsandbytes
+    ``dequantize_4bit``); all: with eager attention's scores, mask and fp32 cast (8 B per head and score)."""
+    arch, t = ctx.arch, ctx.t
+    base = 2 * ctx.resid * arch.hidden_size * ctx.tokens  # gradient flowing between layers (two buffers)
+    if t.method == "qlora":
+        largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
+        base += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
+    temporaries = base
+    if t.attention == "eager":
+        temporaries += ctx.rows * arch.num_attention_heads * t.seq_len * t.seq_len * 8  # scores, mask, fp32 cast
+    return base, temporaries

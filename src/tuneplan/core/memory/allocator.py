@@ -3,6 +3,9 @@ workspace, fragmentation, the cache of earlier batch shapes, and the band of the
 
 from __future__ import annotations
 
+from tuneplan.core.memory.context import MemoryContext
+from tuneplan.core.result import GIB
+
 MIB = 2**20
 
 #: CUDA context, kernels and library handles that nvidia-smi shows and PyTorch does not count.
@@ -71,3 +74,35 @@ def likely_range(total_bytes: float, sequence_mode: str) -> tuple[float, float]:
     ``total/(1 + p90) .. total/(1 + p10)``. Raises ``KeyError`` for an unknown mode."""
     p10, p90 = MEASURED_ERROR_BY_MODE[sequence_mode]
     return total_bytes / (1 + p90), total_bytes / (1 + p10)
+
+
+def nccl_bytes(ctx: MemoryContext) -> float:
+    """NCCL communicator buffers on a GPU that talks to others (bytes): none on one GPU or split layers."""
+    return 256 * MIB if ctx.n_gpus > 1 and not ctx.pipeline else 0.0
+
+
+def transient_bytes(ctx: MemoryContext, activations: float, logits: float, temporaries: float,
+                    forward_logits: float, reference_transient: float) -> float:
+    """The step's transient memory the allocator fragments (bytes): activations, loss buffers and temporaries, each
+    at its largest (a workload's loss side at the larger of its backward and its forward's end, with the reference
+    forward's transients)."""
+    if ctx.t.workload != "sft":
+        return activations + max(logits, forward_logits) + temporaries + reference_transient
+    return activations + logits + temporaries
+
+
+def reserved_bytes(allocated: dict[str, float], phase: str, fragmentation: float) -> float:
+    """``max_memory_reserved`` at the step's peak (bytes). Reserved memory never shrinks within a run: the backward
+    leaves its fragmented cache behind, and the optimizer step's temporaries can reuse those cached blocks."""
+    backward_alloc = max(v for k, v in allocated.items() if k != "optimizer step")
+    return max(backward_alloc + fragmentation, allocated["optimizer step"], allocated[phase])
+
+
+def shape_cache_bytes(ctx: MemoryContext, reserved: float, transient: float, nccl: float) -> float:
+    """With dynamic padding, the cached blocks of earlier batch shapes ``max_memory_reserved`` also shows, as far as
+    the card has room for them (:data:`DYNAMIC_SHAPE_CACHE` x the transient memory, bytes); they are given back
+    before an out-of-memory error, so they are not in the device total."""
+    if ctx.t.sequence_mode != "dynamic":
+        return 0.0
+    room = ctx.gpu.memory_gib * GIB - CUDA_CONTEXT_BYTES - nccl - reserved
+    return max(0.0, min(DYNAMIC_SHAPE_CACHE[ctx.t.method] * transient, room))
