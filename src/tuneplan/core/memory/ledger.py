@@ -18,7 +18,7 @@ from tuneplan.core.memory.allocator import (
     transient_bytes,
 )
 from tuneplan.core.memory.context import memory_context
-from tuneplan.core.memory.peaks import moments, peak
+from tuneplan.core.memory.peaks import Moments, moments, peak
 from tuneplan.core.memory.states import model_states
 from tuneplan.core.memory.workloads import _workload_components
 from tuneplan.core.result import GIB, MemoryComponent, MemoryEstimate
@@ -67,6 +67,45 @@ class MemoryLedger:
     reference_transient: float = 0.0
     formulas: dict[str, str] = field(default_factory=dict)
 
+
+
+#: Layer-backward moments, where the FSDP unit's and the root unit's waiting gradients are counted.
+_LAYER_BACKWARD = frozenset({"recomputed layer", "last layer backward"})
+
+
+def _gradient_extras(m: Moments, phase: str) -> str:
+    """What the gradients hold at ``phase`` beyond the states' formula: the FSDP unit's unsharded gradient and the
+    root unit's gradients (:func:`~tuneplan.core.memory.states.fsdp_unit_gradient`, ``root_unit_gradients``)."""
+    unit = (f" + the FSDP unit's unsharded gradient as its layer's backward ends, twice (per weight "
+            f"and flattened for the reduce-scatter), beyond the saved tensors it replaces: "
+            f"{m.unit_extra / GIB:.2f} GiB" if m.unit_extra and phase in _LAYER_BACKWARD else "")
+    if m.root_wait and phase in _LAYER_BACKWARD:
+        return unit + f" + the root unit's LM-head gradient waiting for the embedding's ({m.root_wait / GIB:.2f} GiB)"
+    if m.root_end and phase == "end of backward":
+        return unit + (f" + the root unit's embedding and LM-head gradients with their flat copy before the "
+                       f"reduce-scatter ({m.root_end / GIB:.2f} GiB)")
+    return unit
+
+
+def _activations_lead(phase: str, checkpointing: bool) -> str:
+    """How much of the activations' ledger is alive at ``phase``, said before the ledger's formula."""
+    return {"end of backward": "at the end of backward only the first layer's saved tensors are left; at the start: ",
+            "backward": ("at the loss's backward only the checkpoints and the head's inputs are alive "
+                         "(the recomputed layer comes later); the ledger: " if checkpointing else ""),
+            "end of forward": ("at the end of the forward only the checkpoints and the head's inputs are "
+                               "alive; the ledger: " if checkpointing else ""),
+            "optimizer step": "freed before the optimizer step; during backward: ",
+            "embedding backward": "freed before the embedding's backward; during backward: "}.get(phase, "")
+
+
+def _temporaries_formula(phase: str, step_temp: float) -> str:
+    """What the temporaries are at ``phase`` (:func:`~tuneplan.core.memory.activations.layer_temporaries`,
+    the optimizer step's temporary, a tied embedding's backward)."""
+    if phase == "optimizer step" and step_temp:
+        return "AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
+    if phase == "embedding backward":
+        return "the tied embedding's gradient contributions while autograd adds them (vocab x hidden each) + cuBLAS workspace"
+    return "gradient buffers between layers, dequantised matrix, cuBLAS workspace"
 
 
 def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> tuple[MemoryEstimate, MemoryLedger]:
@@ -120,7 +159,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         fsdp_root_grad_end=m.root_end, reference_weights=m.ref_weights, reference_transient=m.ref_fwd,
         formulas=formulas)
     weights, adapters, paged, step_temp = s.weights, s.adapters, s.paged, s.step_temp
-    unit_extra, root_wait, root_end, shard = m.unit_extra, m.root_wait, m.root_end, ctx.shard
+    shard = ctx.shard
     logit_terms, fwd_logit_terms, ref_terms, gen_terms = m.logit_terms, m.fwd_logit_terms, m.ref_terms, m.gen_terms
 
     comps = [
@@ -129,15 +168,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         MemoryComponent(key="adapters", label="LoRA adapters", bytes=adapters, formula=led.formulas.get("adapters", ""),
                         source="LoRA arXiv:2106.09685; PEFT LoraLayer"),
         MemoryComponent(key="gradients", label="Gradients", bytes=live["gradients"],
-                        formula=led.formulas["gradients"] + (
-                            f" + the FSDP unit's unsharded gradient as its layer's backward ends, twice (per weight "
-                            f"and flattened for the reduce-scatter), beyond the saved tensors it replaces: "
-                            f"{unit_extra / GIB:.2f} GiB" if unit_extra and phase in {"recomputed layer", "last layer backward"}
-                            else "") + (
-                            f" + the root unit's LM-head gradient waiting for the embedding's ({root_wait / GIB:.2f} GiB)"
-                            if root_wait and phase in {"recomputed layer", "last layer backward"} else
-                            f" + the root unit's embedding and LM-head gradients with their flat copy before the "
-                            f"reduce-scatter ({root_end / GIB:.2f} GiB)" if root_end and phase == "end of backward" else ""),
+                        formula=led.formulas["gradients"] + _gradient_extras(m, phase),
                         source="one gradient per trainable parameter in its dtype"
                         + ("; FSDP: no_sync, root-unit and frozen-parameter notes in the FullyShardedDataParallel "
                            "and fully_shard docstrings" if shard == "fsdp" else "")),
@@ -146,24 +177,12 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
                         + (f" in unified memory ({paged / GIB:.2f} GiB, paged to CPU RAM when the GPU is full)" if paged else ""),
                         source="torch.optim.AdamW; bitsandbytes 8-bit optimizers arXiv:2110.02861"),
         MemoryComponent(key="activations", label="Activations", bytes=live["activations"],
-                        formula={"end of backward": "at the end of backward only the first layer's saved tensors are left; "
-                                                    "at the start: ",
-                                 "backward": ("at the loss's backward only the checkpoints and the head's inputs are alive "
-                                              "(the recomputed layer comes later); the ledger: " if t.grad_checkpointing else ""),
-                                 "end of forward": ("at the end of the forward only the checkpoints and the head's inputs are "
-                                                    "alive; the ledger: " if t.grad_checkpointing else ""),
-                                 "optimizer step": "freed before the optimizer step; during backward: ",
-                                 "embedding backward": "freed before the embedding's backward; during backward: "}.get(phase, "")
-                        + led.formulas["activations"],
+                        formula=_activations_lead(phase, t.grad_checkpointing) + led.formulas["activations"],
                         source="saved tensors of the HF decoder layer; Korthikanti et al. arXiv:2205.05198"),
         MemoryComponent(key="logits", label="Logits & loss", bytes=live["logits"], formula=led.formulas["logits"],
                         source="transformers ForCausalLMLoss; Liger/CCE arXiv:2411.09009"),
         MemoryComponent(key="temporaries", label="Temporaries", bytes=live["temporaries"] + CUBLAS_WORKSPACE_BYTES,
-                        formula=("AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
-                                 if phase == "optimizer step" and step_temp else
-                                 "the tied embedding's gradient contributions while autograd adds them (vocab x hidden "
-                                 "each) + cuBLAS workspace" if phase == "embedding backward" else
-                                 "gradient buffers between layers, dequantised matrix, cuBLAS workspace"),
+                        formula=_temporaries_formula(phase, step_temp),
                         source="PyTorch autograd; bitsandbytes dequantize_4bit"),
         MemoryComponent(key="allocator", label="Allocator overhead", bytes=reserved - peak_allocated,
                         formula=f"{frag_share:.0%} of the step's transient memory, activations, loss buffers and "
