@@ -90,10 +90,20 @@ logits while TRL's metrics copy the policy's. SFT plans are computed exactly as 
 
 from __future__ import annotations
 
-# Where each part lives: ``context`` (dtypes), ``adapters`` (LoRA targets, shapes, adapter path), ``activations``
-# (saved tensors per layer and token), ``deepspeed`` (ZeRO buffers), ``workloads`` (DPO/KTO/ORPO/GRPO/reward parts),
-# ``allocator`` (context, workspace, fragmentation, shape cache, measured-error band), ``ledger`` (the step's moments
-# and the components at its peak). Every name below was importable from ``tuneplan.core.memory`` before the split.
+# Where each term lives (every module a set of functions over one frozen ``context.MemoryContext``):
+#   context      dtypes (bf16/fp32/NF4), sharding, method, parameter and token counts, computed once per plan
+#   adapters     LoRA targets, adapter shapes and counts, the adapters' dtype path
+#   deepspeed    ZeRO buffer sizes (defaults, HF "auto", the plan's) and what ZeRO-3 keeps gathered
+#   states       weights, trainable parameters, optimizer states, gradients; sharding, DeepSpeed's master
+#                partition, FSDP's frozen-weight and root-unit gradients, ZeRO-Offload and CPU offload
+#   activations  saved tensors per layer and token (attention variants, MLP, MoE, norms, LoRA copies), the step's
+#                activations, the loss side (logits) and the per-layer temporaries
+#   workloads    DPO/KTO/ORPO/GRPO/reward parts: log-prob tensors, the reference model, generation
+#   peaks        the step's moments, each a full set of live components, and the peak among them
+#   allocator    CUDA context, cuBLAS workspace, NCCL buffers, fragmentation, reserved memory, the shape cache, the
+#                measured-error band
+#   ledger       estimate_memory: the terms in order, and the components rendered at the peak
+# Every name below was importable from ``tuneplan.core.memory`` before it became a package.
 from tuneplan.core.memory.activations import (
     GDN_CHUNK,
     _layer_group,
