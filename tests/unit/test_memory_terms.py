@@ -152,3 +152,19 @@ def test_allocator_terms():
     assert shape_cache_bytes(dyn, 10 * GIB, 1 * GIB, 0.0) == 1 * GIB  # QLoRA (as LoRA): one stale set of the transients
     # on a card with little room left the cache is what fits: 80 GiB - 500 MiB context - 79.5 GiB reserved = 0
     assert shape_cache_bytes(dyn, 80 * GIB - 500 * MIB, 1 * GIB, 0.0) == pytest.approx(0.0)
+
+
+def test_weights_formula_names_the_cached_casts_its_number_holds_at_the_end_of_the_forward():
+    """An fp32 master model under checkpointing: at the end of the forward autocast's cache still holds every other
+    layer's bf16 weight cast, which the weights component counts; its formula says so (it once named one layer's)."""
+    from tuneplan.core.memory import estimate_memory
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    est, led = estimate_memory(arch, TrainingSetup(method="full", master_weights="fp32", optimizer_in_backward=True),
+                               GPU_80)
+    assert est.peak_phase == "end of forward"
+    weights_ = est.component("weights")
+    # 31 other layers x 218,103,808 weights x 2 B = (6,979,321,856 - 218,103,808) x 2 = 13,522,436,096 B
+    assert weights_.bytes - led.weights == 13_522_436_096
+    assert "bf16 autocast copies of one layer (2 B/param)" in weights_.formula
+    assert weights_.formula.endswith("bf16 autocast copies of the other layers' weights, cached until the forward ends")

@@ -115,8 +115,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         ``(estimate, ledger)``: the user-facing :class:`MemoryEstimate` (components in bytes,
         peak allocated/reserved/total, capacity) and the intermediate :class:`MemoryLedger`.
 
-    Formulas and sources are in the module docstring; each component's ``formula`` shows the
-    numbers of this scenario.
+    Formulas and sources are in the package docstring and beside each term (``states``, ``activations``,
+    ``peaks``, ``allocator``); each component's ``formula`` shows the numbers of this scenario.
     """
     ctx = memory_context(arch, t, gpu)
     s = model_states(ctx)
@@ -141,6 +141,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     capacity = gpu.memory_gib * GIB
 
     weights_formula = s.weights_formula
+    if phase == "end of forward" and s.forward_casts:  # counted in the weights at this moment (peaks.moments)
+        weights_formula += " + bf16 autocast copies of the other layers' weights, cached until the forward ends"
     if phase == "end of forward" and a.forward_cache:
         weights_formula += " + bf16 autocast copies of the LoRA adapters, cached until the forward ends"
     formulas = {"weights": weights_formula}
