@@ -168,3 +168,24 @@ def test_weights_formula_names_the_cached_casts_its_number_holds_at_the_end_of_t
     assert weights_.bytes - led.weights == 13_522_436_096
     assert "bf16 autocast copies of one layer (2 B/param)" in weights_.formula
     assert weights_.formula.endswith("bf16 autocast copies of the other layers' weights, cached until the forward ends")
+
+
+def test_activations_formula_says_which_part_of_the_ledger_its_number_holds():
+    from tuneplan.core.memory import estimate_memory
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    est, led = estimate_memory(arch, TrainingSetup(), GPU_80)  # QLoRA r=16 all-linear, checkpointing, 2,048 tokens
+    acts = est.component("activations")
+    assert est.peak_phase == "backward"
+    # at the loss's backward: the checkpoints 32 x 8192 B x 2048 = 536,870,912, one layer's bf16 adapter copies
+    # 2,621,440 and the final norm's fp32 input 16,384 B x 2048 = 33,554,432; not the recomputed layer
+    assert acts.bytes == 536_870_912 + 2_621_440 + 33_554_432
+    assert acts.formula.startswith("at the loss's backward the ledger less its recomputed layer, which comes later: "
+                                   "checkpoints 32 layers x 8192 B x 2048 tokens + one recomputed layer")
+    # with a fused loss (one chunk of logits) the peak is the last layer's recomputed backward: every checkpoint and
+    # that layer's saved set, but not the head's inputs, freed by their backward before it
+    est2, led2 = estimate_memory(arch, TrainingSetup(fused_cross_entropy=True), GPU_80)
+    assert est2.peak_phase == "recomputed layer"
+    acts2 = est2.component("activations")
+    assert acts2.bytes == led2.activations - 16_384 * 2048
+    assert acts2.formula.startswith("the ledger less the final norm's and LM head's saved inputs, freed by their backward")

@@ -88,12 +88,16 @@ def _gradient_extras(m: Moments, phase: str) -> str:
 
 
 def _activations_lead(phase: str, checkpointing: bool) -> str:
-    """How much of the activations' ledger is alive at ``phase``, said before the ledger's formula."""
+    """How much of the activations' ledger is alive at ``phase`` (as :func:`~tuneplan.core.memory.peaks.moments`
+    counts it), said before the ledger's formula."""
     return {"end of backward": "at the end of backward only the first layer's saved tensors are left; at the start: ",
-            "backward": ("at the loss's backward only the checkpoints and the head's inputs are alive "
-                         "(the recomputed layer comes later); the ledger: " if checkpointing else ""),
-            "end of forward": ("at the end of the forward only the checkpoints and the head's inputs are "
-                               "alive; the ledger: " if checkpointing else ""),
+            "backward": ("at the loss's backward the ledger less its recomputed layer, which comes later: "
+                         if checkpointing else ""),
+            "end of forward": ("at the end of the forward the ledger less its recomputed layer, which comes later: "
+                               if checkpointing else ""),
+            "recomputed layer": "the ledger less the final norm's and LM head's saved inputs, freed by their backward: ",
+            "last layer backward": "the ledger less the final norm's and LM head's saved inputs, freed by their "
+                                   "backward: ",
             "optimizer step": "freed before the optimizer step; during backward: ",
             "embedding backward": "freed before the embedding's backward; during backward: "}.get(phase, "")
 
