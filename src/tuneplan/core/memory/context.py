@@ -99,14 +99,11 @@ class MemoryContext:
         precision even when the shards are an fp32 master copy, bytes."""
         return 2 * self.largest_layer_bytes * (2 / self.w_bytes if self.amp else 1)
 
-    def layer_bytes(self, mods) -> float:  # noqa: ANN001 - list[LinearModule]
-        """One layer's weights as held on the GPU (bytes): as stored for a pre-quantised checkpoint, NF4 (stacked
-        experts unquantised) under QLoRA, else in the weights' dtype."""
-        return _layer_bytes(mods, self.ckpt, self.stored_per_param, self.t.method, self.unq, self.nf4, self.w_bytes)
-
 
 def _layer_bytes(mods, ckpt: CheckpointWeights | None, stored_per_param: float, method: str, unq: int,  # noqa: ANN001
                  nf4: float, w_bytes: int) -> float:
+    """One layer's weights as held on the GPU (bytes): as stored for a pre-quantised checkpoint, NF4 (stacked
+    experts unquantised) under QLoRA, else in the weights' dtype."""
     if ckpt is not None:
         return sum(m.params for m in mods) * stored_per_param
     if method == "qlora":
