@@ -408,7 +408,7 @@ def test_llamafactory_ref_model_is_a_reference_copy():
     ("kv_b_proj,down_proj", "all-linear", "config.approx"),
 ])
 def test_lora_targets_naming_multi_head_latent_attention(targets, preset, code):
-    """#23/#17: a LoRA target list of an MLA model (DeepSeek-V2/V3 module names, as core/memory.py MLA_TARGETS
+    """#23/#17: a LoRA target list of an MLA model (DeepSeek-V2/V3 module names, as core/memory/adapters.py MLA_TARGETS
     defines the presets) maps onto the preset, exactly or as the nearest one that covers it; before, it was
     reported as unsupported."""
     r = map_training_config({"finetuning_type": "lora", "lora_target": targets, "stage": "sft"}, "llamafactory")

@@ -371,7 +371,7 @@ def render(doc: dict[str, Any]) -> str:
         "",
         "Issue #3. One real training step of each model runs on fake tensors (no GPU, no weights), and "
         "PyTorch's `MemTracker` counts every tensor it creates; the page puts those numbers next to "
-        "Tuneplan's ledger (`src/tuneplan/core/memory.py`) for the same settings.",
+        "Tuneplan's ledger (`src/tuneplan/core/memory/`) for the same settings.",
         "",
         "Regenerate both this page and `docs/validation/results.json` with **`make validate`** (creates "
         "`.venv-validate` from `tools/validate/requirements.txt` if it is missing, then runs "

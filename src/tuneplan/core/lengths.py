@@ -19,7 +19,7 @@ plan's ``seq_len``, ``micro_batch`` and ``sequence_mode``:
 :func:`dataset_updates` says which plan fields take the result: examples (the rows of the file), tokens per
 example (the mean kept length), padding efficiency (dynamic, at the plan's micro-batch; real / computed tokens,
 as ``core/throughput.py`` divides by it), and under dynamic padding a sequence length no longer than the
-longest example (the longest batch, which ``core/memory.py`` sizes activations and the allocator's shape cache
+longest example (the longest batch, which ``core/memory`` sizes activations and the allocator's shape cache
 by). Memory and time formulas are unchanged.
 """
 

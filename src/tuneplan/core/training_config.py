@@ -312,7 +312,7 @@ _LINEAR = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}
 _ATTN = {"q_proj", "k_proj", "v_proj", "o_proj"}
 _MLP = {"gate_proj", "up_proj", "down_proj"}
 #: Multi-head latent attention's projections (DeepSeek-V2/V3, transformers ``DeepseekV2Attention``) and the lists that
-#: are exactly a preset of ``core/memory.py`` ``MLA_TARGETS`` (q_v: the query path and ``kv_b_proj``; qkvo: every
+#: are exactly a preset of ``core/memory/adapters.py`` ``MLA_TARGETS`` (q_v: the query path and ``kv_b_proj``; qkvo: every
 #: attention projection), for V2-Lite's plain ``q_proj`` and the others' ``q_a_proj``/``q_b_proj``
 _MLA = {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"}
 _MLA_Q_V = (frozenset({"q_proj", "kv_b_proj"}), frozenset({"q_a_proj", "q_b_proj", "kv_b_proj"}))

@@ -1,0 +1,174 @@
+"""LoRA adapters as PEFT builds them: which modules a target preset adapts, the adapter matrices' shapes, their
+parameter counts, and the path (dtype, casts) the adapters run on."""
+
+from __future__ import annotations
+
+from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.scenario import TrainingSetup
+
+#: MoE model types whose stacked experts PEFT's ``all-linear`` adapts (PEFT 0.21
+#: ``utils/transformers_weight_conversion.py``: the types transformers' ``_MODEL_TO_CONVERSION_PATTERN`` maps
+#: to the ``mixtral`` or ``qwen2_moe`` conversion, plus ``mixtral`` itself). For every other MoE type
+#: (``qwen2_moe`` itself, ``gpt_oss``, ``llama4``, ...) ``all-linear`` only reaches ``nn.Linear`` modules and
+#: the 3-D expert tensors stay frozen (checked with PEFT 0.21 on tiny qwen2_moe, qwen3_moe, olmoe, gpt_oss).
+PEFT_EXPERT_TARGET_TYPES = frozenset({
+    "mixtral", "minimax", "minimax_m2", "afmoe", "deepseek_v2", "deepseek_v3", "deepseek_v32", "dots1",
+    "ernie4_5_moe", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "glm4v_moe", "longcat_flash", "solar_open",
+    "mellum", "qwen3_moe", "qwen3_omni_moe", "qwen3_omni_moe_thinker", "qwen3_next", "hunyuan_v1_moe",
+    "flex_olmo", "olmoe", "exaone_moe", "cohere2_moe",
+})
+
+#: bitsandbytes' paged optimizers put a state tensor in unified memory only when its parameter has at
+#: least this many elements; smaller ones get an ordinary device tensor (``Optimizer8bit.get_state_buffer``).
+PAGED_MIN_NUMEL = 100_000
+
+
+#: What the attention presets mean for multi-head latent attention (Tuneplan's choice; the MLA modules have no
+#: k_proj or v_proj, and PEFT matches names exactly, so ``["q_proj", "v_proj"]`` would adapt only DeepSeek-V2-Lite's
+#: q_proj and nothing at all on DeepSeek-V3): ``q_v`` adapts the query path and ``kv_b_proj``, the projection the
+#: values (and the non-rotary keys) come from; ``qkvo`` every attention linear.
+MLA_TARGETS = {
+    "q_v": ("q_proj", "q_a_proj", "q_b_proj", "kv_b_proj"),
+    "qkvo": ("q_proj", "q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"),
+}
+
+
+def _targets(arch: ModelArchitecture, targets: str) -> set[str]:
+    if arch.is_mla and targets in MLA_TARGETS:
+        present = {m.name for m in arch.attention_modules()}
+        return set(MLA_TARGETS[targets]) & present
+    if targets == "q_v":
+        return {"q_proj", "v_proj"}
+    if targets == "qkvo":
+        return {"q_proj", "k_proj", "v_proj", "o_proj"}
+    names = {m.name for _, mods in arch.linear_modules() for m in mods if m.kind != "router"}
+    return names
+
+
+def lora_target_modules(arch: ModelArchitecture, targets: str) -> list[str]:
+    """The module names a LoRA preset adapts in this architecture, in layer order (``all-linear`` as itself).
+
+    ``q_v`` and ``qkvo`` are ``q_proj, v_proj`` and ``q_proj, k_proj, v_proj, o_proj``, except under multi-head
+    latent attention (:data:`MLA_TARGETS`): ``q_proj`` (or ``q_a_proj, q_b_proj``) and ``kv_b_proj`` for ``q_v``,
+    every attention linear for ``qkvo``.
+    """
+    if targets == "all-linear":
+        return ["all-linear"]
+    wanted = _targets(arch, targets)
+    if arch.is_mla:
+        return [m.name for m in arch.attention_modules() if m.name in wanted]
+    return [n for n in ("q_proj", "k_proj", "v_proj", "o_proj") if n in wanted]
+
+
+def experts_adapted(arch: ModelArchitecture, targets: str) -> bool:
+    """Whether LoRA with these targets adapts the stacked experts (PEFT ``ParamWrapper``), see
+    :data:`PEFT_EXPERT_TARGET_TYPES`."""
+    return arch.is_moe and targets == "all-linear" and arch.model_type in PEFT_EXPERT_TARGET_TYPES
+
+
+def _is_adapted(arch: ModelArchitecture, m, wanted: set[str], targets: str) -> bool:  # noqa: ANN001 - LinearModule
+    if m.count > 1:
+        return m.name in wanted and experts_adapted(arch, targets)
+    return m.name in wanted
+
+
+def lora_tensors(arch: ModelArchitecture, rank: int, targets: str) -> list[tuple[int, int, int]]:
+    """Every LoRA weight matrix as ``(how many in the model, rows, columns)``.
+
+    A plain adapted linear (``d_in`` -> ``d_out``) gets ``lora_A`` of ``r x d_in`` and ``lora_B`` of
+    ``d_out x r`` (Hu et al. 2021, LoRA, arXiv:2106.09685 §4.1; PEFT ``LoraLayer.update_layer``).
+
+    Stacked experts (transformers >= 5 keeps each layer's experts as 3-D tensors, ``gate_up_proj`` of
+    experts x 2i x h and ``down_proj`` of experts x h x i, and the router as a bare weight) are adapted by
+    PEFT's ``ParamWrapper`` when :func:`experts_adapted`: ``lora_A`` is ``Linear(d_in, r * E)`` and
+    ``lora_B`` ``Linear(r * E, d_out)``; the fused gate/up pair gets rank 2r (``rank_pattern``), so
+    ``lora_A`` is ``2rE x h`` and ``lora_B`` ``2i x 2rE``; the router ``r x h`` and ``E x r`` (PEFT 0.21
+    ``tuners/lora/layer.py`` ``ParamWrapper``, ``utils/transformers_weight_conversion.py``; shapes printed by
+    PEFT on a small Mixtral, tests).
+    """
+    wanted = _targets(arch, targets)
+    out: list[tuple[int, int, int]] = []
+    for n_layers, mods in arch.linear_modules():
+        stacked = {m.name for m in mods if m.count > 1}
+        for m in mods:
+            if m.kind == "router" or not _is_adapted(arch, m, wanted, targets):
+                continue
+            if m.count > 1:
+                e = m.count
+                if m.name == "up_proj" and "gate_proj" in stacked:
+                    continue  # fused with gate_proj into one gate_up_proj tensor
+                if m.name == "gate_proj" and "up_proj" in stacked:
+                    out += [(n_layers, 2 * rank * e, m.d_in), (n_layers, 2 * m.d_out, 2 * rank * e)]
+                else:
+                    out += [(n_layers, rank * e, m.d_in), (n_layers, m.d_out, rank * e)]
+            else:
+                out += [(n_layers, rank, m.d_in), (n_layers, m.d_out, rank)]
+        router = next((m for m in mods if m.kind == "router"), None)
+        if router is not None and stacked and experts_adapted(arch, targets):
+            out += [(n_layers, rank, router.d_in), (n_layers, router.d_out, rank)]
+    return out
+
+
+def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
+    """LoRA adapter parameters: ``r * (d_in + d_out)`` per adapted matrix (A: r x d_in, B: d_out x r).
+
+    ``targets``: ``q_v`` (q_proj, v_proj), ``qkvo`` (all attention projections) or ``all-linear``
+    (every linear layer of the blocks; PEFT's ``all-linear`` excludes the LM head). Stacked MoE experts
+    follow PEFT's ``ParamWrapper`` shapes, e.g. ``2r * E * (h + 2i)`` for a fused gate/up tensor; see
+    :func:`lora_tensors` for the shapes and sources.
+    """
+    return sum(n * rows * cols for n, rows, cols in lora_tensors(arch, rank, targets))
+
+
+def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
+    """LoRA parameters of the adapters that run as ``nn.Linear`` (every adapted plain linear and the
+    router's), the ones autocast casts to bf16 and keeps in its cache (it caches casts of leaf tensors
+    that require grad: ``cached_cast`` in ATen's ``autocast_mode.cpp``). The stacked experts' factors
+    (PEFT ``ParamWrapper``) are not among them: MemTracker shows no cached copies of those.
+    """
+    wanted = _targets(arch, targets)
+    total = 0
+    for n_layers, mods in arch.linear_modules():
+        stacked = any(m.count > 1 for m in mods)
+        for m in mods:
+            if m.count == 1 and m.kind != "router" and m.name in wanted:
+                total += n_layers * rank * (m.d_in + m.d_out)
+            elif m.kind == "router" and stacked and experts_adapted(arch, targets):
+                total += n_layers * rank * (m.d_in + m.d_out)
+    return total
+
+
+def adapter_path(t: TrainingSetup) -> str:
+    """How the LoRA adapters of ``t`` run, which decides their dtype and the copies of their inputs.
+
+    Returns ``"none"`` (full fine-tuning), ``"native"`` (adapters in the model's dtype, nothing cast:
+    ``adapter_precision="model-dtype"``, or FP32 training where everything is FP32), ``"autocast"``
+    (FP32 adapters under BF16/FP16 autocast: the default, and always with an FP32 master model) or
+    ``"fp32"`` (FP32 adapters without autocast: PEFT's ``_cast_input_dtype`` casts each adapted input
+    to FP32 and the adapter matmuls run in FP32; peft/tuners/lora/layer.py ``Linear.forward`` and
+    bnb.py ``Linear4bit.forward``, which casts only when autocast is off).
+    """
+    if t.method == "full":
+        return "none"
+    if t.frozen_weight_grads:
+        # one FlatParameter per layer holds the frozen weights and the adapters, and it has one dtype
+        # (FSDP1 flattening refuses mixed dtypes): the adapters are in the weights' dtype (LitGPT bf16-true)
+        return "native"
+    amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
+    if amp:
+        return "autocast"
+    if t.precision == "fp32":
+        return "native"
+    return {"fp32-autocast": "autocast", "fp32": "fp32", "model-dtype": "native"}[t.adapter_precision]
+
+
+
+def _activation_adapter_path(t: TrainingSetup) -> str:
+    """:func:`adapter_path` as the forward sees the adapters. Under FSDP or DeepSpeed ZeRO the layers are handed
+    to the forward in bf16 (FSDP ``MixedPrecision(param_dtype=bf16)``; DeepSpeed casts the module with
+    ``module.bfloat16()`` for every ZeRO stage and keeps the fp32 master copy in its optimizer), so PEFT's
+    ``_cast_input_dtype`` and autocast find nothing to cast, whatever dtype the adapters are kept in."""
+    path = adapter_path(t)
+    if path in {"autocast", "fp32"} and t.num_gpus > 1 and t.sharding in {"zero1", "zero2", "zero3", "fsdp"}:
+        return "native"
+    return path

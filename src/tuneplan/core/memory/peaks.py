@@ -1,0 +1,199 @@
+"""The moments of one training step that compete for its peak, each a full set of live components.
+
+The start of the loss's backward (activations and loss buffers), backward through the last layer (all saved tensors
+plus that layer's MLP-gradient transients; with checkpointing, the recomputed layer next to all checkpoints), the end
+of backward (all gradients), the end of the forward (the autocast cache of weight casts; a preference workload's
+reference forward), the backward of a tied embedding in full fine-tuning, the optimizer step, and GRPO's generation.
+:func:`moments` builds them from the terms of ``states`` and ``activations``; :func:`peak` picks the largest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tuneplan.core.memory.activations import LossSide, StepActivations
+from tuneplan.core.memory.allocator import CUBLAS_WORKSPACE_BYTES
+from tuneplan.core.memory.context import MemoryContext
+from tuneplan.core.memory.states import ModelStates, count, fsdp_unit_gradient, root_unit_gradients
+from tuneplan.core.memory.workloads import _generation_memory, _head_cast_term, _workload_forward
+from tuneplan.core.terms import Term
+
+
+@dataclass(frozen=True)
+class Moments:
+    """The step's moments (``candidates``: moment -> component -> bytes, before weights, adapters and the cuBLAS
+    workspace) and what the components at the peak are rendered from: the gradients kept between micro-batches
+    (``grads_kept``), the FSDP unit and root-unit gradient parts, the gradients' formula, and a workload's terms."""
+
+    candidates: dict[str, dict[str, float]]
+    grads_kept: float
+    unit_extra: float
+    root_wait: float
+    root_end: float
+    gradients_formula: str
+    logit_terms: list[Term]
+    fwd_logit_terms: list[Term]
+    ref_terms: dict[str, list[Term]]
+    ref_weights: float
+    ref_fwd: float
+    gen_terms: dict[str, list[Term]]
+
+
+def kept_gradients(ctx: MemoryContext, s: ModelStates) -> tuple[float, float, str]:
+    """Gradients alive while a later micro-batch runs its backward and at the end of backward (bytes), and the
+    gradients' formula: earlier micro-batches' when accumulating; under FSDP ``no_sync`` the whole unsharded
+    gradient ("FSDP will accumulate the full model gradients (instead of gradient shards) until the eventual sync",
+    ``FullyShardedDataParallel.no_sync``); ZeRO-Offload's GPU buffers."""
+    t = ctx.t
+    accumulating = t.grad_accumulation > 1 and not t.optimizer_in_backward
+    grads_kept = s.gradients if accumulating else 0.0
+    end_grads = s.gradients
+    formula = s.gradients_formula
+    if t.unsharded_accumulation:
+        # FSDP under no_sync() (FSDP2: set_requires_gradient_sync(False)) until the last micro-batch: each unit's
+        # .grad stays the unsharded gradient of the whole unit, in the forward's dtype, and later micro-batches add
+        # into it (with CPU offload they stay on the GPU until that sync)
+        numel = s.trainable.trainable + (ctx.layer_linear if t.frozen_weight_grads else 0)
+        unsharded = numel * ctx.act
+        grads_kept = end_grads = unsharded
+        formula += (f"; but between optimizer steps FSDP no_sync keeps them unsharded, which is what "
+                    f"is counted: {count(numel)} x {ctx.act} B")
+    if ctx.zero_offload:
+        grads_kept = s.zero_kept
+    return grads_kept, end_grads, formula
+
+
+def layer_backward_transients(ctx: MemoryContext, a: StepActivations, base_temps: float, temporaries: float) -> float:
+    """Temporaries inside a layer's backward (bytes): the gradients of the MLP intermediates (SwiGLU 3 x, a plain
+    MLP 2 x the intermediate width; itemised on fake tensors, docs/accuracy.md known limit 6) or a checkpointed
+    layer's recomputation transients, next to the inter-layer gradient buffers; eager attention's score buffers
+    belong to the attention backward and are the alternative."""
+    arch = ctx.arch
+    inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
+             if arch.is_moe else arch.intermediate_size)
+    layer_backward = max(temporaries, base_temps + (3 if arch.mlp == "gated" else 2) * ctx.mlp_bytes * inter * ctx.tokens)
+    # a checkpointed layer's recomputed forward: LoRA's input copies or a MoE block's locals next to its saved set
+    return max(layer_backward, base_temps + a.recompute_transient_per_token * ctx.tokens)
+
+
+def forward_end_logits(ctx: MemoryContext) -> float:
+    """The loss side at the end of the forward (bytes): bf16 logits, their fp32 copy and the log-softmax, 10 B per
+    vocabulary entry and token (nothing with a fused loss), the fp32 head's bf16 cast; a value head's scores."""
+    arch, t = ctx.arch, ctx.t
+    fwd_logits = 0.0 if t.fused_cross_entropy else ctx.logit_tokens * arch.vocab_size * 10 + (
+        2 * arch.vocab_size * arch.hidden_size if ctx.fp32_head_cast else 0.0)
+    if t.workload == "reward":  # the value head's scores, no vocabulary
+        fwd_logits = float(ctx.tokens * ctx.act)
+    return fwd_logits
+
+
+def tied_embedding_backward(ctx: MemoryContext, s: ModelStates) -> float | None:
+    """Temporaries of a tied embedding's backward in full fine-tuning (bytes; None when the moment does not occur).
+
+    The LM head's gradient contribution waits in autograd's input buffer until the embedding's backward has produced
+    its own dense vocab x h gradient; the engine adds the two into a third buffer before AccumulateGrad takes it:
+    3 x vocab x h next to every other gradient (MemTracker: 3.75 GiB of temporaries on Gemma 3 4B,
+    docs/validation.md), less the one the gradients count (not from the second micro-batch of an accumulation, where
+    the sum is added into the existing .grad: aten::add then aten::add_; ZeRO-2 counts a shard and reduces at once).
+    """
+    t, arch = ctx.t, ctx.arch
+    if not (t.method == "full" and arch.tie_word_embeddings and ctx.shard in {"none", "ddp", "zero1", "zero2"}
+            and not ctx.pipeline and not t.cpu_offload and t.workload != "reward"):  # (a value head has no tied matrix)
+        return None
+    accumulating = t.grad_accumulation > 1 and not t.optimizer_in_backward
+    emb_grad = ctx.embed_params * s.trainable.grad_bytes
+    counted = emb_grad / ctx.n_gpus if ctx.shard == "zero2" else emb_grad
+    return 3 * emb_grad - (0.0 if accumulating and ctx.shard != "zero2" else counted)
+
+
+def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSide, base_temps: float,
+            temporaries: float) -> Moments:
+    """Every moment of the step that competes for the peak, each a full set of live components (bytes)."""
+    t, arch = ctx.t, ctx.arch
+    tokens, layers_here = ctx.tokens, ctx.layers_here
+    optimizer, gathered = s.optimizer, s.gathered
+    activations, one_layer = a.bytes, a.one_layer
+    grads_kept, end_grads, gradients_formula = kept_gradients(ctx, s)
+    root_wait, root_end = root_unit_gradients(ctx)
+    checkpoints = layers_here * a.checkpoint_token * tokens if t.grad_checkpointing else 0.0
+    # With checkpointing the recomputation starts after the loss's buffers are freed.
+    acts_at_loss = activations - (one_layer if t.grad_checkpointing else 0.0)
+    candidates: dict[str, dict[str, float]] = {
+        # the loss's backward: every saved activation, the loss buffers, gradients kept from
+        # earlier micro-batches when accumulating, the gathered layers of ZeRO-3/FSDP
+        "backward": {"gradients": grads_kept, "activations": acts_at_loss, "logits": loss.bytes,
+                     "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
+        # end of backward: all gradients, only the first layer's activations left
+        "end of backward": {"gradients": end_grads + root_end,
+                            "activations": one_layer + checkpoints / max(layers_here, 1),
+                            "logits": 0.0, "temporaries": temporaries, "optimizer": optimizer, "gathered": gathered},
+        # optimizer step: gradients, states and the step's temporaries (layers are resharded)
+        "optimizer step": {"gradients": s.gradients, "activations": 0.0, "logits": 0.0, "temporaries": s.step_temp,
+                           "optimizer": optimizer, "gathered": 0.0},
+    }
+    layer_backward = layer_backward_transients(ctx, a, base_temps, temporaries)
+    # An FSDP unit's unsharded gradient builds up while its layer's saved tensors and MLP-gradient transients are
+    # freed by the same backward: the moment holds whichever is larger (a lower bound; they overlap in between)
+    unit_extra = max(0.0, fsdp_unit_gradient(ctx) - (one_layer + layer_backward - base_temps))
+    forward_casts = s.forward_casts + a.forward_cache
+    if forward_casts:
+        # end of the forward under checkpointing with an fp32 master model or fp32 LoRA adapters: the
+        # autocast cache still holds every layer's bf16 weight (or adapter) cast next to the forward's loss
+        # buffers; it is cleared when autocast exits
+        candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss,
+                                        "logits": forward_end_logits(ctx), "temporaries": 0.0,
+                                        "optimizer": optimizer, "gathered": gathered + forward_casts}
+    logit_terms = list(loss.terms)
+    fwd_logit_terms: list[Term] = []
+    ref_terms: dict[str, list[Term]] = {}  # the reference component's terms by moment
+    ref_weight_terms: list[Term] = []
+    fwd_ref_terms: list[Term] = []
+    ref_weights = ref_fwd = 0.0
+    if t.workload in {"dpo", "kto", "orpo", "grpo"}:
+        head_cast = 2.0 * arch.vocab_size * arch.hidden_size if ctx.fp32_head_cast else 0.0
+        fwd_logits, ref_fwd, fwd_logit_terms, fwd_ref_terms, ref_weights, ref_weight_terms = _workload_forward(
+            arch, t, ctx.logit_tokens, ctx.act, ctx.resid, s.model_weight_bytes, ctx.total_params, ctx.shard,
+            ctx.n_gpus, ctx.pipeline, gathered_layers=ctx.gathered_layers,
+            fused_bytes=loss.bytes if t.fused_cross_entropy else None, head_cast=head_cast)
+        if head_cast and not t.fused_cross_entropy:
+            logit_terms.append(_head_cast_term(arch))
+        # the end of the policy's forward: its saved activations, its loss side and the reference's forward (TRL
+        # DPOTrainer._compute_loss), the autocast cache not yet cleared
+        candidates["end of forward"] = {"gradients": grads_kept, "activations": acts_at_loss, "logits": fwd_logits,
+                                        "temporaries": 0.0, "optimizer": optimizer, "gathered": gathered + forward_casts}
+    backward_grads = grads_kept + unit_extra + root_wait
+    if t.grad_checkpointing:
+        # backward through the last layer: its recomputed activations next to all checkpoints
+        # (the final norm's and LM head's saved inputs were freed by their backward, which ran first)
+        candidates["recomputed layer"] = {"gradients": backward_grads, "activations": activations - a.head_saved * tokens,
+                                          "logits": 0.0, "temporaries": layer_backward, "optimizer": optimizer,
+                                          "gathered": gathered}
+    else:
+        # backward through the last layer: every layer's saved tensors, the loss buffers already freed
+        candidates["last layer backward"] = {"gradients": backward_grads,
+                                             "activations": acts_at_loss - a.head_saved * tokens, "logits": 0.0,
+                                             "temporaries": layer_backward, "optimizer": optimizer,
+                                             "gathered": gathered}
+    extra = tied_embedding_backward(ctx, s)
+    if extra is not None:
+        candidates["embedding backward"] = {"gradients": s.gradients, "activations": 0.0, "logits": 0.0,
+                                            "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
+    if ref_weights or ref_fwd:  # DPO/KTO: the reference's weights all step long, its forward at the forward's end
+        for name, parts in candidates.items():
+            parts["reference"] = ref_weights + (ref_fwd if name == "end of forward" else 0.0)
+            ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
+    gen_terms = _generation_memory(arch, t, ctx.gpu, candidates, s.weights, s.model_weight_bytes, ctx.shard, ctx.n_gpus)
+    for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
+        if s.ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward"}):
+            parts["gradients"] += s.ds_bucket
+    return Moments(candidates=candidates, grads_kept=grads_kept, unit_extra=unit_extra, root_wait=root_wait,
+                   root_end=root_end, gradients_formula=gradients_formula, logit_terms=logit_terms,
+                   fwd_logit_terms=fwd_logit_terms, ref_terms=ref_terms, ref_weights=ref_weights, ref_fwd=ref_fwd,
+                   gen_terms=gen_terms)
+
+
+def peak(s: ModelStates, candidates: dict[str, dict[str, float]]) -> tuple[dict[str, float], str]:
+    """Allocated bytes at every moment (weights + adapters + the moment's components + the cuBLAS workspace) and the
+    moment with the most: ``(allocated, phase)``."""
+    allocated = {k: s.weights + s.adapters + sum(v.values()) + CUBLAS_WORKSPACE_BYTES for k, v in candidates.items()}
+    return allocated, max(allocated, key=lambda k: allocated[k])

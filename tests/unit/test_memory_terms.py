@@ -1,0 +1,191 @@
+"""The memory terms one at a time (core/memory's package of terms over one MemoryContext, issue #20 point 2).
+
+Every expected number is a hand calculation from Meta-Llama-3-8B's config.json (hidden 4096, intermediate 14336,
+32 layers, 32 heads, 8 KV heads of 128, vocabulary 128256, untied), shown beside the assertion. Per layer the linear
+weights are q 4096x4096 + k 4096x1024 + v 4096x1024 + o 4096x4096 + gate/up/down 3 x 4096x14336 = 218,103,808;
+x 32 layers = 6,979,321,856; embedding and LM head 2 x 128256 x 4096 = 1,050,673,152; norms 2 x 32 x 4096 + 4096 =
+266,240; in all 8,030,261,248 (the HF safetensors index: 16,060,522,496 B / 2).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tuneplan.core.architecture import architecture_from_hf_config
+from tuneplan.core.memory import MIB
+from tuneplan.core.memory.activations import layer_temporaries, step_activations
+from tuneplan.core.memory.allocator import nccl_bytes, reserved_bytes, shape_cache_bytes
+from tuneplan.core.memory.context import memory_context
+from tuneplan.core.memory.peaks import kept_gradients, tied_embedding_backward
+from tuneplan.core.memory.states import (
+    model_states,
+    optimizer_states,
+    root_unit_gradients,
+    trainable,
+    weights,
+)
+from tuneplan.core.result import GIB
+from tuneplan.core.scenario import GpuSpec, TrainingSetup
+
+LLAMA_3_8B = {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 128256, "tie_word_embeddings": False}
+GPU_80 = GpuSpec(id="test80", name="Test 80 GiB", memory_gib=80.0, bf16_tflops=300)
+N = 8_030_261_248
+LAYERS = 6_979_321_856
+EMBED = 128256 * 4096  # 525,336,576
+LORA_ALL_LINEAR_R16 = 41_943_040  # 32 x 16 x (8192 + 5120 + 5120 + 8192 + 3 x 18432), as PEFT counts it
+
+
+def ctx_of(**fields):
+    return memory_context(architecture_from_hf_config(LLAMA_3_8B), TrainingSetup(**fields), GPU_80)
+
+
+def test_the_context_holds_the_dtypes_and_counts_every_term_reads():
+    c = ctx_of()  # the default plan: QLoRA, bf16, one GPU, one row of 2,048 tokens
+    assert (c.w_bytes, c.act, c.resid, c.unq, c.shard) == (2, 2, 2, 2, "none")
+    assert (c.total_params, c.layer_linear, c.layer_linear_each) == (N, LAYERS, 218_103_808)
+    assert c.non_layer == N - LAYERS == 1_050_939_392  # embeddings, LM head, norms
+    assert (c.embed_params, c.tokens) == (EMBED, 2048)
+    # an fp32 master model under autocast: fp32 weights, bf16 activations, an fp32 residual stream and LM head cast
+    amp = ctx_of(method="full", master_weights="fp32")
+    assert (amp.amp, amp.w_bytes, amp.act, amp.resid, amp.fp32_head_cast) == (True, 4, 2, 4, True)
+    # DeepSpeed ZeRO is mixed precision of its own: the fp32 master setting does not apply, the module stays bf16
+    ds = ctx_of(method="full", master_weights="fp32", sharding="zero2", num_gpus=2)
+    assert (ds.ds_mixed, ds.amp, ds.w_bytes) == (True, False, 2)
+    # sharded QLoRA never upcasts (TRL is_sharded_qlora), whatever kbit_fp32_upcast says
+    assert ctx_of(kbit_fp32_upcast=True).unq == 4
+    assert ctx_of(kbit_fp32_upcast=True, sharding="fsdp", num_gpus=8).unq == 2
+
+
+def test_qlora_weights_term_nf4_layers_and_bf16_rest():
+    w = weights(ctx_of())
+    # NF4 with double quantisation: (4 + 8/64 + 32/(64 x 256)) / 8 = 0.515869140625 B per weight (exact in binary)
+    # 6,979,321,856 x 0.515869140625 = 3,600,416,768; the rest 1,050,939,392 x 2 B = 2,101,878,784
+    assert w.bytes == 3_600_416_768 + 2_101_878_784
+    assert w.model_weight_bytes == w.bytes and w.forward_casts == 0.0
+    assert w.formula.startswith("6.98B layer weights x 0.5159 B (NF4 + double quant) + 1.05B embeddings/head/norms x 2 B")
+
+
+def test_lora_trainable_term_and_adamw_states():
+    c = ctx_of(method="lora")
+    tr = trainable(c)
+    assert tr.trainable == tr.lora_params == LORA_ALL_LINEAR_R16
+    assert (tr.grad_bytes, tr.adapters) == (4, LORA_ALL_LINEAR_R16 * 4)  # fp32 adapters: 167,772,160 B
+    opt = optimizer_states(c, tr)
+    assert opt.bytes == 2 * 4 * LORA_ALL_LINEAR_R16 == 335_544_320  # two fp32 moments
+    assert opt.step_temp == 167_772_160  # torch AdamW's foreach path: one state-sized temporary
+    assert opt.paged == 0.0 and opt.formula == "41.9M x 2 moments x 4 B"
+
+
+def test_zero2_master_partition_shards_and_reduce_bucket():
+    s = model_states(ctx_of(method="full", sharding="zero2", num_gpus=2))
+    # bf16 module 8,030,261,248 x 2 B = 16,060,522,496 + fp32 master partition N/2 x 4 B = 16,060,522,496
+    assert s.weights == 2 * 16_060_522_496
+    assert s.gradients == 8_030_261_248  # bf16 gradients N x 2 B, reduce-scattered over 2 GPUs
+    assert s.optimizer == 32_121_044_992  # fp32 moments of the partition: N/2 x 2 x 4 B
+    assert s.ds_bucket == 1e9  # reduce_bucket_size 5e8 elements x 2 B
+    assert s.step_temp == 4_015_130_624 * 4 * 2  # the partition's fp32 gradients + AdamW's foreach temporary
+    assert "reduce bucket 500M x 2 B (DeepSpeed reduce_bucket_size default)" in s.gradients_formula
+
+
+def test_ddp_keeps_a_flat_copy_of_the_gradients():
+    one = model_states(ctx_of(method="lora"))
+    ddp = model_states(ctx_of(method="lora", sharding="ddp", num_gpus=2))
+    assert one.gradients == LORA_ALL_LINEAR_R16 * 4
+    assert ddp.gradients == 2 * LORA_ALL_LINEAR_R16 * 4  # gradient_as_bucket_view=False: buckets copy them
+
+
+def test_fsdp_root_unit_gradients_full_finetuning():
+    # untied: the LM head's gradient waits (vocab x hidden x 2 B = 1,050,673,152), then the embedding's, the LM
+    # head's and the root's flat copy of both: 4 x 1,050,673,152
+    assert root_unit_gradients(ctx_of(method="full", sharding="fsdp", num_gpus=8)) == (1_050_673_152, 4_202_692_608)
+    assert root_unit_gradients(ctx_of(method="lora", sharding="fsdp", num_gpus=8)) == (0.0, 0.0)  # root frozen
+    assert root_unit_gradients(ctx_of(method="full", sharding="fsdp", num_gpus=8,
+                                      fsdp_wrap="separate-embeddings")) == (0.0, 0.0)
+
+
+def test_fsdp_no_sync_keeps_the_unsharded_gradients():
+    c = ctx_of(method="lora", sharding="fsdp", num_gpus=8, grad_accumulation=4)
+    kept, end, formula = kept_gradients(c, model_states(c))
+    # the unsharded LoRA gradients in the forward's dtype: 41,943,040 x 2 B
+    assert kept == end == 83_886_080
+    assert formula.endswith("which is what is counted: 41.9M x 2 B")
+
+
+def test_tied_embedding_backward_contributions():
+    c = memory_context(architecture_from_hf_config({**LLAMA_3_8B, "tie_word_embeddings": True}),
+                       TrainingSetup(method="full"), GPU_80)
+    emb_grad = EMBED * 2  # 1,050,673,152 B
+    # three vocab x hidden buffers (two contributions and their sum), one of them counted among the gradients
+    assert tied_embedding_backward(c, model_states(c)) == 3 * emb_grad - emb_grad
+    acc = memory_context(c.arch, TrainingSetup(method="full", grad_accumulation=4), GPU_80)
+    assert tied_embedding_backward(acc, model_states(acc)) == 3 * emb_grad  # the sum is added into .grad
+    assert tied_embedding_backward(ctx_of(method="full"), model_states(ctx_of(method="full"))) is None  # untied
+
+
+def test_layer_temporaries_qlora_and_eager_scores():
+    base, temps = layer_temporaries(ctx_of())
+    # two bf16 gradient buffers between layers 2 x 2 B x 4096 x 2048 = 33,554,432 + the dequantised bf16 copy of the
+    # largest NF4 matrix 2 B x 4096 x 14336 = 117,440,512
+    assert base == temps == 150_994_944
+    _, eager = layer_temporaries(ctx_of(attention="eager"))
+    assert eager == 150_994_944 + 32 * 2048 * 2048 * 8  # scores, mask and fp32 cast: 8 B per head and score
+
+
+def test_step_activations_checkpoints_and_head_inputs():
+    a = step_activations(ctx_of(lora_dropout=0.0), LORA_ALL_LINEAR_R16)
+    assert a.checkpoint_token == 2 * 4096  # each layer's bf16 input
+    assert a.head_saved == 4 * 4096  # the final RMSNorm's fp32 input copy; a frozen LM head saves nothing
+    # fp32 adapters under autocast: one layer's bf16 copies, 2 B x 41,943,040 / 32 = 2,621,440 B, and with
+    # checkpointing the other 31 layers' copies in autocast's cache until the forward ends
+    assert a.adapter_cast_per_layer == 2_621_440
+    assert a.forward_cache == 31 * 2_621_440
+
+
+def test_allocator_terms():
+    assert reserved_bytes({"backward": 10.0, "optimizer step": 12.0, "last layer backward": 8.0}, "optimizer step",
+                          3.0) == 13.0  # the backward's fragmented cache (10 + 3) stays reserved at the step
+    assert nccl_bytes(ctx_of(sharding="ddp", num_gpus=2)) == 256 * MIB
+    assert nccl_bytes(ctx_of(num_gpus=2)) == 0.0  # layers split across GPUs: no collective buffers
+    assert shape_cache_bytes(ctx_of(), 10 * GIB, 1 * GIB, 0.0) == 0.0  # packed: no shapes to cache
+    dyn = ctx_of(sequence_mode="dynamic")
+    assert shape_cache_bytes(dyn, 10 * GIB, 1 * GIB, 0.0) == 1 * GIB  # QLoRA (as LoRA): one stale set of the transients
+    # on a card with little room left the cache is what fits: 80 GiB - 500 MiB context - 79.5 GiB reserved = 0
+    assert shape_cache_bytes(dyn, 80 * GIB - 500 * MIB, 1 * GIB, 0.0) == pytest.approx(0.0)
+
+
+def test_weights_formula_names_the_cached_casts_its_number_holds_at_the_end_of_the_forward():
+    """An fp32 master model under checkpointing: at the end of the forward autocast's cache still holds every other
+    layer's bf16 weight cast, which the weights component counts; its formula says so (it once named one layer's)."""
+    from tuneplan.core.memory import estimate_memory
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    est, led = estimate_memory(arch, TrainingSetup(method="full", master_weights="fp32", optimizer_in_backward=True),
+                               GPU_80)
+    assert est.peak_phase == "end of forward"
+    weights_ = est.component("weights")
+    # 31 other layers x 218,103,808 weights x 2 B = (6,979,321,856 - 218,103,808) x 2 = 13,522,436,096 B
+    assert weights_.bytes - led.weights == 13_522_436_096
+    assert "bf16 autocast copies of one layer (2 B/param)" in weights_.formula
+    assert weights_.formula.endswith("bf16 autocast copies of the other layers' weights, cached until the forward ends")
+
+
+def test_activations_formula_says_which_part_of_the_ledger_its_number_holds():
+    from tuneplan.core.memory import estimate_memory
+
+    arch = architecture_from_hf_config(LLAMA_3_8B)
+    est, led = estimate_memory(arch, TrainingSetup(), GPU_80)  # QLoRA r=16 all-linear, checkpointing, 2,048 tokens
+    acts = est.component("activations")
+    assert est.peak_phase == "backward"
+    # at the loss's backward: the checkpoints 32 x 8192 B x 2048 = 536,870,912, one layer's bf16 adapter copies
+    # 2,621,440 and the final norm's fp32 input 16,384 B x 2048 = 33,554,432; not the recomputed layer
+    assert acts.bytes == 536_870_912 + 2_621_440 + 33_554_432
+    assert acts.formula.startswith("at the loss's backward the ledger less its recomputed layer, which comes later: "
+                                   "checkpoints 32 layers x 8192 B x 2048 tokens + one recomputed layer")
+    # with a fused loss (one chunk of logits) the peak is the last layer's recomputed backward: every checkpoint and
+    # that layer's saved set, but not the head's inputs, freed by their backward before it
+    est2, led2 = estimate_memory(arch, TrainingSetup(fused_cross_entropy=True), GPU_80)
+    assert est2.peak_phase == "recomputed layer"
+    acts2 = est2.component("activations")
+    assert acts2.bytes == led2.activations - 16_384 * 2048
+    assert acts2.formula.startswith("the ledger less the final norm's and LM head's saved inputs, freed by their backward")
