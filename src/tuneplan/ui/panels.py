@@ -570,13 +570,9 @@ class HardwarePanel(FieldPanel):
                 today = app_today()
                 for n, e in enumerate(self._offers):  # each with its date, old ones marked (issue #19)
                     self.offer_combo.addItem(offer_text(e, today), n)
-            p = scenario.pricing
-            match = -1
-            if p.offer_kind != CUSTOM_OFFER:
-                for n, e in enumerate(self._offers):
-                    if (e.provider, e.kind, e.usd_per_gpu_hour) == (p.provider, p.offer_kind, p.price_per_gpu_hour):
-                        match = n
-                        break
+            # the offer whose price for the plan's GPU count is the plan's (a node-only offer bills its node)
+            current = self.store.current_offer(scenario)
+            match = next((n for n, e in enumerate(self._offers) if e == current), -1)
             self.offer_combo.setCurrentIndex(self.offer_combo.findData(match))
         finally:
             self.gpu_combo.blockSignals(False)
