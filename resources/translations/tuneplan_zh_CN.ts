@@ -1160,7 +1160,6 @@ Please attach that file when you report the problem.</source>
     <name>Explain</name>
     <message>
         <source>Peak allocated</source>
-        <extracomment>``90.8 T FLOP`` -&gt; ``90.8 TFLOP``, ``120.7 G B/s`` -&gt; ``120.7 GB/s`` in a rendered formula</extracomment>
         <translation>峰值已分配</translation>
     </message>
     <message>
