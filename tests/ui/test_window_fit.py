@@ -228,3 +228,28 @@ def test_compare_memory_chart_capacity_labels_stay_in_the_plot_and_off_other_row
     for button in (view.csv_button, view.charts_button, view.report_button):
         right = button.mapTo(window, QPoint(button.width(), 0)).x()
         assert right <= window.width(), (button.text(), right)
+
+
+def test_limits_tab_at_1024x640_keeps_its_texts_to_a_few_lines_and_its_axis_title_whole(window, qtbot):
+    # new-user trial (issue #21): five columns side by side wrapped "4 sequences of 2,048 tokens (now 1) · 1 with the
+    # whole likely range" onto 7 lines, and the squeezed chart cut "Peak device memory per GPU (GiB)"
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    view = window.limits_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.chart.state is not None, timeout=10000)
+    qtbot.wait(50)
+    line = view.batch_label.fontMetrics().lineSpacing()
+    for label in (view.batch_label, view.seq_label):
+        assert label.height() >= label.heightForWidth(label.width())  # nothing cut
+        assert label.heightForWidth(label.width()) <= 3 * line + 4, (label.text(), label.width())
+    for name in view.row_names[:2]:  # "Largest micro-batch" on one line
+        assert name.height() <= name.fontMetrics().lineSpacing() + 4, name.text()
+    axis = view.chart.getPlotItem().getAxis("left")
+    # the rotated title is no longer than the axis it stands beside
+    assert axis.label.boundingRect().width() <= axis.geometry().height(), (
+        axis.label.boundingRect().width(), axis.geometry().height())
+    # the chart keeps its height and the tab scrolls to its legend instead of squeezing it
+    assert view.chart.height() >= view.chart.minimumHeight()
+    assert view.scroll.verticalScrollBar().maximum() > 0
