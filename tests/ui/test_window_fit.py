@@ -253,3 +253,52 @@ def test_limits_tab_at_1024x640_keeps_its_texts_to_a_few_lines_and_its_axis_titl
     # the chart keeps its height and the tab scrolls to its legend instead of squeezing it
     assert view.chart.height() >= view.chart.minimumHeight()
     assert view.scroll.verticalScrollBar().maximum() > 0
+
+
+def _cells_in_view(table, column) -> bool:
+    header = table.horizontalHeader()
+    left = header.sectionViewportPosition(column)
+    return left >= 0 and left + header.sectionSize(column) <= table.viewport().width()
+
+
+def test_compare_gpus_shows_time_and_cost_without_scrolling_sideways_at_1024x640(window, qtbot):
+    # new-user trial (issue #21): at 1024 px the hours and both cost columns lay past the table's right edge
+    from tuneplan.ui import gpu_compare as gc
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    view = window.gpu_compare
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10000)
+    qtbot.wait(50)
+    table = view.table
+    for column in (gc.GPU, gc.HOURS, gc.ON_DEMAND, gc.SPOT):
+        assert _cells_in_view(table, column), (gc.COLUMNS[column], table.horizontalHeader().sectionViewportPosition(column))
+    # on a wide window every column is in view again, in the model's order
+    window.resize(1400, 900)
+    qtbot.wait(50)
+    header = table.horizontalHeader()
+    assert [header.logicalIndex(v) for v in range(header.count())] == list(range(len(gc.COLUMNS)))
+    assert all(_cells_in_view(table, c) for c in range(len(gc.COLUMNS)))
+
+
+def test_compare_gpus_cells_are_not_cut_at_1366x768(window, qtbot):
+    # the trial's clipped cells: "2026-08-26 ·…" (the "· old" mark cut off) and "RTX 6000 Ada Generation ★ c…"
+    from PySide6.QtCore import Qt
+
+    from tuneplan.ui import gpu_compare as gc
+
+    _laptop(window, qtbot)
+    view = window.gpu_compare
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10000)
+    qtbot.wait(50)
+    table, model = view.table, view.table.model()
+    for column in (gc.DATE, gc.FITS):
+        assert table.columnWidth(column) >= table.sizeHintForColumn(column), gc.COLUMNS[column]
+    # a name too long for its column is cut in the middle: its start and its badges stay readable
+    assert table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    cheapest = next(r for r in range(model.rowCount()) if "★" in model.index(r, gc.GPU).data())
+    text = model.index(cheapest, gc.GPU).data()
+    shown = table.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, table.columnWidth(gc.GPU) - 8)
+    assert shown.endswith("★ cheapest") and shown[:3] == text[:3], (text, shown)
