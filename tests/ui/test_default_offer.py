@@ -101,3 +101,17 @@ def test_the_users_own_price_stays_when_the_gpu_count_changes(window, qtbot):
     _set_gpus(window, qtbot, 8)
     pricing = store.scenario.pricing
     assert (pricing.offer_kind, pricing.price_per_gpu_hour) == ("custom", 1.23)
+
+
+def test_an_offer_too_long_for_the_form_is_whole_in_its_tooltip(window, qtbot):
+    # new-user trial at 1366x768 (issue #21): "Paperspace (DigitalOcean) · on-demand · $2.29/h · undated" was cut
+    from PySide6.QtCore import Qt
+
+    offers = window.hardware_panel.offer_combo
+    _choose(window.hardware_panel.gpu_combo, "v100_16gb")
+    text = offers.currentText()
+    assert text.startswith("Paperspace (DigitalOcean) · on-demand · $2.29/h")
+    assert offers.fontMetrics().horizontalAdvance(text) > offers.width()  # wider than the field: cut on screen
+    assert text in offers.toolTip()
+    for i in range(1, offers.count()):  # each offer of the list too
+        assert offers.itemData(i, Qt.ItemDataRole.ToolTipRole) == offers.itemText(i)
