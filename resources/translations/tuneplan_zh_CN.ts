@@ -3326,10 +3326,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>此方案在显存耗尽前最多能到多大。“放得下”与结论含义相同：极限值放得下，再多一个就放不下。</translation>
     </message>
     <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
         <source>Largest micro-batch</source>
         <translation>最大微批次</translation>
     </message>
