@@ -302,3 +302,19 @@ def test_compare_gpus_cells_are_not_cut_at_1366x768(window, qtbot):
     text = model.index(cheapest, gc.GPU).data()
     shown = table.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, table.columnWidth(gc.GPU) - 8)
     assert shown.endswith("★ cheapest") and shown[:3] == text[:3], (text, shown)
+
+
+def test_plan_tab_with_advice_does_not_scroll_sideways_at_1024x640(window, qtbot):
+    # new-user trial (issue #21): a tight V100 plan's advice rows ("→ 10.0 GiB  saves 0.5 GiB  ✓ fits · tight  same
+    # time  same cost  Apply") needed 546 px where the Plan tab has about 506: the whole tab scrolled sideways and
+    # cut the verdict card
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    window.store.set_gpu("v100_16gb")
+    qtbot.waitUntil(lambda: window.advice_view.isVisible(), timeout=10000)
+    qtbot.wait(50)
+    scroll = window.result_scroll
+    assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width()
+    assert scroll.horizontalScrollBar().maximum() == 0
+    assert not _clipped(window), _clipped(window)
