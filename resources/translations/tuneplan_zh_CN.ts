@@ -1160,7 +1160,6 @@ Please attach that file when you report the problem.</source>
     <name>Explain</name>
     <message>
         <source>Peak allocated</source>
-        <extracomment>``90.8 T FLOP`` -&gt; ``90.8 TFLOP``, ``120.7 G B/s`` -&gt; ``120.7 GB/s`` in a rendered formula</extracomment>
         <translation>峰值已分配</translation>
     </message>
     <message>
@@ -3325,10 +3324,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>How far this plan can go before it runs out of memory. “Fits” means what the verdict means: the limit fits, one more does not.</source>
         <translation>此方案在显存耗尽前最多能到多大。“放得下”与结论含义相同：极限值放得下，再多一个就放不下。</translation>
-    </message>
-    <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
     </message>
     <message>
         <source>Largest micro-batch</source>

@@ -184,3 +184,22 @@ def test_flops_line_reads_back_the_row_under_no_grad_passes_and_latent_attention
     assert store.set_field("training.workload", "sft")
     line = {ln.name: ln for ln in time_lines(store.scenario, store.result)}["FLOPs per token"]
     assert "× 2,560 × 2,048 (N weights" in line.formula
+
+
+def test_a_grpo_plans_logits_formula_writes_the_vocabulary_as_a_count_not_in_e_notation(window, qtbot):
+    # new-user trial (issue #21): the logits segment's tooltip read "1024 tokens × 1.283e+05 logits"
+    from tuneplan.ui.charts import component_tooltip
+
+    store = window.store
+    store.set_gpu("a100_80gb_sxm")
+    assert store.set_field("training.workload", "grpo")
+    assert store.set_field("training.completion_tokens", 1024)  # the trial's plan: the logits live at the peak
+    assert store.scenario.model.vocab_size == 128_256  # Llama 3.1's tokenizer (its config.json)
+    logits = next(c for c in store.result.memory.components if c.key == "logits")
+    assert logits.terms and "e+05" in logits.formula  # the core's plain rendering (%.4g), which the UI does not show
+    tip = component_tooltip(logits)
+    assert "128,256 logits" in tip and "e+0" not in tip
+    window.tabs.setCurrentWidget(window.explain_view)
+    model = window.explain_view.memory_model
+    row = next(r for r in range(model.rowCount()) if model.components[r].key == "logits")
+    assert "128,256 logits" in model.data(model.index(row, 3))

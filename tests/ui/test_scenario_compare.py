@@ -362,3 +362,47 @@ def test_bars_of_plans_with_distinct_names_keep_them(three):
     view, scenarios, _files = three
     view.refresh()
     assert view.vram_chart._names == [s.name for s in scenarios]
+
+
+def test_other_settings_of_grpo_plans_are_named_as_the_form_names_them(window, tmp_path):
+    # new-user trial (issue #21): two GRPO plans listed "training.vllm_memory_share = 0.3" in Other settings
+    store, comparison = window.store, window.comparison
+    store.set_gpu("a100_80gb_sxm")
+    assert store.set_field("training.workload", "grpo")
+    assert store.set_field("training.generation_engine", "vllm-colocate")
+    other = store.scenario.model_copy(deep=True)
+    other.name = "More completions"
+    other.training.num_generations = 16
+    other.training.vllm_memory_share = 0.45
+    other.training.vllm_sleep = True
+    other.training.kl_beta = 0.00001
+    assert comparison.add_scenario(other)
+    row = next(r for r in comparison.rows() if r.key == "other")
+    # the current plan first (TRL's defaults: 8 completions, beta 0), then the variant; the form's labels and words
+    assert row.texts == [
+        "KL coefficient (beta): 0; Completions (per prompt): 8; vLLM share of the card (0-1): 0.3; "
+        "vLLM sleeps while training: off",
+        "KL coefficient (beta): 0.00001; Completions (per prompt): 16; vLLM share of the card (0-1): 0.45; "
+        "vLLM sleeps while training: on",
+    ]
+    model = ComparisonTableModel(comparison)
+    r = model.row_keys().index("other")
+    assert model.headerData(r, Qt.Orientation.Vertical) == "Other settings"
+    shown = model.data(model.index(r, 1))
+    assert "training." not in shown and "e-05" not in shown
+    # the CSV keeps the plan file's keys: a column a script can read in any UI language
+    out = write_comparison_csv(tmp_path / "grpo.csv", comparison)
+    with open(out, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert "training.vllm_memory_share = 0.45" in rows[1]["Other settings"]
+
+
+def test_other_settings_without_a_form_field_write_the_key_and_the_number_without_e_notation():
+    comparison = ScenarioComparison(None, ScenarioLibrary())
+    comparison.setting_text = lambda path, value: ""  # a window without that field: the key and value as before
+    a, b = catalog.default_scenario(), catalog.default_scenario()
+    b.pricing.storage_gb = 1e7
+    comparison.add_scenario(a)
+    comparison.add_scenario(b)
+    row = next(r for r in comparison.rows() if r.key == "other")
+    assert row.texts[1] == "pricing.storage_gb = 10000000"  # 1e7 GB written out

@@ -228,3 +228,93 @@ def test_compare_memory_chart_capacity_labels_stay_in_the_plot_and_off_other_row
     for button in (view.csv_button, view.charts_button, view.report_button):
         right = button.mapTo(window, QPoint(button.width(), 0)).x()
         assert right <= window.width(), (button.text(), right)
+
+
+def test_limits_tab_at_1024x640_keeps_its_texts_to_a_few_lines_and_its_axis_title_whole(window, qtbot):
+    # new-user trial (issue #21): five columns side by side wrapped "4 sequences of 2,048 tokens (now 1) · 1 with the
+    # whole likely range" onto 7 lines, and the squeezed chart cut "Peak device memory per GPU (GiB)"
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    view = window.limits_view
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.chart.state is not None, timeout=10000)
+    qtbot.wait(50)
+    line = view.batch_label.fontMetrics().lineSpacing()
+    for label in (view.batch_label, view.seq_label):
+        assert label.height() >= label.heightForWidth(label.width())  # nothing cut
+        assert label.heightForWidth(label.width()) <= 3 * line + 4, (label.text(), label.width())
+    for name in view.row_names[:2]:  # "Largest micro-batch" on one line
+        assert name.height() <= name.fontMetrics().lineSpacing() + 4, name.text()
+    axis = view.chart.getPlotItem().getAxis("left")
+    # the rotated title is no longer than the axis it stands beside
+    assert axis.label.boundingRect().width() <= axis.geometry().height(), (
+        axis.label.boundingRect().width(), axis.geometry().height())
+    # the chart keeps its height and the tab scrolls to its legend instead of squeezing it
+    assert view.chart.height() >= view.chart.minimumHeight()
+    assert view.scroll.verticalScrollBar().maximum() > 0
+
+
+def _cells_in_view(table, column) -> bool:
+    header = table.horizontalHeader()
+    left = header.sectionViewportPosition(column)
+    return left >= 0 and left + header.sectionSize(column) <= table.viewport().width()
+
+
+def test_compare_gpus_shows_time_and_cost_without_scrolling_sideways_at_1024x640(window, qtbot):
+    # new-user trial (issue #21): at 1024 px the hours and both cost columns lay past the table's right edge
+    from tuneplan.ui import gpu_compare as gc
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    view = window.gpu_compare
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10000)
+    qtbot.wait(50)
+    table = view.table
+    for column in (gc.GPU, gc.HOURS, gc.ON_DEMAND, gc.SPOT):
+        assert _cells_in_view(table, column), (gc.COLUMNS[column], table.horizontalHeader().sectionViewportPosition(column))
+    # on a wide window every column is in view again, in the model's order
+    window.resize(1400, 900)
+    qtbot.wait(50)
+    header = table.horizontalHeader()
+    assert [header.logicalIndex(v) for v in range(header.count())] == list(range(len(gc.COLUMNS)))
+    assert all(_cells_in_view(table, c) for c in range(len(gc.COLUMNS)))
+
+
+def test_compare_gpus_cells_are_not_cut_at_1366x768(window, qtbot):
+    # the trial's clipped cells: "2026-08-26 ·…" (the "· old" mark cut off) and "RTX 6000 Ada Generation ★ c…"
+    from PySide6.QtCore import Qt
+
+    from tuneplan.ui import gpu_compare as gc
+
+    _laptop(window, qtbot)
+    view = window.gpu_compare
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10000)
+    qtbot.wait(50)
+    table, model = view.table, view.table.model()
+    for column in (gc.DATE, gc.FITS):
+        assert table.columnWidth(column) >= table.sizeHintForColumn(column), gc.COLUMNS[column]
+    # a name too long for its column is cut in the middle: its start and its badges stay readable
+    assert table.textElideMode() == Qt.TextElideMode.ElideMiddle
+    cheapest = next(r for r in range(model.rowCount()) if "★" in model.index(r, gc.GPU).data())
+    text = model.index(cheapest, gc.GPU).data()
+    shown = table.fontMetrics().elidedText(text, Qt.TextElideMode.ElideMiddle, table.columnWidth(gc.GPU) - 8)
+    assert shown.endswith("★ cheapest") and shown[:3] == text[:3], (text, shown)
+
+
+def test_plan_tab_with_advice_does_not_scroll_sideways_at_1024x640(window, qtbot):
+    # new-user trial (issue #21): a tight V100 plan's advice rows ("→ 10.0 GiB  saves 0.5 GiB  ✓ fits · tight  same
+    # time  same cost  Apply") needed 546 px where the Plan tab has about 506: the whole tab scrolled sideways and
+    # cut the verdict card
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    window.store.set_gpu("v100_16gb")
+    qtbot.waitUntil(lambda: window.advice_view.isVisible(), timeout=10000)
+    qtbot.wait(50)
+    scroll = window.result_scroll
+    assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width()
+    assert scroll.horizontalScrollBar().maximum() == 0
+    assert not _clipped(window), _clipped(window)

@@ -237,6 +237,11 @@ class _Row:
         )
         for w in (self.total, self.saved, self.time, self.cost):
             w.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        # on a narrow window ("saves 0.5 GiB", "✓ fits · tight", "same time" side by side need 546 px; the Plan tab
+        # has 506 at 1024x640) a cell goes to two lines instead of the whole tab scrolling sideways (issue #21);
+        # the signed time and cost stay whole ("−$0.04", not "−" over "$0.04")
+        for w in (self.saved, self.fits):
+            w.setWordWrap(True)
         mark_self_themed(self.fits)
 
     def set(self, rank: int, g: Suggestion) -> None:
@@ -249,17 +254,19 @@ class _Row:
         self.title.setAccessibleDescription(why)
         saved = g.saved_bytes / GIB
         self.total.setText(translate("Advice", "→ {gib} GiB").format(gib=f"{g.total_bytes / GIB:.1f}"))
-        if saved >= 0.05:
-            self.saved.setText(translate("Advice", "saves {gib} GiB").format(gib=f"{saved:.1f}"))
+        if saved >= 0.05:  # the figure and its unit never apart ("saves" over "2.7 GiB" on a narrow window)
+            self.saved.setText(translate("Advice", "saves {gib} GiB").format(gib=f"{saved:.1f}").replace(" GiB", "\u00a0GiB"))
         elif saved <= -0.05:
-            self.saved.setText(translate("Advice", "adds {gib} GiB").format(gib=f"{-saved:.1f}"))
+            self.saved.setText(translate("Advice", "adds {gib} GiB").format(gib=f"{-saved:.1f}").replace(" GiB", "\u00a0GiB"))
         else:
             self.saved.setText("")
         # the same words and colours as the verdict: the estimate, and where the likely range disagrees
         risk = {"tight": translate("Advice", " · tight"), "unlikely": translate("Advice", " · unlikely"),
                 "possible": translate("Advice", " · may fit")}.get(g.band_risk, "")
+        # wrapped on a narrow window, then only between "✓ fits" and "· tight"
         self.fits.setText(
-            ("✓ " + translate("Advice", "fits") if g.fits else "✗ " + translate("Advice", "short")) + risk
+            ("✓\u00a0" + translate("Advice", "fits") if g.fits else "✗\u00a0" + translate("Advice", "short"))
+            + risk.replace("· ", "·\u00a0")
         )
         color = BAD if not g.fits else WARN if g.band_risk in {"tight", "unlikely"} else GOOD
         sheet = themed(f"color: {color}; font-weight: 600;")
@@ -327,7 +334,7 @@ class AdviceView(QFrame):
         self.grid_host = QWidget()
         self.grid = QGridLayout(self.grid_host)
         self.grid.setContentsMargins(0, 0, 0, 0)
-        self.grid.setHorizontalSpacing(14)
+        self.grid.setHorizontalSpacing(10)  # 14 px made the rows 4 px too wide for the Plan tab at 1024x640
         self.grid.setVerticalSpacing(2)
         self.grid.setColumnStretch(6, 1)
         col.addWidget(self.grid_host)

@@ -116,8 +116,9 @@ def component_tooltip(c: MemoryComponent) -> str:
     they cite English papers), which the tooltip says when the UI is not English.
     """
     lines = [f"<b>{html.escape(i18n.component_label(c.key, c.label))}</b>: {i18n.fmt_gib(c.gib, 2)}"]
-    if c.formula:
-        lines.append(f"<span style='font-family:monospace'>{html.escape(c.formula)}</span>")
+    formula = i18n.component_formula(c)
+    if formula:
+        lines.append(f"<span style='font-family:monospace'>{html.escape(formula)}</span>")
     if c.source:
         lines.append(translate("Charts", "<i>Source:</i> {source}").format(source=html.escape(c.source)))
     if (c.formula or c.source) and i18n.current_language() != "en":

@@ -21,7 +21,6 @@ so the text always adds up to the numbers shown. The tables fill when the tab is
 from __future__ import annotations
 
 import html
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,10 +56,12 @@ from tuneplan.core.throughput import tokens_per_row
 from tuneplan.ui.charts import COMPONENT_COLORS
 from tuneplan.ui.i18n import (
     BOUND_LABELS,
+    SI_UNIT,
+    component_formula,
     component_label,
     core_note_text,
     fmt_number,
-    number_locale,
+    fmt_quantity,
     peak_phase_text,
     plain_tooltip,
     plain_usd,
@@ -104,25 +105,6 @@ def _seconds(x: float) -> str:
     return translate("Units", "{n} s").format(n=fmt_number(x, 2))
 
 
-_SI = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3))
-#: ``90.8 T FLOP`` -> ``90.8 TFLOP``, ``120.7 G B/s`` -> ``120.7 GB/s`` in a rendered formula
-_SI_UNIT = re.compile(r"(\d) ([PTGMK]) (FLOP|B)\b")
-
-
-def fmt_quantity(value: float, unit: str) -> str:
-    """A term's part for its formula, in the number locale: ``90.8 T`` (FLOP, bytes, rates), ``2,466`` (counts),
-    ``1.98e-05`` (seconds, ratios: three significant digits)."""
-    v = float(value)
-    if unit in {"count", "tokens"} and abs(v) < 1e6:
-        return fmt_number(v, 0 if v.is_integer() else 1)
-    if unit in {"FLOP", "FLOP/s", "B", "B/s", "count", "tokens"}:
-        for suffix, scale in _SI:
-            if abs(v) >= scale:
-                return f"{fmt_number(v / scale, 1 if abs(v) / scale >= 100 else 2)} {suffix}"
-        return fmt_number(v, 0)
-    if v == 0:
-        return fmt_number(0, 0)
-    return number_locale().toString(v, "g", 3)
 
 
 def _note_text(note: Note) -> str:
@@ -352,7 +334,7 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             Line(
                 term_label(term.key),
                 _seconds(term.value),
-                _SI_UNIT.sub(r"\1 \2\3", render_formula(
+                SI_UNIT.sub(r"\1 \2\3", render_formula(
                     term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None,
                     suffix=translate("Terms", CALIBRATION_SUFFIX),
                 )),
@@ -630,7 +612,7 @@ class MemoryTableModel(QAbstractTableModel):
             if col == 2:
                 return f"{c.bytes / self.total_bytes:.1%}" if self.total_bytes > 0 and c.bytes > 0 else "—"
             if col == 3:
-                return c.formula or "—"
+                return component_formula(c) or "—"
             return c.source or "—"
         if role == Qt.ItemDataRole.TextAlignmentRole:
             if col in (1, 2):
@@ -646,7 +628,7 @@ class MemoryTableModel(QAbstractTableModel):
                 ).format(phase=peak_phase_text(self.peak_phase))
             source = translate("Explain", "Source")
             return plain_tooltip(
-                f"{component_label(c.key, c.label)}: {c.bytes / GIB:.3f} GiB\n{c.formula}\n{source}: {c.source}")
+                f"{component_label(c.key, c.label)}: {c.bytes / GIB:.3f} GiB\n{component_formula(c)}\n{source}: {c.source}")
         return None
 
 

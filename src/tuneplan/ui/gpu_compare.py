@@ -119,6 +119,8 @@ _WIDTHS = {CHART: 46, RANK: 34, MEMORY: 64, FITS: 104, PEAK: 56, HOURS: 60, ON_D
 #: The GPU column stretches over what the others leave, but never below this: on a 1024-pixel screen the rest left
 #: it 16 px ("…" for every name); the table scrolls sideways instead.
 GPU_COLUMN_MIN = 150
+# The columns' order when the tab is too narrow for them all: what a run takes and costs before what fits how.
+NARROW_ORDER = [CHART, RANK, GPU, HOURS, ON_DEMAND, SPOT, FITS, PEAK, MEMORY, DATE]
 
 
 def _usd(x: float) -> str:
@@ -737,6 +739,8 @@ class GpuCompareView(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(False)
         self.table.setWordWrap(False)
+        # a long name keeps its start and its badges ("RTX 6000 Ada…★ cheapest"); the tooltip has it whole
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
         header = self.table.horizontalHeader()
@@ -747,6 +751,11 @@ class GpuCompareView(QWidget):
         for c, width in _WIDTHS.items():
             header.resizeSection(c, width)
         header.setSectionResizeMode(GPU, QHeaderView.ResizeMode.Stretch)
+        # "✓ 1 · tight" and "2026-08-26 · old" were cut at their fixed widths
+        for c in (FITS, DATE):
+            header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionsMovable(True)  # the user may order the columns; a narrow tab moves time and cost forward
+        self._narrow = False
         header.setStretchLastSection(False)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignCenter)
         self.table.activated.connect(self._on_activated)
@@ -810,6 +819,10 @@ class GpuCompareView(QWidget):
         header = self.table.horizontalHeader()
         others = sum(header.sectionSize(c) for c in range(header.count()) if c != GPU)
         stretch = self.table.viewport().width() - others >= GPU_COLUMN_MIN
+        if self._narrow == stretch:  # too narrow for every column (a 1024 px screen): time and cost after the GPU
+            self._narrow = not stretch
+            for visual, logical in enumerate(NARROW_ORDER if self._narrow else range(len(COLUMNS))):
+                header.moveSection(header.visualIndex(logical), visual)
         mode = QHeaderView.ResizeMode.Stretch if stretch else QHeaderView.ResizeMode.Interactive
         if header.sectionResizeMode(GPU) != mode:
             header.setSectionResizeMode(GPU, mode)

@@ -30,7 +30,7 @@ import re
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -43,16 +43,21 @@ from PySide6.QtCore import (
     QTranslator,
 )
 
+if TYPE_CHECKING:
+    from tuneplan.core.result import MemoryComponent
+
 __all__ = [
     "core_note_text",
     "note_number",
     "LANGUAGES",
     "TranslatedLabels",
+    "component_formula",
     "component_label",
     "current_language",
     "fmt_capacity",
     "fmt_gib",
     "fmt_number",
+    "fmt_quantity",
     "fmt_usd",
     "format_hours",
     "install_language_menu",
@@ -270,6 +275,39 @@ def fmt_number(value: float, decimals: int = 0, *, group: bool = True) -> str:
     if not group:
         locale.setNumberOptions(locale.numberOptions() | QLocale.NumberOption.OmitGroupSeparator)
     return locale.toString(float(value), "f", decimals)
+
+
+_SI = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("K", 1e3))
+# ``90.8 T FLOP`` -> ``90.8 TFLOP``, ``120.7 G B/s`` -> ``120.7 GB/s`` in a rendered formula
+SI_UNIT = re.compile(r"(\d) ([PTGMK]) (FLOP|B)\b")
+
+
+def fmt_quantity(value: float, unit: str) -> str:
+    """A term's part for its formula, in the number locale: ``90.8 T`` (FLOP, bytes, rates), ``2,466`` and
+    ``128,256`` (counts, tokens), ``1.98e-05`` (seconds, ratios: three significant digits)."""
+    v = float(value)
+    if unit in {"count", "tokens"} and abs(v) < 1e6:
+        return fmt_number(v, 0 if v.is_integer() else 1)
+    if unit in {"FLOP", "FLOP/s", "B", "B/s", "count", "tokens"}:
+        for suffix, scale in _SI:
+            if abs(v) >= scale:
+                return f"{fmt_number(v / scale, 1 if abs(v) / scale >= 100 else 2)} {suffix}"
+        return fmt_number(v, 0)
+    if v == 0:
+        return fmt_number(0, 0)
+    return number_locale().toString(v, "g", 3)
+
+
+def component_formula(component: MemoryComponent) -> str:
+    """A memory component's formula as the user reads it: rendered from its terms with :func:`fmt_quantity`
+    (``1,024 tokens × 128,256 logits``, not the core's plain ``%.4g`` ``1.283e+05``); the component's own text
+    where it has no terms (the SFT ledger, "freed before this moment"). The templates stay English, as all
+    formulas do."""
+    if not component.terms:
+        return component.formula
+    from tuneplan.core.terms import render_formula
+
+    return " + ".join(SI_UNIT.sub(r"\1 \2\3", render_formula(term, fmt=fmt_quantity)) for term in component.terms)
 
 
 def fmt_usd(value: float, decimals: int = 2) -> str:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QLabel,
     QMainWindow,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -251,7 +252,8 @@ class LimitsChart(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent, background="w", axisItems={"bottom": TokenAxis("bottom")})
         self.setAccessibleName(translate("Limits", "Memory against sequence length chart"))
-        self.setMinimumHeight(260)
+        # tall enough for the y-axis title beside its axis (it was cut at 260 px); the tab scrolls below that
+        self.setMinimumHeight(330)
         plot = self.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -407,7 +409,18 @@ class LimitsView(QWidget):
         self.store = store
         self.controller = controller or LimitsController(store, self)
         self.setAccessibleName(translate("Limits", "Limits"))
-        col = QVBoxLayout(self)
+        # The tab scrolls as the Plan tab does: on a 1024x640 screen the numbers and a readable chart are taller
+        # than the tab, and a squeezed chart cut its axis title and legend off (issue #21).
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        outer.addWidget(self.scroll)
+        body = QWidget()
+        self.scroll.setWidget(body)
+        col = QVBoxLayout(body)
         col.setContentsMargins(12, 10, 12, 12)
         col.setSpacing(8)
         intro = QLabel(
@@ -422,25 +435,13 @@ class LimitsView(QWidget):
         col.addWidget(intro)
         box = QFrame()
         box.setObjectName("card")
+        # One row per limit (its name, the number with what it means, a Use button) under the GPU it is for: the
+        # five columns side by side squeezed each text into a column a word wide on a 1024 px screen (issue #21).
         self.grid = QGridLayout(box)
         self.grid.setContentsMargins(12, 8, 12, 8)
-        self.grid.setHorizontalSpacing(18)
+        self.grid.setHorizontalSpacing(14)
         self.grid.setVerticalSpacing(6)
-        for c, text in enumerate(
-            [
-                translate("Limits", "GPU"),
-                translate("Limits", "Largest micro-batch"),
-                "",
-                translate("Limits", "Longest sequence"),
-                "",
-            ]
-        ):
-            h = QLabel(text)
-            h.setStyleSheet("color: #666666; font-size: 9pt;")
-            h.setWordWrap(True)  # "Largest micro-batch" on two lines sooner than a window wider than the screen
-            self.grid.addWidget(h, 0, c)
         self.grid.setColumnStretch(1, 1)
-        self.grid.setColumnStretch(3, 1)
         self.gpu_label = QLabel()
         self.batch_label = QLabel()
         self.batch_label.setAccessibleName(translate("Limits", "Largest micro-batch"))
@@ -452,18 +453,33 @@ class LimitsView(QWidget):
         self.use_seq = QPushButton(translate("Limits", "Use"))
         self.use_seq.setAccessibleName(translate("Limits", "Use the longest sequence"))
         self.use_seq.clicked.connect(self._use_seq)
-        for c, w in enumerate(
-            (self.gpu_label, self.batch_label, self.use_batch, self.seq_label, self.use_seq)
-        ):
-            self.grid.addWidget(w, 1, c)
         self.local_labels = [QLabel(), QLabel(), QLabel()]
         self.local_labels[1].setAccessibleName(translate("Limits", "Largest micro-batch on your GPU"))
         self.local_labels[2].setAccessibleName(translate("Limits", "Longest sequence on your GPU"))
-        for c, w in zip((0, 1, 3), self.local_labels, strict=True):
-            self.grid.addWidget(w, 2, c)
+        self.row_names: list[QLabel] = []
+        self._local_names: list[QLabel] = []
+        for gpu, batch, seq, buttons in ((self.gpu_label, self.batch_label, self.seq_label,
+                                          (self.use_batch, self.use_seq)),
+                                         (*self.local_labels, (None, None))):
+            row = self.grid.rowCount() if self.grid.count() else 0
+            self.grid.addWidget(gpu, row, 0, 1, 3)
+            for r, (name, value, button) in enumerate(
+                    ((translate("Limits", "Largest micro-batch"), batch, buttons[0]),
+                     (translate("Limits", "Longest sequence"), seq, buttons[1])), start=row + 1):
+                h = QLabel(name)
+                h.setStyleSheet("color: #666666;")
+                h.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+                self.row_names.append(h)
+                if button is None:
+                    self._local_names.append(h)
+                self.grid.addWidget(h, r, 0, Qt.AlignmentFlag.AlignTop)
+                self.grid.addWidget(value, r, 1)
+                if button is not None:
+                    self.grid.addWidget(button, r, 2, Qt.AlignmentFlag.AlignTop)
+        for w in (*self.local_labels, *self._local_names):
             w.hide()
         mark_self_themed(self.batch_label, self.seq_label, *self.local_labels)
-        self.gpu_label.setWordWrap(True)  # the GPU's name over its capacity on a narrow window, not squeezing the rest
+        self.gpu_label.setWordWrap(True)
         for w in (self.batch_label, self.seq_label, *self.local_labels):
             w.setTextFormat(Qt.TextFormat.RichText)
             w.setWordWrap(True)
@@ -516,7 +532,7 @@ class LimitsView(QWidget):
             translate("Limits", "Set the sequence length to {n} tokens").format(n=f"{sel.seq_len:,}")
         )
         local = state.local
-        for w in self.local_labels:
+        for w in (*self.local_labels, *self._local_names):
             w.setVisible(local is not None)
         if local is not None:
             self.local_labels[0].setText(f"<b>{html.escape(local.label)}</b> · {fmt_capacity(local.capacity_gib)}")

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import html
 import logging
+import math
 import re
 import threading
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QFileDialog,
     QFrame,
     QGridLayout,
@@ -628,6 +633,28 @@ class MainWindow(QMainWindow):
         star = "*" if self.store.dirty else ""
         where = f" — {self.path.name}" if self.path else ""
         self.setWindowTitle(f"{self.store.scenario.name}{star}{where} — {APP_TITLE}")
+
+    def field_setting_text(self, path: str, value: Any) -> str:
+        """One setting as the form shows it, ``label: value`` (``vLLM share of the card (0-1): 0.3``, ``Generation:
+        vLLM on the training GPUs (colocate)``, ``vLLM sleeps while training: on``); ``""`` for a path the form has
+        no field for."""
+        label = self._field_label(path)
+        field = next((panel.fields[path] for panel in self.panels if path in panel.fields), None)
+        if not label or field is None:
+            return ""
+        widget = field.widget
+        if isinstance(widget, QCheckBox):
+            return f"{label}: {self.tr('on') if value is True else self.tr('off') if value is False else value}"
+        if isinstance(widget, QComboBox):
+            index = widget.findData(value)
+            if index >= 0:
+                return f"{label}: {widget.itemText(index).strip()}"
+        if isinstance(value, float) and math.isfinite(value):
+            # digits as written, never e-notation (1e-05 is 0.00001), as the comparison writes its figures
+            value = f"{value:,.0f}" if value.is_integer() else format(Decimal(repr(value)), "f")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            value = f"{value:,}"
+        return f"{label}: {value}"
 
     def _field_label(self, path: str) -> str:
         for panel in self.panels:

@@ -570,14 +570,15 @@ class HardwarePanel(FieldPanel):
                 today = app_today()
                 for n, e in enumerate(self._offers):  # each with its date, old ones marked (issue #19)
                     self.offer_combo.addItem(offer_text(e, today), n)
-            p = scenario.pricing
-            match = -1
-            if p.offer_kind != CUSTOM_OFFER:
-                for n, e in enumerate(self._offers):
-                    if (e.provider, e.kind, e.usd_per_gpu_hour) == (p.provider, p.offer_kind, p.price_per_gpu_hour):
-                        match = n
-                        break
+                    # a long provider name is cut at the form's width: the whole offer on hover
+                    self.offer_combo.setItemData(n + 1, offer_text(e, today), Qt.ItemDataRole.ToolTipRole)
+            # the offer whose price for the plan's GPU count is the plan's (a node-only offer bills its node)
+            current = self.store.current_offer(scenario)
+            match = next((n for n, e in enumerate(self._offers) if e == current), -1)
             self.offer_combo.setCurrentIndex(self.offer_combo.findData(match))
+            self.offer_combo.setToolTip(plain_tooltip("\n".join(t for t in (
+                self.offer_combo.itemData(self.offer_combo.currentIndex(), Qt.ItemDataRole.ToolTipRole) or "",
+                self.tr("Dated prices for this GPU from your price book (Tools → Prices…), cheapest first")) if t)))
         finally:
             self.gpu_combo.blockSignals(False)
             self.offer_combo.blockSignals(False)

@@ -190,7 +190,7 @@ def _memory_table(r: Estimate) -> str:
             continue
         out.append(f'<tr><td>{_e(_i18n().component_label(comp.key, comp.label))}</td>'
                    f'<td class="num">{comp.bytes / GIB:.2f}</td>'
-                   f'<td class="formula">{_e(comp.formula)}</td><td class="source">{_e(comp.source)}</td></tr>')
+                   f'<td class="formula">{_e(_i18n().component_formula(comp))}</td><td class="source">{_e(comp.source)}</td></tr>')
     for label, value, note in (
         (translate("Report", "Peak allocated"), m.peak_allocated_bytes, "torch.cuda.max_memory_allocated()"),
         (translate("Report", "Peak reserved"), m.peak_reserved_bytes, "torch.cuda.max_memory_reserved()" + (

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import csv
 import logging
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -280,8 +282,9 @@ def _two_lines(text: str, width: int = 22) -> str:
 
 
 def _short_value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:g}"
+    if isinstance(v, float) and math.isfinite(v):
+        # digits as written, never e-notation (1e-05 is 0.00001, 1e+07 is 10000000)
+        return f"{v:.0f}" if v.is_integer() else format(Decimal(repr(v)), "f")
     text = str(v)
     return text if len(text) <= 24 else text[:23] + "…"
 
@@ -350,6 +353,9 @@ class ScenarioComparison(QObject):
         self.store = store
         self.library = library if library is not None else ScenarioLibrary()
         self.entries: list[ComparedScenario] = []
+        # ``(field path, value) -> text``: how the form names a setting of the "Other settings" row
+        # (``vLLM share of the card (0-1): 0.3``); the window passes its own, ``""`` keeps ``path = value``.
+        self.setting_text: Callable[[str, Any], str] | None = None
         if store is not None:
             store.result_changed.connect(self._on_store_result)
 
@@ -511,11 +517,17 @@ class ScenarioComparison(QObject):
                                      editable, spec.kind, csv_values))
         other = self._other_differences()
         if other:
-            texts = ["; ".join(f"{p} = {_short_value(v)}" for p, v in cols) or "—" for cols in other]
+            # the table names each setting as the form does; the CSV keeps the plan file's keys (stable in any language)
+            texts = ["; ".join(self._setting(p, v) for p, v in cols) or "—" for cols in other]
+            keys = ["; ".join(f"{p} = {_short_value(v)}" for p, v in cols) or "—" for cols in other]
             rows_at = next((i for i, r in enumerate(out) if r.section == "result"), len(out))
-            out.insert(rows_at, ComparisonRow(OTHER_KEY, self.tr("Other settings"), "input", list(texts), texts, True,
-                                              csv_values=list(texts)))
+            out.insert(rows_at, ComparisonRow(OTHER_KEY, self.tr("Other settings"), "input", list(keys), texts, True,
+                                              csv_values=keys))
         return out
+
+    def _setting(self, path: str, value: Any) -> str:
+        text = self.setting_text(path, value) if self.setting_text is not None else ""
+        return text or f"{path} = {_short_value(value)}"
 
     def _other_differences(self) -> list[list[tuple[str, Any]]]:
         if len(self.entries) < 2:
@@ -1089,6 +1101,7 @@ def install_scenario_compare(window: MainWindow, export_report: ReportExporter |
     documents = getattr(window, "documents", None)
     library = documents.library if documents is not None else None
     comparison = ScenarioComparison(window.store, library, parent=window)
+    comparison.setting_text = window.field_setting_text
     comparison.add_current()
     view = ScenarioCompareView(comparison, window, export_report)
     window.comparison = comparison

@@ -52,6 +52,9 @@ translate = QCoreApplication.translate
 #: Method words (English: plan names are data and stay English; views translate them where shown).
 METHOD_LABELS = {"full": QT_TRANSLATE_NOOP("AppStore", "full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 CUSTOM_OFFER = "custom"
+# The pricing fields a price-book offer sets (with ``price_per_gpu_hour``, priced for the plan's GPU count).
+_OFFER_FIELDS = ("provider", "offer_kind", "price_per_gpu_hour", "price_date", "billing", "minimum_billed_minutes",
+                 "storage_kind", "storage_usd_per_gb_month", "egress_usd_per_gb")
 # Edits of one field closer together than this (seconds) undo as one step (typing ``4096`` is one edit).
 MERGE_SECONDS = 2.0
 
@@ -253,7 +256,9 @@ class AppStore(QObject):
 
         Returns True when accepted. On an invalid value emits ``error(path, message)`` and keeps
         the current scenario. Typing a GPU price (``pricing.price_per_gpu_hour``) marks the price
-        as the user's own, so switching GPU no longer replaces it.
+        as the user's own, so switching GPU no longer replaces it. A new GPU count
+        (``training.num_gpus``) prices the offer for that count, as :meth:`set_gpu` does (see
+        :meth:`_offer_for_count`); the same edit, one undo step.
         """
         updates: dict[str, Any] = {path: value}
         if path == "pricing.price_per_gpu_hour":
@@ -261,6 +266,8 @@ class AppStore(QObject):
             if value != p.price_per_gpu_hour or p.offer_kind != CUSTOM_OFFER:
                 updates.update({"pricing.provider": "Your price", "pricing.offer_kind": CUSTOM_OFFER,
                                 "pricing.price_date": ""})
+        if path == "training.num_gpus":
+            updates.update(self._offer_for_count(value))
         if path == "training.workload" and value == "grpo":
             # GRPO's completion is part of the row: a plan whose rows are no longer than TRL's default completion
             # (512) would be refused at the Workload field, with the completion length still hidden; give the
@@ -329,13 +336,56 @@ class AppStore(QObject):
             n = self._scenario.training.num_gpus
             entry = self.prices.default_price(gpu_id, n)
             if entry is not None:
-                update["pricing"] = self._priced(entry)
-                update["pricing"]["price_per_gpu_hour"] = catalog.plan_usd_per_gpu_hour(entry, n)
+                update["pricing"] = self._priced(entry, n)
         return update
 
+    def current_offer(self, scenario: Scenario | None = None) -> catalog.PriceEntry | None:
+        """The price-book entry the price of ``scenario`` (default: the current plan) comes from, or ``None`` (the
+        user's own price, a custom GPU, an offer no longer in the book).
+
+        An entry matches when its provider and kind are the plan's and its price for the plan's GPU count
+        (:func:`tuneplan.catalog.plan_usd_per_gpu_hour`, whole nodes billed) is the plan's price per GPU-hour,
+        to the cent's hundredth (USD).
+        """
+        s = scenario if scenario is not None else self._scenario
+        p = s.pricing
+        if p.offer_kind == CUSTOM_OFFER:
+            return None
+        n = s.training.num_gpus
+        for entry in self.prices.prices_for_gpu(s.gpu.id):
+            if (entry.provider, entry.kind) == (p.provider, p.offer_kind) and math.isclose(
+                    catalog.plan_usd_per_gpu_hour(entry, n), p.price_per_gpu_hour, rel_tol=0, abs_tol=1e-4):
+                return entry
+        return None
+
+    def _offer_for_count(self, num_gpus: Any) -> dict[str, Any]:
+        """The pricing updates that go with a new GPU count: an offer sold as whole nodes bills another share of
+        its node for another count, and another offer may now be the cheapest.
+
+        The plan's default offer (:func:`tuneplan.catalog.default_price` for the old count) becomes the default
+        for the new count; an offer the user picked stays, priced for the new count; the user's own price
+        stays as it is. ``{}`` when nothing changes or ``num_gpus`` is not a valid count (validation says so).
+        """
+        s = self._scenario
+        if s.pricing.offer_kind == CUSTOM_OFFER or not isinstance(num_gpus, int) or num_gpus < 1:
+            return {}
+        current = self.current_offer()
+        default = self.prices.default_price(s.gpu.id, s.training.num_gpus)
+        if current is None or current == default:
+            entry = self.prices.default_price(s.gpu.id, num_gpus)
+        else:
+            entry = current
+        if entry is None:
+            return {}
+        # only the offer's own fields: a plan billed as the user's electricity (own_gpu) stays so
+        priced = self._priced(entry, num_gpus)
+        return {f"pricing.{key}": priced[key] for key in _OFFER_FIELDS}
+
     def set_price_offer(self, entry: catalog.PriceEntry) -> bool:
-        """Use a catalog price point (from :func:`tuneplan.catalog.prices_for_gpu`)."""
-        return self._replace("pricing.price_per_gpu_hour", pricing=self._priced(entry))
+        """Use a catalog price point (from :func:`tuneplan.catalog.prices_for_gpu`), priced for the plan's GPU
+        count: an offer sold only as whole nodes bills its whole node (:func:`tuneplan.catalog.plan_usd_per_gpu_hour`)."""
+        return self._replace("pricing.price_per_gpu_hour",
+                             pricing=self._priced(entry, self._scenario.training.num_gpus))
 
     def set_custom_price(self) -> bool:
         """Keep the current price but mark it as the user's own (GPU changes no longer replace it)."""
@@ -425,12 +475,13 @@ class AppStore(QObject):
         return dict(self._calibrations)
 
     # ------------------------------------------------------------------ internals
-    def _priced(self, entry: catalog.PriceEntry) -> Any:
+    def _priced(self, entry: catalog.PriceEntry, num_gpus: int) -> Any:
+        """The plan's pricing with ``entry``'s offer, its price per GPU-hour for ``num_gpus`` (whole nodes billed)."""
         fresh = catalog.pricing_from_entry(entry)
         keep = self._scenario.pricing.model_dump()
-        for key in ("provider", "offer_kind", "price_per_gpu_hour", "price_date", "billing",
-                    "minimum_billed_minutes", "storage_kind", "storage_usd_per_gb_month", "egress_usd_per_gb"):
+        for key in _OFFER_FIELDS:
             keep[key] = getattr(fresh, key)
+        keep["price_per_gpu_hour"] = catalog.plan_usd_per_gpu_hour(entry, num_gpus)
         keep["own_gpu"], keep["gpu_power_w"] = False, None  # a rental offer is rented, not your electricity
         return keep
 
