@@ -33,6 +33,7 @@ from tuneplan.storage.library import (
     ConflictError,
     CorruptScenarioError,
     FileStamp,
+    LockedError,
     ScenarioLibrary,
     slugify,
 )
@@ -199,7 +200,13 @@ def test_file_stamp() -> None:
 
 
 def test_leftover_lock_files_do_not_block_a_save(lib: ScenarioLibrary) -> None:
-    """Only a held OS lock blocks: a lock file an old Tuneplan left (live pid, other host, empty) does not."""
+    """Only a held OS lock blocks: a lock file an old Tuneplan left (live pid, other host, empty) does not.
+
+    ``lock_timeout=0`` makes filelock try the OS lock once: a save that had to wait raises
+    :class:`LockedError` at once, so the check needs no clock (a timed assertion failed on a
+    loaded CI machine).
+    """
+    lib = ScenarioLibrary(lib.root, lock_timeout=0)
     path = lib.save(named("Locked"))
     lock = lib.lock_path(path)
     assert lock.name == path.stem + ".lock"
@@ -211,10 +218,16 @@ def test_leftover_lock_files_do_not_block_a_save(lib: ScenarioLibrary) -> None:
             "",
         ):
             lock.write_text(content)
-            start = time.monotonic()
-            lib.save(named(f"Locked {len(content)}"), path)
-            assert time.monotonic() - start < 0.3  # lock_timeout: it did not wait
+            lib.save(named(f"Locked {len(content)}"), path)  # LockedError if it had to wait
             assert read_scenario_file(path).name == f"Locked {len(content)}"
+        held = filelock.FileLock(str(lock), timeout=0)
+        held.acquire()  # a held OS lock does block: the same call now refuses
+        try:
+            with pytest.raises(LockedError):
+                lib.save(named("Blocked"), path)
+        finally:
+            held.release()
+        assert read_scenario_file(path).name == "Locked 0"
     finally:
         holder.kill()
         holder.wait(timeout=10)
