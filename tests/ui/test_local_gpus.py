@@ -11,7 +11,6 @@ import importlib.util
 import json
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -518,17 +517,16 @@ def test_hanging_probe_times_out_and_the_window_stays_responsive(make_window, qt
     hanging = _HangingNvml()
     try:
         w = make_window(lambda: probe_with_timeout(1.0, nvml=hanging), run=False)
-        started = time.monotonic()
         w.start_probe()  # the window is already shown: the probe never delays it
         panel = w.local_gpu_panel
         assert panel.status.text() == READING and not panel.refresh_button.isEnabled()
         # the event loop keeps running while the driver hangs: timers fire, edits redraw
-        ticked: list[float] = []
-        QTimer.singleShot(50, lambda: ticked.append(time.monotonic()))
-        qtbot.waitUntil(lambda: bool(ticked), timeout=900)
+        ticked: list[bool] = []  # whether the probe was still reading when the timer fired
+        QTimer.singleShot(50, lambda: ticked.append(panel.controller.reading))
+        qtbot.waitUntil(lambda: bool(ticked), timeout=5000)
         assert w.store.set_field("training.seq_len", 4096)
         assert w.memory_card.value.text() == f"{w.store.result.memory.total_bytes / GIB:.1f} GiB"
-        assert panel.controller.reading and ticked[0] - started < 0.9
+        assert ticked == [True]
         qtbot.waitUntil(lambda: not panel.controller.reading, timeout=5000)
         assert panel.controller.probe_result.status == "timeout"
         assert "did not answer within 1 s — you can still enter your card by hand" in panel.text()
