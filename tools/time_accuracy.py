@@ -139,7 +139,7 @@ def row_scenario(row: dict[str, str], base: Path) -> Scenario:
     tr["fused_cross_entropy"] = _truthy(row.get("fused_ce"))
     tr["activation_offload"] = _truthy(row.get("activation_offload"))
     tr["framework"] = tier(row)
-    if fw in {"torchtune", "unsloth"}:  # their own modelling code (steptime.OWN_ATTENTION_STACKS)
+    if fw in {"torchtune", "unsloth"}:  # their own modelling code (stacks.OWN_ATTENTION_STACKS)
         tr["stack"] = fw
     avg = (row.get("avg_tokens") or "").strip()
     if tr["sequence_mode"] == "dynamic" and avg:

@@ -13,7 +13,7 @@ import pytest
 
 from tuneplan.core.architecture import architecture_from_hf_config
 from tuneplan.core.memory import MIB
-from tuneplan.core.memory.activations import layer_temporaries, step_activations
+from tuneplan.core.memory.activations import layer_temporaries, sdpa_mask_bytes, step_activations
 from tuneplan.core.memory.allocator import nccl_bytes, reserved_bytes, shape_cache_bytes
 from tuneplan.core.memory.context import memory_context
 from tuneplan.core.memory.peaks import kept_gradients, tied_embedding_backward
@@ -140,6 +140,46 @@ def test_step_activations_checkpoints_and_head_inputs():
     # checkpointing the other 31 layers' copies in autocast's cache until the forward ends
     assert a.adapter_cast_per_layer == 2_621_440
     assert a.forward_cache == 31 * 2_621_440
+
+
+def test_sdpa_padding_mask_only_where_transformers_passes_one():
+    # an unpadded micro-batch (packed rows, or one dynamic row) runs SDPA causally with no mask; so do torchtune,
+    # LitGPT and Unsloth, whose own modelling code never passes one; FlashAttention 2 unpads the batch
+    for fields in ({"sequence_mode": "packed", "micro_batch": 4}, {"sequence_mode": "dynamic", "micro_batch": 1},
+                   {"sequence_mode": "fixed", "micro_batch": 4, "stack": "torchtune"},
+                   {"sequence_mode": "fixed", "micro_batch": 4, "attention": "flash"}):
+        assert sdpa_mask_bytes(ctx_of(attention=fields.pop("attention", "sdpa"), **fields)) == (0.0, 0.0)
+    # fixed rows at micro-batch 1 are padded too (to seq_len)
+    assert sdpa_mask_bytes(ctx_of(attention="sdpa", sequence_mode="fixed", micro_batch=1))[0] == 2048 * 2048
+
+
+def test_sdpa_padding_mask_bytes_by_hand():
+    # 4 rows of 2,048: the boolean (4, 1, 2048, 2048) mask, 1 B each = 16,777,216 B (16 MiB); each layer's bf16
+    # additive copy 4 x 2048 x 2048 x 2 B = 33,554,432 B (32 MiB)
+    c = ctx_of(method="lora", attention="sdpa", sequence_mode="fixed", micro_batch=4, seq_len=2048)
+    assert sdpa_mask_bytes(c) == (16_777_216, 33_554_432)
+    # 2,047 is no multiple of 8: SDPA pads the copy's last dimension to 2,048: 4 x 2047 x 2048 x 2 = 33,538,048
+    c = ctx_of(method="lora", attention="sdpa", sequence_mode="fixed", micro_batch=4, seq_len=2047)
+    assert sdpa_mask_bytes(c) == (4 * 2047 * 2047, 33_538_048)
+    # dynamic padding with 2 rows of 8,192 under fp32: 2 x 8192^2 = 134,217,728 B bool, 4 B per bias element
+    c = ctx_of(method="lora", precision="fp32", attention="sdpa", sequence_mode="dynamic", micro_batch=2, seq_len=8192)
+    assert sdpa_mask_bytes(c) == (134_217_728, 536_870_912)
+
+
+def test_sdpa_padding_mask_in_the_saved_activations():
+    # the same padded plan on torchtune, whose modelling code passes no mask (nothing else in the memory terms reads
+    # the stack), isolates the term
+    fields = {"method": "lora", "lora_dropout": 0.0, "attention": "sdpa", "sequence_mode": "fixed", "micro_batch": 4,
+              "seq_len": 2048}
+    for ckpt in (False, True):
+        padded = step_activations(ctx_of(grad_checkpointing=ckpt, **fields), LORA_ALL_LINEAR_R16)
+        unmasked = step_activations(ctx_of(grad_checkpointing=ckpt, stack="torchtune", **fields), LORA_ALL_LINEAR_R16)
+        # one layer's saved set gains its 32 MiB copy
+        assert padded.one_layer - unmasked.one_layer == 32 * MIB
+        # without checkpointing every one of the 32 layers keeps its copy: 16 MiB + 32 x 32 MiB = 1,040 MiB; with it,
+        # the recomputed layer's only: 16 + 32 = 48 MiB
+        assert padded.bytes - unmasked.bytes == (16 + (32 if ckpt else 32 * 32)) * MIB
+        assert "SDPA's boolean padding mask 16.0 MiB" in padded.formula and "SDPA" not in unmasked.formula
 
 
 def test_allocator_terms():

@@ -18,10 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tuneplan.core import workload as wl
 from tuneplan.core.scenario import TrainingSetup
 from tuneplan.core.terms import N_, NOTES
 
 __all__ = [
+    "OWN_ATTENTION_STACKS",
     "STACKS",
     "STACK_KEYS",
     "Source",
@@ -31,7 +33,28 @@ __all__ = [
     "get_stack",
     "overridden",
     "resolved_defaults",
+    "sdpa_padding_mask",
 ]
+
+#: Stacks whose own modelling code calls SDPA causally without a padding mask (torchtune
+#: ``modules/attention_utils.py``/``sdpa_or_flex_attention``, LitGPT ``model.py`` ``scaled_dot_product_attention``,
+#: Unsloth's attention dispatch); every other stack runs transformers' modelling code.
+OWN_ATTENTION_STACKS = frozenset({"torchtune", "litgpt", "unsloth"})
+
+
+def sdpa_padding_mask(t: TrainingSetup) -> bool:
+    """Whether SDPA attention gets a 4-D padding mask: the plan attends with ``sdpa`` through transformers' modelling
+    code and its micro-batch carries padding (``fixed`` rows, or ``dynamic`` with more than one row per micro-batch).
+
+    transformers drops the mask only when it is all ones (``masking_utils._ignore_causal_mask_sdpa``) and otherwise
+    builds a boolean ``(rows, 1, L, L)`` mask (``sdpa_mask_recent_torch``, huggingface/transformers @2ccc6ca);
+    torchtune, LitGPT and Unsloth call SDPA with ``is_causal`` and no mask (:data:`OWN_ATTENTION_STACKS`). The mask
+    keeps SDPA off its FlashAttention backend (``check_for_attn_mask``) and costs memory
+    (:func:`tuneplan.core.memory.activations.sdpa_mask_bytes`)."""
+    if t.attention != "sdpa" or t.stack in OWN_ATTENTION_STACKS:
+        return False
+    return t.sequence_mode == "fixed" or (t.sequence_mode == "dynamic" and wl.policy_rows(t) > 1)
+
 
 _ALL = frozenset({"full", "lora", "qlora"})
 _ADAPTERS = frozenset({"lora", "qlora"})

@@ -59,6 +59,7 @@ from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.generation import GenerationCost, generation_cost
 from tuneplan.core.memory import GDN_CHUNK, deepspeed_buffers, lora_tensors, nf4_bytes_per_param
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
+from tuneplan.core.stacks import sdpa_padding_mask
 from tuneplan.core.terms import Quantity, Term
 
 __all__ = [
@@ -478,12 +479,6 @@ def _keys_per_query(ctx: _Ctx) -> float:
     return (windowed * local + (layers - windowed) * full) / layers
 
 
-#: Stacks whose own modelling code calls SDPA causally without a padding mask (torchtune
-#: ``modules/attention_utils.py``/``sdpa_or_flex_attention``, LitGPT ``model.py`` ``scaled_dot_product_attention``,
-#: Unsloth's attention dispatch); every other stack runs transformers' modelling code.
-OWN_ATTENTION_STACKS = frozenset({"torchtune", "litgpt", "unsloth"})
-
-
 def attention_kernel(ctx: _Ctx) -> str:
     """``flash`` (FlashAttention 2), ``flash1`` (FlashAttention 1 or its Triton port), ``sdpa-flash`` (PyTorch SDPA's
     FlashAttention backend, compute capability >= 8.0), ``sdpa-efficient`` (its memory-efficient backend on older
@@ -493,7 +488,7 @@ def attention_kernel(ctx: _Ctx) -> str:
     (``AttentionMaskConverter._ignore_causal_mask_sdpa``) and otherwise passes a 4-D mask, which SDPA's flash backend
     refuses (``check_for_attn_mask``), so padded rows (``fixed``, and ``dynamic`` with more than one row per
     micro-batch) run the memory-efficient kernel; torchtune, LitGPT and Unsloth call SDPA from their own modelling code
-    with ``is_causal`` and no padding mask (:data:`OWN_ATTENTION_STACKS`)) or ``eager``."""
+    with ``is_causal`` and no padding mask (:func:`~tuneplan.core.stacks.sdpa_padding_mask`)) or ``eager``."""
     att = ctx.t.attention
     if att == "eager":
         return "eager"
@@ -502,9 +497,7 @@ def attention_kernel(ctx: _Ctx) -> str:
     cc = ctx.gpu.compute_capability
     old = 0.0 < cc < 8.0 or ctx.gpu.id.startswith(("t4", "v100"))
     if att == "sdpa":
-        t = ctx.t
-        padded = t.sequence_mode == "fixed" or (t.sequence_mode == "dynamic" and wl.policy_rows(t) > 1)
-        padded = padded and t.stack not in OWN_ATTENTION_STACKS
+        padded = sdpa_padding_mask(ctx.t)
         return "sdpa-efficient" if old or padded or ctx.arch.value_head_dim != ctx.arch.head_dim else "sdpa-flash"
     if att == "flash1":
         return "sdpa-efficient" if 0.0 < cc < 7.5 or ctx.gpu.id.startswith("v100") else "flash1"

@@ -3,6 +3,7 @@ while it is recomputed (see the package docstring for the rules and sources)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tuneplan.core import workload as wl
@@ -17,6 +18,7 @@ from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
 from tuneplan.core.memory.workloads import _logps_term
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import TrainingSetup
+from tuneplan.core.stacks import sdpa_padding_mask
 from tuneplan.core.terms import Quantity, Term
 
 #: Linear layers that read the same tensor in a decoder layer (the input norm's or post-attention norm's output).
@@ -418,6 +420,38 @@ def mla_attention_saved_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     return float(saved)
 
 
+#: Alignment SDPA's memory-efficient backend needs of the bias's strides (elements): an unaligned mask is copied
+#: into one whose last dimension is padded to a multiple of it (``preprocess_mask`` / ``pad_bias``, ``mem_eff_alignment``
+#: 8, pytorch/pytorch ``aten/src/ATen/native/transformers/attention.cpp``, PyTorch 2.5 and later).
+SDPA_BIAS_ALIGNMENT = 8
+
+
+def sdpa_mask_bytes(ctx: MemoryContext) -> tuple[float, float]:
+    """The padding mask of SDPA attention on a padded micro-batch (:func:`~tuneplan.core.stacks.sdpa_padding_mask`):
+    ``(model_mask, per_layer_bias)`` in bytes, both 0 when the plan has none.
+
+    * ``model_mask``: transformers builds one boolean mask of ``rows x 1 x L x L`` (1 B per element) before the first
+      layer (``masking_utils.sdpa_mask_recent_torch``, huggingface/transformers @2ccc6ca) and hands it to every
+      layer, so it lives through the forward and the backward (checkpointing keeps it as a layer input).
+    * ``per_layer_bias``: every SDPA call turns the boolean mask into an additive one in the query's dtype
+      (``convert_boolean_attn_mask``: ``at::where(!mask, -inf, 0)``), padded to a last dimension of a multiple of
+      :data:`SDPA_BIAS_ALIGNMENT` when ``L`` is not one, and ``_scaled_dot_product_efficient_attention`` saves it for
+      its backward (pytorch/pytorch ``aten/src/ATen/native/transformers/attention.cpp``): ``rows x L x
+      ceil8(L) x`` activation bytes per attention layer, one layer's at a time under checkpointing.
+    """
+    if not sdpa_padding_mask(ctx.t):
+        return 0.0, 0.0
+    length = float(ctx.t.seq_len)
+    padded = math.ceil(length / SDPA_BIAS_ALIGNMENT) * SDPA_BIAS_ALIGNMENT
+    return ctx.rows * length * length, ctx.rows * length * padded * ctx.act
+
+
+def _attention_layers_here(ctx: MemoryContext) -> float:
+    """Attention layers on this GPU (linear-attention and state-space layers take no mask)."""
+    arch = ctx.arch
+    return arch.num_attention_layers * ctx.layers_here / max(arch.num_layers, 1)
+
+
 @dataclass(frozen=True)
 class StepActivations:
     """The activations of one step on one GPU (``bytes``, at the loss's backward with the recomputed layer's set
@@ -450,7 +484,9 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
                                                                        resid=ctx.resid)
     checkpoint_token = ctx.resid * arch.hidden_size  # the layer input kept by checkpointing
     merged_one, merged_all = merged_expert_bytes(arch, t, ctx.unq if t.method == "qlora" else ctx.w_bytes)
-    one_layer = largest_layer_token * tokens + merged_one  # one layer's saved set, its W + delta-W included
+    model_mask, bias = sdpa_mask_bytes(ctx)
+    # one layer's saved set, its W + delta-W and its SDPA call's additive padding mask included
+    one_layer = largest_layer_token * tokens + merged_one + bias
     if t.grad_checkpointing:
         value = layers_here * checkpoint_token * tokens + one_layer
         formula = (f"checkpoints {layers_here:g} layers x {checkpoint_token} B x {tokens} tokens"
@@ -458,7 +494,8 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         if merged_one:
             formula += f" + its experts' W + delta-W {merged_one / GIB:.2f} GiB (PEFT ParamWrapper)"
     else:
-        value = layers_here * per_layer_token * tokens + merged_all * layers_here / arch.num_layers
+        value = (layers_here * per_layer_token * tokens + merged_all * layers_here / arch.num_layers
+                 + _attention_layers_here(ctx) * bias)
         formula = f"{layers_here:g} layers x {per_layer_token / 1024:.1f} KiB/token x {tokens} tokens"
         if merged_all:
             formula += (f" + the experts' W + delta-W {merged_all * layers_here / arch.num_layers / GIB:.2f}"
@@ -482,6 +519,13 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         # (never under ZeRO/FSDP: _activation_adapter_path is "native" there, nothing is cast)
         if t.grad_checkpointing:
             forward_cache = adapter_cast_per_layer * max(layers_here - 1, 0)
+    if model_mask:
+        # the model's boolean mask lives all step; each attention layer's saved additive copy is part of that
+        # layer's saved set (one_layer; under checkpointing the recomputed layer's only)
+        value += model_mask
+        whose = "the recomputed layer's" if t.grad_checkpointing else f"{_attention_layers_here(ctx):g} attention layers'"
+        formula += (f" + SDPA's boolean padding mask {model_mask / 2**20:.1f} MiB and {whose} additive copy of it"
+                    f" {bias / 2**20:.1f} MiB{'' if t.grad_checkpointing else ' each'}")
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
     if t.workload == "reward" and t.method != "full":
