@@ -146,20 +146,23 @@ def test_sdpa_padding_mask_only_where_transformers_passes_one():
     # an unpadded micro-batch (packed rows, or one dynamic row) runs SDPA causally with no mask; so do torchtune,
     # LitGPT and Unsloth, whose own modelling code never passes one; FlashAttention 2 unpads the batch
     for fields in ({"sequence_mode": "packed", "micro_batch": 4}, {"sequence_mode": "dynamic", "micro_batch": 1},
-                   {"sequence_mode": "fixed", "micro_batch": 4, "stack": "torchtune"},
-                   {"sequence_mode": "fixed", "micro_batch": 4, "attention": "flash"}):
+                   {"sequence_mode": "dynamic", "micro_batch": 4, "stack": "torchtune"},
+                   {"sequence_mode": "dynamic", "micro_batch": 4, "attention": "flash"}):
         assert sdpa_mask_bytes(ctx_of(attention=fields.pop("attention", "sdpa"), **fields)) == (0.0, 0.0)
-    # fixed rows at micro-batch 1 are padded too (to seq_len)
-    assert sdpa_mask_bytes(ctx_of(attention="sdpa", sequence_mode="fixed", micro_batch=1))[0] == 2048 * 2048
+    # fixed rows are costed as full-length rows (the validation's), which carry no mask
+    assert sdpa_mask_bytes(ctx_of(attention="sdpa", sequence_mode="fixed", micro_batch=4)) == (0.0, 0.0)
+    # a DPO pair is two rows even at micro-batch 1: chosen and rejected are padded to the longer
+    assert sdpa_mask_bytes(ctx_of(attention="sdpa", sequence_mode="dynamic", micro_batch=1, workload="dpo",
+                                  method="lora"))[0] == 2 * 2048 * 2048
 
 
 def test_sdpa_padding_mask_bytes_by_hand():
     # 4 rows of 2,048: the boolean (4, 1, 2048, 2048) mask, 1 B each = 16,777,216 B (16 MiB); each layer's bf16
     # additive copy 4 x 2048 x 2048 x 2 B = 33,554,432 B (32 MiB)
-    c = ctx_of(method="lora", attention="sdpa", sequence_mode="fixed", micro_batch=4, seq_len=2048)
+    c = ctx_of(method="lora", attention="sdpa", sequence_mode="dynamic", micro_batch=4, seq_len=2048)
     assert sdpa_mask_bytes(c) == (16_777_216, 33_554_432)
     # 2,047 is no multiple of 8: SDPA pads the copy's last dimension to 2,048: 4 x 2047 x 2048 x 2 = 33,538,048
-    c = ctx_of(method="lora", attention="sdpa", sequence_mode="fixed", micro_batch=4, seq_len=2047)
+    c = ctx_of(method="lora", attention="sdpa", sequence_mode="dynamic", micro_batch=4, seq_len=2047)
     assert sdpa_mask_bytes(c) == (4 * 2047 * 2047, 33_538_048)
     # dynamic padding with 2 rows of 8,192 under fp32: 2 x 8192^2 = 134,217,728 B bool, 4 B per bias element
     c = ctx_of(method="lora", precision="fp32", attention="sdpa", sequence_mode="dynamic", micro_batch=2, seq_len=8192)
@@ -169,7 +172,7 @@ def test_sdpa_padding_mask_bytes_by_hand():
 def test_sdpa_padding_mask_in_the_saved_activations():
     # the same padded plan on torchtune, whose modelling code passes no mask (nothing else in the memory terms reads
     # the stack), isolates the term
-    fields = {"method": "lora", "lora_dropout": 0.0, "attention": "sdpa", "sequence_mode": "fixed", "micro_batch": 4,
+    fields = {"method": "lora", "lora_dropout": 0.0, "attention": "sdpa", "sequence_mode": "dynamic", "micro_batch": 4,
               "seq_len": 2048}
     for ckpt in (False, True):
         padded = step_activations(ctx_of(grad_checkpointing=ckpt, **fields), LORA_ALL_LINEAR_R16)

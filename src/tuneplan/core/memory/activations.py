@@ -430,6 +430,11 @@ def sdpa_mask_bytes(ctx: MemoryContext) -> tuple[float, float]:
     """The padding mask of SDPA attention on a padded micro-batch (:func:`~tuneplan.core.stacks.sdpa_padding_mask`):
     ``(model_mask, per_layer_bias)`` in bytes, both 0 when the plan has none.
 
+    Counted under dynamic padding with more than one row, where the rows of a micro-batch differ in length. Fixed
+    rows are costed as the memory model's validation ran them, full-length rows with no padding, for which
+    transformers passes no mask (and SDPA reads k/v at their own width, :func:`_mha_attention_saved_per_token`); a
+    fixed batch of shorter examples padded to ``seq_len`` carries this mask too, which is not counted.
+
     * ``model_mask``: transformers builds one boolean mask of ``rows x 1 x L x L`` (1 B per element) before the first
       layer (``masking_utils.sdpa_mask_recent_torch``, huggingface/transformers @2ccc6ca) and hands it to every
       layer, so it lives through the forward and the backward (checkpointing keeps it as a layer input).
@@ -439,7 +444,7 @@ def sdpa_mask_bytes(ctx: MemoryContext) -> tuple[float, float]:
       its backward (pytorch/pytorch ``aten/src/ATen/native/transformers/attention.cpp``): ``rows x L x
       ceil8(L) x`` activation bytes per attention layer, one layer's at a time under checkpointing.
     """
-    if not sdpa_padding_mask(ctx.t):
+    if not sdpa_padding_mask(ctx.t) or ctx.t.sequence_mode != "dynamic":
         return 0.0, 0.0
     length = float(ctx.t.seq_len)
     padded = math.ceil(length / SDPA_BIAS_ALIGNMENT) * SDPA_BIAS_ALIGNMENT
