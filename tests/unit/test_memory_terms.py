@@ -169,6 +169,14 @@ def test_sdpa_padding_mask_bytes_by_hand():
     assert sdpa_mask_bytes(c) == (134_217_728, 536_870_912)
 
 
+def test_sdpa_padding_mask_of_sliding_window_models_and_attention_free_models():
+    # Gemma-2-style: half the layers slide, so transformers builds a sliding-window mask beside the causal one
+    mixed = dict(LLAMA_3_8B, sliding_window=4096)
+    arch = architecture_from_hf_config(mixed).model_copy(update={"sliding_window_layers": 16})
+    c = memory_context(arch, TrainingSetup(attention="sdpa", sequence_mode="dynamic", micro_batch=4), GPU_80)
+    assert sdpa_mask_bytes(c) == (2 * 16_777_216, 33_554_432)
+
+
 def test_sdpa_padding_mask_in_the_saved_activations():
     # the same padded plan on torchtune, whose modelling code passes no mask (nothing else in the memory terms reads
     # the stack), isolates the term
@@ -179,10 +187,12 @@ def test_sdpa_padding_mask_in_the_saved_activations():
         unmasked = step_activations(ctx_of(grad_checkpointing=ckpt, stack="torchtune", **fields), LORA_ALL_LINEAR_R16)
         # one layer's saved set gains its 32 MiB copy
         assert padded.one_layer - unmasked.one_layer == 32 * MIB
-        # without checkpointing every one of the 32 layers keeps its copy: 16 MiB + 32 x 32 MiB = 1,040 MiB; with it,
-        # the recomputed layer's only: 16 + 32 = 48 MiB
-        assert padded.bytes - unmasked.bytes == (16 + (32 if ckpt else 32 * 32)) * MIB
-        assert "SDPA's boolean padding mask 16.0 MiB" in padded.formula and "SDPA" not in unmasked.formula
+        # without checkpointing every one of the 32 layers keeps its copy, 32 x 32 MiB = 1,024 MiB, and the boolean
+        # mask is freed when the model's forward returns; with it, the boolean mask (each checkpoint's input) and the
+        # recomputed layer's copy: 16 + 32 = 48 MiB
+        assert padded.bytes - unmasked.bytes == (16 + 32 if ckpt else 32 * 32) * MIB
+        assert ("SDPA's boolean padding mask 16.0 MiB" in padded.formula) is ckpt
+        assert "SDPA" in padded.formula and "SDPA" not in unmasked.formula
 
 
 def test_allocator_terms():

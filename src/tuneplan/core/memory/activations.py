@@ -436,19 +436,26 @@ def sdpa_mask_bytes(ctx: MemoryContext) -> tuple[float, float]:
     fixed batch of shorter examples padded to ``seq_len`` carries this mask too, which is not counted.
 
     * ``model_mask``: transformers builds one boolean mask of ``rows x 1 x L x L`` (1 B per element) before the first
-      layer (``masking_utils.sdpa_mask_recent_torch``, huggingface/transformers @2ccc6ca) and hands it to every
-      layer, so it lives through the forward and the backward (checkpointing keeps it as a layer input).
+      layer (``masking_utils.sdpa_mask_recent_torch`` on torch 2.6+, ``sdpa_mask_older_torch`` before; both
+      materialise it; huggingface/transformers @2ccc6ca), two where sliding-window and full-attention layers mix,
+      and hands it to every layer. Nothing the backward keeps refers to it unless checkpointing keeps it as each
+      layer's input, so :func:`step_activations` counts it under checkpointing only.
     * ``per_layer_bias``: every SDPA call turns the boolean mask into an additive one in the query's dtype
       (``convert_boolean_attn_mask``: ``at::where(!mask, -inf, 0)``), padded to a last dimension of a multiple of
       :data:`SDPA_BIAS_ALIGNMENT` when ``L`` is not one, and ``_scaled_dot_product_efficient_attention`` saves it for
       its backward (pytorch/pytorch ``aten/src/ATen/native/transformers/attention.cpp``): ``rows x L x
       ceil8(L) x`` activation bytes per attention layer, one layer's at a time under checkpointing.
     """
-    if not sdpa_padding_mask(ctx.t) or ctx.t.sequence_mode != "dynamic":
+    arch = ctx.arch
+    if not sdpa_padding_mask(ctx.t) or ctx.t.sequence_mode != "dynamic" or arch.num_attention_layers == 0:
         return 0.0, 0.0
     length = float(ctx.t.seq_len)
     padded = math.ceil(length / SDPA_BIAS_ALIGNMENT) * SDPA_BIAS_ALIGNMENT
-    return ctx.rows * length * length, ctx.rows * length * padded * ctx.act
+    # models that mix sliding-window and full-attention layers build one mask of each kind
+    # (create_sliding_window_causal_mask beside create_causal_mask)
+    sw = arch.sliding_window_layers
+    kinds = 2.0 if arch.sliding_window and sw is not None and 0 < sw < arch.num_layers else 1.0
+    return kinds * ctx.rows * length * length, ctx.rows * length * padded * ctx.act
 
 
 def _attention_layers_here(ctx: MemoryContext) -> float:
@@ -525,12 +532,14 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         if t.grad_checkpointing:
             forward_cache = adapter_cast_per_layer * max(layers_here - 1, 0)
     if model_mask:
-        # the model's boolean mask lives all step; each attention layer's saved additive copy is part of that
-        # layer's saved set (one_layer; under checkpointing the recomputed layer's only)
-        value += model_mask
+        # the model's boolean mask is a checkpointed layer's input (kept all step); without checkpointing it is freed
+        # when the model's forward returns. Each attention layer's saved additive copy is part of that layer's saved
+        # set (one_layer; under checkpointing the recomputed layer's only)
+        value += model_mask if t.grad_checkpointing else 0.0
         whose = "the recomputed layer's" if t.grad_checkpointing else f"{_attention_layers_here(ctx):g} attention layers'"
-        formula += (f" + SDPA's boolean padding mask {model_mask / 2**20:.1f} MiB and {whose} additive copy of it"
-                    f" {bias / 2**20:.1f} MiB{'' if t.grad_checkpointing else ' each'}")
+        kept = f"SDPA's boolean padding mask {model_mask / 2**20:.1f} MiB and " if t.grad_checkpointing else "SDPA's "
+        formula += f" + {kept}{whose} additive copy of the padding mask {bias / 2**20:.1f} MiB" + (
+            "" if t.grad_checkpointing else " each")
     # final norm (+ its output saved by a trainable LM head) and the embedding output
     head_saved = (4 if arch.norm == "rms" else act) * arch.hidden_size + (2 * act * arch.hidden_size if t.method == "full" else 0)
     if t.workload == "reward" and t.method != "full":
