@@ -17,7 +17,7 @@ from tuneplan.ui.advice_view import TIGHT_SHARE, AdviceController
 def _current(window, qtbot):
     """Wait until the advice describes the store's current plan; return its state."""
     store, ctl = window.store, window.advice_controller
-    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == store.scenario, timeout=3000)
+    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == store.scenario, timeout=20_000)
     return ctl.state
 
 
@@ -102,7 +102,7 @@ def test_tight_plan_gets_advice_for_headroom(window, qtbot):
     assert all(g.fits for g in state.suggestions)
 
 
-def test_suggestions_are_computed_once_per_burst_of_edits_and_fast(window, qtbot):
+def test_suggestions_are_computed_once_per_burst_of_edits(window, qtbot):
     store, ctl = window.store, window.advice_controller
     store.set_field("training.method", "full")
     _current(window, qtbot)
@@ -113,7 +113,8 @@ def test_suggestions_are_computed_once_per_burst_of_edits_and_fast(window, qtbot
     assert emitted == []  # debounced: nothing computed inside the edits
     state = _current(window, qtbot)
     assert len(emitted) == 1 and state.scenario.training.seq_len == 3072
-    assert state.elapsed_ms < 250  # measured ~5 ms on 2 cores
+    # How long one computation takes is measured by `make bench` (docs/benchmarks.md), not asserted here: a timed
+    # assertion failed CI on a loaded machine (491 ms against 250 ms for a computation of ~5 ms here).
 
 
 def test_controller_without_window_matches_the_core(qtbot):

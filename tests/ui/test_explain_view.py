@@ -12,7 +12,7 @@ from tuneplan.ui.explain_view import cost_lines, time_lines, total_lines
 
 def _show(window, qtbot):
     window.tabs.setCurrentWidget(window.explain_view)
-    qtbot.waitUntil(lambda: not window.explain_view._stale, timeout=3000)
+    qtbot.waitUntil(lambda: not window.explain_view._stale, timeout=20_000)
     return window.explain_view
 
 

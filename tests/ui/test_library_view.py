@@ -129,13 +129,13 @@ def test_search_filters_by_name_and_gpu(window, answers, qtbot):
     panel = window.library_panel
     assert sorted(panel.names()) == ["Big run", "Cheap test", "Llama chat tune"]
     qtbot.keyClicks(panel.search, "big")
-    qtbot.waitUntil(lambda: panel.names() == ["Big run"], timeout=2000)
+    qtbot.waitUntil(lambda: panel.names() == ["Big run"], timeout=20_000)
     panel.search.clear()
     qtbot.keyClicks(panel.search, "H100")
-    qtbot.waitUntil(lambda: panel.names() == ["Big run"], timeout=2000)
+    qtbot.waitUntil(lambda: panel.names() == ["Big run"], timeout=20_000)
     assert "1 of 3" in panel.empty_label.text()
     panel.search.setText("nothing like this")
-    qtbot.waitUntil(lambda: panel.names() == [], timeout=2000)
+    qtbot.waitUntil(lambda: panel.names() == [], timeout=20_000)
     assert "No scenario matches" in panel.empty_label.text()
 
 
@@ -273,13 +273,13 @@ def test_autosave_after_an_edit_cleared_by_save_and_clean_exit(window, answers, 
     docs.autosave_timer.setInterval(50)
     window.store.set_field("training.seq_len", 1536)
     assert not auto.exists()  # debounced, not written on every keystroke
-    qtbot.waitUntil(auto.exists, timeout=3000)
+    qtbot.waitUntil(auto.exists, timeout=20_000)
     assert read_scenario_file(auto) == window.store.scenario
     answers.names.append("Kept")
     window.save_plan()
     assert not auto.exists()
     window.store.set_field("training.seq_len", 1024)
-    qtbot.waitUntil(auto.exists, timeout=3000)
+    qtbot.waitUntil(auto.exists, timeout=20_000)
     window.close()  # fixture answers Discard: a normal exit
     assert not auto.exists()
 

@@ -16,7 +16,7 @@ from tuneplan.ui.limits_view import TokenAxis, token_label
 def _show_limits(window, qtbot):
     window.tabs.setCurrentWidget(window.limits_view)
     ctl, store = window.limits_view.controller, window.store
-    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == store.scenario, timeout=3000)
+    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == store.scenario, timeout=20_000)
     return ctl.state
 
 
@@ -94,14 +94,14 @@ def test_local_gpu_hook_shows_its_limits_and_capacity_line(window, qtbot):
     view = window.limits_view
     a100 = catalog.get_gpu("a100_80gb_sxm")
     view.set_local_gpu(a100, "Your A100")
-    qtbot.waitUntil(lambda: view.controller.state.local is not None, timeout=3000)
+    qtbot.waitUntil(lambda: view.controller.state.local is not None, timeout=20_000)
     local = view.controller.state.local
     assert local.gpu == a100 and local.seq_len > view.controller.state.selected.seq_len
     assert view.local_labels[0].isVisible() and "Your A100" in view.local_labels[0].text()
     assert view.chart.local_line.isVisible()
     assert view.chart.local_line.value() == pytest.approx(a100.memory_gib)
     view.set_local_gpu(None)
-    qtbot.waitUntil(lambda: view.controller.state.local is None, timeout=3000)
+    qtbot.waitUntil(lambda: view.controller.state.local is None, timeout=20_000)
     assert not view.chart.local_line.isVisible()
 
 

@@ -295,7 +295,7 @@ def test_charts_export_png_and_svg(window, tmp_path):
 
 def test_local_gpu_panel_shows_probe_result(window, qtbot):
     window.start_probe()
-    qtbot.waitUntil(lambda: "RTX 4090" in window.local_gpu_panel.text(), timeout=3000)
+    qtbot.waitUntil(lambda: "RTX 4090" in window.local_gpu_panel.text(), timeout=20_000)
     assert "22.5 GiB free" in window.local_gpu_panel.text()
     assert window.local_gpu_panel.refresh_button.isEnabled()
 

@@ -32,7 +32,7 @@ def window(qtbot, monkeypatch):
     w.show()
     qtbot.waitExposed(w)
     w.start_probe()
-    qtbot.waitUntil(lambda: w.local_gpu_panel.controller.plan is not None, timeout=5000)
+    qtbot.waitUntil(lambda: w.local_gpu_panel.controller.plan is not None, timeout=20_000)
     return w
 
 

@@ -44,7 +44,7 @@ def test_theme_switch_changes_palette_and_chart_backgrounds(themed_window, qtbot
     # the window's hard-coded light colours are rewritten: cards, verdict
     assert "#2f3237" in w.styleSheet() and "#ffffff" not in w.styleSheet()
     w.store.set_field("training.method", "full")  # redraws after the switch are re-coloured too
-    qtbot.waitUntil(lambda: "#c62828" not in w.verdict_label.styleSheet(), timeout=2000)
+    qtbot.waitUntil(lambda: "#c62828" not in w.verdict_label.styleSheet(), timeout=20_000)
     assert "#f07b7b" in w.verdict_label.styleSheet()
     w.theme.set_mode("light")
     assert _window_color().lightness() > 200
@@ -171,7 +171,7 @@ def test_keyboard_tab_order_follows_the_form_and_ctrl_l_focuses_it(window, qtbot
     focus_action = next(a for a in window.actions() if a.shortcut().toString() == "Ctrl+L")
     focus_action.trigger()
     first = window.model_panel.fields["name"].widget
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is first, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is first, timeout=20_000)
     order = [
         f.widget
         for _p, f in _fields(window)

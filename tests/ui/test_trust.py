@@ -30,7 +30,7 @@ def test_sequence_past_context_is_warned_at_the_top_not_below_the_charts(window,
     assert _y(window, window.card_strip) < _y(window, label) < _y(window, window.vram_chart)
     window.store.set_field("training.micro_batch", 16)  # short: the advice panel shows, under the warning
     assert not window.store.result.memory.fits
-    qtbot.waitUntil(lambda: window.advice_view.isVisibleTo(window), timeout=5000)  # advice is computed off-thread
+    qtbot.waitUntil(lambda: window.advice_view.isVisibleTo(window), timeout=20_000)  # advice is computed off-thread
     assert _y(window, label) < _y(window, window.advice_view)
     assert _y(window, label) < _y(window, window.cost_chart) < _y(window, window.summary)
     assert "exceeds" not in window.summary.text()  # said once, where it is read

@@ -25,7 +25,7 @@ def _edit_menu(window):
 
 def _current_advice(window, qtbot):
     store, ctl = window.store, window.advice_controller
-    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == store.scenario, timeout=3000)
+    qtbot.waitUntil(lambda: ctl.state is not None and ctl.state.scenario == store.scenario, timeout=20_000)
     return ctl.state
 
 
@@ -188,7 +188,7 @@ def test_ctrl_z_and_ctrl_shift_z_undo_and_redo(window, qtbot):
     assert store.set_field("training.seq_len", 4096)
     window.activateWindow()
     window.tabs.setFocus()  # not a text field: those keep Ctrl+Z for their own text
-    qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=2000)
+    qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=20_000)
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert store.scenario.training.seq_len == start
     assert _field(window, "training.seq_len").widget.value() == start

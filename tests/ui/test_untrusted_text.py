@@ -165,7 +165,7 @@ def _visit_every_view(window, qtbot, picked: str) -> None:
 
     window.start_probe()
     qtbot.waitUntil(lambda: window.local_gpu_panel.controller.probe_result is not None
-                    and not window.local_gpu_panel.controller.reading, timeout=5000)
+                    and not window.local_gpu_panel.controller.reading, timeout=20_000)
     window.library_dock.show()
     window.library_panel.refresh()
     view = window.compare_view

@@ -81,7 +81,7 @@ def test_refresh_against_a_silent_server_gives_up_at_the_timeout_and_keeps_the_p
         hang.close()
     assert r.returncode == 1 and r.stdout == ""
     assert "no answer within 1 s" in r.stderr and "stay in use" in r.stderr
-    assert elapsed < 6  # the interpreter's start included
+    assert elapsed < 30  # the server never answers: only the 1 s timeout ends it (interpreter start included)
 
 
 def test_bad_input_is_one_line_and_status_2():

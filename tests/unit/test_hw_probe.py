@@ -489,12 +489,12 @@ def test_hanging_init_times_out(no_catalog: None) -> None:
         elapsed = time.monotonic() - started
         assert result.status == "timeout"
         assert "did not answer within 0.5 s" in result.message
-        assert 0.4 <= elapsed < 2.0
+        assert 0.4 <= elapsed < 15.0  # the fake init hangs 30 s; bounds loose for a loaded CI machine
         # While the first probe is still stuck, another call answers at once instead of piling up threads.
         started = time.monotonic()
-        again = probe_with_timeout(10.0, nvml=FakeNvml([t4()]))
+        again = probe_with_timeout(60.0, nvml=FakeNvml([t4()]))
         assert again.status == "timeout"
-        assert time.monotonic() - started < 5.0  # far inside its own 10 s timeout
+        assert time.monotonic() - started < 15.0  # at once: far inside its own 60 s timeout
     finally:
         fake.release.set()
     stuck = probe_mod._stuck_thread
@@ -534,7 +534,7 @@ def test_hanging_shutdown_keeps_the_gpus_already_read(no_catalog: None) -> None:
     try:
         started = time.monotonic()
         result = probe_with_timeout(0.5, nvml=fake)
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 15.0  # the fake shutdown hangs 30 s
         assert result.status == "ok", result
         assert [g.name for g in result.gpus] == ["NVIDIA GeForce RTX 4090", "NVIDIA A100-SXM4-80GB"]
         assert any("shutting down" in note for note in result.notes)
@@ -554,8 +554,8 @@ def test_system_exit_in_the_binding_is_an_error_not_a_timeout(no_catalog: None, 
 
     fake.nvmlDeviceGetCount = exiting_count  # type: ignore[method-assign]
     started = time.monotonic()
-    result = probe_with_timeout(5.0, nvml=fake)
-    assert time.monotonic() - started < 2.0  # answered at once, not after the timeout
+    result = probe_with_timeout(60.0, nvml=fake)
+    assert time.monotonic() - started < 30.0  # answered at once, not after the 60 s timeout
     assert result.status == "error", result
     assert type(raised).__name__ in result.message
     assert type(raised).__name__ in (result.detail or "")

@@ -199,7 +199,7 @@ def test_a_server_that_never_answers_gives_a_clear_message_within_the_deadline()
         elapsed = time.monotonic() - start
     finally:
         hang.close()
-    assert 0.9 <= elapsed < 2.0
+    assert 0.9 <= elapsed < 15.0  # the server never answers: only the 1 s timeout ends it (loose for CI load)
     assert result.offline and "no answer within 1 s" in result.message
     assert hang.requests  # it was asked, and kept silent
 
@@ -214,7 +214,7 @@ def test_cancel_stops_a_refresh_at_once_and_changes_nothing():
         elapsed = time.monotonic() - start
     finally:
         hang.close()
-    assert result.cancelled and not result.ok and elapsed < 1.0
+    assert result.cancelled and not result.ok and elapsed < 15.0  # cancelled at 0.2 s, far before the 30 s timeout
     assert not price_snapshot_path().exists() and result.message == "Cancelled: nothing changed."
 
 
@@ -353,17 +353,20 @@ def test_a_snapshot_that_cannot_be_saved_is_said_and_still_returned(server, monk
     assert result.save_error in result.message and not price_snapshot_path().exists()
 
 
-def test_a_catalog_of_twenty_thousand_rows_reads_in_well_under_the_deadline():
+def test_a_catalog_of_twenty_thousand_rows_matches_each_distinct_row_once():
     from price_catalog_server import DATA
 
     header, *rows = (DATA / "aws.csv").read_text().splitlines()
     lines = [header + "\n"] + [rows[i % len(rows)].replace("us-east-1", f"region-{i % 29}") + "\n"
                                for i in range(20_000)]
-    start = time.monotonic()
+    from tuneplan.storage.price_refresh import _match_offer_gpu
+
+    _match_offer_gpu.cache_clear()
     parsed = parse_catalog(lines, "aws", "2026-12-01")
-    elapsed = time.monotonic() - start
     assert parsed.rows == 20_000 and len(parsed.offers) == 10
-    assert elapsed < 5.0  # ~0.3 s; matching each row without the cache took ~14 s
+    # Each distinct row is matched once (the cache): ~0.3 s here, where matching each row took ~14 s. Counted, not
+    # timed, so a loaded CI machine cannot fail it; `make bench` keeps the speed figures.
+    assert 0 < _match_offer_gpu.cache_info().misses <= len(rows)
 
 
 def test_a_snapshot_offer_no_plan_can_be_priced_with_is_refused_at_load(tmp_path):
@@ -389,7 +392,7 @@ def test_a_snapshot_offer_no_plan_can_be_priced_with_is_refused_at_load(tmp_path
 
 
 def test_blank_lines_do_not_outlast_the_deadline(tmp_path):
-    """A catalog of one row and 60 MiB of blank lines (a zip of a few KB): the refresh gives up at its deadline and
+    """A catalog of one row and 200 MiB of blank lines (a zip of a few KB): the refresh gives up at its deadline and
     its reader stops with it, rather than reading on in the background (attack review: blank lines did not advance
     the counter the stop and deadline checks ran on)."""
     from price_catalog_server import DATA
@@ -397,13 +400,14 @@ def test_blank_lines_do_not_outlast_the_deadline(tmp_path):
     from tuneplan.storage.price_refresh import refresh_prices
 
     lines = (DATA / "aws.csv").read_bytes().splitlines(keepends=True)
-    server = PriceCatalogServer(csvs={"aws": lines[0] + lines[1] + b"\n" * (60 * 2**20)})
+    server = PriceCatalogServer(csvs={"aws": lines[0] + lines[1] + b"\n" * (200 * 2**20)})
     try:
         started = time.monotonic()
         refresh_prices(source_url=server.url, timeout=0.5, providers=["aws"], book=PriceBook(),
                        snapshot_path=tmp_path / "s.json")
         for worker in [t for t in threading.enumerate() if t.name.startswith("price-refresh")]:
             worker.join(10)
-        assert time.monotonic() - started < 3  # 60 MiB of lines take far longer than that to parse
+        # Parsing 200 MiB of blank lines takes ~22 s here (60 MiB: 6.5 s); stopping at the 0.5 s deadline ~1 s.
+        assert time.monotonic() - started < 10
     finally:
         server.close()
