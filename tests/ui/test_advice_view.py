@@ -114,7 +114,7 @@ def test_suggestions_are_computed_once_per_burst_of_edits(window, qtbot):
     state = _current(window, qtbot)
     assert len(emitted) == 1 and state.scenario.training.seq_len == 3072
     # How long one computation takes is measured by `make bench` (docs/benchmarks.md), not asserted here: a timed
-    # assertion failed CI on a loaded machine (491 ms against 250 ms for a computation of ~5 ms here).
+    # assertion failed CI on a loaded machine (491 ms against 250 ms for a computation of 10-16 ms here).
 
 
 def test_controller_without_window_matches_the_core(qtbot):
