@@ -142,8 +142,13 @@ def row_scenario(row: dict[str, str], base: Path) -> Scenario:
     if fw in {"torchtune", "unsloth"}:  # their own modelling code (stacks.OWN_ATTENTION_STACKS)
         tr["stack"] = fw
     avg = (row.get("avg_tokens") or "").strip()
+    slowest = (row.get("slowest_rank_tokens") or "").strip()
     if tr["sequence_mode"] == "dynamic" and avg:
-        dataset = Dataset(examples=100_000, tokens_per_example=float(avg), epochs=1)
+        # avg_tokens: the padded row each GPU computes on average (padding_efficiency 1 keeps it as the row);
+        # slowest_rank_tokens: the slowest GPU's padded row, which the step waits for
+        rank_eff = min(1.0, float(avg) / float(slowest)) if slowest else 1.0
+        dataset = Dataset(examples=100_000, tokens_per_example=float(avg), epochs=1,
+                          rank_padding_efficiency=max(rank_eff, 0.01))
     else:
         dataset = Dataset(total_tokens=1e8, epochs=1)
     base_s = catalog.default_scenario()

@@ -1069,6 +1069,10 @@ Please attach that file when you report the problem.</source>
         <translation>微批次为 {batch} 的动态填充下为 {share} %（填充效率 {eff}）</translation>
     </message>
     <message>
+        <source>the slowest of {gpus} GPUs pads to {tokens} tokens per row (efficiency {eff})</source>
+        <translation>{gpus} 块 GPU 中最慢的一块每行填充到 {tokens} 个 token（效率 {eff}）</translation>
+    </message>
+    <message>
         <source>{share} % of each packed sequence holds tokens ({rows} sequences)</source>
         <translation>每个打包序列中 {share} % 为有效词元（共 {rows} 个序列）</translation>
     </message>
@@ -1136,6 +1140,14 @@ Please attach that file when you report the problem.</source>
         <translation>序列被填充时，真实 token / 实际计算的 token（1.00 = 无浪费）</translation>
     </message>
     <message>
+        <source>Slowest-GPU padding</source>
+        <translation>最慢 GPU 的填充效率</translation>
+    </message>
+    <message>
+        <source>Dynamic padding over several GPUs: real tokens per row / the padded row of the GPU with the longest micro-batch, which every step waits for (1.00 = no spread; set from a file)</source>
+        <translation>多 GPU 动态填充：每行真实 token 数 / 微批次最长的那块 GPU 的填充后行长，每一步都要等它（1.00 = 无长度差异；可由数据文件设置）</translation>
+    </message>
+    <message>
         <source>From a file…</source>
         <translation>从文件读取…</translation>
     </message>
@@ -1154,6 +1166,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Packed sequences have no padding</source>
         <translation>打包的序列没有填充</translation>
+    </message>
+    <message>
+        <source>Only dynamic padding over several data-parallel GPUs</source>
+        <translation>仅适用于多块数据并行 GPU 上的动态填充</translation>
     </message>
 </context>
 <context>
@@ -1843,6 +1859,14 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Each example is filled with padding tokens: to the full sequence length (padded), or to the longest example of its batch (dynamic padding). Padding tokens cost compute; padding efficiency is the share of real tokens.</source>
         <translation>用填充 token 补齐每条样本：补到完整序列长度（固定填充），或补到所在批次中最长样本的长度（动态填充）。填充 token 也要花计算；填充效率是真实 token 所占的比例。</translation>
+    </message>
+    <message>
+        <source>Slowest-GPU padding</source>
+        <translation>最慢 GPU 的填充效率</translation>
+    </message>
+    <message>
+        <source>With dynamic padding on several GPUs, each GPU pads its own micro-batch to its own longest example, and every step waits for the GPU that drew the longest one. Slowest-GPU padding is the share of real tokens in that GPU&apos;s rows; a dataset file sets it from the counted lengths.</source>
+        <translation>在多块 GPU 上使用动态填充时，每块 GPU 把自己的微批次填充到其中最长的样本，而每一步都要等待抽到最长样本的那块 GPU。最慢 GPU 的填充效率就是该 GPU 各行中真实 token 的占比；数据文件会根据统计的长度设置它。</translation>
     </message>
     <message>
         <source>Gradient checkpointing</source>
@@ -7132,6 +7156,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe at every optimizer step</source>
         <translation>分页优化器状态有 {gib} GiB 溢出到 CPU 内存：每个优化器步都要经 PCIe 读写</translation>
+    </message>
+    <message>
+        <source>dynamic padding over {gpus} GPUs: every step waits for the GPU with the longest micro-batch ({slowest_row:,} tokens per row, against {row:,} on average)</source>
+        <translation>{gpus} 块 GPU 上的动态填充：每一步都要等待微批次最长的 GPU（每行 {slowest_row:,} 个 token，平均为 {row:,}）</translation>
     </message>
     <message>
         <source>examples of {tokens} tokens are truncated to seq_len {seq_len}</source>

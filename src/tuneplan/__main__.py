@@ -211,6 +211,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--total-tokens", type=_non_negative, metavar="T", help="dataset size in tokens (replaces examples x tokens)")
     p.add_argument("--epochs", type=_non_negative)
     p.add_argument("--padding-efficiency", type=_fraction, help="real tokens / computed tokens when padding")
+    p.add_argument("--rank-padding-efficiency", type=_fraction,
+                   help="dynamic padding over several GPUs: real tokens per row / the padded row of the slowest "
+                        "GPU's micro-batch, which every step waits for (set by --dataset-file; default 1: no spread)")
     p.add_argument("--price-per-hour", type=_non_negative, metavar="USD", help="USD per GPU-hour")
     p.add_argument("--billing", choices=["second", "minute", "hour"])
     p.add_argument("--storage-gb", type=_non_negative)

@@ -25,7 +25,8 @@ __all__ = ["add_dataset_file_arguments", "apply_dataset_file", "print_dataset_fi
 #: plan field -> the flag that sets it by hand (that flag then wins over the file). Not ``--seq-len``: the counts
 #: are truncated at it, and under dynamic padding it is shortened only to the longest example, which it then is.
 _FLAGS = {"dataset.examples": "dataset_examples", "dataset.tokens_per_example": "tokens_per_example",
-          "dataset.total_tokens": "total_tokens", "dataset.padding_efficiency": "padding_efficiency"}
+          "dataset.total_tokens": "total_tokens", "dataset.padding_efficiency": "padding_efficiency",
+          "dataset.rank_padding_efficiency": "rank_padding_efficiency"}
 _TOKENIZER_ERRORS = {"dataset.no_tokenizer", "dataset.no_tokenizer_given", "dataset.bad_tokenizer"}
 
 

@@ -84,6 +84,18 @@ def test_count_shows_the_histogram_and_figures_and_apply_is_one_undo_step(qtbot,
     assert store.scenario == before
 
 
+def test_on_two_gpus_it_shows_and_sets_the_slowest_gpus_padding(qtbot, store, files) -> None:
+    # 2 FSDP GPUs at micro-batch 2 draw 4 of the 3 examples (kept 6, 10, 11) per step: the longest of the step is
+    # the longest of all, 11 tokens, and the slowest GPU's padding efficiency 9 / 11 = 0.82
+    assert store.set_fields({"training.num_gpus": 2, "training.sharding": "fsdp"})
+    dialog = _dialog(qtbot, store, *files)
+    _count(qtbot, dialog)
+    assert "the slowest of 2 GPUs pads to 11 tokens per row (efficiency 0.82)" in dialog.padding_label.text()
+    qtbot.mouseClick(dialog.apply_button, _left())
+    d = store.scenario.dataset
+    assert (d.padding_efficiency, d.rank_padding_efficiency) == (0.8438, round(9 / 11, 4))
+
+
 def test_long_examples_show_as_truncated_bars_and_keep_the_sequence_length(qtbot, store, files) -> None:
     assert store.set_fields({"training.seq_len": 8})
     dialog = _dialog(qtbot, store, *files)

@@ -135,6 +135,7 @@ DIMENSIONLESS = {
     "training.lora_alpha",
     "training.lora_dropout",
     "dataset.padding_efficiency",
+    "dataset.rank_padding_efficiency",
 }
 
 

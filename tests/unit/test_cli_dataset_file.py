@@ -59,7 +59,9 @@ def test_json_in_a_subprocess_has_the_counts_and_the_plan_uses_them(files: tuple
     assert (stats["mean_tokens"], stats["p50_tokens"], stats["max_tokens"]) == (MEAN, 10, 11)
     assert stats["padding_efficiency"] == pytest.approx(MEAN / BATCH_MAX)
     assert info["set"] == {"dataset.examples": 3, "dataset.tokens_per_example": 9.0, "dataset.total_tokens": None,
-                           "dataset.padding_efficiency": round(MEAN / BATCH_MAX, 4), "training.seq_len": 11}
+                           "dataset.padding_efficiency": round(MEAN / BATCH_MAX, 4),
+                           "dataset.rank_padding_efficiency": round(MEAN / BATCH_MAX, 4),  # one GPU
+                           "training.seq_len": 11}
     assert sum(b["count"] for b in info["histogram"]) == 3
     # 3 examples, each row padded to the expected longest of its pair: 3 x 32/3 = 32 tokens computed in one epoch
     assert entry["time"]["tokens_total"] == pytest.approx(3 * BATCH_MAX, rel=1e-3)
@@ -98,3 +100,21 @@ def test_a_missing_tokenizer_and_a_binary_file_are_one_error_line(files: tuple[P
     assert main(_plan(blob, tok)) == 2
     assert capsys.readouterr().err == ("tuneplan: error: --dataset-file blob.jsonl: not a text file (JSONL, JSON, "
                                        "CSV or TSV in UTF-8)\n")
+
+
+def test_two_gpus_wait_for_the_longest_of_both_micro_batches(files: tuple[Path, Path]) -> None:
+    # 2 FSDP GPUs at micro-batch 2 draw 4 examples per step; the file has 3 (kept 6, 10, 11), so the longest of
+    # the step is the longest of all: 11 tokens, and the slowest GPU's padding efficiency is 9 / 11
+    data, tok = files
+    code, out = _run(_plan(data, tok, "--gpus", "2", "--sharding", "fsdp", "--json"))
+    assert code == 0
+    entry = json.loads(out)[0]
+    assert entry["dataset_file"]["set"]["dataset.rank_padding_efficiency"] == round(9 / 11, 4)
+    assert entry["dataset_file"]["set"]["dataset.padding_efficiency"] == round(MEAN / BATCH_MAX, 4)
+    assert "time.slowest_rank" in json.dumps(entry["time"])
+    # the flag wins over the file
+    code, out = _run(_plan(data, tok, "--gpus", "2", "--sharding", "fsdp", "--rank-padding-efficiency", "1",
+                           "--json"))
+    entry = json.loads(out)[0]
+    assert "dataset.rank_padding_efficiency" in entry["dataset_file"]["kept_by_flags"]
+    assert "time.slowest_rank" not in json.dumps(entry["time"])

@@ -116,8 +116,10 @@ def test_bad_counts_are_refused() -> None:
 def test_dataset_updates_feed_the_time_model() -> None:
     s = length_stats(COUNTS, _setup(), rows=50)
     updates = dataset_updates(s)
+    # one GPU: the slowest GPU's micro-batch is the only one, so its efficiency is the padding efficiency
     assert updates == {"dataset.examples": 50, "dataset.tokens_per_example": 560.0, "dataset.total_tokens": None,
-                       "dataset.padding_efficiency": round(560 / 730, 4)}
+                       "dataset.padding_efficiency": round(560 / 730, 4),
+                       "dataset.rank_padding_efficiency": round(560 / 730, 4)}
     # what the time model then computes: each row padded to the expected longest of its batch, E[max] = 730
     data = Dataset(examples=50, tokens_per_example=560, padding_efficiency=round(560 / 730, 4), epochs=1)
     computed, real, _note = computed_tokens(_setup(), data)
@@ -140,3 +142,23 @@ def test_padding_efficiency_keeps_the_fields_floor() -> None:
     assert dataset_updates(s)["dataset.padding_efficiency"] == 0.011
     tiny = length_stats([1] * 999 + [1000], _setup(micro_batch=1000))
     assert tiny.padding_efficiency < 0.01 and dataset_updates(tiny)["dataset.padding_efficiency"] == 0.01
+
+
+def test_the_slowest_gpu_pads_to_the_longest_of_every_gpus_micro_batch() -> None:
+    # two FSDP GPUs at micro-batch 2 draw 4 distinct examples per step; kept, sorted: 300 300 600 600 1000.
+    # The i-th smallest is the longest of 4 with probability C(i-1, 3) / C(5, 4): i = 4 -> 1/5, i = 5 -> 4/5:
+    # E[max of 4] = 600 x 0.2 + 1000 x 0.8 = 920, against E[max of 2] = 730 for each GPU's own batch
+    s = length_stats(COUNTS, _setup(num_gpus=2, sharding="fsdp"))
+    assert s.ranks == 2
+    assert s.batch_max_tokens == pytest.approx(730)
+    assert s.rank_batch_max_tokens == pytest.approx(920)
+    assert s.rank_padding_efficiency == pytest.approx(560 / 920)
+    assert dataset_updates(s)["dataset.rank_padding_efficiency"] == round(560 / 920, 4)
+    # layers split across GPUs without data parallelism: one micro-batch per step, no slower GPU to wait for
+    solo = length_stats(COUNTS, _setup(num_gpus=2, sharding="none"))
+    assert (solo.ranks, solo.rank_padding_efficiency) == (1, pytest.approx(560 / 730))
+    # micro-batch 1 on 2 GPUs: each row is one example (no padding), but the step waits for the longer of two:
+    # E[max of 2] = 730 -> 560 / 730
+    one = length_stats(COUNTS, _setup(micro_batch=1, num_gpus=2, sharding="ddp"))
+    assert one.padding_efficiency == 1.0
+    assert one.rank_padding_efficiency == pytest.approx(560 / 730)

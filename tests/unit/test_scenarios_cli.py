@@ -70,7 +70,7 @@ def test_list_empty_and_populated(data: Path) -> None:
         ("broken", False),
     ]
     assert rows[0]["path"] == str(b) and rows[1]["path"] == str(a)
-    assert rows[0]["schema_version"] == SCHEMA_VERSION == 9
+    assert rows[0]["schema_version"] == SCHEMA_VERSION == 10
     assert rows[2]["problem"].startswith("not valid JSON (line 1, column 2")
 
     text = tuneplan("scenarios", "list")

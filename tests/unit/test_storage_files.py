@@ -97,7 +97,7 @@ def test_envelope_fields(tmp_path: Path, scenario: Scenario) -> None:
     target = write_scenario_file(tmp_path / "plan.json", scenario)
     doc = json.loads(target.read_text("utf-8"))
     assert doc["format"] == "tuneplan-scenario"
-    assert doc["schema_version"] == SCHEMA_VERSION == 9
+    assert doc["schema_version"] == SCHEMA_VERSION == 10
     assert doc["app_version"] == "0.1.0"
     assert doc["saved_at"].endswith("+00:00")
     assert doc["scenario"]["name"] == scenario.name
@@ -610,6 +610,19 @@ def test_v8_file_is_migrated_to_v9_with_trls_grpo_defaults(tmp_path: Path, scena
     assert MIGRATIONS[8]({"training": {}}) == {"training": {
         "num_generations": 8, "completion_tokens": 512, "kl_beta": 0.0, "generation_engine": "transformers",
         "vllm_memory_share": 0.3, "vllm_sleep": False, "vllm_server_gpus": 1}}
+
+
+def test_v9_file_is_migrated_to_v10_with_no_length_spread(tmp_path: Path, scenario: Scenario) -> None:
+    # Schema 10 adds dataset.rank_padding_efficiency (the slowest GPU's padded row, issue #16); schema-9 plans knew
+    # no spread: 1.0, which leaves their time estimate as it was
+    data = scenario.model_dump(mode="json")
+    del data["dataset"]["rank_padding_efficiency"]
+    target = tmp_path / "v9.json"
+    target.write_text(json.dumps({"format": "tuneplan-scenario", "schema_version": 9, "scenario": data}), "utf-8")
+    doc = read_scenario_document(target)
+    assert doc.schema_version == 9 and doc.migrated and doc.scenario == scenario
+    assert MIGRATIONS[9]({"dataset": {}}) == {"dataset": {"rank_padding_efficiency": 1.0}}
+    assert MIGRATIONS[9]({"dataset": {"rank_padding_efficiency": 0.5}}) == {"dataset": {"rank_padding_efficiency": 0.5}}
 
 
 def test_a_dpo_plan_round_trips(tmp_path: Path, scenario: Scenario) -> None:

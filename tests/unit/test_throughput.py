@@ -18,6 +18,7 @@ from tuneplan.core.throughput import (
     computed_tokens,
     estimate_time,
     flops_per_token,
+    slowest_rank_row,
     tokens_per_row,
 )
 
@@ -236,3 +237,54 @@ def test_cost_band_prices_the_likely_range():
     assert r.cost.low_usd == pytest.approx(2.0 * r.time.low_seconds / 3600, rel=1e-3)
     assert r.cost.high_usd == pytest.approx(2.0 * r.time.high_seconds / 3600, rel=1e-3)
     assert r.cost.low_usd < r.cost.total_usd < r.cost.high_usd
+
+
+def _dyn(**kw):
+    return TrainingSetup(**{"method": "full", "micro_batch": 2, "seq_len": 1000, "sequence_mode": "dynamic",
+                            "num_gpus": 4, "sharding": "fsdp", **kw})
+
+
+def test_slowest_rank_row_is_the_longest_of_the_steps_examples():
+    # 300-token examples, each GPU's batch padded to 300 / 0.6 = 500 on average; the longest of all 4 GPUs'
+    # batches 300 / 0.4 = 750 tokens per row
+    data = Dataset(examples=1000, tokens_per_example=300, padding_efficiency=0.6, rank_padding_efficiency=0.4)
+    assert tokens_per_row(_dyn(), data) == pytest.approx(500)
+    assert slowest_rank_row(_dyn(), data) == pytest.approx(750)
+    assert slowest_rank_row(_dyn(sharding="zero2", grad_accumulation=4), data) == pytest.approx(750)
+    # DDP meets once per step under no_sync: the excess of the largest sum of 4 rows is sqrt(4) times the
+    # single-row excess, per row 250 / 2: 500 + 125 = 625
+    assert slowest_rank_row(_dyn(sharding="ddp", grad_accumulation=4), data) == pytest.approx(625)
+    assert slowest_rank_row(_dyn(sharding="ddp", grad_accumulation=1), data) == pytest.approx(750)
+    # capped at seq_len: 300 / 0.2 = 1,500 -> 1,000
+    capped = data.model_copy(update={"rank_padding_efficiency": 0.2})
+    assert slowest_rank_row(_dyn(), capped) == pytest.approx(1000)
+    # no slower GPU: one GPU, layers split without data parallelism, packed or fixed rows, total tokens,
+    # no known spread (1.0), or a spread no wider than one GPU's batch
+    for t, d in ((_dyn(num_gpus=1, sharding="none"), data), (_dyn(sharding="none"), data),
+                 (_dyn(sequence_mode="packed"), data), (_dyn(sequence_mode="fixed"), data),
+                 (_dyn(), data.model_copy(update={"rank_padding_efficiency": 1.0})),
+                 (_dyn(), data.model_copy(update={"rank_padding_efficiency": 0.6})),
+                 (_dyn(), Dataset(total_tokens=1e6, padding_efficiency=0.6, rank_padding_efficiency=0.4))):
+        assert slowest_rank_row(t, d) is None
+
+
+def test_the_step_is_timed_at_the_slowest_row_and_counts_the_average(llama8b):
+    gpu = catalog.get_gpu("a100_80gb_sxm")
+    data = Dataset(examples=1000, tokens_per_example=300, epochs=1, padding_efficiency=0.6,
+                   rank_padding_efficiency=0.4)
+    t = _dyn(grad_checkpointing=True)
+    te = estimate_time(llama8b, t, data, gpu, Pricing(setup_minutes=0, checkpoint_count=0), checkpoint_bytes=0.0)
+    slow = step_time(llama8b, t, gpu, 750.0)
+    mean = step_time(llama8b, t, gpu, 500.0)
+    assert te.step_seconds == pytest.approx(slow.seconds)
+    assert te.step_seconds > mean.seconds
+    # tokens per step are each GPU's own: 2 rows x 500 tokens; per GPU per second over the slow step
+    assert te.tokens_per_step == pytest.approx(2 * 500)
+    assert te.tokens_per_second == pytest.approx(2 * 500 / slow.seconds)
+    assert any(n.code == "time.slowest_rank" and n.params == {"gpus": 4, "row": 500, "slowest_row": 750}
+               for n in te.messages)
+    # without a known spread the step is the average row's
+    even = estimate_time(llama8b, t, data.model_copy(update={"rank_padding_efficiency": 1.0}), gpu,
+                         Pricing(setup_minutes=0, checkpoint_count=0), checkpoint_bytes=0.0)
+    assert even.step_seconds == pytest.approx(mean.seconds)
+    assert not any(n.code == "time.slowest_rank" for n in even.messages)

@@ -91,6 +91,11 @@ class LengthStats(_Frozen):
         batch_max_tokens: the expected longest kept example of a random micro-batch (``E[max]``).
         padding_efficiency: ``mean_kept / E[max]`` (1 at micro-batch 1): real / computed under dynamic padding.
         padding_waste: ``1 - padding_efficiency``.
+        ranks: data-parallel GPUs that each draw a micro-batch per step (``num_gpus`` unless the plan has no
+            sharding or one GPU: 1).
+        rank_batch_max_tokens: the expected longest kept example of the ``micro_batch x ranks`` examples one step
+            draws (``E[max]`` of that many): the row of the slowest GPU, which every GPU waits for.
+        rank_padding_efficiency: ``mean_kept / rank_batch_max_tokens`` (1 with one rank at micro-batch 1).
         packed_rows: rows of ``seq_len`` best-fit decreasing fills; ``packing_efficiency`` real / their tokens.
         longest_batch_tokens: ``micro_batch x longest_kept_tokens``.
         histogram: bars over ``[0, max(max_tokens, seq_len)]``.
@@ -114,6 +119,9 @@ class LengthStats(_Frozen):
     batch_max_tokens: float
     padding_efficiency: float
     padding_waste: float
+    ranks: int = 1
+    rank_batch_max_tokens: float = 0.0
+    rank_padding_efficiency: float = 1.0
     packed_rows: int
     packing_efficiency: float
     longest_batch_tokens: int
@@ -232,6 +240,9 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
     truncated = sum(1 for c in ordered if c > seq_len)
     batch_max = expected_batch_max(kept, b)
     pad = 1.0 if b == 1 or batch_max <= 0 else min(1.0, mean_kept / batch_max)
+    ranks = training.num_gpus if training.num_gpus > 1 and training.sharding != "none" else 1
+    rank_max = expected_batch_max(kept, b * ranks)
+    rank_pad = 1.0 if b * ranks == 1 or rank_max <= 0 else min(pad, mean_kept / rank_max)
     packed_rows, packing = packing_efficiency(kept, seq_len)
     notes: list[Note] = []
     if rows > n:
@@ -249,6 +260,7 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
         seq_len=seq_len, micro_batch=b, sequence_mode=training.sequence_mode,
         truncated=truncated, truncated_share=truncated / n, mean_kept_tokens=mean_kept, longest_kept_tokens=kept[-1],
         batch_max_tokens=batch_max, padding_efficiency=pad, padding_waste=1.0 - pad,
+        ranks=ranks, rank_batch_max_tokens=rank_max, rank_padding_efficiency=rank_pad,
         packed_rows=packed_rows, packing_efficiency=packing, longest_batch_tokens=b * kept[-1],
         histogram=histogram(ordered, seq_len), notes=tuple(notes),
     )
@@ -259,7 +271,9 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
 
     ``dataset.examples`` = the file's rows, ``dataset.tokens_per_example`` = the mean kept length (truncated at
     ``seq_len``), ``dataset.total_tokens`` cleared (it would replace them), ``dataset.padding_efficiency`` = the
-    dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor). Under dynamic padding,
+    dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor),
+    ``dataset.rank_padding_efficiency`` = the same over the ``micro_batch x GPUs`` examples of one step (the slowest
+    GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`). Under dynamic padding,
     with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter than ``seq_len``:
     the longest batch the GPU ever holds.
     """
@@ -268,6 +282,7 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
         "dataset.tokens_per_example": round(stats.mean_kept_tokens, 2),
         "dataset.total_tokens": None,
         "dataset.padding_efficiency": round(max(0.01, stats.padding_efficiency), 4),
+        "dataset.rank_padding_efficiency": round(max(0.01, stats.rank_padding_efficiency), 4),
     }
     if longest_batch and stats.sequence_mode == "dynamic" and 0 < stats.longest_kept_tokens < stats.seq_len:
         updates["training.seq_len"] = stats.longest_kept_tokens

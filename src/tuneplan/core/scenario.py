@@ -41,7 +41,7 @@ __all__ = [
     "ReferenceModel",
 ]
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 Method = Literal["full", "lora", "qlora"]
 Precision = Literal["bf16", "fp16", "fp32"]
@@ -260,6 +260,11 @@ class Dataset(_Model):
     ``examples`` x ``tokens_per_example`` x ``epochs`` tokens, unless ``total_tokens`` is given,
     which replaces ``examples x tokens_per_example``. ``padding_efficiency`` (real tokens / tokens
     computed, 0-1] applies when sequences are padded rather than packed.
+
+    ``rank_padding_efficiency`` (0-1], dynamic padding over several data-parallel GPUs: real tokens per row over
+    the row of the *slowest* GPU's micro-batch, ``mean kept length / E[longest of the micro-batch x GPUs examples
+    one step draws]``. Every GPU pads its own micro-batch to its own longest example, and the step waits for the
+    GPU with the longest (core/throughput.py ``slowest_rank_row``); 1 when the length spread is unknown.
     """
 
     examples: int = Field(default=10_000, ge=0, le=10**12)
@@ -267,6 +272,7 @@ class Dataset(_Model):
     total_tokens: float | None = Field(default=None, ge=0, le=10**15)
     epochs: float = Field(default=3, ge=0.001, le=10_000)
     padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
+    rank_padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     eval_fraction: float = Field(default=0.0, ge=0, le=1)
 
     @model_validator(mode="after")

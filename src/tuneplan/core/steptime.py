@@ -1093,7 +1093,7 @@ class StepTime:
 
 
 def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0,
-              activation_bytes: float = 0.0) -> StepTime:
+              activation_bytes: float = 0.0, slowest_row: float | None = None) -> StepTime:
     """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring), and an eighth,
     ``reference``, for DPO/KTO's forward passes without gradients.
 
@@ -1107,10 +1107,17 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         activation_bytes: saved activations one micro-batch offloads to the CPU (bytes; ``t.activation_offload``):
             copied out in the forward and back in the backward on their own CUDA streams, so only the part that
             outlasts the micro-batch's compute is exposed (torchtune ``OffloadActivations``).
+        slowest_row: tokens per sequence of the slowest data-parallel GPU (dynamic padding:
+            :func:`tuneplan.core.throughput.slowest_rank_row`), at least ``row``. The step's work is computed at
+            this row, because every GPU waits for it at the step's collectives, while ``tokens`` counts ``row``
+            (what this GPU trains on average). ``None``: every GPU computes ``row``.
 
     Raises:
         ValueError: when the card has no tensor throughput.
     """
+    counted_row = row
+    if slowest_row is not None and slowest_row > row:
+        row = slowest_row
     rate = matmul_ceiling(gpu, t.precision)
     fused = t.framework == "optimized" or t.torch_compile
     # (pair workloads compute chosen and rejected rows: wl.policy_rows)
@@ -1206,7 +1213,8 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     bound = max(classes, key=lambda k: classes[k])
     if seconds > 0 and classes[bound] < 0.5 * seconds:
         bound = "mixed"  # no single limit takes half the step
-    return StepTime(terms=terms, seconds=seconds, tokens=ctx.tokens * A, forward_seconds=fwd_mb, bound=bound,
+    return StepTime(terms=terms, seconds=seconds, tokens=wl.policy_rows(t) * counted_row * A,
+                    forward_seconds=fwd_mb, bound=bound,
                     link=comm.name, reference_pass_seconds=ref.pass_seconds if ref is not None else 0.0,
                     generation=gen)
 

@@ -123,6 +123,8 @@ NOTES: dict[str, str] = {
     "time.fp32": N_("FP32 training: TF32 tensor rate taken as half the BF16 rate"),
     "time.mfu_override": N_("MFU override {mfu}: model FLOPs ÷ spec peak replaces the step model"),
     "time.naive_model_parallel": N_("layers split across {n} GPUs run one GPU at a time"),
+    "time.slowest_rank": N_("dynamic padding over {gpus} GPUs: every step waits for the GPU with the longest "
+                            "micro-batch ({slowest_row:,} tokens per row, against {row:,} on average)"),
 }
 
 

@@ -47,12 +47,13 @@ __all__ = [
     "computed_tokens",
     "estimate_time",
     "flops_per_token",
+    "slowest_rank_row",
     "tokens_per_row",
 ]
 
 #: (10th, 90th percentile) of measured / predicted tokens/s on the scored evidence rows (docs/time-accuracy.md):
 #: the true throughput lies between ``predicted x low`` and ``predicted x high`` for 80 % of them.
-MEASURED_TIME_ERROR = (0.67, 1.15)
+MEASURED_TIME_ERROR = (0.67, 1.13)
 
 NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
 
@@ -168,6 +169,41 @@ def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
     return row
 
 
+def slowest_rank_row(t: TrainingSetup, data: Dataset) -> float | None:
+    """Tokens per row of the slowest data-parallel GPU's micro-batch under dynamic padding, or ``None`` when every
+    GPU computes the same row (one GPU, layers split without data parallelism, packed or fixed rows, a dataset
+    given as total tokens, GRPO's ``seq_len`` rows, or no known length spread: ``rank_padding_efficiency`` 1).
+
+    Under data parallelism each GPU draws its own micro-batch and its collator pads it to its own longest example
+    (HF ``DataCollatorWithPadding`` and TRL's collators run per process on that process's batch), so in one step
+    the ``num_gpus`` GPUs compute rows of different lengths. The step's collectives (FSDP/ZeRO-3 gathers before
+    every layer, ZeRO-2's reduce-scatter in every backward, DDP's all-reduce) make every GPU wait for the one with
+    the longest micro-batch, while the tokens counted are every GPU's own (HF Trainer's ``num_input_tokens_seen``
+    gathers and sums them). The longest row over all GPUs is the longest of the ``micro_batch x num_gpus``
+    examples the step draws: ``kept / rank_padding_efficiency`` (:func:`tuneplan.core.lengths.length_stats`
+    computes ``E[max]`` of that many examples exactly from the counted lengths), capped at ``seq_len``.
+
+    DDP and ZeRO-1 skip the gradient reduction on all but the last micro-batch of a step (``no_sync``; ZeRO-1 at the
+    accumulation boundary), so their GPUs meet once per ``A`` micro-batches and wait for the largest *sum* of ``A``
+    rows: for independent micro-batches the sum's spread grows as ``sqrt(A)`` while its mean grows as ``A``, so the
+    slowest GPU's excess row per micro-batch is the single-micro-batch excess / ``sqrt(A)`` (central limit theorem).
+    """
+    if t.workload == "grpo" or t.sequence_mode != "dynamic" or data.total_tokens is not None:
+        return None
+    if t.num_gpus <= 1 or t.sharding == "none" or data.tokens_per_example <= 0:
+        return None
+    pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
+    eff = min(data.rank_padding_efficiency, pad)
+    if eff >= pad:
+        return None
+    row = tokens_per_row(t, data)
+    kept = min(float(data.tokens_per_example), float(t.seq_len))
+    slowest = min(kept / eff, float(t.seq_len))
+    if t.sharding in {"ddp", "zero1"} and t.grad_accumulation > 1:
+        slowest = row + (slowest - row) / math.sqrt(t.grad_accumulation)
+    return slowest if slowest > row else None
+
+
 def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu: GpuSpec, pricing: Pricing,
                   checkpoint_bytes: float, spilled_bytes: float = 0.0,
                   calibration: Calibration | None = None, activation_bytes: float = 0.0) -> TimeEstimate:
@@ -218,7 +254,12 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     naive_split = t.num_gpus > 1 and t.sharding == "none"
     # with layers split across GPUs, one GPU at a time runs the whole model's work
     t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
-    st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes)
+    slowest = None if naive_split else slowest_rank_row(t, data)
+    st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes,
+                   slowest_row=slowest)
+    if slowest is not None:
+        notes.append(Note(code="time.slowest_rank", params={"gpus": t.num_gpus, "row": round(row),
+                                                             "slowest_row": round(slowest)}))
     if spilled_bytes > 0:
         notes.append(Note(code="time.paged_spill", params={"gib": round(spilled_bytes / 2**30, 1)}))
     if st.generation is not None:  # GRPO: what the colocated engine's share could not hold

@@ -287,11 +287,20 @@ def _migrate_v8_to_v9(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _migrate_v9_to_v10(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 9 -> 10: ``dataset.rank_padding_efficiency`` appears (the slowest data-parallel GPU's padded row,
+    issue #16); schema-9 plans knew no length spread (``1.0``), so every schema-9 plan estimates as before."""
+    dataset = data.get("dataset")
+    if isinstance(dataset, dict):
+        dataset.setdefault("rank_padding_efficiency", 1.0)
+    return data
+
+
 # MIGRATIONS[n] turns schema-n scenario data into schema n+1. Add one entry per schema bump.
 MIGRATIONS: dict[int, Migration] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3,
                                     3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5, 5: _migrate_v5_to_v6,
                                     6: _migrate_v6_to_v7, 7: _migrate_v7_to_v8,
-                                    8: _migrate_v8_to_v9}
+                                    8: _migrate_v8_to_v9, 9: _migrate_v9_to_v10}
 
 
 def migrate(data: dict[str, Any], from_version: int, path: Path | None = None) -> dict[str, Any]:

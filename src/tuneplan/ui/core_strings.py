@@ -312,6 +312,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for CPU offload over PCIe and the CPU optimizer'),  # time.offload_bound
     QT_TRANSLATE_NOOP("Terms", 'host-bound: the CPU launches kernels more slowly than the GPU runs them ({share} % of the step); a larger micro-batch or a compiled stack is faster'),  # time.overhead_bound
     QT_TRANSLATE_NOOP("Terms", 'paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe at every optimizer step'),  # time.paged_spill
+    QT_TRANSLATE_NOOP("Terms", 'dynamic padding over {gpus} GPUs: every step waits for the GPU with the longest micro-batch ({slowest_row:,} tokens per row, against {row:,} on average)'),  # time.slowest_rank
     QT_TRANSLATE_NOOP("Terms", 'examples of {tokens} tokens are truncated to seq_len {seq_len}'),  # time.truncated
     QT_TRANSLATE_NOOP("Terms", "a reference copy next to a LoRA/QLoRA policy: TRL's DPOTrainer and KTOTrainer use the policy with its adapters disabled as the reference and load no copy unless you pass ref_model; the copy is counted as planned"),  # workload.copy_with_adapters
     QT_TRANSLATE_NOOP("Terms", "KTO's KL term needs two or more examples per micro-batch: TRL's KTOTrainer refuses per_device_train_batch_size 1"),  # workload.kto_micro_batch

@@ -384,10 +384,15 @@ class DatasetFileDialog(QDialog):
         self.summary.setText("\n".join(lines))
         self.truncated_label.setText(self.tr("{share} % of the examples (longer than {seq_len} tokens)").format(
             share=fmt_number(100 * s.truncated_share, 1), seq_len=fmt_number(s.seq_len)))
-        self.padding_label.setText(self.tr("{share} % with dynamic padding at micro-batch {batch} "
-                                           "(padding efficiency {eff})").format(
+        padding = self.tr("{share} % with dynamic padding at micro-batch {batch} (padding efficiency {eff})").format(
             share=fmt_number(100 * s.padding_waste, 1), batch=fmt_number(s.micro_batch),
-            eff=fmt_number(s.padding_efficiency, 2)))
+            eff=fmt_number(s.padding_efficiency, 2))
+        if s.ranks > 1:  # every step waits for the GPU that drew the longest examples
+            padding += "\n" + self.tr("the slowest of {gpus} GPUs pads to {tokens} tokens per row (efficiency "
+                                      "{eff})").format(gpus=fmt_number(s.ranks),
+                                                       tokens=fmt_number(s.rank_batch_max_tokens, 0),
+                                                       eff=fmt_number(s.rank_padding_efficiency, 2))
+        self.padding_label.setText(padding)
         self.packing_label.setText(self.tr("{share} % of each packed sequence holds tokens ({rows} sequences)").format(
             share=fmt_number(100 * s.packing_efficiency, 1), rows=fmt_number(s.packed_rows)))
         self.notes.setText("\n".join(core_note_text(n) for n in (*count.notes, *s.notes)))

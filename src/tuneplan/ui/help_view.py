@@ -146,6 +146,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "longest example of its batch (dynamic padding). Padding tokens cost compute; padding efficiency is the "
         "share of real tokens."),
        ("training.sequence_mode", "dataset.padding_efficiency")),
+    _G("slowest_gpu", QT_TRANSLATE_NOOP("Glossary", "Slowest-GPU padding"), QT_TRANSLATE_NOOP(
+        "Glossary", "With dynamic padding on several GPUs, each GPU pads its own micro-batch to its own longest "
+        "example, and every step waits for the GPU that drew the longest one. Slowest-GPU padding is the share of "
+        "real tokens in that GPU's rows; a dataset file sets it from the counted lengths."),
+       ("dataset.rank_padding_efficiency",)),
     _G("grad_checkpointing", QT_TRANSLATE_NOOP("Glossary", "Gradient checkpointing"), QT_TRANSLATE_NOOP(
         "Glossary", "Keep only each layer's input during the forward pass and recompute the rest during backward. "
         "Activation memory falls sharply; each step does about one more forward pass (a third more compute)."),

@@ -433,6 +433,10 @@ class DatasetPanel(FieldPanel):
                                    "Accepts 50M, 1.5B, 2e9"))
         self.add_float("dataset.padding_efficiency", self.tr("Padding efficiency"), 0.01, 1.0, decimals=2, step=0.05,
                        tip=self.tr("Real tokens / computed tokens when sequences are padded (1.00 = no waste)"))
+        self.add_float("dataset.rank_padding_efficiency", self.tr("Slowest-GPU padding"), 0.01, 1.0, decimals=2,
+                       step=0.05, tip=self.tr("Dynamic padding over several GPUs: real tokens per row / the padded "
+                                              "row of the GPU with the longest micro-batch, which every step waits "
+                                              "for (1.00 = no spread; set from a file)"))
         # your own file, counted with the model's tokenizer (issue #19)
         self.file_button = QPushButton(self.tr("From a file…"))
         self.file_button.setAccessibleName(self.tr("Dataset from a file"))
@@ -462,6 +466,10 @@ class DatasetPanel(FieldPanel):
         self.set_enabled("dataset.tokens_per_example", not total, self.tr("Replaced by total tokens"))
         self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode != "packed",
                          self.tr("Packed sequences have no padding"))
+        t = scenario.training
+        self.set_enabled("dataset.rank_padding_efficiency",
+                         t.sequence_mode == "dynamic" and t.num_gpus > 1 and t.sharding != "none",
+                         self.tr("Only dynamic padding over several data-parallel GPUs"))
 
 
 class HardwarePanel(FieldPanel):
