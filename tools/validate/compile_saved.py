@@ -24,13 +24,13 @@ import torch
 import transformers
 from torch.autograd.graph import saved_tensors_hooks
 
-H, I, TOKENS = 256, 704, 256
+H, INTER, TOKENS = 256, 704, 256
 _BYTES = {"bfloat16": 2, "float32": 4, "bool": 1, "int64": 8}
 
 
 def build(layers: int, lora: bool, targets: str = "all-linear", dropout: float = 0.05) -> torch.nn.Module:
     """A bf16 Llama with ``layers`` decoder layers (PEFT LoRA r = 8 on ``targets`` when ``lora``)."""
-    cfg = transformers.LlamaConfig(hidden_size=H, intermediate_size=I, num_hidden_layers=layers, num_attention_heads=4,
+    cfg = transformers.LlamaConfig(hidden_size=H, intermediate_size=INTER, num_hidden_layers=layers, num_attention_heads=4,
                                    num_key_value_heads=2, vocab_size=512, max_position_embeddings=4096)
     model = transformers.AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation="sdpa")
     model.train()
