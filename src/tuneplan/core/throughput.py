@@ -53,7 +53,7 @@ __all__ = [
 
 #: (10th, 90th percentile) of measured / predicted tokens/s on the scored evidence rows (docs/time-accuracy.md):
 #: the true throughput lies between ``predicted x low`` and ``predicted x high`` for 80 % of them.
-MEASURED_TIME_ERROR = (0.67, 1.13)
+MEASURED_TIME_ERROR = (0.75, 1.13)
 
 NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
 
