@@ -6746,6 +6746,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>适配器与所在层共用 FSDP 单元只对多 GPU FSDP 下的 LoRA 有影响（QLoRA 的 4 位权重无法计算梯度；全参数微调本来就训练所有权重）</translation>
     </message>
     <message>
+        <source>this model computes q, k and v in one {module} module: LoRA adapts it whole, keys included (target_modules {module})</source>
+        <translation>该模型用一个 {module} 模块同时计算 q、k、v：LoRA 会整体适配它，包括 k（target_modules {module}）</translation>
+    </message>
+    <message>
         <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
         <translation>bitsandbytes 不会量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量，见 bitsandbytes issue #1849）：它们按未量化计入；Unsloth 的加载器会量化它们</translation>
     </message>

@@ -275,6 +275,23 @@ class ModelArchitecture(BaseModel):
         """Layers whose MLP is a mixture of experts."""
         return self.num_layers - self.first_dense_layers if self.is_moe else 0
 
+    def fused_projections(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The projections this family's Hugging Face code computes in one matrix, as ``(module name, projections)``
+        (:data:`FUSED_PROJECTIONS`; empty for the split Llama layout and for MoE or MLA attention)."""
+        if self.is_mla or self.is_moe:
+            return ()
+        return FUSED_PROJECTIONS.get(self.model_type, ())
+
+    def hf_module_name(self, name: str) -> str:
+        """The Hugging Face module name of a projection of the per-layer model (``o_proj`` is ``dense`` in GPT-NeoX):
+        :data:`FUSED_PROJECTIONS` for a fused part, :data:`HF_MODULE_NAMES`, else the name itself."""
+        for fused, parts in self.fused_projections():
+            if name in parts:
+                return fused
+        if self.is_mla or self.is_moe:
+            return name
+        return HF_MODULE_NAMES.get(self.model_type, {}).get(name, name)
+
     def attention_modules(self) -> list[LinearModule]:
         """The linear layers of one attention layer: q, k, v, o projections, or the MLA projections.
 
@@ -523,6 +540,46 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
     "arcee": {"mlp": "plain"}, "seed_oss": {"qkv_bias": True}, "mimo": {"qkv_bias": True},
     "qwen3_next": {"qk_norm": True}, "qwen3_5": {"qk_norm": True}, "qwen3_5_text": {"qk_norm": True},
     "qwen3_5_moe": {"qk_norm": True}, "qwen3_5_moe_text": {"qk_norm": True},
+}
+
+#: Fused projections in a family's Hugging Face modelling code: model type -> ``(module name, the projections of
+#: Tuneplan's per-layer model it computes in one matrix)``. The weights are the same as the split layout's (one
+#: ``d_in x sum(d_out)`` matrix); what differs is what PEFT adapts: it wraps the fused module, so one ``lora_A``
+#: (``r x d_in``) and one ``lora_B`` (``sum(d_out) x r``) serve all its parts. Sources (module ``__init__``):
+#: transformers ``Phi3Attention.qkv_proj`` (``hidden -> (heads + 2 kv_heads) x head_dim``) and ``Phi3MLP.gate_up_proj``
+#: (``hidden -> 2 x intermediate``, split by ``chunk(2)``), ``modeling_phi3.py``; ``GPTNeoXAttention``,
+#: ``FalconAttention``, ``BloomAttention``: ``query_key_value``; ``GPT2Attention.c_attn`` (a ``Conv1D``,
+#: ``modeling_gpt2.py``); remote code ``THUDM/chatglm3-6b`` ``modeling_chatglm.py`` (``SelfAttention.query_key_value``,
+#: ``MLP.dense_h_to_4h`` of ``2 x ffn_hidden_size`` for SwiGLU), ``baichuan-inc/Baichuan2-7B-Base``
+#: ``modeling_baichuan.py`` (``Attention.W_pack``), ``Qwen/Qwen-7B`` ``modeling_qwen.py`` (``QWenAttention.c_attn``).
+#: PEFT's own default targets for these types name the fused module (``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``,
+#: peft ``utils/constants.py`` @00073fe8: gpt2 ``c_attn``; bloom, gpt_neox, chatglm, falcon ``query_key_value``).
+FUSED_PROJECTIONS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "phi3": (("qkv_proj", ("q_proj", "k_proj", "v_proj")), ("gate_up_proj", ("gate_proj", "up_proj"))),
+    "chatglm": (("query_key_value", ("q_proj", "k_proj", "v_proj")), ("dense_h_to_4h", ("gate_proj", "up_proj"))),
+    "baichuan": (("W_pack", ("q_proj", "k_proj", "v_proj")),),
+    "qwen": (("c_attn", ("q_proj", "k_proj", "v_proj")),),
+    "gpt_neox": (("query_key_value", ("q_proj", "k_proj", "v_proj")),),
+    "falcon": (("query_key_value", ("q_proj", "k_proj", "v_proj")),),
+    "bloom": (("query_key_value", ("q_proj", "k_proj", "v_proj")),),
+    "gpt2": (("c_attn", ("q_proj", "k_proj", "v_proj")),),
+}
+
+#: The Hugging Face names of the other projections where a family does not use Llama's (same modelling files as
+#: :data:`FUSED_PROJECTIONS`, plus ``PhiAttention.dense``/``PhiMLP.fc1, fc2`` in ``modeling_phi.py`` and
+#: ``Starcoder2MLP.c_fc, c_proj``; Qwen (v1) computes ``w1(x) * silu(w2(x))``, so ``w2`` is the gate). PEFT matches
+#: a target by the end of the module's path (``key.endswith("." + target)``), so ``c_proj``, which GPT-2 and Qwen (v1)
+#: use for both the attention output and the MLP's down projection, is named with its parent (``attn.c_proj``,
+#: ``mlp.c_proj``).
+HF_MODULE_NAMES: dict[str, dict[str, str]] = {
+    "chatglm": {"o_proj": "dense", "down_proj": "dense_4h_to_h"},
+    "qwen": {"o_proj": "attn.c_proj", "gate_proj": "w2", "up_proj": "w1", "down_proj": "mlp.c_proj"},
+    "gpt_neox": {"o_proj": "dense", "up_proj": "dense_h_to_4h", "down_proj": "dense_4h_to_h"},
+    "falcon": {"o_proj": "dense", "up_proj": "dense_h_to_4h", "down_proj": "dense_4h_to_h"},
+    "bloom": {"o_proj": "dense", "up_proj": "dense_h_to_4h", "down_proj": "dense_4h_to_h"},
+    "gpt2": {"o_proj": "attn.c_proj", "up_proj": "c_fc", "down_proj": "mlp.c_proj"},
+    "phi": {"o_proj": "dense", "up_proj": "fc1", "down_proj": "fc2"},
+    "starcoder2": {"up_proj": "c_fc", "down_proj": "c_proj"},
 }
 
 #: Gated DeltaNet hybrids: model type -> the projection layout of its linear-attention layers

@@ -142,19 +142,12 @@ NOTES.update({
                                "attn_impl {value}"),
 })
 
-#: Module names of the Llama family (what PEFT and the importer read); other families name them alike or use
-#: PEFT's ``all-linear``; multi-head latent attention has its own (:func:`_hf_targets`).
-_HF_TARGETS: dict[str, list[str]] = {"q_v": ["q_proj", "v_proj"], "qkvo": ["q_proj", "k_proj", "v_proj", "o_proj"],
-                                     "all-linear": ["all-linear"]}
-
-
 def _hf_targets(arch: ModelArchitecture, targets: str) -> list[str]:
-    """PEFT ``target_modules`` for a preset: :data:`_HF_TARGETS`, or under multi-head latent attention (DeepSeek-V2/V3)
-    the MLA module names the memory ledger adapts (``tuneplan.core.memory.lora_target_modules``): PEFT matches
-    names exactly, and those models have no k_proj or v_proj."""
-    if arch.is_mla:
-        return lora_target_modules(arch, targets)
-    return list(_HF_TARGETS[targets])
+    """PEFT ``target_modules`` for a preset, as the model's own code names the modules it adapts
+    (``tuneplan.core.memory.lora_target_modules``): ``q_proj, v_proj`` on Llama; ``qkv_proj`` for ``q_v`` on Phi-3
+    and ``query_key_value, dense`` for ``qkvo`` on GPT-NeoX (PEFT matches names exactly and raises when no module
+    matches); the MLA modules on DeepSeek-V2/V3, which have no k_proj or v_proj; ``all-linear`` as itself."""
+    return lora_target_modules(arch, targets)
 _EMBEDDINGS = ["embed_tokens", "lm_head"]
 #: transformers ``OptimizerNames`` (training_args.py); axolotl and ms-swift take the same names.
 _HF_OPTIM: dict[str, str] = {"adamw": "adamw_torch", "adamw-fused": "adamw_torch_fused",

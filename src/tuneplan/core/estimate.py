@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted
+from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted, peft_fuses
 from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario, TrainingSetup
 from tuneplan.core.terms import N_, NOTES, Note, render_note
@@ -38,6 +38,8 @@ NOTES.update({
     "plan.seq_beyond_context": N_("sequence length {seq_len} exceeds the model's max_position_embeddings "
                                   "({max_positions})"),
     "plan.no_bf16": N_("{gpu} has no BF16 tensor cores: train in FP16 with loss scaling"),
+    "plan.fused_qkv_lora": N_("this model computes q, k and v in one {module} module: LoRA adapts it whole, keys "
+                              "included (target_modules {module})"),
     "plan.optimizer_in_backward_accumulation": N_("the optimizer step fused into backward cannot accumulate "
                                                   "gradients: set gradient accumulation to 1 (torchtune refuses "
                                                   "this combination)"),
@@ -155,6 +157,11 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
             over = memory.paged_bytes - free
             warn("plan.paged_spill", paged=round(memory.paged_bytes / 2**30, 1), free=round(free / 2**30, 1),
                  over=round(over / 2**30, 1))
+    if t.method != "full" and t.lora_targets == "q_v" and peft_fuses(arch, t.stack):
+        # PEFT wraps whole modules: q_v on a fused q/k/v module (Phi-3 qkv_proj) adapts the keys too
+        fused = next((name for name, parts in arch.fused_projections() if "q_proj" in parts), None)
+        if fused is not None:
+            warn("plan.fused_qkv_lora", module=fused)
     if arch.is_moe and t.method == "qlora":
         # transformers >= 5 keeps experts as 3-D nn.Parameters; bitsandbytes replaces nn.Linear only
         # (bitsandbytes issue #1849, open; Unsloth's own loader quantises them, unsloth-zoo PR #527)

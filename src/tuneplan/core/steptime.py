@@ -403,7 +403,7 @@ def _lora_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, floa
         return []
     fwd = 2.0 if t.grad_checkpointing and not forward_only else 1.0
     out: list[tuple[float, float, float, float, float]] = []
-    for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, t.lora_targets):
+    for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, t.lora_targets, t.stack):
         out.append((n * fwd, ctx.tokens, cols, rows, 1.0))
         if not forward_only:
             out += [(float(n), ctx.tokens, rows, cols, 1.0), (float(n), cols, ctx.tokens, rows, 1.0)]
@@ -682,10 +682,15 @@ def _layer_elementwise_backward_bytes(ctx: _Ctx) -> float:
 
 
 def _adapted_modules(ctx: _Ctx, mods: list) -> list:  # noqa: ANN001 - LinearModule
-    from tuneplan.core.memory import _is_adapted, _targets  # the memory ledger's own target rules
+    from tuneplan.core.memory import (  # the memory ledger's own target rules
+        _is_adapted,
+        _targets,
+        peft_layer_modules,
+    )
 
-    wanted = _targets(ctx.arch, ctx.t.lora_targets)
-    return [m for m in mods if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, ctx.t.lora_targets)]
+    wanted = _targets(ctx.arch, ctx.t.lora_targets, ctx.t.stack)
+    return [m for m in peft_layer_modules(ctx.arch, mods, ctx.t.stack)
+            if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, ctx.t.lora_targets)]
 
 
 def other_kernels_term(ctx: _Ctx) -> Term:
@@ -797,7 +802,7 @@ def _trainable(ctx: _Ctx) -> float:
         return float(wl.parameter_count(a, t))
     from tuneplan.core.memory import lora_parameter_count
 
-    n = float(lora_parameter_count(a, t.lora_rank, t.lora_targets))
+    n = float(lora_parameter_count(a, t.lora_rank, t.lora_targets, t.stack))
     if t.trainable_embeddings:
         n += a.embedding_params() + (0 if t.workload == "reward" else a.lm_head_params())
     return n

@@ -314,6 +314,30 @@ _MLP = {"gate_proj", "up_proj", "down_proj"}
 #: Multi-head latent attention's projections (DeepSeek-V2/V3, transformers ``DeepseekV2Attention``) and the lists that
 #: are exactly a preset of ``core/memory/adapters.py`` ``MLA_TARGETS`` (q_v: the query path and ``kv_b_proj``; qkvo: every
 #: attention projection), for V2-Lite's plain ``q_proj`` and the others' ``q_a_proj``/``q_b_proj``
+#: Other families' module names (``core/architecture.py`` ``FUSED_PROJECTIONS``, ``HF_MODULE_NAMES``, with their
+#: sources) as the projections of the per-layer model they compute. A fused q/k/v module is all of q, k and v; the MLP's
+#: input projection of a plain (non-gated) MLP (GPT-NeoX ``dense_h_to_4h``, GPT-2 ``c_fc``, Phi ``fc1``) stands for
+#: gate and up alike, so that a list naming every linear of such a model reads as ``all-linear``; ``c_proj`` is both the
+#: attention output and the MLP's down projection in GPT-2 and Qwen (v1), since PEFT matches the end of a module's path.
+_FUSED_QKV = {"qkv_proj", "query_key_value", "W_pack", "c_attn", "Wqkv"}
+_OTHER_NAMES: dict[str, frozenset[str]] = {
+    **{n: frozenset({"q_proj", "k_proj", "v_proj"}) for n in _FUSED_QKV},
+    **{n: frozenset({"gate_proj", "up_proj"}) for n in ("gate_up_proj", "dense_h_to_4h", "c_fc", "fc1")},
+    "dense": frozenset({"o_proj"}), "dense_4h_to_h": frozenset({"down_proj"}), "fc2": frozenset({"down_proj"}),
+    "c_proj": frozenset({"o_proj", "down_proj"}), "w1": frozenset({"up_proj"}), "w2": frozenset({"gate_proj"}),
+    "attn.c_proj": frozenset({"o_proj"}), "mlp.c_proj": frozenset({"down_proj"}),
+}
+
+
+def _module_name(name: str) -> str:
+    """A target as its module's own name: PEFT matches the end of the module path, so ``self_attn.q_proj`` is
+    ``q_proj``; ``attn.c_proj`` and ``mlp.c_proj`` keep their parent, which tells GPT-2's and Qwen (v1)'s attention
+    output from their MLP's down projection."""
+    if name in _OTHER_NAMES:
+        return name
+    tail = name.rsplit(".", 2)
+    return ".".join(tail[-2:]) if ".".join(tail[-2:]) in _OTHER_NAMES else tail[-1]
+_MIXTRAL_NAMES = {"w1": frozenset({"gate_proj"}), "w2": frozenset({"down_proj"}), "w3": frozenset({"up_proj"})}
 _MLA = {"q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj"}
 _MLA_Q_V = (frozenset({"q_proj", "kv_b_proj"}), frozenset({"q_a_proj", "q_b_proj", "kv_b_proj"}))
 _MLA_QKVO = (frozenset({"q_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}),
@@ -333,7 +357,11 @@ def _targets(b: _Builder, key: str, value: Any) -> None:
     if len(names) == 1 and names[0].lower() in {"all", "all-linear", "all_linear"}:
         b.take(key, value, "training.lora_targets", "all-linear")
         return
-    wanted = {_LINEAR.get(n, n) for n in names}
+    wanted = {_LINEAR.get(_module_name(n), _module_name(n)) for n in names}
+    fused_qkv = bool(wanted & _FUSED_QKV)
+    # Mixtral's older expert names are w1 (gate), w2 (down), w3 (up) (transformers MixtralBlockSparseTop2MLP)
+    other = {**_OTHER_NAMES, **_MIXTRAL_NAMES} if "w3" in wanted else _OTHER_NAMES
+    wanted = set().union(*(other.get(n, {n}) for n in wanted))
     if wanted & _MLA and wanted <= _ATTN | _MLA | _MLP:
         _mla_targets(b, key, value, frozenset(wanted))
         return
@@ -341,6 +369,8 @@ def _targets(b: _Builder, key: str, value: Any) -> None:
         b.unsupported(key, value, "config.unknown_value")
         return
     exact = {frozenset({"q_proj", "v_proj"}): "q_v", frozenset(_ATTN): "qkvo", frozenset(_ATTN | _MLP): "all-linear"}
+    if fused_qkv:  # on a family with a fused q/k/v module (Phi-3, ChatGLM, GPT-NeoX...) q_v is that module alone
+        exact[frozenset({"q_proj", "k_proj", "v_proj"})] = "q_v"
     if frozenset(wanted) in exact:
         b.take(key, value, "training.lora_targets", exact[frozenset(wanted)])
     elif wanted <= {"q_proj", "v_proj"}:

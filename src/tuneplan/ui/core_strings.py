@@ -185,6 +185,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only'),  # plan.expert_lora_dropout
     QT_TRANSLATE_NOOP("Terms", 'FP16 training with FP16 trainable parameters: PyTorch\'s loss scaler refuses them ("Attempting to unscale FP16 gradients"); keep the trained weights in FP32 or train in BF16'),  # plan.fp16_trainable
     QT_TRANSLATE_NOOP("Terms", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)"),  # plan.fsdp_wrap_irrelevant
+    QT_TRANSLATE_NOOP("Terms", 'this model computes q, k and v in one {module} module: LoRA adapts it whole, keys included (target_modules {module})'),  # plan.fused_qkv_lora
     QT_TRANSLATE_NOOP("Terms", "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them"),  # plan.moe_experts_unquantised
     QT_TRANSLATE_NOOP("Terms", '{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel'),  # plan.naive_split
     QT_TRANSLATE_NOOP("Terms", '{gpu} has no BF16 tensor cores: train in FP16 with loss scaling'),  # plan.no_bf16

@@ -131,6 +131,8 @@ from tuneplan.core.memory.adapters import (
     lora_parameter_count,
     lora_target_modules,
     lora_tensors,
+    peft_fuses,
+    peft_layer_modules,
 )
 from tuneplan.core.memory.allocator import (
     ALLOCATOR_FRAGMENTATION,
@@ -191,6 +193,8 @@ __all__ = [
     "experts_adapted",
     "lora_parameter_count",
     "lora_tensors",
+    "peft_fuses",
+    "peft_layer_modules",
     "merged_expert_bytes",
     "nf4_bytes_per_param",
     # the private helpers other core modules and tests reach for (steptime's target rules, hand-count tests)

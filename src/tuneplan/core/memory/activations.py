@@ -13,6 +13,7 @@ from tuneplan.core.memory.adapters import (
     _targets,
     experts_adapted,
     lora_cast_parameter_count,
+    peft_layer_modules,
 )
 from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
 from tuneplan.core.memory.workloads import _logps_term
@@ -66,11 +67,11 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     moe = _moe_recompute_transient_per_token(arch, t, act, mlp, resid)
     if t.method == "full":
         return moe
-    wanted = _targets(arch, t.lora_targets)
+    wanted = _targets(arch, t.lora_targets, t.stack)
     path = _activation_adapter_path(t)
     dropout = t.lora_dropout > 0
     best = 0.0
-    for m in _layer_group(arch):
+    for m in peft_layer_modules(arch, _layer_group(arch), t.stack):
         if m.count > 1 or m.kind == "router" or m.name not in wanted:
             continue
         x_bytes = mlp if m.kind == "mlp" else act
@@ -178,7 +179,7 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     h, i = arch.hidden_size, arch.intermediate_size
     full = t.method == "full"
     lora = t.method in {"lora", "qlora"}
-    adapted = _targets(arch, t.lora_targets) if lora else set()
+    adapted = _targets(arch, t.lora_targets, t.stack) if lora else set()
     dropout = lora and t.lora_dropout > 0
     # Stacked experts adapted through PEFT's ParamWrapper run their matmul on W + delta-W, which needs a
     # gradient, so the matmul saves its input like a trained weight; ParamWrapper refuses dropout and
@@ -258,9 +259,11 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     if shared and saves_input("shared_down_proj"):
         saved += mlp * shared  # input of the shared expert's down_proj
 
+    # what PEFT wraps: a fused projection (Phi-3's qkv_proj) is one adapted linear with one input copy and one lora_A
+    peft_group = peft_layer_modules(arch, group, t.stack) if lora else group
     if dropout or own_copies:  # PEFT: lora_A saves its own copy of the input (dropped out: + a 1-byte mask)
         copied: set[str] = set()
-        for m in group:
+        for m in peft_group:
             if m.name in adapted and m.count == 1:
                 # compiled without dropout, identical casts of one input are computed and saved once (q/k/v share
                 # the input norm's output, gate/up the post-attention norm's)
@@ -270,7 +273,7 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
                 copied.add(source)
                 saved += (a_bytes + (1 if dropout else 0)) * m.d_in
     if lora:
-        adapted_mods = [m for m in group if m.name in adapted and m.count == 1]
+        adapted_mods = [m for m in peft_group if m.name in adapted and m.count == 1]
         saved += a_bytes * t.lora_rank * len(adapted_mods)  # lora_A outputs saved by lora_B
     return float(saved)
 
@@ -527,7 +530,7 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         formula += (f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'}"
                     f"'s LoRA adapters ({casts / 2**20:.1f} MiB)")
         # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
-        adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets) / arch.num_layers
+        adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets, t.stack) / arch.num_layers
         # (never under ZeRO/FSDP: _activation_adapter_path is "native" there, nothing is cast)
         if t.grad_checkpointing:
             forward_cache = adapter_cast_per_layer * max(layers_here - 1, 0)

@@ -33,31 +33,79 @@ MLA_TARGETS = {
 }
 
 
-def _targets(arch: ModelArchitecture, targets: str) -> set[str]:
+#: Stacks whose LoRA does not wrap a fused Hugging Face module as one: torchtune converts checkpoints to its own
+#: split ``q_proj``/``k_proj``/``v_proj`` (``torchtune/models/phi3/_convert_weights.py``), and LitGPT's
+#: ``LoRAQKVLinear`` gives each enabled part of its fused ``qkv`` its own ``r`` rows of ``lora_A``
+#: (``litgpt/lora.py``: ``lora_A`` of ``r x sum(enable_lora)`` by ``in_features``). Everything else builds on PEFT.
+SPLIT_LORA_STACKS = frozenset({"torchtune", "litgpt"})
+
+
+def peft_fuses(arch: ModelArchitecture, stack: str | None = None) -> bool:
+    """Whether LoRA adapts this model's fused projections as one module each (PEFT on a family with
+    :meth:`ModelArchitecture.fused_projections`, on any stack but :data:`SPLIT_LORA_STACKS`)."""
+    return bool(arch.fused_projections()) and stack not in SPLIT_LORA_STACKS
+
+
+def _targets(arch: ModelArchitecture, targets: str, stack: str | None = None) -> set[str]:
+    """The projections (names of the per-layer model) a preset adapts; on a fused family under PEFT every part of a
+    fused module one of them belongs to, and the fused module's own name (PEFT can only wrap the whole module:
+    ``q_v`` on Phi-3 adapts ``qkv_proj``, keys included)."""
     if arch.is_mla and targets in MLA_TARGETS:
         present = {m.name for m in arch.attention_modules()}
         return set(MLA_TARGETS[targets]) & present
     if targets == "q_v":
-        return {"q_proj", "v_proj"}
-    if targets == "qkvo":
-        return {"q_proj", "k_proj", "v_proj", "o_proj"}
-    names = {m.name for _, mods in arch.linear_modules() for m in mods if m.kind != "router"}
-    return names
+        wanted = {"q_proj", "v_proj"}
+    elif targets == "qkvo":
+        wanted = {"q_proj", "k_proj", "v_proj", "o_proj"}
+    else:
+        wanted = {m.name for _, mods in arch.linear_modules() for m in mods if m.kind != "router"}
+    if peft_fuses(arch, stack):
+        for fused, parts in arch.fused_projections():
+            if wanted & set(parts):
+                wanted |= set(parts) | {fused}
+    return wanted
 
 
-def lora_target_modules(arch: ModelArchitecture, targets: str) -> list[str]:
-    """The module names a LoRA preset adapts in this architecture, in layer order (``all-linear`` as itself).
+def peft_layer_modules(arch: ModelArchitecture, mods: list, stack: str | None = None) -> list:  # noqa: ANN001
+    """One layer's linear modules as the LoRA library sees them: under :func:`peft_fuses` the parts of each fused
+    projection (:meth:`ModelArchitecture.fused_projections`) become one module of that name, ``d_in`` of the parts
+    (they read the same input) and ``d_out`` their sum; otherwise ``mods`` itself. Stacked experts are never merged.
+    """
+    if not peft_fuses(arch, stack):
+        return mods
+    part_of = {p: fused for fused, parts in arch.fused_projections() for p in parts}
+    out: list = []
+    merged: dict[str, int] = {}
+    for m in mods:
+        fused = part_of.get(m.name) if m.count == 1 else None
+        if fused is None:
+            out.append(m)
+        elif fused in merged:
+            k = merged[fused]
+            out[k] = out[k].model_copy(update={"d_out": out[k].d_out + m.d_out, "bias": out[k].bias or m.bias})
+        else:
+            merged[fused] = len(out)
+            out.append(m.model_copy(update={"name": fused}))
+    return out
+
+
+def lora_target_modules(arch: ModelArchitecture, targets: str, stack: str | None = None) -> list[str]:
+    """The Hugging Face module names a LoRA preset adapts in this architecture, in layer order (``all-linear`` as
+    itself): what PEFT's ``target_modules`` must say.
 
     ``q_v`` and ``qkvo`` are ``q_proj, v_proj`` and ``q_proj, k_proj, v_proj, o_proj``, except under multi-head
     latent attention (:data:`MLA_TARGETS`): ``q_proj`` (or ``q_a_proj, q_b_proj``) and ``kv_b_proj`` for ``q_v``,
-    every attention linear for ``qkvo``.
+    every attention linear for ``qkvo``; families with other names say theirs
+    (:meth:`ModelArchitecture.hf_module_name`): ``qkv_proj`` for ``q_v`` on Phi-3, ``query_key_value, dense`` for
+    ``qkvo`` on GPT-NeoX.
     """
     if targets == "all-linear":
         return ["all-linear"]
-    wanted = _targets(arch, targets)
+    wanted = _targets(arch, targets, stack)
     if arch.is_mla:
         return [m.name for m in arch.attention_modules() if m.name in wanted]
-    return [n for n in ("q_proj", "k_proj", "v_proj", "o_proj") if n in wanted]
+    names = [n for n in ("q_proj", "k_proj", "v_proj", "o_proj") if n in wanted]
+    return list(dict.fromkeys(arch.hf_module_name(n) for n in names))
 
 
 def experts_adapted(arch: ModelArchitecture, targets: str) -> bool:
@@ -67,12 +115,13 @@ def experts_adapted(arch: ModelArchitecture, targets: str) -> bool:
 
 
 def _is_adapted(arch: ModelArchitecture, m, wanted: set[str], targets: str) -> bool:  # noqa: ANN001 - LinearModule
+    """Whether LoRA adapts module ``m`` (a module of :func:`peft_layer_modules`) given :func:`_targets`' set."""
     if m.count > 1:
         return m.name in wanted and experts_adapted(arch, targets)
     return m.name in wanted
 
 
-def lora_tensors(arch: ModelArchitecture, rank: int, targets: str) -> list[tuple[int, int, int]]:
+def lora_tensors(arch: ModelArchitecture, rank: int, targets: str, stack: str | None = None) -> list[tuple[int, int, int]]:
     """Every LoRA weight matrix as ``(how many in the model, rows, columns)``.
 
     A plain adapted linear (``d_in`` -> ``d_out``) gets ``lora_A`` of ``r x d_in`` and ``lora_B`` of
@@ -85,12 +134,15 @@ def lora_tensors(arch: ModelArchitecture, rank: int, targets: str) -> list[tuple
     ``lora_A`` is ``2rE x h`` and ``lora_B`` ``2i x 2rE``; the router ``r x h`` and ``E x r`` (PEFT 0.21
     ``tuners/lora/layer.py`` ``ParamWrapper``, ``utils/transformers_weight_conversion.py``; shapes printed by
     PEFT on a small Mixtral, tests).
+
+    A fused projection under PEFT (:func:`peft_layer_modules`) is one adapted linear: Phi-3's ``qkv_proj`` gets one
+    ``lora_A`` of ``r x h`` where split q/k/v would get three (``stack``: the training stack, :func:`peft_fuses`).
     """
-    wanted = _targets(arch, targets)
+    wanted = _targets(arch, targets, stack)
     out: list[tuple[int, int, int]] = []
     for n_layers, mods in arch.linear_modules():
         stacked = {m.name for m in mods if m.count > 1}
-        for m in mods:
+        for m in peft_layer_modules(arch, mods, stack):
             if m.kind == "router" or not _is_adapted(arch, m, wanted, targets):
                 continue
             if m.count > 1:
@@ -109,7 +161,7 @@ def lora_tensors(arch: ModelArchitecture, rank: int, targets: str) -> list[tuple
     return out
 
 
-def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
+def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str, stack: str | None = None) -> int:
     """LoRA adapter parameters: ``r * (d_in + d_out)`` per adapted matrix (A: r x d_in, B: d_out x r).
 
     ``targets``: ``q_v`` (q_proj, v_proj), ``qkvo`` (all attention projections) or ``all-linear``
@@ -117,20 +169,20 @@ def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> in
     follow PEFT's ``ParamWrapper`` shapes, e.g. ``2r * E * (h + 2i)`` for a fused gate/up tensor; see
     :func:`lora_tensors` for the shapes and sources.
     """
-    return sum(n * rows * cols for n, rows, cols in lora_tensors(arch, rank, targets))
+    return sum(n * rows * cols for n, rows, cols in lora_tensors(arch, rank, targets, stack))
 
 
-def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str) -> int:
+def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str, stack: str | None = None) -> int:
     """LoRA parameters of the adapters that run as ``nn.Linear`` (every adapted plain linear and the
     router's), the ones autocast casts to bf16 and keeps in its cache (it caches casts of leaf tensors
     that require grad: ``cached_cast`` in ATen's ``autocast_mode.cpp``). The stacked experts' factors
     (PEFT ``ParamWrapper``) are not among them: MemTracker shows no cached copies of those.
     """
-    wanted = _targets(arch, targets)
+    wanted = _targets(arch, targets, stack)
     total = 0
     for n_layers, mods in arch.linear_modules():
         stacked = any(m.count > 1 for m in mods)
-        for m in mods:
+        for m in peft_layer_modules(arch, mods, stack):
             if m.count == 1 and m.kind != "router" and m.name in wanted:
                 total += n_layers * rank * (m.d_in + m.d_out)
             elif m.kind == "router" and stacked and experts_adapted(arch, targets):

@@ -103,7 +103,7 @@ def trainable(ctx: MemoryContext) -> Trainable:
         return Trainable(adapter_tensors=[], lora_params=0, trainable=ctx.total_params, grad_bytes=ctx.w_bytes,
                          adapters=0.0, trainable_bytes=float(ctx.total_params * ctx.w_bytes),
                          dtypes=f"{ctx.w_bytes} B", copies=0, copy_bytes=0, formula=None)
-    adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets)
+    adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets, t.stack)
     lora_params = sum(n * r * c for n, r, c in adapter_tensors)
     count_ = lora_params
     # PEFT keeps adapters in fp32 (autocast_adapter_dtype); torchtune/LitGPT keep them in the model dtype
