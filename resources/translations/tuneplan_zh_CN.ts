@@ -325,6 +325,18 @@ Please attach that file when you report the problem.</source>
         <translation>每个优化器步的微批次数：微批次之间保留梯度（在 FSDP 下，除非每个微批次都同步，否则为未分片的完整梯度）</translation>
     </message>
     <message>
+        <source>Evaluation batch (sequences)</source>
+        <translation>评估批大小（序列）</translation>
+    </message>
+    <message>
+        <source>Rows per evaluation micro-batch if the trainer evaluates during training (HF per_device_eval_batch_size, 8 by default there). Its logits are held whole and can set the peak. Off: no evaluation</source>
+        <translation>训练期间评估时每个评估微批的行数（HF per_device_eval_batch_size，默认 8）。其 logits 会整体保留，可能决定峰值。关闭：不评估</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
         <source>Sequence length</source>
         <translation>序列长度</translation>
     </message>
@@ -1574,6 +1586,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>while the completions are generated</source>
         <translation>在生成补全时</translation>
+    </message>
+    <message>
+        <source>during an evaluation pass (a no-grad forward of the evaluation micro-batch)</source>
+        <translation>在评估过程中（评估微批的无梯度前向）</translation>
     </message>
     <message>
         <source>Allocated plus the caching allocator&apos;s cached and fragmented blocks: torch.cuda.max_memory_reserved() on this GPU.</source>
@@ -6086,6 +6102,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{power} W × {hours} 小时 = {kwh} kWh × {usd_per_kwh} USD/kWh</translation>
     </message>
     <message>
+        <source>{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the residual, the norm output and the MLP intermediates ({intermediate} wide)</source>
+        <translation>{tokens} 个 token × {per_token} B：无梯度评估前向的一个解码层内部，残差、归一化输出和 MLP 中间结果（宽 {intermediate}）</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens × {vocab} logits × {elem_bytes} B: the evaluation micro-batch&apos;s logits with the loss&apos;s fp32 copy and log-softmax (a no-grad forward with labels; Liger&apos;s fused loss runs only while training)</source>
+        <translation>{tokens} 个 token × {vocab} 个 logits × {elem_bytes} B：评估微批的 logits 及损失的 fp32 副本和 log-softmax（带标签的无梯度前向；Liger 的融合损失只在训练时使用）</translation>
+    </message>
+    <message>
         <source>{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile</source>
         <translation>{ops} 次算子启动 × 每次 {op_seconds} s 主机时间，减去同期 GPU 忙碌的 {gpu_seconds} s</translation>
     </message>
@@ -6152,6 +6176,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Use fused AdamW</source>
         <translation>使用 fused AdamW</translation>
+    </message>
+    <message>
+        <source>Evaluate {rows} sequences at a time (per_device_eval_batch_size)</source>
+        <translation>每次评估 {rows} 条序列（per_device_eval_batch_size）</translation>
+    </message>
+    <message>
+        <source>Do not evaluate during training</source>
+        <translation>训练期间不做评估</translation>
     </message>
     <message>
         <source>Wrap the adapters in their own FSDP units</source>
@@ -6236,6 +6268,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path&apos;s temporary copy of the second moments; same maths, no slowdown.</source>
         <translation>torch.optim.AdamW(fused=True) 在一个内核中完成更新，不像 foreach 路径那样临时复制二阶矩；数学上相同，不会变慢。</translation>
+    </message>
+    <message>
+        <source>The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; smaller evaluation batches only make evaluation a little slower.</source>
+        <translation>评估会保留整个微批的 logits 及其 fp32 副本；更小的评估批只会让评估稍慢一些。</translation>
+    </message>
+    <message>
+        <source>Even one evaluation row&apos;s logits do not fit next to the optimizer states; evaluate the saved checkpoint afterwards instead.</source>
+        <translation>即使只评估一行，其 logits 也放不下（与优化器状态并存）；请改为训练后评估保存的检查点。</translation>
     </message>
     <message>
         <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>
@@ -6344,6 +6384,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>the file is empty</source>
         <translation>文件为空</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: the config does not evaluate during training, so the evaluation batch does not apply</source>
+        <translation>{key} = {value}：该配置在训练期间不做评估，因此评估批大小不适用</translation>
     </message>
     <message>
         <source>neither bf16 nor fp16 is on: {field} set to {setting}</source>

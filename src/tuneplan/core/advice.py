@@ -28,7 +28,8 @@ from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.core.terms import N_, NOTES, Note, render_note
 
-__all__ = ["Suggestion", "apply_changes", "max_micro_batch", "max_seq_len", "memory_curve", "suggest"]
+__all__ = ["Suggestion", "apply_changes", "max_eval_batch", "max_micro_batch", "max_seq_len", "memory_curve",
+           "suggest"]
 
 #: Upper bound of the sequence-length search when the model states no maximum (tokens).
 SEQ_LEN_SEARCH_CAP = 1_048_576
@@ -123,6 +124,26 @@ def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int =
     return largest_fitting(fits, upper)
 
 
+def max_eval_batch(scenario: Scenario, upper: int) -> int:
+    """The largest evaluation micro-batch in ``[1, upper]`` whose device total fits the plan's GPU (0 if none does).
+
+    Memory grows with the evaluation batch (its logits), so a bisection finds it in ``log2(upper)`` estimates."""
+    t = scenario.training
+
+    def fits(rows: int) -> bool:
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"eval_micro_batch": rows}), scenario.gpu)
+        return mem.fits
+
+    lo, hi = 0, max(0, upper)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None, cautious: bool = False) -> int:
     """Longest sequence length (tokens) that fits at the plan's micro-batch; 0 if not even 1 token.
 
@@ -187,6 +208,12 @@ NOTES.update({
                                 "litgpt PR #1538)."),
     "advice.micro_batch": N_("Micro-batch {micro_batch} with gradient accumulation {accumulation}"),
     "advice.why.micro_batch": N_("Same effective batch, fewer tokens in flight at once."),
+    "advice.eval_batch": N_("Evaluate {rows} sequences at a time (per_device_eval_batch_size)"),
+    "advice.why.eval_batch": N_("The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; "
+                                "smaller evaluation batches only make evaluation a little slower."),
+    "advice.eval_off": N_("Do not evaluate during training"),
+    "advice.why.eval_off": N_("Even one evaluation row's logits do not fit next to the optimizer states; evaluate "
+                              "the saved checkpoint afterwards instead."),
     "advice.fused_ce": N_("Use a fused cross-entropy (Liger, Cut Cross-Entropy)"),
     "advice.why.fused_ce": N_("The loss never materialises the full fp32 logits."),
     "advice.seq_len": N_("Shorten sequences to {tokens:,} tokens"),
@@ -250,6 +277,12 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         if share < t.vllm_memory_share:
             add("vllm_share", {"training.vllm_memory_share": share}, share=share)
         add("vllm_server", {"training.generation_engine": "vllm-server", "training.vllm_server_gpus": 1})
+    if t.eval_micro_batch > 0:
+        rows = max_eval_batch(s, upper=t.eval_micro_batch - 1)
+        if rows >= 1:
+            add("eval_batch", {"training.eval_micro_batch": rows}, rows=rows)
+        else:
+            add("eval_off", {"training.eval_micro_batch": 0})
     if not t.grad_checkpointing:
         add("grad_checkpointing", {"training.grad_checkpointing": True})
     if t.method == "full":

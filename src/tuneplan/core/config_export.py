@@ -231,6 +231,8 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
             out.add("grad_sync")
     if t.stack is not None:
         out.add("stack")
+    if t.eval_micro_batch > 0:
+        out.add("eval_micro_batch")
     if t.workload != "sft":
         out.add("workload")
         if t.workload in {"dpo", "kto"} and t.reference_model is not None:
@@ -455,6 +457,25 @@ def _epochs(doc: _Doc, key: str) -> None:
     doc.put(key, _number(doc.s.dataset.epochs), "dataset.epochs")
 
 
+def _evaluation(doc: _Doc, rows_key: str, split_key: str | None, strategy: bool = True) -> None:
+    """The plan's evaluation during training (``eval_micro_batch``; nothing when 0): the rows per evaluation batch,
+    an ``eval_strategy`` of ``steps`` where the format needs one, and the share of the data held out
+    (``split_key``; the plan's ``dataset.eval_fraction``, else left for the user). The importer reads them back
+    (``core/training_config.py`` ``_evaluation``)."""
+    rows = doc.t.eval_micro_batch
+    if rows <= 0:
+        return
+    doc.put(rows_key, rows, "eval_micro_batch")
+    if strategy:
+        doc.put("eval_strategy", "steps", "eval_micro_batch")
+    if split_key is not None:
+        share = doc.s.dataset.eval_fraction
+        if share > 0:
+            doc.put(split_key, share)
+        else:
+            doc.fill(split_key)
+
+
 def _common_unsupported(doc: _Doc) -> None:
     """What no Hugging Face Trainer stack here can express."""
     t = doc.t
@@ -539,6 +560,7 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.put("output_dir", f"saves/{_slug(doc.s.name)}")
     doc.put("per_device_train_batch_size", t.micro_batch, "micro_batch")
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
+    _evaluation(doc, "per_device_eval_batch_size", "val_size")
     _epochs(doc, "num_train_epochs")
     _hf_precision(doc)
     doc.put("optim", _HF_OPTIM[t.optimizer], "optimizer")
@@ -585,6 +607,7 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
     doc.put("sample_packing", t.sequence_mode == "packed", "sequence_mode")
     doc.put("pad_to_sequence_len", t.sequence_mode == "fixed", "sequence_mode")
     doc.put("micro_batch_size", t.micro_batch, "micro_batch")
+    _evaluation(doc, "eval_batch_size", "val_set_size", strategy=False)
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     _epochs(doc, "num_epochs")
     doc.put("optimizer", _HF_OPTIM[t.optimizer], "optimizer")
@@ -659,6 +682,7 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     doc.fill("dataset_name")
     doc.put("output_dir", f"outputs/{_slug(doc.s.name)}")
     doc.put("per_device_train_batch_size", t.micro_batch, "micro_batch")
+    _evaluation(doc, "per_device_eval_batch_size", None)
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     _epochs(doc, "num_train_epochs")
     grpo = t.workload == "grpo"
@@ -772,6 +796,7 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
         if t.sequence_mode == "packed" and t.attention not in {"flash", "flash1"}:
             doc.note("export.packing_flash", "sequence_mode", value=doc.data["attn_impl"])
     doc.put("per_device_train_batch_size", t.micro_batch, "micro_batch")
+    _evaluation(doc, "per_device_eval_batch_size", "split_dataset_ratio")
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     _epochs(doc, "num_train_epochs")
     doc.put("optim", _HF_OPTIM[t.optimizer], "optimizer")
@@ -851,6 +876,7 @@ def _torchtune(doc: _Doc, model_ref: str | None) -> None:
     else:
         doc.put("dataset.packed", t.sequence_mode == "packed", "sequence_mode")
     doc.put("batch_size", t.micro_batch, "micro_batch")
+    doc.lacks("eval_micro_batch")  # the plan maps no torchtune validation setting
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     epochs = doc.s.dataset.epochs
     if float(epochs).is_integer():

@@ -153,6 +153,11 @@ class TrainingSetup(_Model):
     seq_len: int = Field(default=2048, ge=1, le=10_000_000)
     sequence_mode: SequenceMode = "packed"
     grad_accumulation: int = Field(default=1, ge=1, le=100_000)
+    #: rows of one evaluation micro-batch when the trainer evaluates during training (HF ``TrainingArguments.
+    #: per_device_eval_batch_size``, 8 there by default; axolotl ``eval_batch_size``); 0: no evaluation pass during
+    #: training. It is a no-grad forward with labels next to the optimizer states (core/memory/peaks.py
+    #: ``evaluation_moment``), a moment of its own for the peak.
+    eval_micro_batch: int = Field(default=0, ge=0, le=4096)
     grad_checkpointing: bool = True
     attention: Attention = "flash"
     fused_cross_entropy: bool = False

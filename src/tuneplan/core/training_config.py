@@ -66,6 +66,8 @@ NOTES.update({
     "config.deepspeed_file": N_("{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload"),
     # unsupported
     "config.not_modelled": N_("{key} = {value}: not modelled; the plan keeps its setting"),
+    "config.eval_off": N_("{key} = {value}: the config does not evaluate during training, so the evaluation batch "
+                          "does not apply"),
     "config.unknown_value": N_("{key} = {value}: a value Tuneplan does not know; the plan keeps its setting"),
     "config.quant_8bit": N_("{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights"),
     "config.deepspeed_default_counted": N_("{key} = {value}: the plan counts DeepSpeed's default ({default}); this "
@@ -869,9 +871,65 @@ def _batch(b: _Builder, data: Mapping[str, Any], micro_key: str, accum_key: str)
             b.take(key, value, path, _int(key, value))
 
 
+#: ``TrainingArguments.per_device_eval_batch_size``'s default (transformers ``training_args.py``).
+HF_EVAL_BATCH = 8
+_EVAL_KEYS = ("eval_strategy", "evaluation_strategy", "per_device_eval_batch_size", "eval_batch_size", "val_size",
+              "val_set_size", "eval_dataset", "test_datasets", "do_eval")
+
+
+def _evaluation(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
+    """Whether the trainer evaluates during training, and at how many rows per GPU (``training.eval_micro_batch``).
+
+    HF ``Trainer`` (and TRL, LLaMA-Factory, which pass these to it) evaluates when ``eval_strategy`` (formerly
+    ``evaluation_strategy``) is ``steps`` or ``epoch`` (default ``no``), at ``per_device_eval_batch_size`` rows
+    (:data:`HF_EVAL_BATCH` by default); LLaMA-Factory also needs evaluation data (``val_size`` > 0 or
+    ``eval_dataset``). axolotl evaluates when it has evaluation data (``val_set_size`` > 0 or ``test_datasets``) and
+    ``eval_strategy`` is not ``no``, at ``eval_batch_size`` rows, which ``normalize_config`` sets to
+    ``micro_batch_size`` when unset (axolotl ``utils/config/__init__.py``)."""
+    g = data.get
+    if any(k in done for k in _EVAL_KEYS):
+        return
+    strategy_key = "eval_strategy" if g("eval_strategy") is not None else "evaluation_strategy"
+    strategy = g(strategy_key)
+    strategy_text = str(strategy).strip().lower() if strategy is not None else ""  # HF's default: "no"
+    if b.fmt == "axolotl":
+        size = g("val_set_size")
+        has_data = bool(g("test_datasets")) or (size is not None and _float("val_set_size", size) > 0)
+        on = has_data and strategy_text != "no"
+        rows_key, default_rows = "eval_batch_size", b.updates.get("training.micro_batch", 1)
+    else:
+        on = strategy_text in {"steps", "epoch"}
+        if on and b.fmt == "llamafactory":
+            size = g("val_size")
+            on = bool(g("eval_dataset")) or (size is not None and _float("val_size", size) > 0)
+        rows_key, default_rows = "per_device_eval_batch_size", HF_EVAL_BATCH
+    used: set[str] = set()
+    if on:
+        rows = _int(rows_key, g(rows_key)) if g(rows_key) is not None else default_rows
+        if g(rows_key) is not None:
+            b.take(rows_key, g(rows_key), "training.eval_micro_batch", rows)
+        else:
+            b.default(rows_key, "training.eval_micro_batch", rows)
+        for key in (strategy_key, "val_size", "val_set_size", "eval_dataset", "test_datasets"):
+            if g(key) is not None:  # what decided that the run evaluates
+                b.take(key, g(key), "training.eval_micro_batch", rows)
+                used.add(key)
+    elif g(rows_key) is not None:
+        b.ignore(rows_key, g(rows_key), code="config.eval_off")
+    if g("compute_accuracy") is not None and _bool("compute_accuracy", g("compute_accuracy")) and on:
+        # LLaMA-Factory's compute_compute_accuracy keeps every evaluation step's logits (prediction_loss_only off)
+        b.unsupported("compute_accuracy", g("compute_accuracy"))
+        done.add("compute_accuracy")
+    for key in _EVAL_KEYS:
+        if g(key) is not None and key != rows_key and key not in used:
+            b.ignore(key, g(key))
+    done.update(_EVAL_KEYS)
+
+
 def _common_hf(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
     """The keys HF TrainingArguments / TRL share with LLaMA-Factory and axolotl, then every key left over."""
     g = data.get
+    _evaluation(b, data, done)
     if g("optim") is not None and "optim" not in done:
         _optimizer(b, "optim", g("optim"))
     elif g("adafactor") is True and "optim" not in done:

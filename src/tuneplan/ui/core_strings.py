@@ -13,6 +13,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{exposed} s of collectives not hidden ({collectives} collectives: {bytes} B at {link} B/s bus bandwidth and {latency} s of NCCL latency; {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower'),  # communication
     QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
     QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
+    QT_TRANSLATE_NOOP("Terms", '{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the residual, the norm output and the MLP intermediates ({intermediate} wide)'),  # eval_layer
+    QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {elem_bytes} B: the evaluation micro-batch's logits with the loss's fp32 copy and log-softmax (a no-grad forward with labels; Liger's fused loss runs only while training)"),  # eval_logits
     QT_TRANSLATE_NOOP("Terms", '{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile'),  # fixed
     QT_TRANSLATE_NOOP("Terms", "per optimizer step: {rows} completions of {completion} tokens after a {prompt}-token prompt ({detail}): {decode_steps} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or {flops} FLOPs at {rate} FLOP/s, or the host's launches) in {waves} waves + prefill {prefill_seconds} s + weight sync {sync_seconds} s"),  # generation
     QT_TRANSLATE_NOOP("Terms", '{rows} rows × {tokens} tokens × {kv_per_token} B: the KV cache of model.generate, next to the weights and optimizer states (+ {gathered} B of weights gathered whole for it)'),  # generation_cache
@@ -31,6 +33,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'Offload checkpointed activations to CPU'),  # advice.activation_offload
     QT_TRANSLATE_NOOP("Terms", 'Use 8-bit AdamW'),  # advice.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", 'Use fused AdamW'),  # advice.adamw_fused
+    QT_TRANSLATE_NOOP("Terms", 'Evaluate {rows} sequences at a time (per_device_eval_batch_size)'),  # advice.eval_batch
+    QT_TRANSLATE_NOOP("Terms", 'Do not evaluate during training'),  # advice.eval_off
     QT_TRANSLATE_NOOP("Terms", 'Wrap the adapters in their own FSDP units'),  # advice.fsdp_units
     QT_TRANSLATE_NOOP("Terms", 'Use a fused cross-entropy (Liger, Cut Cross-Entropy)'),  # advice.fused_ce
     QT_TRANSLATE_NOOP("Terms", 'Use a larger GPU: {gpu} ({memory_gib:.2f} GiB)'),  # advice.gpu
@@ -52,6 +56,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'Moves saved hidden states to host memory over PCIe; the time shown does not charge the transfers (overlapped with compute when the link keeps up).'),  # advice.why.activation_offload
     QT_TRANSLATE_NOOP("Terms", 'bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.'),  # advice.why.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's temporary copy of the second moments; same maths, no slowdown."),  # advice.why.adamw_fused
+    QT_TRANSLATE_NOOP("Terms", 'The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; smaller evaluation batches only make evaluation a little slower.'),  # advice.why.eval_batch
+    QT_TRANSLATE_NOOP("Terms", "Even one evaluation row's logits do not fit next to the optimizer states; evaluate the saved checkpoint afterwards instead."),  # advice.why.eval_off
     QT_TRANSLATE_NOOP("Terms", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538)."),  # advice.why.fsdp_units
     QT_TRANSLATE_NOOP("Terms", 'The loss never materialises the full fp32 logits.'),  # advice.why.fused_ce
     QT_TRANSLATE_NOOP("Terms", 'The smallest catalog GPU with enough memory for the plan as it is.'),  # advice.why.gpu
@@ -85,6 +91,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload'),  # config.deepspeed_file
     QT_TRANSLATE_NOOP("Terms", "{key} not given: {framework}'s default sets {field} to {setting}"),  # config.default
     QT_TRANSLATE_NOOP("Terms", 'the file is empty'),  # config.empty
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: the config does not evaluate during training, so the evaluation batch does not apply'),  # config.eval_off
     QT_TRANSLATE_NOOP("Terms", 'neither bf16 nor fp16 is on: {field} set to {setting}'),  # config.fp32
     QT_TRANSLATE_NOOP("Terms", '{framework} trains with Hugging Face Trainer: {field} set to {setting}'),  # config.framework
     QT_TRANSLATE_NOOP("Terms", '{key} = {value} = micro-batch × accumulation × GPUs: {field} set to {setting}'),  # config.gpus_from_batch

@@ -529,6 +529,8 @@ PEAK_PHASE_TEXTS = TranslatedLabels("Explain", {
     "optimizer step": QT_TRANSLATE_NOOP("Explain", "during the optimizer step"),
     "embedding backward": QT_TRANSLATE_NOOP("Explain", "while the backward pass reaches the tied embedding"),
     "generation": QT_TRANSLATE_NOOP("Explain", "while the completions are generated"),
+    "evaluation": QT_TRANSLATE_NOOP("Explain", "during an evaluation pass (a no-grad forward of the evaluation "
+                                               "micro-batch)"),
 })  # fmt: skip
 
 

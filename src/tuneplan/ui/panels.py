@@ -333,6 +333,11 @@ class BatchPanel(FieldPanel):
         self.add_int("training.grad_accumulation", self.tr("Gradient accumulation (steps)"), 1, 100_000,
                      tip=self.tr("Micro-batches per optimizer step: the gradients are kept between them (under FSDP "
                                  "unsharded unless synced every micro-batch)"))
+        ev = self.add_int("training.eval_micro_batch", self.tr("Evaluation batch (sequences)"), 0, 4096,
+                          tip=self.tr("Rows per evaluation micro-batch if the trainer evaluates during training "
+                                      "(HF per_device_eval_batch_size, 8 by default there). Its logits are held whole "
+                                      "and can set the peak. Off: no evaluation"))
+        ev.setSpecialValueText(self.tr("off"))
         self.add_int("training.seq_len", self.tr("Sequence length"), 1, 10_000_000, suffix=self.tr("tokens"), step=256,
                      tip=self.tr("Tokens per sequence (the longest batch for dynamic padding)"))
         self.add_choice("training.sequence_mode", self.tr("Sequence mode"), [

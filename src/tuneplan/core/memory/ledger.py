@@ -23,7 +23,7 @@ from tuneplan.core.memory.states import model_states
 from tuneplan.core.memory.workloads import _workload_components
 from tuneplan.core.result import GIB, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
-from tuneplan.core.terms import render_formula
+from tuneplan.core.terms import Term, render_formula
 
 
 @dataclass
@@ -102,6 +102,14 @@ def _activations_lead(phase: str, checkpointing: bool) -> str:
             "embedding backward": "freed before the embedding's backward; during backward: "}.get(phase, "")
 
 
+#: The components' formulas when an evaluation pass sets the peak (its own terms render the activations or logits).
+_EVALUATION_FORMULAS = {
+    "gradients": "none: set to None by the optimizer step's zero_grad before the evaluation runs",
+    "activations": "the evaluation micro-batch's final hidden state (no tensor is saved without grad)",
+    "logits": "nothing at this moment",
+}
+
+
 def _temporaries_formula(phase: str, step_temp: float) -> str:
     """What the temporaries are at ``phase`` (:func:`~tuneplan.core.memory.activations.layer_temporaries`,
     the optimizer step's temporary, a tied embedding's backward)."""
@@ -109,7 +117,22 @@ def _temporaries_formula(phase: str, step_temp: float) -> str:
         return "AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
     if phase == "embedding backward":
         return "the tied embedding's gradient contributions while autograd adds them (vocab x hidden each) + cuBLAS workspace"
+    if phase == "evaluation":
+        return "cuBLAS workspace (a no-grad forward has no gradient buffers)"
     return "gradient buffers between layers, dequantised matrix, cuBLAS workspace"
+
+
+def _evaluation_component(c: MemoryComponent, terms: list[Term]) -> MemoryComponent:
+    """A component as it stands when an evaluation pass sets the peak: the gradients, activations and logits take
+    :data:`_EVALUATION_FORMULAS`, or the evaluation's own term where it is theirs (``eval_layer``, ``eval_logits``)."""
+    own = {"activations": {"eval_layer"}, "logits": {"eval_logits", "head_cast"}}.get(c.key, set())
+    mine = [x for x in terms if x.key in own]
+    if mine:
+        return c.model_copy(update={"formula": " + ".join(render_formula(x) for x in mine), "terms": mine,
+                                    "source": mine[0].source})
+    if c.key in _EVALUATION_FORMULAS:
+        return c.model_copy(update={"formula": _EVALUATION_FORMULAS[c.key], "terms": []})
+    return c
 
 
 def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> tuple[MemoryEstimate, MemoryLedger]:
@@ -202,6 +225,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     ]
     if t.workload != "sft":
         comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
+    if phase == "evaluation":
+        comps = [_evaluation_component(c, m.eval_terms) for c in comps]
     if gen_terms:
         comps.insert(next(i for i, c in enumerate(comps) if c.key == "allocator"), MemoryComponent(
             key="generation", label="Generation", bytes=live.get("generation", 0.0),

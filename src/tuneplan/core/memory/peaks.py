@@ -9,14 +9,27 @@ reference forward), the backward of a tied embedding in full fine-tuning, the op
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tuneplan.core.memory.activations import LossSide, StepActivations
 from tuneplan.core.memory.allocator import CUBLAS_WORKSPACE_BYTES
 from tuneplan.core.memory.context import MemoryContext
 from tuneplan.core.memory.states import ModelStates, count, fsdp_unit_gradient, root_unit_gradients
 from tuneplan.core.memory.workloads import _generation_memory, _head_cast_term, _workload_forward
-from tuneplan.core.terms import Term
+from tuneplan.core.terms import FORMULAS, N_, Quantity, Term
+
+#: torchtune's ``CEWithChunkedOutputLoss(num_output_chunks=8)`` (torchtune ``modules/loss/ce_chunked_output_loss.py``):
+#: the model returns its logits as that many chunks, in training and in evaluation alike, and the loss upcasts one
+#: chunk at a time.
+TORCHTUNE_OUTPUT_CHUNKS = 8
+
+FORMULAS.update({
+    "eval_logits": N_("{tokens} tokens × {vocab} logits × {elem_bytes} B: the evaluation micro-batch's logits with the "
+                      "loss's fp32 copy and log-softmax (a no-grad forward with labels; Liger's fused loss runs only "
+                      "while training)"),
+    "eval_layer": N_("{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the "
+                     "residual, the norm output and the MLP intermediates ({intermediate} wide)"),
+})
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,7 @@ class Moments:
     ref_weights: float
     ref_fwd: float
     gen_terms: dict[str, list[Term]]
+    eval_terms: list[Term] = field(default_factory=list)
 
 
 def kept_gradients(ctx: MemoryContext, s: ModelStates) -> tuple[float, float, str]:
@@ -104,6 +118,56 @@ def tied_embedding_backward(ctx: MemoryContext, s: ModelStates) -> float | None:
     emb_grad = ctx.embed_params * s.trainable.grad_bytes
     counted = emb_grad / ctx.n_gpus if ctx.shard == "zero2" else emb_grad
     return 3 * emb_grad - (0.0 if accumulating and ctx.shard != "zero2" else counted)
+
+
+def evaluation_moment(ctx: MemoryContext, s: ModelStates) -> tuple[dict[str, float], list[Term]] | None:
+    """An evaluation pass during training (``t.eval_micro_batch`` rows; None when 0, and for GRPO, whose evaluation
+    generates): the moment's components (bytes) and the terms the larger of its two sub-moments is rendered from.
+
+    HF ``Trainer.evaluate`` runs ``prediction_step`` under ``torch.no_grad()`` after an optimizer step, whose
+    ``zero_grad`` set the gradients to None; without ``compute_metrics`` only the loss is kept
+    (``prediction_loss_only``), so the live set is the model, the optimizer states, the gathered layers and one
+    forward's working set. No tensor is saved, so the forward holds either the inside of one decoder layer (the
+    residual, the norm output and the MLP intermediates: gate, up and act(gate) for SwiGLU, as in
+    :func:`layer_backward_transients`) or, at the loss, the final hidden state next to the logits with
+    ``ForCausalLMLoss``'s fp32 copy and the log-softmax (10 B per token and vocabulary entry, as
+    :func:`forward_end_logits`). Liger's fused loss is skipped outside training (``skip_logits = self.training and
+    labels is not None``, liger_kernel ``transformers/model/llama.py`` @ead96b61), so the logits are materialised;
+    torchtune's chunked output keeps the bf16 logits whole and upcasts one chunk of :data:`TORCHTUNE_OUTPUT_CHUNKS`.
+    A preference workload evaluates chosen and rejected rows (its rows per example, as for training).
+    """
+    t, arch = ctx.t, ctx.arch
+    if t.eval_micro_batch <= 0 or t.workload == "grpo":
+        return None
+    tokens = ctx.rows / t.micro_batch * t.eval_micro_batch * t.seq_len
+    h = arch.hidden_size
+    inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
+             if arch.is_moe else arch.intermediate_size)
+    mlp_factor = 3 if arch.mlp == "gated" else 2
+    per_token = ctx.resid * h + ctx.act * h + mlp_factor * ctx.mlp_bytes * inter
+    layer = Term(key="eval_layer", value=tokens * per_token, unit="B", parts=(
+        Quantity(key="tokens", value=tokens, unit="count"), Quantity(key="per_token", value=per_token, unit="B"),
+        Quantity(key="intermediate", value=inter, unit="count")), source="transformers modeling_llama.py (no grad)")
+    if t.workload == "reward":  # a value head: one score per token, no vocabulary
+        elem, vocab = float(ctx.act), 1.0
+    else:
+        chunked = t.fused_cross_entropy and t.stack == "torchtune"
+        elem, vocab = (2.0 + 8.0 / TORCHTUNE_OUTPUT_CHUNKS if chunked else 10.0), float(arch.vocab_size)
+    head_cast = 2.0 * arch.vocab_size * h if ctx.fp32_head_cast else 0.0
+    logits = Term(key="eval_logits", value=tokens * vocab * elem, unit="B", parts=(
+        Quantity(key="tokens", value=tokens, unit="count"), Quantity(key="vocab", value=vocab, unit="count"),
+        Quantity(key="elem_bytes", value=elem, unit="B")), source="transformers Trainer.prediction_step, ForCausalLMLoss")
+    at_loss = logits.value + head_cast + tokens * ctx.resid * h
+    gathered = s.gathered
+    if at_loss >= layer.value:
+        parts = {"gradients": 0.0, "activations": tokens * ctx.resid * h, "logits": logits.value + head_cast,
+                 "temporaries": 0.0, "optimizer": s.optimizer, "gathered": gathered}
+        terms = [logits] + ([_head_cast_term(arch)] if head_cast else [])
+    else:
+        parts = {"gradients": 0.0, "activations": layer.value, "logits": 0.0, "temporaries": 0.0,
+                 "optimizer": s.optimizer, "gathered": gathered}
+        terms = [layer]
+    return parts, terms
 
 
 def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSide, base_temps: float,
@@ -178,18 +242,22 @@ def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSi
     if extra is not None:
         candidates["embedding backward"] = {"gradients": s.gradients, "activations": 0.0, "logits": 0.0,
                                             "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
+    evaluation = evaluation_moment(ctx, s)
+    eval_terms: list[Term] = []
+    if evaluation is not None:
+        candidates["evaluation"], eval_terms = evaluation
     if ref_weights or ref_fwd:  # DPO/KTO: the reference's weights all step long, its forward at the forward's end
         for name, parts in candidates.items():
             parts["reference"] = ref_weights + (ref_fwd if name == "end of forward" else 0.0)
             ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
     gen_terms = _generation_memory(arch, t, ctx.gpu, candidates, s.weights, s.model_weight_bytes, ctx.shard, ctx.n_gpus)
     for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
-        if s.ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward"}):
+        if s.ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward", "evaluation"}):
             parts["gradients"] += s.ds_bucket
     return Moments(candidates=candidates, grads_kept=grads_kept, unit_extra=unit_extra, root_wait=root_wait,
                    root_end=root_end, gradients_formula=gradients_formula, logit_terms=logit_terms,
                    fwd_logit_terms=fwd_logit_terms, ref_terms=ref_terms, ref_weights=ref_weights, ref_fwd=ref_fwd,
-                   gen_terms=gen_terms)
+                   gen_terms=gen_terms, eval_terms=eval_terms)
 
 
 def peak(s: ModelStates, candidates: dict[str, dict[str, float]]) -> tuple[dict[str, float], str]:
