@@ -6178,10 +6178,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>使用 fused AdamW</translation>
     </message>
     <message>
-        <source>Evaluate {rows} sequences at a time (per_device_eval_batch_size)</source>
-        <translation>每次评估 {rows} 条序列（per_device_eval_batch_size）</translation>
-    </message>
-    <message>
         <source>Do not evaluate during training</source>
         <translation>训练期间不做评估</translation>
     </message>
@@ -6272,10 +6268,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; smaller evaluation batches only make evaluation a little slower.</source>
         <translation>评估会保留整个微批的 logits 及其 fp32 副本；更小的评估批只会让评估稍慢一些。</translation>
-    </message>
-    <message>
-        <source>Even one evaluation row&apos;s logits do not fit next to the optimizer states; evaluate the saved checkpoint afterwards instead.</source>
-        <translation>即使只评估一行，其 logits 也放不下（与优化器状态并存）；请改为训练后评估保存的检查点。</translation>
     </message>
     <message>
         <source>Frozen weights then get no gradients (PEFT&apos;s fsdp_auto_wrap_policy, torchtune; litgpt PR #1538).</source>
@@ -7076,6 +7068,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO&apos;s KL batch; GRPO&apos;s old log-probs): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step</source>
         <translation>每个微批次：在 {tokens} 个 token 上做 {passes} 次不求梯度的前向（参考模型；KTO 的 KL 批次；GRPO 的旧对数概率）：GEMM {gemm_seconds} 秒，注意力 {attention_seconds} 秒，其他内核 {other_seconds} 秒（{bytes} B）；每步 × {micro_batches} 个微批次</translation>
+    </message>
+    <message>
+        <source>Evaluation batch of {rows} (per_device_eval_batch_size)</source>
+        <translation>评估批大小设为 {rows}（per_device_eval_batch_size）</translation>
+    </message>
+    <message>
+        <source>Even one evaluation row needs more memory than the card has and than the training step; evaluate the saved checkpoint afterwards instead.</source>
+        <translation>即使只评估一行，所需显存也超过显卡容量和训练步骤本身；请改为训练后评估保存的检查点。</translation>
     </message>
     <message>
         <source>packing and padding_free are off by default: each batch is padded to its longest sequence</source>

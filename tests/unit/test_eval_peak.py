@@ -77,7 +77,7 @@ def test_advice_offers_the_largest_evaluation_batch_that_fits():
     rows = max_eval_batch(s, upper=7)
     assert 1 <= rows < 8
     assert memory(eval_micro_batch=rows).fits and not memory(eval_micro_batch=rows + 1).fits
-    tips = [g for g in suggest(s) if g.title_note.code == "advice.eval_batch"]
+    tips = [g for g in suggest(s) if g.title_note.code == "advice.eval_batch"]  # (max_eval_batch's own answer)
     assert tips and tips[0].title_note.params["rows"] == rows and tips[0].changes == {"training.eval_micro_batch": rows}
 
 
@@ -129,3 +129,68 @@ def test_exported_configs_carry_the_evaluation_batch_back_to_the_importer():
         assert map_training_config(doc, importer).updates["training.eval_micro_batch"] == 2, fmt
     # a plan without evaluation writes none
     assert "per_device_eval_batch_size" not in export_config(plan(), "llama-factory", model_ref="x").document
+
+
+def test_a_smaller_evaluation_batch_is_offered_when_training_alone_does_not_fit():
+    # at 16,384 tokens the training step needs more than the card anyway; one evaluation row holds 16,384 x V x 10 B of
+    # logits, less than the training loss side's 16,384 x V x 12 B, so evaluating one row costs no memory (two rows
+    # would: 2 x 10 > 12). The advice says "evaluation batch of 1", not "do not evaluate".
+    s = plan(eval_micro_batch=8, seq_len=16384)
+    codes = {g.title_note.code: g for g in suggest(s)}
+    assert "advice.eval_off" not in codes
+    assert codes["advice.eval_batch"].changes == {"training.eval_micro_batch": 1}
+    assert memory(eval_micro_batch=1, seq_len=16384).total_bytes == memory(seq_len=16384).total_bytes
+
+
+def test_no_evaluation_advice_when_evaluation_is_not_the_peak():
+    assert not [g for g in suggest(plan(eval_micro_batch=1, seq_len=16384))
+                if g.title_note.code in {"advice.eval_batch", "advice.eval_off"}]
+
+
+def test_a_preference_evaluation_of_the_training_rows_stays_below_the_training_step():
+    # ORPO/DPO/KTO evaluate with TRL's own log-probabilities, as in training, but without the backward
+    for workload in ("orpo", "dpo", "kto"):
+        assert memory(workload=workload, method="lora", eval_micro_batch=1).peak_phase != "evaluation", workload
+
+
+def test_eager_attention_scores_sit_inside_the_evaluation_layer():
+    # transformers eager_attention_forward: bf16 scores, their fp32 softmax and its bf16 copy, 8 B per head and key for
+    # every query: a reward model (value head) at 8 x 2 rows x 2,048 tokens, 32 heads
+    flash = memory(eval_micro_batch=8, workload="reward", method="lora")
+    eager = memory(eval_micro_batch=8, workload="reward", method="lora", attention="eager")
+    tokens = 2 * 8 * SEQ
+    assert parts(eager)["activations"] - parts(flash)["activations"] == tokens * 8 * 32 * SEQ
+
+
+def test_ddp_keeps_its_gradient_buckets_through_evaluation():
+    # DDP's flat buckets (gradient_as_bucket_view=False) are allocated once and stay; zero_grad frees only .grad.
+    # LoRA on 2 GPUs: the buckets hold the 41.9M adapter gradients in fp32 (4 B each)
+    mem = memory(eval_micro_batch=8, method="lora", num_gpus=2, sharding="ddp")
+    assert mem.peak_phase == "evaluation"
+    s = plan(method="lora")
+    from tuneplan.core.memory import lora_parameter_count
+    assert parts(mem)["gradients"] == lora_parameter_count(s.model, 16, "all-linear") * 4
+
+
+def test_axolotl_eval_strategy_no_read_by_yaml_as_false_turns_evaluation_off():
+    from tuneplan.core.training_config import map_training_config
+
+    base = {"base_model": "x", "adapter": "lora", "micro_batch_size": 2, "val_set_size": 0.05}
+    assert map_training_config({**base, "eval_strategy": False}, "axolotl").updates.get("training.eval_micro_batch") \
+        is None
+    r = map_training_config({**base, "eval_strategy": "best"}, "axolotl")  # not an HF IntervalStrategy
+    assert "training.eval_micro_batch" not in r.updates
+    assert next(i for i in r.items if i.key == "eval_strategy").note.code == "config.unknown_value"
+    r = map_training_config(base, "axolotl")  # the held-out share feeds the evaluation time too
+    assert r.updates["training.eval_micro_batch"] == 2 and r.updates["dataset.eval_fraction"] == 0.05
+
+
+def test_an_export_without_a_held_out_share_still_imports_as_evaluating():
+    # the plan holds no evaluation share: the export leaves val_size empty for the user to fill, and reading it back
+    # keeps the evaluation batch
+    from tuneplan.core.config_export import export_config
+    from tuneplan.core.training_config import map_training_config
+
+    doc = export_config(plan(eval_micro_batch=2), "llama-factory", model_ref="x").document
+    assert "val_size" in doc and doc["val_size"] is None
+    assert map_training_config(doc, "llamafactory").updates["training.eval_micro_batch"] == 2

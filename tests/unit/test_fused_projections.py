@@ -76,6 +76,7 @@ def test_saved_activations_hold_one_dropout_copy_per_fused_module():
     ("gpt2", "qkvo", ["c_attn", "attn.c_proj"]),
     ("phi", "qkvo", ["q_proj", "k_proj", "v_proj", "dense"]),  # Phi-2: split q/k/v, output "dense"
     ("llama", "qkvo", ["q_proj", "k_proj", "v_proj", "o_proj"]),
+    ("internlm2", "qkvo", ["wqkv", "wo"]),
 ])
 def test_target_names_follow_each_familys_modelling_code(model_type, preset, names):
     cfg = {"model_type": model_type, "hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 2,
@@ -114,10 +115,23 @@ def test_estimate_says_that_q_v_adapts_the_keys_of_a_fused_module():
     (["q_proj", "k_proj", "v_proj", "o_proj", "w1", "w2", "w3"], "all-linear", "config.taken"),  # Mixtral's old names
     (["gate_up_proj"], "all-linear", "config.approx"),  # MLP only: the nearest preset that covers it
     (["c_attn", "attn.c_proj"], "qkvo", "config.taken"),  # GPT-2 / Qwen (v1) attention only
-    (["model.layers.0.self_attn.q_proj", "self_attn.v_proj"], "q_v", "config.taken"),  # paths end in the name
+    (["model.self_attn.q_proj", "self_attn.v_proj"], "q_v", "config.taken"),  # PEFT matches the path's end
 ])
 def test_imported_fused_target_lists_map_onto_presets(targets, preset, code):
     r = map_training_config({"finetuning_type": "lora", "lora_target": targets, "stage": "sft"}, "llamafactory")
     item = next(i for i in r.items if i.key == "lora_target")
     assert r.updates["training.lora_targets"] == preset
     assert item.status == "taken" and item.note.code == code
+
+
+def test_a_target_naming_one_layer_is_no_preset():
+    # PEFT matches "model.layers.0.self_attn.q_proj" only in layer 0; no preset adapts one layer
+    r = map_training_config({"finetuning_type": "lora", "lora_target": ["model.layers.0.self_attn.q_proj"],
+                             "stage": "sft"}, "llamafactory")
+    item = next(i for i in r.items if i.key == "lora_target")
+    assert "training.lora_targets" not in r.updates and item.status == "unsupported"
+
+
+def test_unsloth_trains_its_split_phi3_upload():
+    # Unsloth's Phi-3/Phi-4 uploads are "Llamafied" (split q/k/v, gate/up): counted like torchtune's
+    assert lora_parameter_count(phi3(), 16, "all-linear", "unsloth") == 29_884_416

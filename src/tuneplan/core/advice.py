@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from tuneplan.core.compare import largest_fitting, missing_support
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import estimate_memory, nf4_bytes_per_param
-from tuneplan.core.result import GIB, Estimate
+from tuneplan.core.result import GIB, Estimate, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.core.terms import N_, NOTES, Note, render_note
 
@@ -124,15 +124,26 @@ def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int =
     return largest_fitting(fits, upper)
 
 
+def _eval_total(scenario: Scenario, rows: int) -> MemoryEstimate:
+    t = scenario.training.model_copy(update={"eval_micro_batch": rows})
+    return estimate_memory(scenario.model, t, scenario.gpu)[0]
+
+
+def _eval_raises_peak(scenario: Scenario, rows: int) -> bool:
+    """Whether an evaluation batch of ``rows`` makes the plan need more than its training step alone."""
+    return _eval_total(scenario, rows).total_bytes > _eval_total(scenario, 0).total_bytes
+
+
 def max_eval_batch(scenario: Scenario, upper: int) -> int:
-    """The largest evaluation micro-batch in ``[1, upper]`` whose device total fits the plan's GPU (0 if none does).
+    """The largest evaluation micro-batch in ``[1, upper]`` that fits the plan's GPU or costs no more memory than the
+    training step alone (0 if even one row does neither).
 
     Memory grows with the evaluation batch (its logits), so a bisection finds it in ``log2(upper)`` estimates."""
-    t = scenario.training
+    training_only = _eval_total(scenario, 0).total_bytes
 
     def fits(rows: int) -> bool:
-        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"eval_micro_batch": rows}), scenario.gpu)
-        return mem.fits
+        mem = _eval_total(scenario, rows)
+        return mem.fits or mem.total_bytes <= training_only
 
     lo, hi = 0, max(0, upper)
     while lo < hi:
@@ -208,12 +219,12 @@ NOTES.update({
                                 "litgpt PR #1538)."),
     "advice.micro_batch": N_("Micro-batch {micro_batch} with gradient accumulation {accumulation}"),
     "advice.why.micro_batch": N_("Same effective batch, fewer tokens in flight at once."),
-    "advice.eval_batch": N_("Evaluate {rows} sequences at a time (per_device_eval_batch_size)"),
+    "advice.eval_batch": N_("Evaluation batch of {rows} (per_device_eval_batch_size)"),
     "advice.why.eval_batch": N_("The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; "
                                 "smaller evaluation batches only make evaluation a little slower."),
     "advice.eval_off": N_("Do not evaluate during training"),
-    "advice.why.eval_off": N_("Even one evaluation row's logits do not fit next to the optimizer states; evaluate "
-                              "the saved checkpoint afterwards instead."),
+    "advice.why.eval_off": N_("Even one evaluation row needs more memory than the card has and than the training "
+                              "step; evaluate the saved checkpoint afterwards instead."),
     "advice.fused_ce": N_("Use a fused cross-entropy (Liger, Cut Cross-Entropy)"),
     "advice.why.fused_ce": N_("The loss never materialises the full fp32 logits."),
     "advice.seq_len": N_("Shorten sequences to {tokens:,} tokens"),
@@ -277,7 +288,7 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         if share < t.vllm_memory_share:
             add("vllm_share", {"training.vllm_memory_share": share}, share=share)
         add("vllm_server", {"training.generation_engine": "vllm-server", "training.vllm_server_gpus": 1})
-    if t.eval_micro_batch > 0:
+    if t.eval_micro_batch > 0 and _eval_raises_peak(s, t.eval_micro_batch):
         rows = max_eval_batch(s, upper=t.eval_micro_batch - 1)
         if rows >= 1:
             add("eval_batch", {"training.eval_micro_batch": rows}, rows=rows)

@@ -551,7 +551,9 @@ _FAMILY_DEFAULTS: dict[str, dict[str, Any]] = {
 #: ``FalconAttention``, ``BloomAttention``: ``query_key_value``; ``GPT2Attention.c_attn`` (a ``Conv1D``,
 #: ``modeling_gpt2.py``); remote code ``THUDM/chatglm3-6b`` ``modeling_chatglm.py`` (``SelfAttention.query_key_value``,
 #: ``MLP.dense_h_to_4h`` of ``2 x ffn_hidden_size`` for SwiGLU), ``baichuan-inc/Baichuan2-7B-Base``
-#: ``modeling_baichuan.py`` (``Attention.W_pack``), ``Qwen/Qwen-7B`` ``modeling_qwen.py`` (``QWenAttention.c_attn``).
+#: ``modeling_baichuan.py`` (``Attention.W_pack``), ``Qwen/Qwen-7B`` ``modeling_qwen.py`` (``QWenAttention.c_attn``),
+#: ``internlm/internlm2_5-7b-chat`` ``modeling_internlm2.py`` (``InternLM2Attention.wqkv``, ``wo``; ``InternLM2MLP``
+#: ``w2(act(w1(x)) * w3(x))``); transformers ``GlmMLP``/``Glm4MLP.gate_up_proj`` (the Phi-3 MLP).
 #: PEFT's own default targets for these types name the fused module (``TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING``,
 #: peft ``utils/constants.py`` @00073fe8: gpt2 ``c_attn``; bloom, gpt_neox, chatglm, falcon ``query_key_value``).
 FUSED_PROJECTIONS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
@@ -563,6 +565,9 @@ FUSED_PROJECTIONS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     "falcon": (("query_key_value", ("q_proj", "k_proj", "v_proj")),),
     "bloom": (("query_key_value", ("q_proj", "k_proj", "v_proj")),),
     "gpt2": (("c_attn", ("q_proj", "k_proj", "v_proj")),),
+    "internlm2": (("wqkv", ("q_proj", "k_proj", "v_proj")),),
+    "glm": (("gate_up_proj", ("gate_proj", "up_proj")),),
+    "glm4": (("gate_up_proj", ("gate_proj", "up_proj")),),
 }
 
 #: The Hugging Face names of the other projections where a family does not use Llama's (same modelling files as
@@ -580,6 +585,7 @@ HF_MODULE_NAMES: dict[str, dict[str, str]] = {
     "gpt2": {"o_proj": "attn.c_proj", "up_proj": "c_fc", "down_proj": "mlp.c_proj"},
     "phi": {"o_proj": "dense", "up_proj": "fc1", "down_proj": "fc2"},
     "starcoder2": {"up_proj": "c_fc", "down_proj": "c_proj"},
+    "internlm2": {"o_proj": "wo", "gate_proj": "w1", "up_proj": "w3", "down_proj": "w2"},
 }
 
 #: Gated DeltaNet hybrids: model type -> the projection layout of its linear-attention layers

@@ -337,6 +337,8 @@ def _module_name(name: str) -> str:
     output from their MLP's down projection."""
     if name in _OTHER_NAMES:
         return name
+    if any(part.isdigit() for part in name.split(".")):
+        return name  # one layer's module (model.layers.0.self_attn.q_proj): no preset adapts only that
     tail = name.rsplit(".", 2)
     return ".".join(tail[-2:]) if ".".join(tail[-2:]) in _OTHER_NAMES else tail[-1]
 _MIXTRAL_NAMES = {"w1": frozenset({"gate_proj"}), "w2": frozenset({"down_proj"}), "w3": frozenset({"up_proj"})}
@@ -891,17 +893,21 @@ def _evaluation(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
         return
     strategy_key = "eval_strategy" if g("eval_strategy") is not None else "evaluation_strategy"
     strategy = g(strategy_key)
-    strategy_text = str(strategy).strip().lower() if strategy is not None else ""  # HF's default: "no"
+    # HF IntervalStrategy values; YAML reads an unquoted no as false
+    strategy_text = "no" if strategy is False else (strategy.strip().lower() if isinstance(strategy, str) else "")
+    bad_strategy = strategy is not None and strategy_text not in {"no", "steps", "epoch"}
+    split_key = "val_set_size" if b.fmt == "axolotl" else "val_size"
+    size = g(split_key)
+    # a held-out share left empty (``val_size:`` with no value, as Tuneplan's export leaves it to fill) still
+    # says the run evaluates
+    has_split = split_key in data and (size is None or _float(split_key, size) > 0)
     if b.fmt == "axolotl":
-        size = g("val_set_size")
-        has_data = bool(g("test_datasets")) or (size is not None and _float("val_set_size", size) > 0)
-        on = has_data and strategy_text != "no"
+        on = (bool(g("test_datasets")) or has_split) and strategy_text != "no" and not bad_strategy
         rows_key, default_rows = "eval_batch_size", b.updates.get("training.micro_batch", 1)
     else:
         on = strategy_text in {"steps", "epoch"}
         if on and b.fmt == "llamafactory":
-            size = g("val_size")
-            on = bool(g("eval_dataset")) or (size is not None and _float("val_size", size) > 0)
+            on = bool(g("eval_dataset")) or has_split
         rows_key, default_rows = "per_device_eval_batch_size", HF_EVAL_BATCH
     used: set[str] = set()
     if on:
@@ -910,14 +916,24 @@ def _evaluation(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
             b.take(rows_key, g(rows_key), "training.eval_micro_batch", rows)
         else:
             b.default(rows_key, "training.eval_micro_batch", rows)
-        for key in (strategy_key, "val_size", "val_set_size", "eval_dataset", "test_datasets"):
+        for key in (strategy_key, "eval_dataset", "test_datasets"):
             if g(key) is not None:  # what decided that the run evaluates
                 b.take(key, g(key), "training.eval_micro_batch", rows)
                 used.add(key)
-    elif g(rows_key) is not None:
+        if size is not None and 0 < _float(split_key, size) < 1:  # the held-out share of the examples
+            b.take(split_key, size, "dataset.eval_fraction", _float(split_key, size))
+            used.add(split_key)
+        elif split_key in data:
+            used.add(split_key)
+            if size is not None:  # a count of examples, not a share
+                b.unsupported(split_key, size)
+    if bad_strategy:
+        b.unsupported(strategy_key, strategy, "config.unknown_value")
+        used.add(strategy_key)
+    elif not on and g(rows_key) is not None:
         b.ignore(rows_key, g(rows_key), code="config.eval_off")
     if g("compute_accuracy") is not None and _bool("compute_accuracy", g("compute_accuracy")) and on:
-        # LLaMA-Factory's compute_compute_accuracy keeps every evaluation step's logits (prediction_loss_only off)
+        # LLaMA-Factory's compute_accuracy keeps every evaluation step's logits (prediction_loss_only off)
         b.unsupported("compute_accuracy", g("compute_accuracy"))
         done.add("compute_accuracy")
     for key in _EVAL_KEYS:

@@ -33,7 +33,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'Offload checkpointed activations to CPU'),  # advice.activation_offload
     QT_TRANSLATE_NOOP("Terms", 'Use 8-bit AdamW'),  # advice.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", 'Use fused AdamW'),  # advice.adamw_fused
-    QT_TRANSLATE_NOOP("Terms", 'Evaluate {rows} sequences at a time (per_device_eval_batch_size)'),  # advice.eval_batch
+    QT_TRANSLATE_NOOP("Terms", 'Evaluation batch of {rows} (per_device_eval_batch_size)'),  # advice.eval_batch
     QT_TRANSLATE_NOOP("Terms", 'Do not evaluate during training'),  # advice.eval_off
     QT_TRANSLATE_NOOP("Terms", 'Wrap the adapters in their own FSDP units'),  # advice.fsdp_units
     QT_TRANSLATE_NOOP("Terms", 'Use a fused cross-entropy (Liger, Cut Cross-Entropy)'),  # advice.fused_ce
@@ -57,7 +57,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.'),  # advice.why.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's temporary copy of the second moments; same maths, no slowdown."),  # advice.why.adamw_fused
     QT_TRANSLATE_NOOP("Terms", 'The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; smaller evaluation batches only make evaluation a little slower.'),  # advice.why.eval_batch
-    QT_TRANSLATE_NOOP("Terms", "Even one evaluation row's logits do not fit next to the optimizer states; evaluate the saved checkpoint afterwards instead."),  # advice.why.eval_off
+    QT_TRANSLATE_NOOP("Terms", 'Even one evaluation row needs more memory than the card has and than the training step; evaluate the saved checkpoint afterwards instead.'),  # advice.why.eval_off
     QT_TRANSLATE_NOOP("Terms", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538)."),  # advice.why.fsdp_units
     QT_TRANSLATE_NOOP("Terms", 'The loss never materialises the full fp32 logits.'),  # advice.why.fused_ce
     QT_TRANSLATE_NOOP("Terms", 'The smallest catalog GPU with enough memory for the plan as it is.'),  # advice.why.gpu

@@ -36,8 +36,10 @@ MLA_TARGETS = {
 #: Stacks whose LoRA does not wrap a fused Hugging Face module as one: torchtune converts checkpoints to its own
 #: split ``q_proj``/``k_proj``/``v_proj`` (``torchtune/models/phi3/_convert_weights.py``), and LitGPT's
 #: ``LoRAQKVLinear`` gives each enabled part of its fused ``qkv`` its own ``r`` rows of ``lora_A``
-#: (``litgpt/lora.py``: ``lora_A`` of ``r x sum(enable_lora)`` by ``in_features``). Everything else builds on PEFT.
-SPLIT_LORA_STACKS = frozenset({"torchtune", "litgpt"})
+#: (``litgpt/lora.py``: ``lora_A`` of ``r x sum(enable_lora)`` by ``in_features``); Unsloth trains its own uploads of
+#: Phi-3 and Phi-4, converted to the split Llama/Mistral layout ("Llamafied": the unsloth/phi-4 and
+#: unsloth/Phi-3-mini-4k-instruct model cards), with its Llama target names. Everything else builds on PEFT.
+SPLIT_LORA_STACKS = frozenset({"torchtune", "litgpt", "unsloth"})
 
 
 def peft_fuses(arch: ModelArchitecture, stack: str | None = None) -> bool:

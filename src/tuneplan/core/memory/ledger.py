@@ -122,10 +122,15 @@ def _temporaries_formula(phase: str, step_temp: float) -> str:
     return "gradient buffers between layers, dequantised matrix, cuBLAS workspace"
 
 
-def _evaluation_component(c: MemoryComponent, terms: list[Term]) -> MemoryComponent:
+def _evaluation_component(c: MemoryComponent, terms: list[Term], live: dict[str, float]) -> MemoryComponent:
     """A component as it stands when an evaluation pass sets the peak: the gradients, activations and logits take
-    :data:`_EVALUATION_FORMULAS`, or the evaluation's own term where it is theirs (``eval_layer``, ``eval_logits``)."""
-    own = {"activations": {"eval_layer"}, "logits": {"eval_logits", "head_cast"}}.get(c.key, set())
+    :data:`_EVALUATION_FORMULAS`, or the evaluation's own term where it is theirs (``eval_layer``, ``eval_logits``);
+    gradient memory that stays (DDP's buckets, DeepSpeed's reduce bucket) is said as such."""
+    if c.key == "gradients" and live.get("gradients", 0.0) > 0:
+        return c.model_copy(update={"formula": "the .grad tensors were set to None by the optimizer step's zero_grad; "
+                                               "what stays is the data-parallel engine's own gradient buffer (DDP's "
+                                               "flat buckets, DeepSpeed's reduce bucket)", "terms": []})
+    own = {"activations": {"eval_layer"}, "logits": {"eval_logits"}}.get(c.key, set())
     mine = [x for x in terms if x.key in own]
     if mine:
         return c.model_copy(update={"formula": " + ".join(render_formula(x) for x in mine), "terms": mine,
@@ -226,7 +231,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     if t.workload != "sft":
         comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
     if phase == "evaluation":
-        comps = [_evaluation_component(c, m.eval_terms) for c in comps]
+        comps = [_evaluation_component(c, m.eval_terms, live) for c in comps]
     if gen_terms:
         comps.insert(next(i for i, c in enumerate(comps) if c.key == "allocator"), MemoryComponent(
             key="generation", label="Generation", bytes=live.get("generation", 0.0),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tuneplan.core import workload as wl
 from tuneplan.core.memory.activations import LossSide, StepActivations
 from tuneplan.core.memory.allocator import CUBLAS_WORKSPACE_BYTES
 from tuneplan.core.memory.context import MemoryContext
@@ -120,7 +121,8 @@ def tied_embedding_backward(ctx: MemoryContext, s: ModelStates) -> float | None:
     return 3 * emb_grad - (0.0 if accumulating and ctx.shard != "zero2" else counted)
 
 
-def evaluation_moment(ctx: MemoryContext, s: ModelStates) -> tuple[dict[str, float], list[Term]] | None:
+def evaluation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float = 0.0,
+                      ) -> tuple[dict[str, float], list[Term]] | None:
     """An evaluation pass during training (``t.eval_micro_batch`` rows; None when 0, and for GRPO, whose evaluation
     generates): the moment's components (bytes) and the terms the larger of its two sub-moments is rendered from.
 
@@ -134,7 +136,13 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates) -> tuple[dict[str, flo
     :func:`forward_end_logits`). Liger's fused loss is skipped outside training (``skip_logits = self.training and
     labels is not None``, liger_kernel ``transformers/model/llama.py`` @ead96b61), so the logits are materialised;
     torchtune's chunked output keeps the bf16 logits whole and upcasts one chunk of :data:`TORCHTUNE_OUTPUT_CHUNKS`.
-    A preference workload evaluates chosen and rejected rows (its rows per example, as for training).
+    A preference workload evaluates chosen and rejected rows (its rows per example, as for training) and computes its
+    log-probabilities as in training (:func:`~tuneplan.core.workload.logprob_tensors`' largest moment, no backward).
+    Eager attention's score matrices (bf16 scores, their fp32 softmax and its bf16 copy: 8 B per head and key, per
+    query; transformers ``eager_attention_forward``) sit inside the layer. What the whole run keeps stays: DDP's flat
+    gradient buckets (the gradients' bucket copy; ``zero_grad`` frees only ``.grad``) and, under autocast, the cached
+    bf16 casts of fp32 weights or adapters that require grad (ATen ``cached_cast`` caches them in any grad mode) until
+    the forward ends. A frozen fp32 LM head's cast is not cached and is freed before the loss's fp32 copy exists.
     """
     t, arch = ctx.t, ctx.arch
     if t.eval_micro_batch <= 0 or t.workload == "grpo":
@@ -145,29 +153,28 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates) -> tuple[dict[str, flo
              if arch.is_moe else arch.intermediate_size)
     mlp_factor = 3 if arch.mlp == "gated" else 2
     per_token = ctx.resid * h + ctx.act * h + mlp_factor * ctx.mlp_bytes * inter
+    if t.attention == "eager":  # the scores of every head against every key, per query
+        per_token += 8.0 * arch.num_attention_heads * t.seq_len
     layer = Term(key="eval_layer", value=tokens * per_token, unit="B", parts=(
         Quantity(key="tokens", value=tokens, unit="count"), Quantity(key="per_token", value=per_token, unit="B"),
         Quantity(key="intermediate", value=inter, unit="count")), source="transformers modeling_llama.py (no grad)")
     if t.workload == "reward":  # a value head: one score per token, no vocabulary
         elem, vocab = float(ctx.act), 1.0
+    elif t.workload in {"dpo", "orpo", "kto"}:  # TRL's own log-probabilities, at their largest moment
+        elem, vocab = wl.logprob_tensors(t, ctx.act)[1] * ctx.act, float(arch.vocab_size)
     else:
         chunked = t.fused_cross_entropy and t.stack == "torchtune"
         elem, vocab = (2.0 + 8.0 / TORCHTUNE_OUTPUT_CHUNKS if chunked else 10.0), float(arch.vocab_size)
-    head_cast = 2.0 * arch.vocab_size * h if ctx.fp32_head_cast else 0.0
     logits = Term(key="eval_logits", value=tokens * vocab * elem, unit="B", parts=(
         Quantity(key="tokens", value=tokens, unit="count"), Quantity(key="vocab", value=vocab, unit="count"),
         Quantity(key="elem_bytes", value=elem, unit="B")), source="transformers Trainer.prediction_step, ForCausalLMLoss")
-    at_loss = logits.value + head_cast + tokens * ctx.resid * h
-    gathered = s.gathered
+    at_loss = logits.value + tokens * ctx.resid * h
+    buckets = s.gradients / 2 if ctx.shard == "ddp" else 0.0  # states.py: DDP's flat copy doubles the gradients
+    kept = {"gradients": buckets, "temporaries": 0.0, "optimizer": s.optimizer,
+            "gathered": s.gathered + s.forward_casts + forward_cache}
     if at_loss >= layer.value:
-        parts = {"gradients": 0.0, "activations": tokens * ctx.resid * h, "logits": logits.value + head_cast,
-                 "temporaries": 0.0, "optimizer": s.optimizer, "gathered": gathered}
-        terms = [logits] + ([_head_cast_term(arch)] if head_cast else [])
-    else:
-        parts = {"gradients": 0.0, "activations": layer.value, "logits": 0.0, "temporaries": 0.0,
-                 "optimizer": s.optimizer, "gathered": gathered}
-        terms = [layer]
-    return parts, terms
+        return {**kept, "activations": tokens * ctx.resid * h, "logits": logits.value}, [logits]
+    return {**kept, "activations": layer.value, "logits": 0.0}, [layer]
 
 
 def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSide, base_temps: float,
@@ -242,7 +249,7 @@ def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSi
     if extra is not None:
         candidates["embedding backward"] = {"gradients": s.gradients, "activations": 0.0, "logits": 0.0,
                                             "temporaries": extra, "optimizer": optimizer, "gathered": 0.0}
-    evaluation = evaluation_moment(ctx, s)
+    evaluation = evaluation_moment(ctx, s, a.forward_cache)
     eval_terms: list[Term] = []
     if evaluation is not None:
         candidates["evaluation"], eval_terms = evaluation
