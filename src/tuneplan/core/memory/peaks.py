@@ -151,8 +151,9 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float =
     h = arch.hidden_size
     inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
              if arch.is_moe else arch.intermediate_size)
-    mlp_factor = 3 if arch.mlp == "gated" else 2
-    per_token = ctx.resid * h + ctx.act * h + mlp_factor * ctx.mlp_bytes * inter
+    # the reference forward's no-grad layer (core/workload.py), with the MLP intermediates in their own dtype
+    per_token = wl.reference_layer_bytes_per_token(arch, ctx.act, ctx.resid) \
+        + (3 if arch.mlp == "gated" else 2) * (ctx.mlp_bytes - ctx.act) * inter
     if t.attention == "eager":  # the scores of every head against every key, per query
         per_token += 8.0 * arch.num_attention_heads * t.seq_len
     layer = Term(key="eval_layer", value=tokens * per_token, unit="B", parts=(
