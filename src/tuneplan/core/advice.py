@@ -129,17 +129,14 @@ def _eval_total(scenario: Scenario, rows: int) -> MemoryEstimate:
     return estimate_memory(scenario.model, t, scenario.gpu)[0]
 
 
-def _eval_raises_peak(scenario: Scenario, rows: int) -> bool:
-    """Whether an evaluation batch of ``rows`` makes the plan need more than its training step alone."""
-    return _eval_total(scenario, rows).total_bytes > _eval_total(scenario, 0).total_bytes
-
-
-def max_eval_batch(scenario: Scenario, upper: int) -> int:
+def max_eval_batch(scenario: Scenario, upper: int, training_only: float | None = None) -> int:
     """The largest evaluation micro-batch in ``[1, upper]`` that fits the plan's GPU or costs no more memory than the
-    training step alone (0 if even one row does neither).
+    training step alone (0 if even one row does neither); ``training_only``: that step's device total (bytes), when
+    the caller has it.
 
     Memory grows with the evaluation batch (its logits), so a bisection finds it in ``log2(upper)`` estimates."""
-    training_only = _eval_total(scenario, 0).total_bytes
+    if training_only is None:
+        training_only = _eval_total(scenario, 0).total_bytes
 
     def fits(rows: int) -> bool:
         mem = _eval_total(scenario, rows)
@@ -288,8 +285,10 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         if share < t.vllm_memory_share:
             add("vllm_share", {"training.vllm_memory_share": share}, share=share)
         add("vllm_server", {"training.generation_engine": "vllm-server", "training.vllm_server_gpus": 1})
-    if t.eval_micro_batch > 0 and _eval_raises_peak(s, t.eval_micro_batch):
-        rows = max_eval_batch(s, upper=t.eval_micro_batch - 1)
+    training_only = _eval_total(s, 0).total_bytes if t.eval_micro_batch > 0 else 0.0
+    if t.eval_micro_batch > 0 and _eval_total(s, t.eval_micro_batch).total_bytes > training_only:
+        # the evaluation raises the peak above the training step's
+        rows = max_eval_batch(s, upper=t.eval_micro_batch - 1, training_only=training_only)
         if rows >= 1:
             add("eval_batch", {"training.eval_micro_batch": rows}, rows=rows)
         else:
