@@ -1733,6 +1733,14 @@ Please attach that file when you report the problem.</source>
         <translation>4 位 NormalFloat，QLoRA 存储冻结权重所用的格式：16 个量化级别按钟形分布的权重排布，每 64 个权重一块，每块一个缩放系数。</translation>
     </message>
     <message>
+        <source>LLM.int8 (8-bit base)</source>
+        <translation>LLM.int8（8 位基座）</translation>
+    </message>
+    <message>
+        <source>bitsandbytes&apos; 8-bit format (load_in_8bit): each frozen weight takes 1 byte, with one scale per row. Every matmul turns its input into 8-bit numbers first, so it takes more time than a 16-bit base and about twice the memory of a 4-bit one.</source>
+        <translation>bitsandbytes 的 8 位格式（load_in_8bit）：每个冻结权重占 1 字节，每行一个缩放因子。每次矩阵乘法都先把输入转成 8 位数，因此比 16 位基座更耗时，显存约为 4 位基座的两倍。</translation>
+    </message>
+    <message>
         <source>Double quantization</source>
         <translation>双重量化</translation>
     </message>
@@ -4501,6 +4509,22 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>beta：为 0（TRL 默认值）时不加载参考模型；大于 0 时参考模型在每个批次上运行</translation>
     </message>
     <message>
+        <source>Quantised base</source>
+        <translation>量化基座</translation>
+    </message>
+    <message>
+        <source>4-bit NF4 (load_in_4bit)</source>
+        <translation>4 位 NF4（load_in_4bit）</translation>
+    </message>
+    <message>
+        <source>8-bit LLM.int8 (load_in_8bit)</source>
+        <translation>8 位 LLM.int8（load_in_8bit）</translation>
+    </message>
+    <message>
+        <source>How bitsandbytes stores the frozen base for QLoRA: 4-bit NF4 (about 0.52 B per weight) or 8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its input to int8). FSDP cannot shard an 8-bit base</source>
+        <translation>QLoRA 时 bitsandbytes 如何存储冻结的基座：4 位 NF4（每个权重约 0.52 B）或 8 位 LLM.int8（每个权重 1 B，每行一个 FP32 缩放因子；每次矩阵乘法都把输入量化为 int8）。FSDP 无法分片 8 位基座</translation>
+    </message>
+    <message>
         <source>Adapter rank; adapter size grows linearly with r</source>
         <translation>适配器的秩；适配器大小随 r 线性增长</translation>
     </message>
@@ -4615,6 +4639,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Only for QLoRA</source>
         <translation>仅适用于 QLoRA</translation>
+    </message>
+    <message>
+        <source>Only for a 4-bit NF4 base</source>
+        <translation>仅适用于 4 位 NF4 基座</translation>
     </message>
     <message>
         <source>Not for QLoRA or FP32 training</source>
@@ -6454,10 +6482,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{key} = {value}：{field} 不接受这个值</translation>
     </message>
     <message>
-        <source>{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights</source>
-        <translation>{key} = {value}：未建模 8 位 LoRA；按 16 位权重上的 LoRA 规划</translation>
-    </message>
-    <message>
         <source>{framework} config: {field} set to {setting}, whose defaults fill what the file leaves out</source>
         <translation>{framework} 配置：{field} 设为 {setting}，文件中未写的部分用它的默认值补齐</translation>
     </message>
@@ -6784,6 +6808,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>this model computes q, k and v in one {module} module: LoRA adapts it whole, keys included (target_modules {module})</source>
         <translation>该模型用一个 {module} 模块同时计算 q、k、v：LoRA 会整体适配它，包括 k（target_modules {module}）</translation>
+    </message>
+    <message>
+        <source>FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)</source>
+        <translation>FSDP 无法分片 bitsandbytes 的 8 位基座：它只能展平同一数据类型的参数，会拒绝 int8 权重；请改用 4 位基座（QLoRA）或数据并行（DDP、ZeRO-1/2）</translation>
     </message>
     <message>
         <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>

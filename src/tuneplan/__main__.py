@@ -137,6 +137,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lora-dropout", type=_non_negative, metavar="P")
     p.add_argument("--lora-targets", choices=["q_v", "qkvo", "all-linear"])
     p.add_argument("--trainable-embeddings", action="store_true", default=None, help="train embeddings and LM head too")
+    p.add_argument("--quant-bits", type=int, choices=[4, 8], metavar="{4,8}",
+                   help="QLoRA base: 4 = bitsandbytes NF4 (load_in_4bit, default), 8 = LLM.int8 (load_in_8bit)")
     p.add_argument("--no-double-quant", action="store_true", default=None, help="QLoRA without double quantization")
     up = p.add_mutually_exclusive_group()
     up.add_argument("--kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_true", default=None,

@@ -19,7 +19,7 @@ from tuneplan.cli_dataset import apply_dataset_file, print_dataset_file
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
-from tuneplan.core.scenario import METHOD_WORDS, Scenario, TrainingSetup, auto_name, explain_validation_error
+from tuneplan.core.scenario import Scenario, TrainingSetup, auto_name, explain_validation_error, method_word
 from tuneplan.core.terms import render_formula, render_note
 from tuneplan.core.text import terminal_safe
 from tuneplan.core.training_config import FORMAT_NAMES
@@ -41,7 +41,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
     "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
     "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
-    "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision",
+    "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision", "quant_bits": "quant_bits",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
     "grad_accumulation": "grad_accumulation", "eval_batch": "eval_micro_batch", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
@@ -567,7 +567,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     m, t, c = result.memory, result.time, result.cost
     tr = scenario.training
     # the model and GPU names may come from a shared plan or config.json: printed escaped (terminal_safe)
-    print(f"{terminal_safe(scenario.model.name)} · {METHOD_WORDS.get(tr.method, tr.method)} · "
+    print(f"{terminal_safe(scenario.model.name)} · {method_word(tr)} · "
           f"{terminal_safe(scenario.gpu.name)} x{tr.num_gpus}"
           + (f" + {tr.vllm_server_gpus} for the vLLM server" if billed_gpus(tr) > tr.num_gpus else ""), file=out)
     trainable = result.trainable_parameters
@@ -579,7 +579,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
              "native": f" ({'fp32' if amp else tr.precision} adapters)"}.get(adapter_path(tr), "")
     if tr.method == "qlora":  # sharded QLoRA never upcasts (as core.memory decides)
         upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
-        lora += f", NF4{' + double quant' if tr.double_quant else ''}, unquantised weights in " + (
+        base = "LLM.int8" if tr.quant_bits == 8 else f"NF4{' + double quant' if tr.double_quant else ''}"
+        lora += f", {base}, unquantised weights in " + (
             "fp32" if upcast else tr.precision)
     shard = (f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.sharding != "none" else
              f", layers split over {tr.num_gpus} GPUs") if tr.num_gpus > 1 else ""

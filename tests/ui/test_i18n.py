@@ -63,6 +63,7 @@ ALLOWED = {
     "rx", "xtx", "max", "cublas", "runpod", "kwh", "tok", "peft",
     "autocast", "trainer", "trl", "axolotl", "torchtune", "litgpt",  # framework names and PyTorch's autocast
     "compile",  # torch.compile, an API name
+    "int",  # int8, a dtype name
     "accelerate",  # Hugging Face accelerate
     "tp", "hf",  # citations: "TP §4" (docs' throughput notes), HF = Hugging Face
     "english",  # View → Language lists each language in its own words
@@ -71,7 +72,7 @@ ALLOWED = {
 }  # fmt: skip
 #: Phrases kept in English on purpose (a technical term as practitioners say it).
 ALLOWED_PHRASES = ["LM head", "FlashAttention 2", "PyTorch SDPA", "no_sync", "sync_each_batch", "custom_sharded_layers",
-                   "vllm-serve"]  # (API names)
+                   "vllm-serve", "load_in_4bit", "load_in_8bit", "LLM.int8"]  # (API names)
 #: Combo boxes whose items are data (catalog names), not UI wording.
 DATA_COMBOS = {"Model", "GPU", "Price offer", "Copy from catalog card", "Preset"}
 _WORD = re.compile(r"[A-Za-z]{2,}")

@@ -170,7 +170,8 @@ def test_small_mappings():
     assert r.updates["training.lora_targets"] == "q_v" and r.updates["training.sharding"] == "zero2"
     assert r.updates["training.activation_offload"] is True
     r = map_training_config({"finetuning_type": "lora", "quantization_bit": 8, "lora_target": "q_proj,k_proj,v_proj"})
-    assert r.updates["training.method"] == "lora" and "config.quant_8bit" in r.codes
+    # LLaMA-Factory quantization_bit 8 (bnb): LoRA on an LLM.int8 base
+    assert r.updates["training.method"] == "qlora" and r.updates["training.quant_bits"] == 8
     assert r.updates["training.lora_targets"] == "qkvo"
     assert next(i for i in r.items if i.key == "lora_target").note.code == "config.approx"
     # ZeRO-1/2: the plan's CPU offload is offload_optimizer; under ZeRO-3 it moves the parameters too

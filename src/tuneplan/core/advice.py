@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.compare import largest_fitting, missing_support
 from tuneplan.core.estimate import estimate
-from tuneplan.core.memory import estimate_memory, nf4_bytes_per_param
+from tuneplan.core.memory import estimate_memory, quantized_base_bytes_per_param
 from tuneplan.core.result import GIB, Estimate, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.core.terms import N_, NOTES, Note, render_note
@@ -259,7 +259,8 @@ def _vllm_share_needed(s: Scenario) -> float:
     a, t = s.model, s.training
     capacity = s.gpu.memory_gib * 2**30
     layers = float(a.layer_linear_params())
-    layer_bytes = nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else 2.0  # a QLoRA base goes in as NF4
+    # a QLoRA base goes in as quantised (NF4 or LLM.int8)
+    layer_bytes = quantized_base_bytes_per_param(a, t) if t.method == "qlora" else 2.0
     weights = layers * layer_bytes + (float(a.parameter_count()) - layers) * 2.0
     need = (weights + wl.reference_layer_bytes_per_token(a, 2, 2) * gen.VLLM_BATCHED_TOKENS
             + gen.generation_rows(t) * t.seq_len * gen.kv_bytes_per_token(a))
@@ -297,8 +298,8 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
         add("grad_checkpointing", {"training.grad_checkpointing": True})
     if t.method == "full":
         add("lora", {"training.method": "lora"})
-    if t.method in {"full", "lora"}:
-        add("qlora", {"training.method": "qlora"})
+    if t.method in {"full", "lora"} or (t.method == "qlora" and t.quant_bits == 8):
+        add("qlora", {"training.method": "qlora", "training.quant_bits": 4})  # from an 8-bit base too
     if t.method == "qlora" and t.kbit_fp32_upcast:
         add("kbit_bf16", {"training.kbit_fp32_upcast": False})
     if t.optimizer == "adamw" and t.method == "full" and not t.optimizer_in_backward:

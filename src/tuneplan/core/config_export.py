@@ -220,7 +220,7 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
         if t.precision != "fp32" and not amp:
             out.add("adapter_precision")
     if t.method == "qlora":
-        out |= {"double_quant", "kbit_fp32_upcast"}
+        out |= {"quant_bits", "kbit_fp32_upcast"} | ({"double_quant"} if t.quant_bits == 4 else set())
     if t.precision != "fp32" and t.method != "qlora":
         out.add("master_weights")
     if t.num_gpus > 1 or t.sharding not in {"none", "ddp"}:
@@ -496,9 +496,10 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     adapters = t.method in {"lora", "qlora"}
     doc.model("model_name_or_path", model_ref)
     if t.method == "qlora":
-        doc.put("quantization_bit", 4, "method")
+        doc.put("quantization_bit", t.quant_bits, "method", "quant_bits")
         doc.put("quantization_method", "bnb")
-        doc.put("double_quantization", t.double_quant, "double_quant")
+        if t.quant_bits == 4:
+            doc.put("double_quantization", t.double_quant, "double_quant")
     _attention(doc, "flash_attn", {"flash": "fa2", "sdpa": "sdpa", "eager": "disabled"})
     doc.put("enable_liger_kernel", t.fused_cross_entropy, "fused_cross_entropy")
     doc.put("disable_gradient_checkpointing", not t.grad_checkpointing, "grad_checkpointing")
@@ -579,10 +580,12 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
     t = doc.t
     adapters = t.method in {"lora", "qlora"}
     doc.model("base_model", model_ref)
-    if t.method == "qlora":
-        doc.put("load_in_4bit", True, "method")
+    if t.method == "qlora" and t.quant_bits == 8:
+        doc.put("load_in_8bit", True, "method", "quant_bits")  # axolotl's 8-bit LoRA examples: adapter lora
+    elif t.method == "qlora":
+        doc.put("load_in_4bit", True, "method", "quant_bits")
     if adapters:
-        doc.put("adapter", t.method, "method")
+        doc.put("adapter", "lora" if t.quant_bits == 8 else t.method, "method")
         doc.put("lora_r", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
@@ -594,10 +597,10 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
     else:
         doc.expressed.append("training.method")  # no adapter: full fine-tuning
-    if t.method == "qlora" and not t.double_quant:
+    if t.method == "qlora" and t.quant_bits == 4 and not t.double_quant:
         # loaders/model.py builds BitsAndBytesConfig with bnb_4bit_use_double_quant=True; these keys override it
         doc.put("bnb_config_kwargs", {"bnb_4bit_use_double_quant": False}, "double_quant")
-    elif t.method == "qlora":
+    elif t.method == "qlora" and t.quant_bits == 4:
         doc.expressed.append("training.double_quant")
     if t.master_weights == "fp32":
         doc.lacks("master_weights")  # the model is loaded in the training dtype (no FP32 copy)
@@ -675,8 +678,10 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
         if t.trainable_embeddings:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
-    if t.method == "qlora":
-        doc.put("load_in_4bit", True, "method")
+    if t.method == "qlora" and t.quant_bits == 8:
+        doc.put("load_in_8bit", True, "method", "quant_bits")  # TRL ModelConfig -> get_quantization_config
+    elif t.method == "qlora":
+        doc.put("load_in_4bit", True, "method", "quant_bits")
         doc.put("bnb_4bit_quant_type", "nf4")
         doc.put("use_bnb_nested_quant", t.double_quant, "double_quant")
     doc.fill("dataset_name")
@@ -725,7 +730,9 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
         if t.trainable_embeddings:
             lora["modules_to_save"] = list(_EMBEDDINGS)
         doc.extras["peft.LoraConfig"] = lora
-    if t.method == "qlora":
+    if t.method == "qlora" and t.quant_bits == 8:
+        doc.extras["transformers.BitsAndBytesConfig"] = {"load_in_8bit": True}
+    elif t.method == "qlora":
         doc.extras["transformers.BitsAndBytesConfig"] = {
             "load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": t.double_quant,
             "bnb_4bit_compute_dtype": _HF_DTYPE[t.precision]}
@@ -768,9 +775,10 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
     _hf_precision(doc)  # given, so a float32 model trains under the plan's autocast, not ms-swift's fp16 default
     if t.method == "qlora":
         doc.put("quant_method", "bnb", "method")
-        doc.put("quant_bits", 4, "method")
-        doc.put("bnb_4bit_quant_type", "nf4")
-        doc.put("bnb_4bit_use_double_quant", t.double_quant, "double_quant")
+        doc.put("quant_bits", t.quant_bits, "method", "quant_bits")
+        if t.quant_bits == 4:
+            doc.put("bnb_4bit_quant_type", "nf4")
+            doc.put("bnb_4bit_use_double_quant", t.double_quant, "double_quant")
     if adapters:
         doc.put("lora_rank", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
@@ -867,7 +875,9 @@ def _torchtune(doc: _Doc, model_ref: str | None) -> None:
         doc.put("model.apply_lora_to_output", False)
         if t.trainable_embeddings:
             doc.lacks("trainable_embeddings")
-    if t.method == "qlora":
+    if t.method == "qlora" and t.quant_bits == 8:
+        doc.lacks("quant_bits")  # torchtune's qlora_ builders quantise to NF4 only (torchao)
+    elif t.method == "qlora":
         doc.note("export.torchtune_qlora", "method")
     doc.put("tokenizer.max_seq_len", t.seq_len, "seq_len")
     if t.sequence_mode == "fixed":

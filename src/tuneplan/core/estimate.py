@@ -16,7 +16,7 @@ __all__ = ["BLOCKING_NOTES", "billed_gpus", "blocking_notes", "estimate", "plan_
 #: Notes that mean the run stops at once (a framework refuses the combination, or an engine cannot start), not just a
 #: caution: a plan carrying one cannot run as it is, whatever its memory says.
 BLOCKING_NOTES = frozenset({
-    "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout",
+    "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout", "plan.int8_fsdp",
     # GRPO (core/generation.py): GRPOConfig refuses a step whose completions are not a multiple of num_generations;
     # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
     "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
@@ -64,6 +64,8 @@ NOTES.update({
                               "train in BF16"),
     "plan.compile_not_modelled": N_("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, "
                                     "Qwen, Mistral, Gemma); for this model the eager figures are used"),
+    "plan.int8_fsdp": N_("FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and "
+                         "refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)"),
     "plan.sharding_one_gpu": N_("sharding across one GPU saves no memory"),
     "plan.adapter_setting_fsdp_unit": N_("the LoRA adapter setting ({setting}) does not apply: adapters inside "
                                          "their layer's FSDP unit take the weights' dtype"),
@@ -184,6 +186,12 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.fp16_trainable")
     if t.torch_compile and not compile_modelled(arch, t):
         warn("plan.compile_not_modelled")
+    if t.method == "qlora" and t.quant_bits == 8 and t.sharding == "fsdp" and t.num_gpus > 1 \
+            and not (arch.checkpoint is not None and arch.checkpoint.is_quantized):
+        # torch FSDP _flat_param._validate_tensors_to_flatten: "Must flatten tensors with uniform dtype but got
+        # torch.float16 and torch.int8" (bitsandbytes issue #1709); accelerate #1415 "Integer parameters are
+        # unsupported". 4-bit bases pass because bnb_4bit_quant_storage stores them in the float dtype.
+        warn("plan.int8_fsdp")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warn("plan.sharding_one_gpu")
     if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":

@@ -20,6 +20,7 @@ from tuneplan.core.checkpoint import allowed_methods
 
 __all__ = [
     "METHOD_WORDS",
+    "method_word",
     "SCHEMA_VERSION",
     "Dataset",
     "GpuSpec",
@@ -128,6 +129,12 @@ class TrainingSetup(_Model):
     lora_dropout: float = Field(default=0.05, ge=0, lt=1)
     lora_targets: LoraTargets = "all-linear"
     trainable_embeddings: bool = False
+    #: QLoRA: how bitsandbytes quantises the frozen base as it loads it. 4: NF4 blocks of 64 (``load_in_4bit``,
+    #: QLoRA, arXiv:2305.14314). 8: LLM.int8 (``load_in_8bit``, arXiv:2208.07339): int8 weights with one fp32
+    #: scale per output row (``Int8Params`` ``CB``/``SCB``), each matmul quantising its input to int8 in the
+    #: forward and dequantising the weight to 16 bits for the input's gradient (bitsandbytes ``MatMul8bitLt``).
+    #: Ignored for a pre-quantised checkpoint (its layers stay as stored).
+    quant_bits: Literal[4, 8] = 4
     double_quant: bool = True
     #: QLoRA: keep every parameter bitsandbytes leaves unquantised (embeddings, LM head, norms,
     #: stacked MoE experts) in fp32, as PEFT's ``prepare_model_for_kbit_training`` leaves them in a
@@ -433,6 +440,14 @@ METHOD_WORDS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 WORKLOAD_WORDS = {"sft": "", "dpo": "DPO", "orpo": "ORPO", "kto": "KTO", "reward": "reward model"}
 
 
+def method_word(t: TrainingSetup) -> str:
+    """The method as plan names and the CLI write it: :data:`METHOD_WORDS`, and ``8-bit LoRA`` for LoRA on a
+    bitsandbytes 8-bit base (``quant_bits`` 8; QLoRA names the 4-bit base)."""
+    if t.method == "qlora" and t.quant_bits == 8:
+        return "8-bit LoRA"
+    return METHOD_WORDS.get(t.method, t.method)
+
+
 def auto_name(s: Scenario) -> str:
     """The name a plan gets from its contents, e.g. ``Llama 3.1 8B QLoRA on RTX 4090``,
     ``Llama 3.1 70B LoRA on 8× H100 SXM`` or ``Llama 3.1 8B LoRA DPO on RTX 4090`` (at most 200 characters)."""
@@ -440,7 +455,7 @@ def auto_name(s: Scenario) -> str:
     if s.training.num_gpus > 1:
         gpus = f"{s.training.num_gpus}× {gpus}"
     work = WORKLOAD_WORDS.get(s.training.workload, s.training.workload)
-    method = METHOD_WORDS.get(s.training.method, s.training.method)
+    method = method_word(s.training)
     return f"{s.model.name} {method}{' ' + work if work else ''} on {gpus}"[:200]
 
 

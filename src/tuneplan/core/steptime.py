@@ -57,7 +57,13 @@ from tuneplan.core import collectives as nccl
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.generation import GenerationCost, generation_cost
-from tuneplan.core.memory import GDN_CHUNK, deepspeed_buffers, lora_tensors, nf4_bytes_per_param
+from tuneplan.core.memory import (
+    GDN_CHUNK,
+    deepspeed_buffers,
+    lora_tensors,
+    nf4_bytes_per_param,
+    quantized_base_bytes_per_param,
+)
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.stacks import sdpa_padding_mask
 from tuneplan.core.terms import Quantity, Term
@@ -427,7 +433,7 @@ def forward_seconds(ctx: _Ctx) -> float:
     if t.workload != "sft":  # TRL's log-prob kernels, forward only
         ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), fused_loss,
                                                                           forward_only=True)
-    dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
+    dequant = quantized_base_bytes(ctx, forward_passes=1.0, weight_gradients=0.0)
     return mm + att_fwd + (layer + ce + dequant) / ctx.bw
 
 
@@ -693,6 +699,50 @@ def _adapted_modules(ctx: _Ctx, mods: list) -> list:  # noqa: ANN001 - LinearMod
             if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, ctx.t.lora_targets)]
 
 
+#: Bytes per input feature and token that an LLM.int8 matmul moves beyond its GEMM (bitsandbytes
+#: ``MatMul8bitLt.forward`` @95f9af3): the 16-bit input cast to fp16 (read 2, write 2), then
+#: ``int8_vectorwise_quant`` (read 2, write 1 B of int8 codes).
+INT8_INPUT_BYTES = 7.0
+#: Bytes per output feature and token beyond the GEMM's 16-bit output: ``int8_linear_matmul`` writes an int32 product
+#: (4 B) that ``int8_mm_dequant`` reads back (4 B) to scale it into the output.
+INT8_OUTPUT_BYTES = 8.0
+
+
+#: Operators one LLM.int8 matmul dispatches in its forward instead of one GEMM (bitsandbytes ``MatMul8bitLt.forward``
+#: and ``int8_vectorwise_quant`` with ``llm_int8_threshold`` 6.0, @95f9af3): the fp16 cast, the outlier mask,
+#: ``any`` and ``argwhere`` over its columns, the row absmax and quantisation, the int8 GEMM and the dequantising
+#: rescale; 8 against the GEMM's 1, so 7 more (outlier columns, when there are any, add their own slice and addmm).
+INT8_OPS_PER_MATMUL = 7.0
+
+
+def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: float) -> float:
+    """Bytes the bitsandbytes kernels of a QLoRA base move beyond its GEMMs, for ``forward_passes`` forwards and
+    ``weight_gradients`` input-gradient passes of one micro-batch; 0 for other methods and a pre-quantised checkpoint
+    (GPTQ/AWQ/FP8 kernels are not modelled apart).
+
+    * NF4 (QLoRA): every use dequantises each layer matrix to bf16 (``dequantize_4bit``: read the NF4 bytes with
+      their constants, write 2 B per weight), forward and backward alike.
+    * LLM.int8 (``quant_bits`` 8): each forward quantises the matmul's input row-wise and rescales an int32
+      product (:data:`INT8_INPUT_BYTES` x ``d_in`` + :data:`INT8_OUTPUT_BYTES` x ``d_out`` per token and matrix);
+      each input gradient dequantises the int8 weight into a 16-bit copy (read 1 B, write 2 B per weight,
+      ``state.CB.to(dtype_A, copy=True).mul_(SCB / 127)``). The int8 GEMM itself is costed at the 16-bit rate
+      (int8 tensor cores are at least as fast; bitsandbytes' cuBLASLt rate is not measured here)."""
+    t, a = ctx.t, ctx.arch
+    if t.method != "qlora":
+        return 0.0
+    if t.quant_bits != 8 or (a.checkpoint is not None and a.checkpoint.is_quantized):
+        # NF4 (a pre-quantised checkpoint is charged as NF4, as before): read NF4 with constants, write bf16
+        return (forward_passes + weight_gradients) * float(a.layer_linear_params()) * (
+            nf4_bytes_per_param(t.double_quant) + 2.0)
+    per_token = params = 0.0
+    for n, mods in a.linear_modules():
+        for m in mods:
+            if m.count == 1:
+                per_token += n * (INT8_INPUT_BYTES * m.d_in + INT8_OUTPUT_BYTES * m.d_out)
+                params += n * m.d_in * m.d_out
+    return forward_passes * ctx.tokens * per_token + weight_gradients * params * 3.0
+
+
 def other_kernels_term(ctx: _Ctx) -> Term:
     """GPU seconds of the bandwidth-bound kernels of one micro-batch: elementwise work of the layers, the
     cross-entropy, NF4 dequantisation, autocast weight casts and gradient accumulation."""
@@ -708,10 +758,8 @@ def other_kernels_term(ctx: _Ctx) -> Term:
         ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t),
                                                                           t.fused_cross_entropy or ctx.fused)
     layer_params = float(a.layer_linear_params())
-    dequant = 0.0
-    if t.method == "qlora":
-        uses = fwd_passes + 1.0  # forward (+ recompute) and activation gradient each dequantise every weight
-        dequant = uses * layer_params * (nf4_bytes_per_param(t.double_quant) + 2.0)
+    # forward (+ recompute) and the activation gradient each go through the quantised base once
+    dequant = quantized_base_bytes(ctx, forward_passes=fwd_passes, weight_gradients=1.0)
     cast = 0.0
     if t.master_weights == "fp32" and t.sharding not in {"zero1", "zero2", "zero3"} and t.method == "full":
         cast = fwd_passes * float(wl.parameter_count(a, t)) * 6.0  # autocast reads fp32 weights, writes bf16 copies
@@ -772,7 +820,7 @@ def _reference(ctx: _Ctx) -> _Reference:
     att_fwd = att.value / ((2.0 if t.grad_checkpointing else 1.0) + ATTN_BWD_FACTOR)
     fused = t.fused_cross_entropy or ctx.fused
     logprob = _logit_tokens(ctx) * a.vocab_size * (4.0 if fused else wl.REFERENCE_LOGPROB_PASSES * _logit_bytes(t))
-    dequant = float(a.layer_linear_params()) * (nf4_bytes_per_param(t.double_quant) + 2.0) if t.method == "qlora" else 0.0
+    dequant = quantized_base_bytes(ctx, forward_passes=1.0, weight_gradients=0.0)
     base_bytes = a.num_layers * _layer_elementwise_bytes(base_ctx) * ctx.tokens + logprob + dequant
     policy_bytes = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens + logprob + dequant
     ops_base = _ops_per_layer(base_ctx) * a.num_layers + 20.0
@@ -860,7 +908,7 @@ def _weight_bytes_gathered(ctx: _Ctx) -> float:
     outer = float(wl.parameter_count(a, t)) - layer
     w = 4.0 if t.precision == "fp32" else 2.0
     if t.method == "qlora":
-        return layer * nf4_bytes_per_param(t.double_quant) + outer * w
+        return layer * quantized_base_bytes_per_param(a, t) + outer * w
     return layer * w + outer * w
 
 
@@ -1034,7 +1082,8 @@ def _ops_per_layer(ctx: _Ctx) -> float:
     nodes): counted from transformers' ``LlamaDecoderLayer`` (norms 8 each, q/k/v/o projections, rotary 16,
     attention call and layout 8, MLP 5, residuals 2), PEFT's ``lora.Linear.forward`` (7 per adapted linear),
     and the expert loop of transformers' MoE blocks (8 per expert); fused/compiled stacks launch one kernel per
-    norm, rotary, activation and residual group."""
+    norm, rotary, activation and residual group. An LLM.int8 base adds :data:`INT8_OPS_PER_MATMUL` per quantised
+    matrix."""
     a, t = ctx.arch, ctx.t
     if ctx.fused:
         ops = 14.0
@@ -1051,6 +1100,9 @@ def _ops_per_layer(ctx: _Ctx) -> float:
     if t.method != "full":
         for n, mods in a.linear_modules():
             ops += lora_ops * len(_adapted_modules(ctx, mods)) * n / max(a.num_layers, 1)
+    if t.method == "qlora" and t.quant_bits == 8 and not (a.checkpoint is not None and a.checkpoint.is_quantized):
+        for n, mods in a.linear_modules():
+            ops += INT8_OPS_PER_MATMUL * sum(1 for m in mods if m.count == 1) * n / max(a.num_layers, 1)
     return ops
 
 
@@ -1202,7 +1254,8 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         gen = generation_cost(arch, t, rate=rate, bandwidth=ctx.bw, host_step_seconds=fwd_ops * OP_HOST_S,
                               capacity_bytes=gpu.memory_gib * 2**30, link_bandwidth=link,
                               activation_bytes_per_token=wl.reference_layer_bytes_per_token(arch, 2, 2),
-                              layer_weight_bytes=nf4_bytes_per_param(t.double_quant) if t.method == "qlora" else 2.0)
+                              layer_weight_bytes=quantized_base_bytes_per_param(arch, t) if t.method == "qlora"
+                              else 2.0)
         gen_s = gen.seconds
         terms = (*terms, gen.term)
     seconds = sum(term.value for term in terms)

@@ -69,7 +69,6 @@ NOTES.update({
     "config.eval_off": N_("{key} = {value}: the config does not evaluate during training, so the evaluation batch "
                           "does not apply"),
     "config.unknown_value": N_("{key} = {value}: a value Tuneplan does not know; the plan keeps its setting"),
-    "config.quant_8bit": N_("{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights"),
     "config.deepspeed_default_counted": N_("{key} = {value}: the plan counts DeepSpeed's default ({default}); this "
                                           "value changes the memory by its difference"),
     "config.optimizer_offload_only": N_("{key} = {value}: offloading the optimizer states alone is not modelled "
@@ -575,7 +574,7 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
         method = "full"
         b.take("finetuning_type", g("finetuning_type"), "training.method", "full")
     elif kind == "lora":
-        method = "qlora" if quant == 4 else "lora"
+        method = "qlora" if quant in {4, 8} else "lora"
         if has("finetuning_type"):
             b.take("finetuning_type", g("finetuning_type"), "training.method", method)
         else:
@@ -583,10 +582,12 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
     else:
         b.unsupported("finetuning_type", g("finetuning_type"), "config.unknown_value")
     if quant is not None:
-        if quant == 4 and method == "qlora":
+        if quant in {4, 8} and method == "qlora":
+            # model_args.py quantization_bit with quantization_method bnb: BitsAndBytesConfig(load_in_4bit / 8bit)
             b.take("quantization_bit", quant, "training.method", "qlora")
-        elif quant == 8:
-            b.unsupported("quantization_bit", quant, "config.quant_8bit")
+            b.take("quantization_bit", quant, "training.quant_bits", quant)
+        elif quant in {4, 8}:
+            b.ignore("quantization_bit", quant)  # full fine-tuning loads no quantised base
         else:
             b.unsupported("quantization_bit", quant, "config.unknown_value")
     if has("quantization_method") and _str("quantization_method", g("quantization_method")).lower() not in {
@@ -714,13 +715,16 @@ def _axolotl(data: Mapping[str, Any]) -> ConfigImport:
     if adapter == "qlora" or (adapter == "lora" and four):
         method = "qlora"
         b.take("adapter", g("adapter"), "training.method", "qlora")
-        if four:
-            b.take("load_in_4bit", g("load_in_4bit"), "training.method", "qlora")
+        b.take("load_in_4bit" if four else "adapter", g("load_in_4bit") if four else g("adapter"),
+               "training.quant_bits", 4)
+    elif adapter == "lora" and eight:
+        # axolotl's LoRA examples with load_in_8bit: bitsandbytes LLM.int8 base (loaders/model.py BitsAndBytesConfig)
+        method = "qlora"
+        b.take("adapter", g("adapter"), "training.method", "qlora")
+        b.take("load_in_8bit", g("load_in_8bit"), "training.quant_bits", 8)
     elif adapter == "lora":
         method = "lora"
         b.take("adapter", g("adapter"), "training.method", "lora")
-        if eight:
-            b.unsupported("load_in_8bit", g("load_in_8bit"), "config.quant_8bit")
     elif not adapter:
         method = "full"
         b.default("adapter", "training.method", "full")
@@ -1008,15 +1012,15 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
         return g(key) is not None
 
     four = has("load_in_4bit") and _bool("load_in_4bit", g("load_in_4bit"))
+    eight = has("load_in_8bit") and _bool("load_in_8bit", g("load_in_8bit"))
     if has("use_peft"):
         if _bool("use_peft", g("use_peft")):
-            b.take("use_peft", g("use_peft"), "training.method", "qlora" if four else "lora")
-            if four:
-                b.take("load_in_4bit", g("load_in_4bit"), "training.method", "qlora")
+            b.take("use_peft", g("use_peft"), "training.method", "qlora" if four or eight else "lora")
+            if four or eight:  # TRL ModelConfig load_in_4bit / load_in_8bit: get_quantization_config
+                key = "load_in_4bit" if four else "load_in_8bit"
+                b.take(key, g(key), "training.quant_bits", 4 if four else 8)
         else:
             b.take("use_peft", g("use_peft"), "training.method", "full")
-    if has("load_in_8bit") and _bool("load_in_8bit", g("load_in_8bit")):
-        b.unsupported("load_in_8bit", g("load_in_8bit"), "config.quant_8bit")
     done |= {"use_peft", "load_in_4bit", "load_in_8bit"}
     if "training.method" in b.updates and b.updates["training.method"] != "full":
         for key, path, conv in (("lora_r", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),

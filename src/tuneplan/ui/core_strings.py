@@ -110,7 +110,6 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'not a text file (binary, or not UTF-8)'),  # config.not_text
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: offloading the optimizer states alone is not modelled (the plan offloads parameters and optimizer states together); CPU offload left as it is'),  # config.optimizer_offload_only
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} does not accept this value'),  # config.out_of_range
-    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: 8-bit LoRA is not modelled; planned as LoRA on 16-bit weights'),  # config.quant_8bit
     QT_TRANSLATE_NOOP("Terms", '{framework} config: {field} set to {setting}, whose defaults fill what the file leaves out'),  # config.stack
     QT_TRANSLATE_NOOP("Terms", "not in the file: {framework}'s default sets {field} to {setting} ({source})"),  # config.stack_default
     QT_TRANSLATE_NOOP("Terms", 'not valid YAML or JSON (line {line}): {problem}'),  # config.syntax
@@ -193,6 +192,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'FP16 training with FP16 trainable parameters: PyTorch\'s loss scaler refuses them ("Attempting to unscale FP16 gradients"); keep the trained weights in FP32 or train in BF16'),  # plan.fp16_trainable
     QT_TRANSLATE_NOOP("Terms", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)"),  # plan.fsdp_wrap_irrelevant
     QT_TRANSLATE_NOOP("Terms", 'this model computes q, k and v in one {module} module: LoRA adapts it whole, keys included (target_modules {module})'),  # plan.fused_qkv_lora
+    QT_TRANSLATE_NOOP("Terms", 'FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)'),  # plan.int8_fsdp
     QT_TRANSLATE_NOOP("Terms", "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them"),  # plan.moe_experts_unquantised
     QT_TRANSLATE_NOOP("Terms", '{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel'),  # plan.naive_split
     QT_TRANSLATE_NOOP("Terms", '{gpu} has no BF16 tensor cores: train in FP16 with loss scaling'),  # plan.no_bf16

@@ -68,6 +68,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "Glossary", "4-bit NormalFloat, the format QLoRA stores frozen weights in: 16 levels spaced for "
         "bell-shaped weights, with one scale per block of 64 weights."),
        ("training.method",)),
+    _G("int8", QT_TRANSLATE_NOOP("Glossary", "LLM.int8 (8-bit base)"), QT_TRANSLATE_NOOP(
+        "Glossary", "bitsandbytes' 8-bit format (load_in_8bit): each frozen weight takes 1 byte, with one scale per "
+        "row. Every matmul turns its input into 8-bit numbers first, so it takes more time than a 16-bit base and "
+        "about twice the memory of a 4-bit one."),
+       ("training.quant_bits",)),
     _G("double_quant", QT_TRANSLATE_NOOP("Glossary", "Double quantization"), QT_TRANSLATE_NOOP(
         "Glossary", "Stores the NF4 block scales in 8 bits as well, saving about 0.37 bit per weight "
         "(roughly 3 GB on a 65B model)."),

@@ -252,6 +252,11 @@ class MethodPanel(FieldPanel):
         self.add_choice("training.method", self.tr("Method"), [
             ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))
+        self.add_choice("training.quant_bits", self.tr("Quantised base"), [
+            (4, self.tr("4-bit NF4 (load_in_4bit)")), (8, self.tr("8-bit LLM.int8 (load_in_8bit)"))],
+            tip=self.tr("How bitsandbytes stores the frozen base for QLoRA: 4-bit NF4 (about 0.52 B per weight) or "
+                        "8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its input "
+                        "to int8). FSDP cannot shard an 8-bit base"))
         self.add_choice("training.precision", self.tr("Precision"), [
             ("bf16", "BF16"), ("fp16", self.tr("FP16 (loss scaling)")), ("fp32", "FP32")],
             tip=self.tr("Weights, gradients and optimizer states in this precision; tick FP32 weights for mixed precision"))
@@ -294,7 +299,8 @@ class MethodPanel(FieldPanel):
         self.end_advanced()
 
     def update_enabled(self, scenario: Scenario) -> None:
-        """LoRA fields only for LoRA/QLoRA; double quantization and the FP32 upcast only for QLoRA;
+        """LoRA fields only for LoRA/QLoRA; the quantised base and the FP32 upcast only for QLoRA, double
+        quantization only for its 4-bit base;
         FP32 master weights not for QLoRA; the reference model only for DPO and KTO."""
         t = scenario.training
         self.set_enabled("training.reference_model", t.workload in {"dpo", "kto"}, self.tr("Only for DPO and KTO"))
@@ -315,7 +321,9 @@ class MethodPanel(FieldPanel):
                          and not t.frozen_weight_grads,
                          self.tr("Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under "
                                  "autocast; adapters inside their layer's FSDP unit take the weights' dtype)"))
-        self.set_enabled("training.double_quant", t.method == "qlora", self.tr("Only for QLoRA"))
+        self.set_enabled("training.quant_bits", t.method == "qlora", self.tr("Only for QLoRA"))
+        self.set_enabled("training.double_quant", t.method == "qlora" and t.quant_bits == 4,
+                         self.tr("Only for a 4-bit NF4 base"))
         # (left enabled under FSDP/ZeRO-3, so a ticked box can be unticked; the tooltip and a warning say that
         # sharded QLoRA skips the upcast)
         self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora", self.tr("Only for QLoRA"))

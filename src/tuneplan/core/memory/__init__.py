@@ -144,7 +144,6 @@ from tuneplan.core.memory.allocator import (
     MIB,
     likely_range,
 )
-from tuneplan.core.memory.context import nf4_bytes_per_param
 from tuneplan.core.memory.deepspeed import (
     DEEPSPEED_MAX_REUSE_DISTANCE,
     DEEPSPEED_PREFETCH_ELEMENTS,
@@ -157,6 +156,12 @@ from tuneplan.core.memory.deepspeed import (
     deepspeed_buffers,
 )
 from tuneplan.core.memory.ledger import MemoryLedger, estimate_memory
+from tuneplan.core.memory.quantized import (
+    int8_bytes_per_param,
+    int8_matmul_transient,
+    nf4_bytes_per_param,
+    quantized_base_bytes_per_param,
+)
 
 __all__ = [
     "CUDA_CONTEXT_BYTES",
@@ -197,6 +202,9 @@ __all__ = [
     "peft_layer_modules",
     "merged_expert_bytes",
     "nf4_bytes_per_param",
+    "int8_bytes_per_param",
+    "int8_matmul_transient",
+    "quantized_base_bytes_per_param",
     # the private helpers other core modules and tests reach for (steptime's target rules, hand-count tests)
     "_activation_adapter_path",
     "_is_adapted",

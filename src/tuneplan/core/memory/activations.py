@@ -16,6 +16,7 @@ from tuneplan.core.memory.adapters import (
     peft_layer_modules,
 )
 from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
+from tuneplan.core.memory.quantized import int8_matmul_transient
 from tuneplan.core.memory.workloads import _logps_term
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import TrainingSetup
@@ -616,10 +617,12 @@ def loss_side(ctx: MemoryContext) -> LossSide:
 def layer_temporaries(ctx: MemoryContext) -> tuple[float, float]:
     """Transient per-layer buffers (bytes): ``(base, all)``. Base: the gradient flowing between layers (two
     buffers of the residual stream) and QLoRA's dequantised bf16 copy of the matrix being multiplied (bitsandbytes
-    ``dequantize_4bit``); all: with eager attention's scores, mask and fp32 cast (8 B per head and score)."""
+    ``dequantize_4bit``), or on an 8-bit base the larger LLM.int8 working set (:func:`int8_matmul_transient`); all: with eager attention's scores, mask and fp32 cast (8 B per head and score)."""
     arch, t = ctx.arch, ctx.t
     base = 2 * ctx.resid * arch.hidden_size * ctx.tokens  # gradient flowing between layers (two buffers)
-    if t.method == "qlora":
+    if t.method == "qlora" and t.quant_bits == 8 and ctx.ckpt is None:
+        base += int8_matmul_transient(arch, ctx.tokens)  # LLM.int8's quantised input and int32 product, or weight copy
+    elif t.method == "qlora":
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
         base += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
     temporaries = base

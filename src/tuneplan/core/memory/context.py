@@ -12,6 +12,7 @@ from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.checkpoint import CheckpointWeights
 from tuneplan.core.memory.deepspeed import DeepSpeedBuffers, deepspeed_buffers
+from tuneplan.core.memory.quantized import quantized_base_bytes_per_param
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 
 _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
@@ -19,17 +20,6 @@ _DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4}
 
 def _stacked_expert_params(mods) -> int:  # noqa: ANN001 - list[LinearModule]
     return sum(m.params for m in mods if m.count > 1)
-
-
-def nf4_bytes_per_param(double_quant: bool) -> float:
-    """Bytes per parameter of an NF4-quantised matrix, quantisation constants included.
-
-    4 bits per weight, plus per block of 64 weights either one fp32 absmax (32/64 = 0.5 bit) or,
-    with double quantisation, one 8-bit absmax plus one fp32 constant per 256 blocks
-    (8/64 + 32/(64*256) = 0.127 bit). Source: QLoRA paper, arXiv:2305.14314 §3.
-    """
-    bits = 4 + (8 / 64 + 32 / (64 * 256) if double_quant else 32 / 64)
-    return bits / 8
 
 
 @dataclass(frozen=True)
@@ -69,6 +59,7 @@ class MemoryContext:
     non_layer: float
     #: stacked MoE expert parameters (3-D tensors, not nn.Linear)
     stacked: float
+    #: bytes per parameter of a QLoRA base's quantised layer matrices (NF4, or LLM.int8 with quant_bits 8)
     nf4: float
     #: QLoRA's fp32 upcast of what bitsandbytes leaves unquantised (never for sharded QLoRA)
     upcast: bool
@@ -147,7 +138,7 @@ def memory_context(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> M
     # quantise them (transformers integrations/bitsandbytes.py replaces nn.Linear/Conv1D only); under
     # QLoRA they are cast to fp32 with the other non-quantised parameters.
     stacked = sum(n * _stacked_expert_params(mods) for n, mods in arch.linear_modules())
-    nf4 = nf4_bytes_per_param(t.double_quant)
+    nf4 = quantized_base_bytes_per_param(arch, t)  # NF4, or LLM.int8 for an 8-bit base
     # QLoRA: bytes of each parameter bitsandbytes leaves unquantised (fp32 after PEFT's
     # prepare_model_for_kbit_training when the user keeps that upcast, else the training dtype).
     # Sharded QLoRA (FSDP / DeepSpeed ZeRO-3) never upcasts: TRL (is_sharded_qlora) and axolotl

@@ -33,7 +33,7 @@ class Weights:
 
 def weights(ctx: MemoryContext) -> Weights:
     """Weights in their dtype: a pre-quantised checkpoint as stored, NF4 layer matrices under QLoRA (QLoRA
-    arXiv:2305.14314 §3), else parameters x bytes; plus the bf16 copies autocast makes of an fp32 model."""
+    arXiv:2305.14314 §3) or LLM.int8 ones on an 8-bit base (arXiv:2208.07339), else parameters x bytes; plus the bf16 copies autocast makes of an fp32 model."""
     t = ctx.t
     ckpt, unq = ctx.ckpt, ctx.unq
     if ckpt is not None:
@@ -50,8 +50,9 @@ def weights(ctx: MemoryContext) -> Weights:
                t.precision + (" (sharded QLoRA skips prepare_model_for_kbit_training)" if t.kbit_fp32_upcast else ""))
         formula = (
             f"{(ctx.layer_linear - ctx.stacked) / 1e9:.2f}B layer weights x {ctx.nf4:.4f} B "
-            f"(NF4{' + double quant' if t.double_quant else ''})"
-            f" + {ctx.non_layer / 1e9:.2f}B embeddings/head/norms x {unq} B ({how})"
+            + ("(LLM.int8: int8 codes + an fp32 scale per row)" if t.quant_bits == 8 else
+               f"(NF4{' + double quant' if t.double_quant else ''})")
+            + f" + {ctx.non_layer / 1e9:.2f}B embeddings/head/norms x {unq} B ({how})"
             + (f" + {ctx.stacked / 1e9:.2f}B stacked expert weights x {unq} B (not nn.Linear: bitsandbytes leaves them"
                " unquantised)" if ctx.stacked else "")
         )
