@@ -90,8 +90,8 @@ CORE_STRINGS = SOURCES / "core_strings.py"
 CATALOGUE_MODULES = ("tuneplan.core.advice", "tuneplan.core.calibration", "tuneplan.core.config_export",
                      "tuneplan.core.cost", "tuneplan.core.estimate", "tuneplan.core.generation", "tuneplan.core.lengths",
                      "tuneplan.core.search", "tuneplan.core.stacks", "tuneplan.core.throughput",
-                     "tuneplan.core.training_config", "tuneplan.core.workload", "tuneplan.hw.probe",
-                     "tuneplan.storage.dataset_file")
+                     "tuneplan.core.training_config", "tuneplan.core.training_command", "tuneplan.core.workload",
+                     "tuneplan.hw.probe", "tuneplan.storage.dataset_file")
 
 
 def core_source() -> str:

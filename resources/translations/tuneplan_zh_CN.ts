@@ -751,8 +751,8 @@ Please attach that file when you report the problem.</source>
         <translation>导入训练配置</translation>
     </message>
     <message>
-        <source>Training configs (*.yaml *.yml *.json);;All files (*)</source>
-        <translation>训练配置 (*.yaml *.yml *.json);;所有文件 (*)</translation>
+        <source>Training configs and launch scripts (*.yaml *.yml *.json *.sh);;All files (*)</source>
+        <translation>训练配置与启动脚本 (*.yaml *.yml *.json *.sh);;所有文件 (*)</translation>
     </message>
     <message>
         <source>on</source>
@@ -6442,6 +6442,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>配置未说明使用多少块 GPU：请在方案中设置 GPU 数量</translation>
     </message>
     <message>
+        <source>{key} = {value}: examples are not cut to a length; the plan keeps its sequence length (set it to the longest example)</source>
+        <translation>{key} = {value}：样本不会被截断到某个长度；方案保留其序列长度（请设为最长样本的长度）</translation>
+    </message>
+    <message>
         <source>{key} must be true or false, got {value}</source>
         <translation>{key} 必须是 true 或 false，实际为 {value}</translation>
     </message>
@@ -6498,16 +6502,36 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{key} = {value}：{field} 设为 {setting}</translation>
     </message>
     <message>
+        <source>{key} = {value}: a config shipped with {framework}; copy it (tune cp {value} .) and import the copy for its settings</source>
+        <translation>{key} = {value}：这是 {framework} 自带的配置；请复制它（tune cp {value} .），再导入副本以读取其设置</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: import that file too for its settings</source>
+        <translation>{key} = {value}：请一并导入该文件以读取其设置</translation>
+    </message>
+    <message>
+        <source>{n} processes and no sharding named: {field} set to {setting} (a copy of the model on every GPU)</source>
+        <translation>{n} 个进程且未指定分片：{field} 设为 {setting}（每块 GPU 上一份模型副本）</translation>
+    </message>
+    <message>
+        <source>no command in the file</source>
+        <translation>文件中没有命令</translation>
+    </message>
+    <message>
+        <source>the command does not start a training run Tuneplan reads ({program})</source>
+        <translation>该命令不会启动 Tuneplan 能读取的训练（{program}）</translation>
+    </message>
+    <message>
+        <source>the command line cannot be read: {problem}</source>
+        <translation>无法读取该命令行：{problem}</translation>
+    </message>
+    <message>
         <source>nested more than {depth} levels deep</source>
         <translation>嵌套超过 {depth} 层</translation>
     </message>
     <message>
         <source>too large ({size} KiB; the limit is {limit} KiB)</source>
         <translation>文件过大（{size} KiB；上限为 {limit} KiB）</translation>
-    </message>
-    <message>
-        <source>not a LLaMA-Factory, axolotl, Hugging Face or DeepSpeed training config</source>
-        <translation>不是 LLaMA-Factory、axolotl、Hugging Face 或 DeepSpeed 训练配置</translation>
     </message>
     <message>
         <source>{key}: not a setting Tuneplan reads</source>
@@ -7104,6 +7128,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Even one evaluation row needs more memory than the card has and than the training step; evaluate the saved checkpoint afterwards instead.</source>
         <translation>即使只评估一行，所需显存也超过显卡容量和训练步骤本身；请改为训练后评估保存的检查点。</translation>
+    </message>
+    <message>
+        <source>not a LLaMA-Factory, axolotl, Hugging Face, DeepSpeed, torchtune, ms-swift or accelerate training config</source>
+        <translation>不是 LLaMA-Factory、axolotl、Hugging Face、DeepSpeed、torchtune、ms-swift 或 accelerate 的训练配置</translation>
     </message>
     <message>
         <source>packing and padding_free are off by default: each batch is padded to its longest sequence</source>

@@ -125,8 +125,10 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                      "saved in the library (see 'tuneplan scenarios list')")
     p.add_argument("--training-config", metavar="FILE", action="append",
                    help="the training config you already have: LLaMA-Factory or axolotl YAML, HF TrainingArguments / "
-                        "TRL SFTConfig JSON or YAML, a DeepSpeed JSON; repeat it (e.g. an axolotl YAML and its "
-                        "DeepSpeed JSON): later files and explicit flags win")
+                        "TRL SFTConfig JSON or YAML, a DeepSpeed JSON, a torchtune recipe YAML, ms-swift arguments "
+                        "(YAML/JSON), an accelerate config, or a launch script (train.sh: accelerate launch, "
+                        "torchrun, deepspeed, swift, tune run, llamafactory-cli; read, never run); repeat it (e.g. "
+                        "an axolotl YAML and its DeepSpeed JSON): later files and explicit flags win")
     p.add_argument("--method", choices=["full", "lora", "qlora"])
     p.add_argument("--precision", choices=["bf16", "fp16", "fp32"])
     p.add_argument("--master-weights", choices=["none", "fp32"], help="fp32: mixed precision with fp32 master weights")

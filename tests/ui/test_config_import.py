@@ -94,3 +94,20 @@ def test_the_summary_is_chinese_with_the_translator(qapp, window, summaries):
         assert _title == "训练配置已导入" and "已写入方案" in text and "设为" in text
     finally:
         i18n.remove_translators(qapp)
+
+
+def test_a_launch_script_and_a_torchtune_recipe_through_the_window(window, monkeypatch, summaries, tmp_path):
+    script = tmp_path / "train.sh"
+    script.write_text("#!/bin/bash\nNPROC_PER_NODE=4 swift sft \\\n  --tuner_type lora --quant_bits 8 \\\n"
+                      "  --quant_method bnb --deepspeed zero2 --per_device_train_batch_size 2\n")
+    _choose(monkeypatch, script)
+    window.import_config_action.trigger()
+    assert window.shown_errors == []
+    t = window.store.scenario.training
+    assert (t.method, t.quant_bits, t.num_gpus, t.sharding, t.micro_batch) == ("qlora", 8, 4, "zero2", 2)
+    assert "train.sh (ms-swift)" in summaries[-1][1]
+    _choose(monkeypatch, DATA / "torchtune_llama3_1_8B_qlora_single_device.yaml")
+    window.import_config_action.trigger()
+    t = window.store.scenario.training
+    assert (t.stack, t.quant_bits, t.grad_accumulation, t.fused_cross_entropy) == ("torchtune", 4, 8, True)
+    assert "(torchtune)" in summaries[-1][1]

@@ -1,4 +1,5 @@
-"""Import the training config a user already has (issue #17): LLaMA-Factory, axolotl, HF/TRL, DeepSpeed.
+"""Import the training config a user already has (issue #17): LLaMA-Factory, axolotl, HF/TRL, DeepSpeed, torchtune,
+ms-swift and accelerate configs (command lines: ``core/training_command.py``).
 
 :func:`map_training_config` takes an already-decoded mapping (reading and decoding files is
 ``tuneplan.storage.training_config``'s business) and returns a :class:`ConfigImport`: the plan's field updates
@@ -40,12 +41,13 @@ __all__ = [
     "map_training_config",
 ]
 
-Format = Literal["llamafactory", "axolotl", "hf", "deepspeed"]
+Format = Literal["llamafactory", "axolotl", "hf", "deepspeed", "torchtune", "swift", "accelerate"]
 Status = Literal["taken", "ignored", "unsupported"]
-FORMATS: tuple[str, ...] = ("llamafactory", "axolotl", "hf", "deepspeed")
+FORMATS: tuple[str, ...] = ("llamafactory", "axolotl", "hf", "deepspeed", "torchtune", "swift", "accelerate")
 #: How each format is named in notes (proper names: not translated).
 FORMAT_NAMES: dict[str, str] = {"llamafactory": "LLaMA-Factory", "axolotl": "axolotl",
-                                "hf": "Hugging Face TrainingArguments / TRL", "deepspeed": "DeepSpeed"}
+                                "hf": "Hugging Face TrainingArguments / TRL", "deepspeed": "DeepSpeed",
+                                "torchtune": "torchtune", "swift": "ms-swift", "accelerate": "Hugging Face accelerate"}
 
 NOTES.update({
     # taken
@@ -76,10 +78,13 @@ NOTES.update({
                                         "left as it is"),
     "config.model_not_set": N_("{key} = {value}: the import sets the training setup only; choose the model in "
                                "the plan"),
+    "config.no_truncation": N_("{key} = {value}: examples are not cut to a length; the plan keeps its sequence "
+                               "length (set it to the longest example)"),
     "config.no_gpu_count": N_("the config does not say how many GPUs run it: set the GPU count in the plan"),
     # errors (TrainingConfigError)
     "config.not_mapping": N_("the file does not hold a training config (a mapping of settings)"),
-    "config.unknown_format": N_("not a LLaMA-Factory, axolotl, Hugging Face or DeepSpeed training config"),
+    "config.unknown_format": N_("not a LLaMA-Factory, axolotl, Hugging Face, DeepSpeed, torchtune, ms-swift or "
+                                "accelerate training config"),
     "config.not_integer": N_("{key} must be a whole number, got {value}"),
     "config.not_number": N_("{key} must be a number, got {value}"),
     "config.not_boolean": N_("{key} must be true or false, got {value}"),
@@ -1301,9 +1306,394 @@ def _deepspeed(data: Mapping[str, Any], prefix: str = "") -> ConfigImport:
     return b.result()
 
 
+# ------------------------------------------------------------------------------------------ torchtune
+
+
+#: torchtune optimizer components (recipes/configs/*: ``optimizer._component_``) -> the plan's optimizer.
+_TT_OPTIMIZERS = {
+    "torch.optim.adamw": "adamw", "torch.optim.adam": "adamw", "torch.optim.sgd": "sgd",
+    "bitsandbytes.optim.pagedadamw8bit": "paged-adamw-8bit", "bitsandbytes.optim.pagedadamw": "paged-adamw-32bit",
+    "bitsandbytes.optim.pagedadamw32bit": "paged-adamw-32bit", "bitsandbytes.optim.adamw8bit": "adamw-8bit",
+    "torchao.optim.adamw8bit": "adamw-8bit", "torchao.prototype.low_bit_optim.adamw8bit": "adamw-8bit",
+}
+#: torchtune's chunked losses (``torchtune.modules.loss``): the LM head's output in chunks, upcast one at a time.
+_TT_CHUNKED_LOSSES = {"cewithchunkedoutputloss", "linearcrossentropyloss"}
+_TT_IRRELEVANT = {"output_dir", "checkpointer", "resume_from_checkpoint", "save_adapter_weights_only", "seed",
+                  "shuffle", "lr_scheduler", "metric_logger", "log_every_n_steps", "log_peak_memory_stats",
+                  "log_level", "profiler", "low_cpu_ram", "clip_grad_norm", "device", "tokenizer", "run_val_every_n_steps",
+                  "dataset_val", "batch_size_val", "quantizer", "save_last_epoch_only", "cudnn_deterministic_mode"}
+
+
+def _component(value: Any) -> str:
+    """A torchtune ``_component_`` dotted path, lower-cased ('' when the node has none)."""
+    if isinstance(value, Mapping) and isinstance(value.get("_component_"), str):
+        return value["_component_"].strip().lower()
+    return ""
+
+
+def _torchtune(data: Mapping[str, Any]) -> ConfigImport:
+    """A torchtune recipe config (``recipes/configs/<family>/<size>_<method>[_single_device].yaml``): the model
+    builder's name says the method (``lora_``/``qlora_`` builders, ``torchtune/models/*/_model_builders.py``), its
+    ``lora_*`` arguments the adapters; ``batch_size``, ``gradient_accumulation_steps``, ``tokenizer.max_seq_len``,
+    ``dataset.packed`` (unpacked batches are padded to their longest, ``padded_collate_sft``), ``dtype``,
+    ``enable_activation_checkpointing``/``offloading``, ``optimizer_in_bwd``, ``compile``, the loss component and
+    the distributed recipes' ``fsdp_cpu_offload`` and ``custom_sharded_layers``. The recipe and the GPU count are on
+    the ``tune run`` command line, not in the file."""
+    b = _Builder("torchtune")
+    g = data.get
+    done: set[str] = set()
+    model = g("model")
+    builder = _component(model).rsplit(".", 1)[-1]
+    method: str | None = None
+    if builder:
+        method = "qlora" if builder.startswith("qlora_") else "lora" if builder.startswith("lora_") else "full"
+        b.take("model._component_", model["_component_"], "training.method", method)
+        if method == "qlora":  # torchtune's QLoRA builders quantise to NF4 (torchao to_nf4)
+            b.take("model._component_", model["_component_"], "training.quant_bits", 4)
+    elif model is not None:
+        b.unsupported("model", model)
+    done.add("model")
+    if isinstance(model, Mapping) and method in {"lora", "qlora"}:
+        for key, path, conv in (("lora_rank", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),
+                                ("lora_dropout", "training.lora_dropout", _float)):
+            if model.get(key) is not None:
+                b.take(f"model.{key}", model[key], path, conv(f"model.{key}", model[key]))
+        attn = model.get("lora_attn_modules")
+        if attn is not None:
+            if not isinstance(attn, list) or not all(isinstance(n, str) for n in attn):
+                raise TrainingConfigError("config.not_string", key="model.lora_attn_modules", value=_shown(attn))
+            names = ["o_proj" if n == "output_proj" else n for n in attn]
+            if model.get("apply_lora_to_mlp") is not None and _bool("model.apply_lora_to_mlp",
+                                                                     model["apply_lora_to_mlp"]):
+                names += ["gate_proj", "up_proj", "down_proj"]  # torchtune's w1, w3, w2
+            _targets(b, "model.lora_attn_modules", names)
+        if model.get("apply_lora_to_output") is not None and _bool("model.apply_lora_to_output",
+                                                                    model["apply_lora_to_output"]):
+            b.unsupported("model.apply_lora_to_output", model["apply_lora_to_output"])  # LoRA on the LM head
+        for key, value in model.items():
+            if key not in {"_component_", "lora_rank", "lora_alpha", "lora_dropout", "lora_attn_modules",
+                           "apply_lora_to_mlp", "apply_lora_to_output"} and value is not None:
+                b.ignore(f"model.{key}", value)
+    tok = g("tokenizer")
+    if isinstance(tok, Mapping) and tok.get("max_seq_len") is not None:
+        b.take("tokenizer.max_seq_len", tok["max_seq_len"], "training.seq_len",
+               _int("tokenizer.max_seq_len", tok["max_seq_len"]))
+    elif isinstance(tok, Mapping) and "max_seq_len" in tok:
+        b.unsupported("tokenizer.max_seq_len", None, "config.no_truncation")
+    done.add("tokenizer")
+    datasets = g("dataset")
+    nodes = datasets if isinstance(datasets, list) else [datasets] if isinstance(datasets, Mapping) else []
+    packed = [n.get("packed") for n in nodes if isinstance(n, Mapping) and n.get("packed") is not None]
+    if packed:
+        on = all(_bool("dataset.packed", p) for p in packed)
+        b.take("dataset.packed", packed[0], "training.sequence_mode", "packed" if on else "dynamic")
+    elif nodes:
+        b.default("dataset.packed", "training.sequence_mode", "dynamic")  # packed: False unless set
+    done.add("dataset")
+    _batch(b, data, "batch_size", "gradient_accumulation_steps")
+    done |= {"batch_size", "gradient_accumulation_steps"}
+    opt = g("optimizer")
+    comp = _component(opt)
+    if comp:
+        name = _TT_OPTIMIZERS.get(comp)
+        if name == "adamw" and isinstance(opt, Mapping) and opt.get("fused") is not None and _bool(
+                "optimizer.fused", opt["fused"]):
+            name = "adamw-fused"
+        if name is None:
+            b.unsupported("optimizer._component_", opt["_component_"], "config.unknown_value")
+        else:
+            b.take("optimizer._component_", opt["_component_"], "training.optimizer", name)
+    done.add("optimizer")
+    loss = _component(g("loss")).rsplit(".", 1)[-1]
+    if loss:
+        b.take("loss._component_", g("loss")["_component_"], "training.fused_cross_entropy", loss in _TT_CHUNKED_LOSSES)
+    done.add("loss")
+    for key, path in (("optimizer_in_bwd", "training.optimizer_in_backward"), ("compile", "training.torch_compile"),
+                      ("enable_activation_checkpointing", "training.grad_checkpointing"),
+                      ("enable_activation_offloading", "training.activation_offload")):
+        if g(key) is not None:
+            b.take(key, g(key), path, _bool(key, g(key)))
+        done.add(key)
+    if g("dtype") is not None:
+        table = {"bf16": "bf16", "fp32": "fp32", "fp16": "fp16"}
+        text = _str("dtype", g("dtype")).lower()
+        if text in table:
+            b.take("dtype", g("dtype"), "training.precision", table[text])
+        else:
+            b.unsupported("dtype", g("dtype"), "config.unknown_value")
+    done.add("dtype")
+    distributed = False
+    if g("fsdp_cpu_offload") is not None:
+        distributed = True
+        b.take("fsdp_cpu_offload", g("fsdp_cpu_offload"), "training.cpu_offload",
+               _bool("fsdp_cpu_offload", g("fsdp_cpu_offload")))
+    if g("custom_sharded_layers"):
+        distributed = True
+        b.take("custom_sharded_layers", g("custom_sharded_layers"), "training.fsdp_wrap", "separate-embeddings")
+    if g("fsdp_reshard_after_forward") is not None:
+        distributed = True
+        b.ignore("fsdp_reshard_after_forward", g("fsdp_reshard_after_forward"))
+    done |= {"fsdp_cpu_offload", "custom_sharded_layers", "fsdp_reshard_after_forward"}
+    if distributed:  # the distributed recipes shard with FSDP2 (training.shard_model)
+        b.updates["training.sharding"] = "fsdp"
+    # the recipe (single device or distributed) and --nproc_per_node are on the tune run command line
+    b.items.append(ImportItem(status="unsupported", key="num_gpus", note=Note(code="config.no_gpu_count")))
+    if g("epochs") is not None:
+        b.take("epochs", g("epochs"), "dataset.epochs", _float("epochs", g("epochs")))
+    done.add("epochs")
+    if g("max_steps_per_epoch") is not None:
+        b.unsupported("max_steps_per_epoch", g("max_steps_per_epoch"))
+    done.add("max_steps_per_epoch")
+    for key, value in data.items():
+        if key in done or value is None:
+            continue
+        if key in _TT_IRRELEVANT:
+            b.ignore(str(key), value)
+        else:
+            b.ignore(str(key), value, code="config.unknown_key")
+    _stack(b, "torchtune")
+    return b.result()
+
+
+# ------------------------------------------------------------------------------------------ ms-swift
+
+
+#: ms-swift ``--deepspeed`` shorthands (swift/arguments/train_args.py: the bundled zero0/1/2/3 and *_offload
+#: JSONs under swift/llm/ds_config) -> the plan's sharding and CPU offload.
+SWIFT_DEEPSPEED = {"zero0": ("ddp", False), "zero1": ("zero1", False), "zero2": ("zero2", False),
+                   "zero3": ("zero3", False), "zero2_offload": ("zero2", True), "zero3_offload": ("zero3", True)}
+#: ms-swift ``rlhf_type`` -> the plan's workload (swift/arguments/rlhf_args.py).
+SWIFT_RLHF = {"dpo": "dpo", "orpo": "orpo", "simpo": "orpo", "cpo": "orpo", "kto": "kto", "rm": "reward",
+              "grpo": "grpo"}
+_SWIFT_ATTN = {"flash_attn": "flash", "flash_attention_2": "flash", "flash_attention_3": "flash", "sdpa": "sdpa",
+               "eager": "eager"}
+
+
+def _swift(data: Mapping[str, Any]) -> ConfigImport:
+    """ms-swift's arguments (``swift sft``/``swift rlhf``, as a YAML/JSON of the same names or a command line):
+    ``train_type`` (``tuner_type`` in ms-swift 3.10+, ``sft_type`` before 3.0) with ``quant_method bnb`` and
+    ``quant_bits`` for QLoRA or an 8-bit base (swift/arguments/base_args/quant_args.py), ``lora_rank``/``alpha``/
+    ``dropout``, ``target_modules``, ``torch_dtype``, ``max_length``, ``attn_impl``, ``packing``/``padding_free``,
+    ``deepspeed`` shorthands (:data:`SWIFT_DEEPSPEED`), ``rlhf_type`` (:data:`SWIFT_RLHF`), then the Hugging Face
+    ``TrainingArguments`` it inherits. Its defaults fill the rest (``core/stacks.py``, ms-swift profile)."""
+    b = _Builder("swift")
+    g = data.get
+    done: set[str] = set()
+
+    def has(key: str) -> bool:
+        return g(key) is not None
+
+    type_key = next((k for k in ("tuner_type", "train_type", "sft_type") if has(k)), None)
+    kind = _str(type_key, g(type_key)).lower() if type_key else "lora"  # ms-swift's default train_type is lora
+    quant_method = _str("quant_method", g("quant_method")).lower() if has("quant_method") else ""
+    bits = _int("quant_bits", g("quant_bits")) if has("quant_bits") else None
+    done |= {"tuner_type", "train_type", "sft_type", "quant_method", "quant_bits"}
+    method: str | None
+    if kind == "full":
+        method = "full"
+    elif kind in {"lora", "qlora"}:
+        method = "qlora" if (bits in {4, 8} and quant_method in {"bnb", ""}) or kind == "qlora" else "lora"
+    else:
+        method = None
+        b.unsupported(type_key or "train_type", g(type_key) if type_key else kind, "config.unknown_value")
+    if method is not None:
+        if type_key:
+            b.take(type_key, g(type_key), "training.method", method)
+        else:
+            b.default("train_type", "training.method", method)
+    if bits is not None:
+        if method == "qlora" and bits in {4, 8}:
+            b.take("quant_bits", bits, "training.quant_bits", bits)
+            if has("quant_method"):
+                b.take("quant_method", g("quant_method"), "training.quant_bits", bits)
+        else:
+            b.unsupported("quant_bits", bits, "config.unknown_value")
+            if has("quant_method"):
+                b.unsupported("quant_method", g("quant_method"), "config.unknown_value")
+    elif has("quant_method"):
+        b.ignore("quant_method", g("quant_method"))
+    if has("bnb_4bit_use_double_quant"):
+        b.take("bnb_4bit_use_double_quant", g("bnb_4bit_use_double_quant"), "training.double_quant",
+               _bool("bnb_4bit_use_double_quant", g("bnb_4bit_use_double_quant")))
+    done |= {"bnb_4bit_use_double_quant", "bnb_4bit_quant_type", "bnb_4bit_compute_dtype", "bnb_4bit_quant_storage"}
+    if method in {"lora", "qlora"}:
+        for key, path, conv in (("lora_rank", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),
+                                ("lora_dropout", "training.lora_dropout", _float)):
+            if has(key):
+                b.take(key, g(key), path, conv(key, g(key)))
+        if has("target_modules"):
+            _targets(b, "target_modules", g("target_modules"))
+        if has("modules_to_save"):
+            _modules_to_save(b, "modules_to_save", g("modules_to_save"))
+    done |= {"lora_rank", "lora_alpha", "lora_dropout", "target_modules", "modules_to_save"}
+    precision = _precision(b, data)
+    done |= {"bf16", "fp16"}
+    dtype_key = next((k for k in ("torch_dtype", "dtype") if has(k)), None)
+    if dtype_key:
+        text = _str(dtype_key, g(dtype_key)).lower().removeprefix("torch.")
+        table = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
+        if text not in table:
+            b.unsupported(dtype_key, g(dtype_key), "config.unknown_value")
+        elif precision is None:
+            # ms-swift sets bf16/fp16 from torch_dtype when the flags are not given (train_args.py _init_mixed_precision)
+            b.take(dtype_key, g(dtype_key), "training.precision", table[text])
+        elif text == "float32" and precision != "fp32":
+            b.take(dtype_key, g(dtype_key), "training.master_weights", "fp32", code="config.master_weights")
+        else:
+            b.ignore(dtype_key, g(dtype_key))
+    done |= {"torch_dtype", "dtype"}
+    if has("attn_impl"):
+        name = _str("attn_impl", g("attn_impl")).lower()
+        if name in _SWIFT_ATTN:
+            b.take("attn_impl", g("attn_impl"), "training.attention", _SWIFT_ATTN[name])
+        else:
+            b.unsupported("attn_impl", g("attn_impl"), "config.unknown_value")
+    done.add("attn_impl")
+    _batch(b, data, "per_device_train_batch_size", "gradient_accumulation_steps")
+    done |= {"per_device_train_batch_size", "gradient_accumulation_steps"}
+    if has("gradient_checkpointing"):
+        b.take("gradient_checkpointing", g("gradient_checkpointing"), "training.grad_checkpointing",
+               _bool("gradient_checkpointing", g("gradient_checkpointing")))
+    done.add("gradient_checkpointing")
+    if has("max_length"):
+        b.take("max_length", g("max_length"), "training.seq_len", _int("max_length", g("max_length")))
+    done.add("max_length")
+    if has("packing") and _bool("packing", g("packing")):
+        _seq_mode(b, "packing", g("packing"), "packed")
+    elif has("padding_free") and _bool("padding_free", g("padding_free")):
+        b.take("padding_free", g("padding_free"), "training.sequence_mode", "packed", code="config.approx")
+    elif has("packing") or has("padding_free"):
+        key = "packing" if has("packing") else "padding_free"
+        _seq_mode(b, key, g(key), "dynamic")
+    done |= {"packing", "padding_free"}
+    ds = g("deepspeed")
+    if isinstance(ds, str) and ds.strip().lower() in SWIFT_DEEPSPEED:
+        sharding, offload = SWIFT_DEEPSPEED[ds.strip().lower()]
+        b.take("deepspeed", ds, "training.sharding", sharding)
+        b.take("deepspeed", ds, "training.cpu_offload", offload)
+        done.add("deepspeed")
+    if has("rlhf_type"):
+        name = _str("rlhf_type", g("rlhf_type")).lower()
+        if name in SWIFT_RLHF:
+            b.take("rlhf_type", g("rlhf_type"), "training.workload", SWIFT_RLHF[name])
+        else:
+            b.unsupported("rlhf_type", g("rlhf_type"), "config.unknown_value")
+    done.add("rlhf_type")
+    for key in ("model", "model_type", "model_revision"):
+        if has(key) and key not in done:
+            _model_key(b, key, g(key)) if key == "model" else b.ignore(key, g(key))
+        done.add(key)
+    for key in ("dataset", "val_dataset", "system", "template", "split_dataset_ratio", "dataset_num_proc",
+                "max_pixels", "freeze_vit", "freeze_llm", "freeze_aligner", "lazy_tokenize", "streaming",
+                "load_from_cache_file", "eval_limit", "use_hf", "hub_token", "output_dir", "logging_steps",
+                "save_steps", "eval_steps", "save_total_limit", "dataloader_num_workers", "warmup_ratio",
+                "learning_rate", "model_author", "model_name", "report_to", "add_version"):
+        if has(key) and key not in done:
+            b.ignore(key, g(key))
+        done.add(key)
+    _common_hf(b, data, done)
+    _stack(b, "ms-swift")
+    return b.result()
+
+
+# ------------------------------------------------------------------------------------------ accelerate
+
+
+_ACCELERATE_IRRELEVANT = {"compute_environment", "machine_rank", "main_process_ip", "main_process_port",
+                          "main_training_function", "rdzv_backend", "same_network", "tpu_env", "tpu_use_cluster",
+                          "tpu_use_sudo", "debug", "enable_cpu_affinity", "downcast_bf16", "dynamo_config",
+                          "ipex_config", "mpirun_config", "num_cpu_threads_per_process", "gpu_ids"}
+
+
+def _accelerate(data: Mapping[str, Any]) -> ConfigImport:
+    """A Hugging Face accelerate config (``accelerate config``'s YAML; ``examples/config_yaml_templates``):
+    ``distributed_type`` (``NO``, ``MULTI_GPU`` = DDP, ``FSDP`` with ``fsdp_config``, ``DEEPSPEED`` with
+    ``deepspeed_config``), ``num_processes`` (every process of the run, one per GPU, across ``num_machines``) and
+    ``mixed_precision``. The training script's own arguments come from its file or command line."""
+    b = _Builder("accelerate")
+    g = data.get
+    done: set[str] = set()
+    kind = _str("distributed_type", g("distributed_type")).upper() if g("distributed_type") is not None else ""
+    done.add("distributed_type")
+    gpus: int | None = None
+    if g("num_processes") is not None:
+        gpus = _int("num_processes", g("num_processes"))
+        b.take("num_processes", g("num_processes"), "training.num_gpus", gpus)
+    done.add("num_processes")
+    if kind in {"", "NO"}:
+        if kind:
+            b.take("distributed_type", g("distributed_type"), "training.sharding", "none")
+    elif kind == "MULTI_GPU":
+        b.take("distributed_type", g("distributed_type"), "training.sharding", "ddp")
+    elif kind == "FSDP":
+        b.take("distributed_type", g("distributed_type"), "training.sharding", "fsdp")
+        if g("fsdp_config") is not None:
+            _fsdp_config(b, "fsdp_config", g("fsdp_config"))
+    elif kind == "DEEPSPEED":
+        ds = g("deepspeed_config")
+        if ds is not None and not isinstance(ds, Mapping):
+            raise TrainingConfigError("config.not_mapping")
+        ds = ds or {}
+        for sub, value in ds.items():
+            key = f"deepspeed_config.{sub}"
+            if value is None:
+                continue
+            if sub == "zero_stage":
+                table = {0: "ddp", 1: "zero1", 2: "zero2", 3: "zero3"}
+                stage = _int(key, value)
+                if stage in table:
+                    b.take(key, value, "training.sharding", table[stage])
+                else:
+                    b.unsupported(key, value, "config.unknown_value")
+            elif sub in {"offload_optimizer_device", "offload_param_device"}:
+                dev = _str(key, value).lower()
+                if dev in {"cpu", "nvme"}:
+                    b.take(key, value, "training.cpu_offload", True,
+                           code="config.taken" if dev == "cpu" else "config.approx")
+                elif dev != "none":
+                    b.unsupported(key, value, "config.unknown_value")
+            elif sub == "gradient_accumulation_steps" and not _is_auto(value):
+                b.take(key, value, "training.grad_accumulation", _int(key, value))
+            elif sub == "deepspeed_config_file":
+                b.ignore(key, value, code="config.deepspeed_file")
+            else:
+                b.ignore(key, value)
+    else:
+        b.unsupported("distributed_type", g("distributed_type"), "config.unknown_value")
+    done |= {"fsdp_config", "deepspeed_config"}
+    if kind != "FSDP" and isinstance(g("fsdp_config"), Mapping) and g("fsdp_config"):
+        b.ignore("fsdp_config", g("fsdp_config"))
+    mp = g("mixed_precision")
+    if mp is not None:
+        text = _str("mixed_precision", mp).lower()
+        if text in {"bf16", "fp16"}:
+            b.take("mixed_precision", mp, "training.precision", text)
+        elif text == "no":
+            b.ignore("mixed_precision", mp)  # the script's own dtype and flags decide
+        else:
+            b.unsupported("mixed_precision", mp, "config.unknown_value")
+    done.add("mixed_precision")
+    if g("use_cpu") is not None and _bool("use_cpu", g("use_cpu")):
+        b.unsupported("use_cpu", g("use_cpu"))
+    done.add("use_cpu")
+    machines = g("num_machines")
+    if machines is not None and _int("num_machines", machines) > 1 and gpus is None:
+        b.items.append(ImportItem(status="unsupported", key="num_gpus", note=Note(code="config.no_gpu_count")))
+    done.add("num_machines")
+    for key, value in data.items():
+        if key in done or value is None:
+            continue
+        if key in _ACCELERATE_IRRELEVANT:
+            b.ignore(str(key), value)
+        else:
+            b.ignore(str(key), value, code="config.unknown_key")
+    return b.result()
+
+
 # ------------------------------------------------------------------------------------------ entry points
 
-_MAPPERS = {"llamafactory": _llamafactory, "axolotl": _axolotl, "hf": _hf, "deepspeed": _deepspeed}
+_MAPPERS = {"llamafactory": _llamafactory, "axolotl": _axolotl, "hf": _hf, "deepspeed": _deepspeed,
+            "torchtune": _torchtune, "swift": _swift, "accelerate": _accelerate}
 
 _LF_KEYS = {"finetuning_type", "cutoff_len", "lora_target", "quantization_bit", "template", "flash_attn",
             "disable_gradient_checkpointing", "pure_bf16", "neat_packing", "enable_liger_kernel", "use_unsloth"}
@@ -1313,12 +1703,21 @@ _AXOLOTL_KEYS = {"base_model", "adapter", "micro_batch_size", "sequence_len", "s
 _HF_KEYS = {"per_device_train_batch_size", "gradient_accumulation_steps", "optim", "output_dir", "bf16", "fp16",
             "max_seq_length", "max_length", "packing", "num_train_epochs", "learning_rate", "gradient_checkpointing",
             "use_peft", "lora_target_modules", "deepspeed", "fsdp", "torch_compile"}
+_TT_KEYS = {"batch_size", "enable_activation_checkpointing", "enable_activation_offloading", "optimizer_in_bwd",
+            "checkpointer", "epochs", "max_steps_per_epoch", "log_peak_memory_stats", "fsdp_cpu_offload",
+            "custom_sharded_layers", "compile"}
+_SWIFT_KEYS = {"train_type", "tuner_type", "sft_type", "quant_bits", "quant_method", "attn_impl", "rlhf_type",
+               "model_type", "target_modules", "padding_free", "lora_rank"}
+_ACCELERATE_KEYS = {"distributed_type", "num_processes", "compute_environment", "num_machines", "machine_rank",
+                    "main_training_function", "fsdp_config", "deepspeed_config", "mixed_precision", "use_cpu",
+                    "rdzv_backend", "same_network"}
 _DS_KEYS = {"zero_optimization", "train_micro_batch_size_per_gpu", "train_batch_size", "gradient_clipping",
             "steps_per_print", "wall_clock_breakdown", "zero_allow_untested_optimizer"}
 
 
 def detect_format(data: Mapping[str, Any]) -> str:
-    """The format of a decoded config: ``llamafactory``, ``axolotl``, ``hf`` or ``deepspeed``.
+    """The format of a decoded config: ``llamafactory``, ``axolotl``, ``hf``, ``deepspeed``, ``torchtune``, ``swift`` or
+    ``accelerate``.
 
     Raises:
         TrainingConfigError: ``config.not_mapping`` for a non-mapping, ``config.unknown_format`` when no format's
@@ -1332,6 +1731,10 @@ def detect_format(data: Mapping[str, Any]) -> str:
         "llamafactory": 3 * len(keys & _LF_KEYS),
         "axolotl": 3 * len(keys & _AXOLOTL_KEYS),
         "hf": len(keys & _HF_KEYS),
+        # torchtune: a model built from a _component_ path
+        "torchtune": 3 * len(keys & _TT_KEYS) + (6 if _component(data.get("model")) else 0),
+        "swift": 3 * len(keys & _SWIFT_KEYS) - 3 * len(keys & {"finetuning_type", "micro_batch_size"}),
+        "accelerate": 3 * len(keys & _ACCELERATE_KEYS) + (6 if "distributed_type" in keys else 0),
     }
     best = max(scores, key=lambda f: (scores[f], -FORMATS.index(f)))
     if scores[best] <= 0:
@@ -1344,7 +1747,7 @@ def map_training_config(data: Any, fmt: str | None = None) -> ConfigImport:
 
     Args:
         data: the config as ``yaml.safe_load``/``json.load`` returned it.
-        fmt: ``llamafactory``, ``axolotl``, ``hf`` or ``deepspeed``; None detects it (:func:`detect_format`).
+        fmt: one of :data:`FORMATS`; None detects it (:func:`detect_format`).
 
     Raises:
         TrainingConfigError: not a mapping, an unknown format, a value of the wrong type or out of range.

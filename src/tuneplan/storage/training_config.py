@@ -21,13 +21,17 @@ from typing import Any
 
 import yaml
 
+from tuneplan.core.training_command import looks_like_command, map_training_command
 from tuneplan.core.training_config import ConfigImport, TrainingConfigError, map_training_config
 from tuneplan.storage._fs import describe_os_error
 
-__all__ = ["MAX_CONFIG_BYTES", "MAX_DEPTH", "TrainingConfigError", "load_config_data", "read_training_config"]
+__all__ = ["COMMAND_SUFFIXES", "MAX_CONFIG_BYTES", "MAX_DEPTH", "TrainingConfigError", "load_config_data", "read_training_config"]
 
 #: Training configs are a few KiB; anything above this is refused unread.
 MAX_CONFIG_BYTES = 1024 * 1024
+#: Files read as a launch command line (``train.sh``), whatever their first word; other non-YAML/JSON files are
+#: read as one when their first command starts with a launcher (``core.training_command.LAUNCHERS``).
+COMMAND_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".command", ".txt"})
 #: The deepest nesting accepted (a DeepSpeed config is 3 levels deep).
 MAX_DEPTH = 32
 
@@ -183,7 +187,14 @@ def read_training_config(path: str | os.PathLike[str], fmt: str | None = None) -
         raise TrainingConfigError("config.not_text", file=name) from None
     if not text.strip():
         raise TrainingConfigError("config.empty", file=name)
-    json_syntax = p.suffix.lower() == ".json"
+    suffix = p.suffix.lower()
+    if suffix in COMMAND_SUFFIXES or (suffix not in {".yaml", ".yml", ".json"} and looks_like_command(text)):
+        # a launch command (train.sh): read as words, never run (core/training_command.py)
+        try:
+            return map_training_command(text)
+        except TrainingConfigError as exc:
+            raise TrainingConfigError(exc.code, file=name, **exc.params) from None
+    json_syntax = suffix == ".json"
     data = load_config_data(text, json_syntax, name)
     if not _finite(data):
         raise TrainingConfigError("config.syntax", file=name, line="?", problem="NaN or infinity")

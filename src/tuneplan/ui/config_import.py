@@ -1,5 +1,5 @@
-"""File → Import training config…: read the LLaMA-Factory / axolotl / HF / DeepSpeed config a user already has
-(issue #17) and apply what it says to the plan in one edit (one undo step).
+"""File → Import training config…: read the LLaMA-Factory / axolotl / HF / DeepSpeed / torchtune / ms-swift /
+accelerate config or the launch script (``train.sh``) a user already has (issue #17) and apply what it says to the plan in one edit (one undo step).
 
 The file is read by :func:`tuneplan.storage.training_config.read_training_config` (size limit, safe YAML, nothing
 executed) and mapped by the core; the updates go through ``PlanStore.set_fields`` in one call, so a config the plan
@@ -27,10 +27,10 @@ log = logging.getLogger(__name__)
 
 
 def ask_training_config_path(window: QWidget) -> str | None:
-    """Ask which training config to import (YAML or JSON)."""
+    """Ask which training config to import (YAML or JSON, or a launch script such as ``train.sh``)."""
     path, _ = QFileDialog.getOpenFileName(
         window, translate("ConfigImport", "Import training config"), str(Path.home()),
-        translate("ConfigImport", "Training configs (*.yaml *.yml *.json);;All files (*)"))
+        translate("ConfigImport", "Training configs and launch scripts (*.yaml *.yml *.json *.sh);;All files (*)"))
     return path or None
 
 

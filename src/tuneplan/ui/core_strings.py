@@ -83,6 +83,14 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'the file is not a JSON object'),  # calibration.not_object
     QT_TRANSLATE_NOOP("Terms", 'at least two logged steps are needed, found {rows}'),  # calibration.too_few_rows
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step is {factor} times the model's {predicted} s: a different plan, a stalled run or the wrong file"),  # calibration.too_slow
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: a config shipped with {framework}; copy it (tune cp {value} .) and import the copy for its settings'),  # command.builtin_config
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: import that file too for its settings'),  # command.config_file
+    QT_TRANSLATE_NOOP("Terms", '{n} processes and no sharding named: {field} set to {setting} (a copy of the model on every GPU)'),  # command.data_parallel
+    QT_TRANSLATE_NOOP("Terms", 'no command in the file'),  # command.empty
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}'),  # command.gpus
+    QT_TRANSLATE_NOOP("Terms", '{key}: does not change memory or time'),  # command.ignored
+    QT_TRANSLATE_NOOP("Terms", 'the command does not start a training run Tuneplan reads ({program})'),  # command.not_training
+    QT_TRANSLATE_NOOP("Terms", 'the command line cannot be read: {problem}'),  # command.syntax
     QT_TRANSLATE_NOOP("Terms", 'YAML anchors and aliases are not accepted (line {line})'),  # config.alias
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}, the nearest setting the plan has'),  # config.approx
     QT_TRANSLATE_NOOP("Terms", '{key} is "auto": left to the other files and the plan'),  # config.auto
@@ -100,6 +108,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'no such file'),  # config.missing
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: the import sets the training setup only; choose the model in the plan'),  # config.model_not_set
     QT_TRANSLATE_NOOP("Terms", 'the config does not say how many GPUs run it: set the GPU count in the plan'),  # config.no_gpu_count
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: examples are not cut to a length; the plan keeps its sequence length (set it to the longest example)'),  # config.no_truncation
     QT_TRANSLATE_NOOP("Terms", '{key} must be true or false, got {value}'),  # config.not_boolean
     QT_TRANSLATE_NOOP("Terms", 'not a regular file'),  # config.not_file
     QT_TRANSLATE_NOOP("Terms", '{key} must be a whole number, got {value}'),  # config.not_integer
@@ -116,7 +125,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}'),  # config.taken
     QT_TRANSLATE_NOOP("Terms", 'nested more than {depth} levels deep'),  # config.too_deep
     QT_TRANSLATE_NOOP("Terms", 'too large ({size} KiB; the limit is {limit} KiB)'),  # config.too_large
-    QT_TRANSLATE_NOOP("Terms", 'not a LLaMA-Factory, axolotl, Hugging Face or DeepSpeed training config'),  # config.unknown_format
+    QT_TRANSLATE_NOOP("Terms", 'not a LLaMA-Factory, axolotl, Hugging Face, DeepSpeed, torchtune, ms-swift or accelerate training config'),  # config.unknown_format
     QT_TRANSLATE_NOOP("Terms", '{key}: not a setting Tuneplan reads'),  # config.unknown_key
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: a value Tuneplan does not know; the plan keeps its setting'),  # config.unknown_value
     QT_TRANSLATE_NOOP("Terms", 'cannot read the file ({reason})'),  # config.unreadable

