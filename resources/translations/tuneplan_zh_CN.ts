@@ -409,6 +409,14 @@ Please attach that file when you report the problem.</source>
         <translation>编译后的解码器层（torchtune compile: True、HF torch_compile=True）在反向传播中重算廉价的逐元素结果：不保存 FP32 的归一化输入副本，也不保存 SiLU(gate)。已为 RMSNorm 模型（Llama、Qwen、Mistral、Gemma）建模</translation>
     </message>
     <message>
+        <source>ZeRO-3 builds the model under zero.Init</source>
+        <translation>ZeRO-3 在 zero.Init 下构建模型</translation>
+    </message>
+    <message>
+        <source>Hugging Face Trainer, TRL, LLaMA-Factory and ms-swift create each GPU&apos;s share of the weights as the model loads. Untick when the model is loaded before the DeepSpeed config (or accelerate&apos;s zero3_init_flag is false): every GPU then holds the whole model first. A 4-bit or 8-bit base always loads whole</source>
+        <translation>Hugging Face Trainer、TRL、LLaMA-Factory 和 ms-swift 在加载模型时就只为每块 GPU 创建它那一份权重。如果模型在 DeepSpeed 配置之前加载（或 accelerate 的 zero3_init_flag 为 false），请取消勾选：此时每块 GPU 会先放下整个模型。4 位或 8 位基座总是整体加载</translation>
+    </message>
+    <message>
         <source>{size} (“auto” from the hidden size)</source>
         <translation>{size}（由隐藏层大小得出的 “auto”）</translation>
     </message>
@@ -419,6 +427,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Only for DeepSpeed ZeRO-3</source>
         <translation>仅适用于 DeepSpeed ZeRO-3</translation>
+    </message>
+    <message>
+        <source>Only for DeepSpeed ZeRO-3 over several GPUs, without a quantised base</source>
+        <translation>仅适用于多 GPU 的 DeepSpeed ZeRO-3，且基座未量化</translation>
     </message>
     <message>
         <source>CPU offload (params + optimizer)</source>
@@ -1590,6 +1602,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>during an evaluation pass (a no-grad forward of the evaluation micro-batch)</source>
         <translation>在评估过程中（评估微批的无梯度前向）</translation>
+    </message>
+    <message>
+        <source>while the model loads (the whole model on every GPU before DeepSpeed ZeRO-3 partitions it)</source>
+        <translation>在加载模型时（DeepSpeed ZeRO-3 分区之前，每块 GPU 上都有整个模型）</translation>
     </message>
     <message>
         <source>Allocated plus the caching allocator&apos;s cached and fragmented blocks: torch.cuda.max_memory_reserved() on this GPU.</source>
@@ -6500,6 +6516,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{key} = {value}: {field} set to {setting}</source>
         <translation>{key} = {value}：{field} 设为 {setting}</translation>
+    </message>
+    <message>
+        <source>Each GPU then creates only its share of the weights: load the model after the DeepSpeed config is known (Hugging Face Trainer, TRL and LLaMA-Factory do), or set zero3_init_flag: true in the accelerate config.</source>
+        <translation>这样每块 GPU 只创建自己那一份权重：请在确定 DeepSpeed 配置之后再加载模型（Hugging Face Trainer、TRL 和 LLaMA-Factory 都是这样做的），或在 accelerate 配置中设置 zero3_init_flag: true。</translation>
+    </message>
+    <message>
+        <source>Build the model under deepspeed.zero.Init</source>
+        <translation>在 deepspeed.zero.Init 下构建模型</translation>
     </message>
     <message>
         <source>{key} = {value}: a config shipped with {framework}; copy it (tune cp {value} .) and import the copy for its settings</source>

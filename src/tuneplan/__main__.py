@@ -192,6 +192,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deepspeed-auto-buckets", action="store_true", default=None,
                    help='DeepSpeed buckets left "auto" in the JSON: Hugging Face fills them from the hidden size h '
                         "(reduce h^2, ZeRO-3 prefetch 0.9 h^2)")
+    p.add_argument("--no-zero-init", dest="zero_init", action="store_false", default=None,
+                   help="DeepSpeed ZeRO-3 without deepspeed.zero.Init (accelerate zero3_init_flag: false, or a model "
+                        "loaded before the DeepSpeed config): every rank first holds the whole model on its GPU")
     p.add_argument("--stack", choices=["hf-peft", "trl", "llama-factory", "axolotl", "ms-swift", "unsloth", "torchtune",
                                        "litgpt", "pytorch"],
                    help="the training stack you run: sets the defaults it really uses (adapter dtype, k-bit upcast, "

@@ -54,7 +54,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "vllm_server_gpus": "vllm_server_gpus",
     "deepspeed_reduce_bucket": "deepspeed_reduce_bucket", "deepspeed_prefetch_bucket": "deepspeed_prefetch_bucket",
     "deepspeed_sub_group": "deepspeed_sub_group", "deepspeed_max_reuse_distance": "deepspeed_max_reuse_distance",
-    "deepspeed_auto_buckets": "deepspeed_auto_buckets",
+    "deepspeed_auto_buckets": "deepspeed_auto_buckets", "zero_init": "zero_init",
 }
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",
@@ -627,8 +627,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     risk = {"none": "", "tight": "; tight: the upper bound does not fit",
             "unlikely": "; unlikely to fit: even the lower bound does not",
             "possible": "; may fit: the lower bound does"}[m.band_risk]
-    print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate on "
-          f"published runs, docs/accuracy.md{risk})", file=out)
+    if m.low_bytes != m.high_bytes:  # (a peak of the whole model loading is its stored bytes: no range)
+        print(f"  {'likely':<20} {m.low_bytes / GIB:5.1f}-{m.high_bytes / GIB:.1f} GiB  (measured error of the estimate "
+              f"on published runs, docs/accuracy.md{risk})", file=out)
     tips = _advice(scenario, result)
     if tips is not None:
         _print_advice(tips, m.fits, out)

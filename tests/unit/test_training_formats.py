@@ -63,7 +63,8 @@ def test_accelerate_fsdp_template():
 
 def test_accelerate_deepspeed_template_points_at_its_deepspeed_file():
     r = read_training_config(DATA / "accelerate_deepspeed.yaml")
-    assert r.updates == {"training.num_gpus": 2}
+    # zero3_init_flag: false (models not built under deepspeed.zero.Init; matters only under ZeRO-3)
+    assert r.updates == {"training.num_gpus": 2, "training.zero_init": False}
     assert _item(r, "deepspeed_config.deepspeed_config_file").note.code == "config.deepspeed_file"
 
 

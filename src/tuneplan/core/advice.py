@@ -190,6 +190,10 @@ NOTES.update({
                                         "about a third more compute."),
     "advice.lora": N_("Train LoRA adapters instead of all weights"),
     "advice.why.lora": N_("No gradients or optimizer states for the base weights."),
+    "advice.zero_init": N_("Build the model under deepspeed.zero.Init"),
+    "advice.why.zero_init": N_("Each GPU then creates only its share of the weights: load the model after the "
+                               "DeepSpeed config is known (Hugging Face Trainer, TRL and LLaMA-Factory do), or set "
+                               "zero3_init_flag: true in the accelerate config."),
     "advice.qlora": N_("Use QLoRA (4-bit NF4 base)"),
     "advice.why.qlora": N_("Stores the frozen base in 4 bits; roughly a quarter of the bf16 weights, a little "
                            "slower."),
@@ -294,6 +298,9 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
             add("eval_batch", {"training.eval_micro_batch": rows}, rows=rows)
         else:
             add("eval_off", {"training.eval_micro_batch": 0})
+    if not t.zero_init and t.sharding == "zero3" and t.num_gpus > 1 and t.method != "qlora" \
+            and s.model.checkpoint is None:
+        add("zero_init", {"training.zero_init": True})  # each rank then builds only its partition
     if not t.grad_checkpointing:
         add("grad_checkpointing", {"training.grad_checkpointing": True})
     if t.method == "full":

@@ -206,6 +206,14 @@ class TrainingSetup(_Model):
     #: (transformers integrations/deepspeed.py ``HfTrainerDeepSpeedConfig.trainer_config_finalize``;
     #: accelerate ``Accelerator._prepare_deepspeed`` the same). The explicit sizes above win over it.
     deepspeed_auto_buckets: bool = False
+    #: DeepSpeed ZeRO-3: the model is built under ``deepspeed.zero.Init``, each parameter partitioned as it is created,
+    #: as Hugging Face Trainer, TRL, LLaMA-Factory and ms-swift do (they parse the DeepSpeed config before loading the
+    #: model, so ``from_pretrained`` sees ZeRO-3); accelerate's ``zero3_init_flag``. False: every rank loads the whole
+    #: model and the engine moves it to its GPU before partitioning it (DeepSpeed ``engine.py``
+    #: ``_configure_distributed_model``: ``module.to(device)`` unless the parameters are already ZeRO-3 ones), a
+    #: loading peak of the whole 16-bit model per GPU. A quantised base is never built under zero.Init (transformers
+    #: ``get_init_context``: ``is_deepspeed_zero3_enabled() and not is_quantized``). Only ZeRO-3 plans use it.
+    zero_init: bool = True
     framework: FrameworkTier = "hf"
     #: What is trained (:data:`Workload`); ``sft`` is supervised fine-tuning, every other value a TRL trainer of
     #: ``core/workload.py``. Pair workloads (``dpo``, ``orpo``, ``reward``) run chosen and rejected as two rows of every

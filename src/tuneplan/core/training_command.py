@@ -263,7 +263,8 @@ def _accelerate_launch(opts: dict[str, str], launch: _Launch) -> dict[str, Any]:
             cfg["distributed_type"] = "DEEPSPEED"
         elif name == "multi_gpu":
             cfg.setdefault("distributed_type", "MULTI_GPU")
-        elif name in {"zero_stage", "offload_optimizer_device", "offload_param_device", "gradient_accumulation_steps"}:
+        elif name in {"zero_stage", "offload_optimizer_device", "offload_param_device", "gradient_accumulation_steps",
+                      "zero3_init_flag"}:
             ds[name] = _value(value)
         elif name == "deepspeed_config_file":
             launch.unsupported(key, value, "command.config_file")

@@ -1656,6 +1656,9 @@ def _accelerate(data: Mapping[str, Any]) -> ConfigImport:
                 b.take(key, value, "training.grad_accumulation", _int(key, value))
             elif sub == "deepspeed_config_file":
                 b.ignore(key, value, code="config.deepspeed_file")
+            elif sub == "zero3_init_flag":
+                # accelerate DeepSpeedPlugin: whether models are built under deepspeed.zero.Init (ZeRO-3 only)
+                b.take(key, value, "training.zero_init", _bool(key, value))
             else:
                 b.ignore(key, value)
     else:

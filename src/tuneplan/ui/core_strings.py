@@ -73,6 +73,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'trl vllm-serve on one more GPU of the same kind: no vLLM share on the training cards; that GPU is billed too.'),  # advice.why.vllm_server
     QT_TRANSLATE_NOOP("Terms", "A smaller vllm_gpu_memory_utilization that still holds the engine's weights and the step's KV cache leaves the rest to training."),  # advice.why.vllm_share
     QT_TRANSLATE_NOOP("Terms", "vllm_enable_sleep_mode frees the colocated engine's weights and KV cache during training; it wakes for each generation (a weight reload each step)."),  # advice.why.vllm_sleep
+    QT_TRANSLATE_NOOP("Terms", 'Each GPU then creates only its share of the weights: load the model after the DeepSpeed config is known (Hugging Face Trainer, TRL and LLaMA-Factory do), or set zero3_init_flag: true in the accelerate config.'),  # advice.why.zero_init
+    QT_TRANSLATE_NOOP("Terms", 'Build the model under deepspeed.zero.Init'),  # advice.zero_init
     QT_TRANSLATE_NOOP("Terms", '{field} must be a positive number, got {value}'),  # calibration.bad_number
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step would mean {mfu} % of the GPU's peak rate, which no card reaches: is it a different plan, or per micro-batch?"),  # calibration.faster_than_hardware
     QT_TRANSLATE_NOOP("Terms", "the pilot ran micro-batch {pilot}, the plan has {plan}: set the plan to the pilot's settings, then import it"),  # calibration.micro_batch_differs

@@ -531,6 +531,8 @@ PEAK_PHASE_TEXTS = TranslatedLabels("Explain", {
     "generation": QT_TRANSLATE_NOOP("Explain", "while the completions are generated"),
     "evaluation": QT_TRANSLATE_NOOP("Explain", "during an evaluation pass (a no-grad forward of the evaluation "
                                                "micro-batch)"),
+    "model loading": QT_TRANSLATE_NOOP("Explain", "while the model loads (the whole model on every GPU before "
+                                                  "DeepSpeed ZeRO-3 partitions it)"),
 })  # fmt: skip
 
 

@@ -405,6 +405,11 @@ class BatchPanel(FieldPanel):
             self.add_count(path, label, placeholder=self.tr("{default} (DeepSpeed's default)").format(default=default),
                            tip=self.tr("Elements, as in the DeepSpeed JSON's zero_optimization (e.g. 2e8 or 200M); "
                                        "empty: \u201cauto\u201d when ticked above, else DeepSpeed's default"))
+        self.add_check("training.zero_init", self.tr("ZeRO-3 builds the model under zero.Init"),
+                       tip=self.tr("Hugging Face Trainer, TRL, LLaMA-Factory and ms-swift create each GPU's share of "
+                                   "the weights as the model loads. Untick when the model is loaded before the "
+                                   "DeepSpeed config (or accelerate's zero3_init_flag is false): every GPU then "
+                                   "holds the whole model first. A 4-bit or 8-bit base always loads whole"))
         self.end_advanced()
 
     def update_enabled(self, scenario: Scenario) -> None:
@@ -429,6 +434,8 @@ class BatchPanel(FieldPanel):
         for path in ("training.deepspeed_prefetch_bucket", "training.deepspeed_sub_group",
                      "training.deepspeed_max_reuse_distance"):
             self.set_enabled(path, t.sharding == "zero3", self.tr("Only for DeepSpeed ZeRO-3"))
+        self.set_enabled("training.zero_init", t.sharding == "zero3" and t.num_gpus > 1 and t.method != "qlora",
+                         self.tr("Only for DeepSpeed ZeRO-3 over several GPUs, without a quantised base"))
 
 
 class DatasetPanel(FieldPanel):

@@ -93,8 +93,10 @@ def transient_bytes(ctx: MemoryContext, activations: float, logits: float, tempo
 
 def reserved_bytes(allocated: dict[str, float], phase: str, fragmentation: float) -> float:
     """``max_memory_reserved`` at the step's peak (bytes). Reserved memory never shrinks within a run: the backward
-    leaves its fragmented cache behind, and the optimizer step's temporaries can reuse those cached blocks."""
-    backward_alloc = max(v for k, v in allocated.items() if k != "optimizer step")
+    leaves its fragmented cache behind, and the optimizer step's temporaries can reuse those cached blocks. A
+    ``model loading`` moment counts as allocated."""
+    backward_alloc = max(v for k, v in allocated.items() if k not in {"optimizer step", "model loading"})
+    # a model loading as a whole (peaks.loading_moment) is a few large blocks, before any step: not fragmented
     return max(backward_alloc + fragmentation, allocated["optimizer step"], allocated[phase])
 
 

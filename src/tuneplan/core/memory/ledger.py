@@ -17,7 +17,7 @@ from tuneplan.core.memory.allocator import (
     shape_cache_bytes,
     transient_bytes,
 )
-from tuneplan.core.memory.context import memory_context
+from tuneplan.core.memory.context import MemoryContext, memory_context
 from tuneplan.core.memory.peaks import Moments, moments, peak
 from tuneplan.core.memory.states import model_states
 from tuneplan.core.memory.workloads import _workload_components
@@ -119,7 +119,24 @@ def _temporaries_formula(phase: str, step_temp: float) -> str:
         return "the tied embedding's gradient contributions while autograd adds them (vocab x hidden each) + cuBLAS workspace"
     if phase == "evaluation":
         return "cuBLAS workspace (a no-grad forward has no gradient buffers)"
+    if phase == "model loading":
+        return "cuBLAS workspace (nothing has run yet)"
     return "gradient buffers between layers, dequantised matrix, cuBLAS workspace"
+
+
+def _loading_component(c: MemoryComponent, whole: float, ctx: MemoryContext) -> MemoryComponent:
+    """A component as it stands when loading the model sets the peak (``peaks.loading_moment``): the weights are the
+    whole model on this GPU, nothing else exists yet but the adapters and the cuBLAS workspace."""
+    if c.key == "weights":
+        why = ("a quantised base is never built under zero.Init (transformers get_init_context)"
+               if ctx.t.method == "qlora" or ctx.ckpt is not None else "the model is not built under zero.Init")
+        return c.model_copy(update={"formula": f"the whole model on every GPU before DeepSpeed ZeRO-3 partitions it "
+                                               f"({whole / GIB:.2f} GiB as loaded): {why}",
+                                    "source": "DeepSpeed engine.py _configure_distributed_model (module.to(device) "
+                                              "unless the parameters are ZeRO-3 ones)", "terms": []})
+    if c.key in {"gradients", "optimizer", "activations", "logits"}:
+        return c.model_copy(update={"formula": "not allocated yet while the model loads", "terms": []})
+    return c
 
 
 def _evaluation_component(c: MemoryComponent, terms: list[Term], live: dict[str, float]) -> MemoryComponent:
@@ -232,6 +249,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
     if phase == "evaluation":
         comps = [_evaluation_component(c, m.eval_terms, live) for c in comps]
+    if phase == "model loading":
+        comps = [_loading_component(c, s.model_weight_bytes, ctx) for c in comps]
     if gen_terms:
         comps.insert(next(i for i, c in enumerate(comps) if c.key == "allocator"), MemoryComponent(
             key="generation", label="Generation", bytes=live.get("generation", 0.0),
@@ -243,6 +262,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     # the measured error band applies to the rest
     fixed = live.get("generation", 0.0) if t.workload == "grpo" and t.generation_engine == "vllm-colocate" else 0.0
     low, high = likely_range(total - fixed, t.sequence_mode)
+    if phase == "model loading":  # the whole model as stored: bytes the checkpoint has, not an estimate's error
+        low = high = total - fixed
     low, high = low + fixed, high + fixed
     est = MemoryEstimate(
         components=comps,

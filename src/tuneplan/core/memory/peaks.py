@@ -178,6 +178,24 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float =
     return {**kept, "activations": layer.value, "logits": 0.0}, [layer]
 
 
+def loading_moment(ctx: MemoryContext, s: ModelStates) -> dict[str, float] | None:
+    """Loading the model under DeepSpeed ZeRO-3 without ``zero.Init`` (``t.zero_init`` off, or a quantised base, which
+    transformers never builds under it: ``get_init_context`` requires ``not is_quantized``): the whole model as
+    stored is on every GPU before the engine partitions it (DeepSpeed ``engine.py`` ``_configure_distributed_model``
+    moves the module to the device unless its parameters are already ZeRO-3 ones; a bitsandbytes model is loaded onto
+    its rank's GPU by ``device_map``). Nothing else exists yet: no optimizer states, gradients or buckets. The
+    moment's components (bytes, ``gathered`` holding the whole model less the shard), or None when it does not
+    arise (not ZeRO-3 over several GPUs, or built under zero.Init)."""
+    t = ctx.t
+    if ctx.shard != "zero3":
+        return None
+    quantized = t.method == "qlora" or ctx.ckpt is not None
+    if t.zero_init and not quantized:
+        return None
+    return {"gradients": 0.0, "activations": 0.0, "logits": 0.0, "temporaries": 0.0, "optimizer": 0.0,
+            "gathered": max(0.0, s.model_weight_bytes - s.weights)}
+
+
 def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSide, base_temps: float,
             temporaries: float) -> Moments:
     """Every moment of the step that competes for the peak, each a full set of live components (bytes)."""
@@ -254,12 +272,17 @@ def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSi
     eval_terms: list[Term] = []
     if evaluation is not None:
         candidates["evaluation"], eval_terms = evaluation
+    loading = loading_moment(ctx, s)
+    if loading is not None:
+        candidates["model loading"] = loading
     if ref_weights or ref_fwd:  # DPO/KTO: the reference's weights all step long, its forward at the forward's end
         for name, parts in candidates.items():
             parts["reference"] = ref_weights + (ref_fwd if name == "end of forward" else 0.0)
             ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
     gen_terms = _generation_memory(arch, t, ctx.gpu, candidates, s.weights, s.model_weight_bytes, ctx.shard, ctx.n_gpus)
     for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
+        if name == "model loading":  # the engine's buffers come after the model is partitioned
+            continue
         if s.ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward", "evaluation"}):
             parts["gradients"] += s.ds_bucket
     return Moments(candidates=candidates, grads_kept=grads_kept, unit_extra=unit_extra, root_wait=root_wait,
