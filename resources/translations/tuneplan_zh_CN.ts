@@ -6526,6 +6526,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>在 deepspeed.zero.Init 下构建模型</translation>
     </message>
     <message>
+        <source>{key} = {value}: every GPU of the machine; set the GPU count in the plan</source>
+        <translation>{key} = {value}：使用机器上的所有 GPU；请在方案中设置 GPU 数量</translation>
+    </message>
+    <message>
         <source>{key} = {value}: a config shipped with {framework}; copy it (tune cp {value} .) and import the copy for its settings</source>
         <translation>{key} = {value}：这是 {framework} 自带的配置；请复制它（tune cp {value} .），再导入副本以读取其设置</translation>
     </message>
@@ -6546,8 +6550,24 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>该命令不会启动 Tuneplan 能读取的训练（{program}）</translation>
     </message>
     <message>
+        <source>the file starts {n} training runs: the first ({program}) is read</source>
+        <translation>该文件启动了 {n} 次训练：只读取第一次（{program}）</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: computed by the shell when it runs; the plan keeps its setting</source>
+        <translation>{key} = {value}：由命令解释器在运行时计算；方案保留其设置</translation>
+    </message>
+    <message>
         <source>the command line cannot be read: {problem}</source>
         <translation>无法读取该命令行：{problem}</translation>
+    </message>
+    <message>
+        <source>a command line longer than {limit} characters</source>
+        <translation>命令行超过 {limit} 个字符</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: without quant_method ms-swift loads the model unquantised</source>
+        <translation>{key} = {value}：没有 quant_method 时 ms-swift 加载未量化的模型</translation>
     </message>
     <message>
         <source>nested more than {depth} levels deep</source>

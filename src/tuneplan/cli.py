@@ -567,7 +567,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     m, t, c = result.memory, result.time, result.cost
     tr = scenario.training
     # the model and GPU names may come from a shared plan or config.json: printed escaped (terminal_safe)
-    print(f"{terminal_safe(scenario.model.name)} · {method_word(tr)} · "
+    print(f"{terminal_safe(scenario.model.name)} · {method_word(tr, scenario.model)} · "
           f"{terminal_safe(scenario.gpu.name)} x{tr.num_gpus}"
           + (f" + {tr.vllm_server_gpus} for the vLLM server" if billed_gpus(tr) > tr.num_gpus else ""), file=out)
     trainable = result.trainable_parameters
@@ -579,7 +579,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
              "native": f" ({'fp32' if amp else tr.precision} adapters)"}.get(adapter_path(tr), "")
     if tr.method == "qlora":  # sharded QLoRA never upcasts (as core.memory decides)
         upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
-        base = "LLM.int8" if tr.quant_bits == 8 else f"NF4{' + double quant' if tr.double_quant else ''}"
+        ckpt = scenario.model.checkpoint
+        base = (ckpt.label if ckpt is not None and ckpt.is_quantized else "LLM.int8" if tr.quant_bits == 8
+                else f"NF4{' + double quant' if tr.double_quant else ''}")
         lora += f", {base}, unquantised weights in " + (
             "fp32" if upcast else tr.precision)
     shard = (f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.sharding != "none" else

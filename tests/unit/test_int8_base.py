@@ -62,35 +62,41 @@ def test_an_8bit_base_holds_int8_layers_and_16bit_embeddings_head_and_norms():
 
 def test_the_int8_matmul_working_set_by_hand():
     arch = catalog.default_scenario().model
-    # gate/up at 2,048 tokens: the int8 input codes (1 B x 4096) beside the int32 product (4 B x 14,336):
-    # 2048 x (4096 + 57,344) = 125,829,120 B, more than the backward's bf16 weight copy 2 x 4096 x 14,336
-    assert int8_matmul_transient(arch, 2048) == 2048 * (H + 4 * INTER) == 125_829_120
-    # at 512 tokens the weight copy of the backward is the larger: 117,440,512 B
+    # gate/up at 2,048 tokens, bf16 model: the int8 codes (1 B x 4096) beside the int32 product (4 B x 14,336), the
+    # fp16 dequantised result (2 B) and its bf16 copy: 2048 x (4096 + 6 x 14,336) = 184,549,376 B; the input side
+    # (fp16 copy 2 B + codes 1 B + abs 2 B + mask 1 B = 6 B x 4096) and down_proj's (6 x 14,336 = 86,016 per
+    # token) are smaller, and so is the backward's bf16 weight copy 2 x 4096 x 14,336 = 117,440,512 B
+    assert int8_matmul_transient(arch, 2048) == 2048 * (H + 6 * INTER) == 184_549_376
+    # at 512 tokens the weight copy of the backward is the larger
     assert int8_matmul_transient(arch, 512) == 2 * H * INTER == 117_440_512
-    # a pass without gradients has no backward: only the forward's 512 x 61,440
-    assert int8_matmul_transient(arch, 512, backward=False) == 512 * (H + 4 * INTER) == 31_457_280
+    # a pass without gradients has no backward: only the forward's 512 x 90,112
+    assert int8_matmul_transient(arch, 512, backward=False) == 512 * (H + 6 * INTER) == 46_137_344
+    # an fp16 model casts nothing: 4 B per input feature, d_in + 4 d_out on the output side
+    assert int8_matmul_transient(arch, 2048, fp16=True) == 2048 * (H + 4 * INTER) == 125_829_120
 
 
 def test_the_8bit_transient_replaces_the_nf4_dequantised_copy():
     # NF4's transient is the dequantised bf16 copy of the largest matrix (2 x 4096 x 14,336); LLM.int8's at 2,048
-    # tokens is 125,829,120 B: the temporaries differ by exactly the difference
+    # tokens is 184,549,376 B: the temporaries differ by exactly the difference, 67,108,864 B
     four, eight = ledger(method="qlora", quant_bits=4), ledger(method="qlora", quant_bits=8)
-    assert eight.temporaries - four.temporaries == pytest.approx(125_829_120 - 2 * H * INTER)
+    assert eight.temporaries - four.temporaries == pytest.approx(184_549_376 - 2 * H * INTER) == 67_108_864
 
 
 def test_the_int8_kernels_bytes_in_the_step_by_hand():
-    # per token and layer the forward moves 7 B per input feature (fp16 cast read 2 + write 2, quantisation read 2 +
-    # write 1) and 8 B per output feature (int32 product written and read): 7 x 38,912 + 8 x 43,008 = 616,448 B.
-    # With checkpointing two forwards of 2,048 tokens, and one input gradient dequantising every weight (1 B read,
-    # 2 B written): 2 x 2048 x 32 x 616,448 + 3 x 32 x 218,103,808
-    per_token = 7 * sum(i for i, _ in MATRICES) + 8 * sum(o for _, o in MATRICES)
-    assert per_token == 616_448
-    expected = 2 * 2048 * LAYERS * per_token + 3 * LAYERS * LAYER_PARAMS
-    assert expected == 101_737_037_824
+    # bf16 model, per token and layer: 15 B per input feature (fp16 cast read 2 + write 2, abs read 2 + write 2,
+    # the outlier compare read 2 + write 1, any read 1, quantisation read 2 + write 1) and 12 B per output feature
+    # (int32 product +2 over a 16-bit one, dequantisation read 4 + write 2, bf16 cast read 2 + write 2):
+    # 15 x 38,912 + 12 x 43,008 = 1,099,776 B. With checkpointing two forwards of 2,048 tokens, and one input
+    # gradient per weight (copy read 1 + write 2, in-place scale read 2 + write 2 = 7 B):
+    # 2 x 2048 x 32 x 1,099,776 + 7 x 32 x 218,103,808
+    per_token = 15 * sum(i for i, _ in MATRICES) + 12 * sum(o for _, o in MATRICES)
+    assert per_token == 1_099_776
+    expected = 2 * 2048 * LAYERS * per_token + 7 * LAYERS * LAYER_PARAMS
+    assert expected == 193_005_092_864
     s = plan(method="qlora", quant_bits=8)
     st = step_time(s.model, s.training, s.gpu, 2048.0)
     assert st.term("other_kernels").part("dequant_bytes") == pytest.approx(expected)
-    # NF4's dequantisations (3 uses of every weight at 0.5078 + 2 B) are fewer bytes at this token count
+    # NF4's dequantisations (3 uses of every weight at 0.5159 + 2 B) are fewer bytes at this token count
     s4 = plan(method="qlora", quant_bits=4)
     assert step_time(s4.model, s4.training, s4.gpu, 2048.0).term("other_kernels").part("dequant_bytes") < expected
 
@@ -174,3 +180,43 @@ def test_advice_offers_the_4bit_base_to_an_8bit_plan_that_does_not_fit():
     assert tip.changes == {"training.method": "qlora", "training.quant_bits": 4}
     after = estimate(apply_changes(s, tip.changes)).memory.total_bytes
     assert after == pytest.approx(tip.total_bytes) and after < estimate(s).memory.total_bytes - 3e9
+
+
+def _stored(quantization: str, bits: int):
+    """The default plan's model as a pre-quantised checkpoint: its layer matrices stored at ``bits`` bits."""
+    from tuneplan.core.checkpoint import CheckpointWeights
+
+    s = plan(method="lora")
+    layers = LAYERS * LAYER_PARAMS
+    ckpt = CheckpointWeights(parameters=s.model.parameter_count(), quantization=quantization, bits=bits,
+                             quantized_parameters=layers, quantized_bytes=int(layers * bits / 8))
+    return s.model_copy(update={"model": s.model.model_copy(update={"checkpoint": ckpt})})
+
+
+def test_a_stored_bitsandbytes_8bit_checkpoint_runs_int8_kernels_and_fsdp_refuses_it():
+    s = _stored("bnb-8bit", 8)
+    t = s.training.model_copy(update={"num_gpus": 2, "sharding": "fsdp"})
+    assert "plan.int8_fsdp" in [n.code for n in blocking_notes(estimate(s.model_copy(update={"training": t})))]
+    st = step_time(s.model, s.training, s.gpu, 2048.0)
+    assert st.term("other_kernels").part("dequant_bytes") == pytest.approx(193_005_092_864)  # as computed above
+
+
+def test_quant_bits_does_not_touch_a_gptq_checkpoint():
+    s = _stored("gptq", 4)
+    runs = []
+    for bits in (4, 8):
+        t = s.training.model_copy(update={"method": "qlora", "quant_bits": bits, "num_gpus": 2, "sharding": "fsdp"})
+        planned = s.model_copy(update={"training": t})
+        runs.append((estimate(planned).time.step_seconds, auto_name(planned)))
+    assert runs[0] == runs[1] and "8-bit" not in runs[1][1]
+
+
+def test_advice_never_offers_fsdp_to_an_8bit_base():
+    s = plan(method="qlora", quant_bits=8, workload="dpo")
+    assert all(t.changes.get("training.sharding") != "fsdp" for t in suggest_all(s))
+
+
+def suggest_all(s):
+    from tuneplan.core.advice import suggest
+
+    return suggest(s, [])

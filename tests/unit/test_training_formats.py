@@ -204,3 +204,119 @@ def test_cli_reads_a_launch_script_and_refuses_a_hostile_one(tmp_path):
     out = subprocess.run([*run, str(bad)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "evil.sh" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+# --- attack review (session 33): what users' scripts really contain --------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "key", "value"), [
+    # the first command names a launcher but does not train: the training command after it is read
+    ("tune download meta-llama/Llama-3.1-8B --output-dir /tmp/x\n"
+     "tune run --nproc_per_node 2 lora_finetune_distributed --config llama3_1/8B_lora\n", "training.num_gpus", 2),
+    ("python scripts/download_model.py --repo x\naccelerate launch --num_processes 8 train.py --bf16\n",
+     "training.num_gpus", 8),
+    ("axolotl preprocess cfg.yml\naxolotl train cfg.yml --micro_batch_size 3\n", "training.micro_batch", 3),
+    ("accelerate config default\naccelerate launch --num_processes 4 train.py\n", "training.num_gpus", 4),
+    ("python3 -m pip install -r requirements.txt\ntorchrun --nproc_per_node 2 train.py --bf16\n",
+     "training.num_gpus", 2),
+    ("python setup.py develop\ndeepspeed --num_gpus 4 train.py --bf16\n", "training.num_gpus", 4),
+    ("llamafactory-cli env\nCUDA_VISIBLE_DEVICES=0,1 llamafactory-cli train x.yaml\n", "training.num_gpus", 2),
+    # launcher flags without a value do not eat the script
+    ("python -m torch.distributed.launch --nproc_per_node 8 --use_env train.py --per_device_train_batch_size 4",
+     "training.micro_batch", 4),
+    ("accelerate launch --num_processes 4 --downcast_bf16 train.py --per_device_train_batch_size 4",
+     "training.micro_batch", 4),
+    ("torchrun --virtual-local-rank --nproc_per_node 4 train.py", "training.num_gpus", 4),
+    ("deepspeed --no_ssh --num_gpus 4 train.py", "training.num_gpus", 4),
+    ("deepspeed --autotuning run --num_gpus 4 train.py", "training.num_gpus", 4),
+    # redirections are the shell's, not arguments
+    ("torchrun --nproc_per_node 4 train.py --per_device_train_batch_size 2 2>&1 | tee log.txt",
+     "training.micro_batch", 2),
+    ("nohup torchrun --nproc_per_node 4 train.py --per_device_train_batch_size 2 > log.txt 2>&1 &",
+     "training.micro_batch", 2),
+    # variables the file sets are filled in
+    ("BS=4\nexport GPUS=2\ntorchrun --nproc_per_node=$GPUS train.py --per_device_train_batch_size ${BS}\n",
+     "training.micro_batch", 4),
+    # lines that are no command the planner reads are not parsed (an apostrophe there is fine), nor heredocs
+    ("echo Don't forget\ncat <<EOF > notes\nit's here\nEOF\ntorchrun --nproc_per_node 2 train.py\n",
+     "training.num_gpus", 2),
+    ("python3.11 train.py --per_device_train_batch_size 5", "training.micro_batch", 5),
+    ("/usr/bin/env python3 train.py --per_device_train_batch_size 6", "training.micro_batch", 6),
+    ("llamafactory-cli train --finetuning_type lora --quantization_bit 8 --per_device_train_batch_size 2",
+     "training.quant_bits", 8),
+])
+def test_real_scripts(text, key, value):
+    assert map_training_command(text).updates[key] == value
+
+
+def test_a_value_the_shell_computes_is_left_to_the_plan():
+    r = map_training_command("NPROC_PER_NODE=$(nvidia-smi -L | wc -l) swift sft --tuner_type lora "
+                             "--per_device_train_batch_size $BS --max_length 1024")
+    assert "training.num_gpus" not in r.updates and "training.micro_batch" not in r.updates
+    assert r.updates["training.seq_len"] == 1024
+    assert [i.key for i in r.items if i.note.code == "command.shell_value"] == [
+        "--per_device_train_batch_size", "NPROC_PER_NODE"]
+
+
+def test_two_training_runs_are_said():
+    r = map_training_command("torchrun --nproc_per_node 2 sft.py --bf16\ntorchrun --nproc_per_node 4 dpo.py\n")
+    assert r.updates["training.num_gpus"] == 2 and "command.several" in r.codes
+
+
+@pytest.mark.parametrize(("text", "code"), [
+    ("tune run lora_finetune_single_device --config x " + ".".join(["a"] * 400) + "=1\n", "config.too_deep"),
+    ("torchrun '" + "a" * 70_000 + "'\n", "command.too_long"),
+    ("torchrun --nproc_per_node 4096 --nnodes 4096 train.py\n", "config.out_of_range"),
+])
+def test_hostile_lines_are_refused(text, code):
+    with pytest.raises(TrainingConfigError) as err:
+        map_training_command(text)
+    assert err.value.code == code
+
+
+def test_whole_machine_and_multi_host_counts_are_said_not_guessed():
+    r = map_training_command("deepspeed --num_gpus -1 train.py")
+    assert "training.num_gpus" not in r.updates and "command.all_gpus" in r.codes
+    r = map_training_command("deepspeed --include localhost:0,1@worker-1:0,1 train.py")
+    assert "training.num_gpus" not in r.updates and _item(r, "--include").status == "unsupported"
+
+
+def test_a_txt_or_suffixless_yaml_is_a_config(tmp_path):
+    txt = tmp_path / "cfg.txt"
+    txt.write_text((DATA / "llamafactory_llama3_lora_sft.yaml").read_text())
+    assert read_training_config(txt).format == "llamafactory"
+    bare = tmp_path / "train"
+    bare.write_text("per_device_train_batch_size: 3\nnotes: |\n  torchrun --nproc_per_node 8 train.py\n")
+    r = read_training_config(bare)
+    assert r.format == "hf" and r.updates["training.micro_batch"] == 3 and "training.num_gpus" not in r.updates
+
+
+def test_swift_quant_bits_needs_its_quant_method():
+    # swift/arguments/base_args/quant_args.py: no quant_method, no quantisation config
+    r = map_training_command("swift sft --train_type lora --quant_bits 8")
+    assert r.updates["training.method"] == "lora" and "config.no_quant_method" in r.codes
+    r = map_training_command("swift sft --train_type lora --quant_method bnb")  # ms-swift refuses it: said
+    assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
+    r = map_training_command("swift sft --train_type lora --quant_method hqq --quant_bits 4")
+    assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
+
+
+def test_accelerate_zero3_optimizer_only_offload_is_read_as_the_deepspeed_json_is():
+    r = map_training_command("accelerate launch --use_deepspeed --num_processes 4 --zero_stage 3 "
+                             "--offload_optimizer_device cpu train.py")
+    assert "training.cpu_offload" not in r.updates and "config.optimizer_offload_only" in r.codes
+    r = map_training_command("accelerate launch --use_deepspeed --num_processes 4 --zero_stage 2 "
+                             "--offload_optimizer_device cpu train.py")
+    assert r.updates["training.cpu_offload"] is True
+
+
+def test_torchtune_dpo_is_a_preference_workload():
+    r = map_training_command("tune run --nproc_per_node 2 lora_dpo_distributed --config llama3_1/8B_lora_dpo "
+                             "model.lora_rank=16")
+    assert r.updates["training.workload"] == "dpo"
+    assert (r.updates["training.method"], r.updates["training.lora_rank"]) == ("lora", 16)
+    from tuneplan.core.training_config import map_training_config
+
+    r = map_training_config({"model": {"_component_": "torchtune.models.llama3_1.lora_llama3_1_8b"},
+                             "loss": {"_component_": "torchtune.rlhf.loss.DPOLoss"}, "batch_size": 4}, "torchtune")
+    assert r.updates["training.workload"] == "dpo"

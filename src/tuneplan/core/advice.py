@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.compare import largest_fitting, missing_support
-from tuneplan.core.estimate import estimate
+from tuneplan.core.estimate import blocking_notes, estimate
 from tuneplan.core.memory import estimate_memory, quantized_base_bytes_per_param
 from tuneplan.core.result import GIB, Estimate, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, Scenario
@@ -386,6 +386,8 @@ def suggest(scenario: Scenario, larger_gpus: Iterable[GpuSpec] = (), base: Estim
         saved = base.memory.total_bytes - after.memory.total_bytes
         if saved <= 0 and not (after.memory.fits and not base.memory.fits):
             continue
+        if blocking_notes(after) and not blocking_notes(base):
+            continue  # a change that makes the plan one its stack refuses (FSDP on an 8-bit base ...)
         out.append(Suggestion(
             key=key, title=render_note(title), detail=" ".join(render_note(n) for n in reasons), changes=changes,
             title_note=title, reasons=reasons,

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
-from tuneplan.core.memory import adapter_path, compile_modelled, estimate_memory, experts_adapted, peft_fuses
+from tuneplan.core.memory import (
+    adapter_path,
+    compile_modelled,
+    estimate_memory,
+    experts_adapted,
+    int8_base,
+    peft_fuses,
+)
 from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario, TrainingSetup
 from tuneplan.core.terms import N_, NOTES, Note, render_note
@@ -186,8 +193,7 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.fp16_trainable")
     if t.torch_compile and not compile_modelled(arch, t):
         warn("plan.compile_not_modelled")
-    if t.method == "qlora" and t.quant_bits == 8 and t.sharding == "fsdp" and t.num_gpus > 1 \
-            and not (arch.checkpoint is not None and arch.checkpoint.is_quantized):
+    if int8_base(arch, t) and t.sharding == "fsdp" and t.num_gpus > 1:
         # torch FSDP _flat_param._validate_tensors_to_flatten: "Must flatten tensors with uniform dtype but got
         # torch.float16 and torch.int8" (bitsandbytes issue #1709); accelerate #1415 "Integer parameters are
         # unsupported". 4-bit bases pass because bnb_4bit_quant_storage stores them in the float dtype.

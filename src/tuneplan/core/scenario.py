@@ -448,10 +448,12 @@ METHOD_WORDS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 WORKLOAD_WORDS = {"sft": "", "dpo": "DPO", "orpo": "ORPO", "kto": "KTO", "reward": "reward model"}
 
 
-def method_word(t: TrainingSetup) -> str:
+def method_word(t: TrainingSetup, model: ModelArchitecture | None = None) -> str:
     """The method as plan names and the CLI write it: :data:`METHOD_WORDS`, and ``8-bit LoRA`` for LoRA on a
-    bitsandbytes 8-bit base (``quant_bits`` 8; QLoRA names the 4-bit base)."""
-    if t.method == "qlora" and t.quant_bits == 8:
+    bitsandbytes 8-bit base (``quant_bits`` 8 on a 16-bit checkpoint; QLoRA names the 4-bit base, and a pre-quantised
+    ``model`` checkpoint keeps its own weights whatever ``quant_bits`` says)."""
+    ckpt = model.checkpoint if model is not None else None
+    if t.method == "qlora" and t.quant_bits == 8 and not (ckpt is not None and ckpt.is_quantized):
         return "8-bit LoRA"
     return METHOD_WORDS.get(t.method, t.method)
 
@@ -463,7 +465,7 @@ def auto_name(s: Scenario) -> str:
     if s.training.num_gpus > 1:
         gpus = f"{s.training.num_gpus}× {gpus}"
     work = WORKLOAD_WORDS.get(s.training.workload, s.training.workload)
-    method = method_word(s.training)
+    method = method_word(s.training, s.model)
     return f"{s.model.name} {method}{' ' + work if work else ''} on {gpus}"[:200]
 
 

@@ -60,6 +60,7 @@ from tuneplan.core.generation import GenerationCost, generation_cost
 from tuneplan.core.memory import (
     GDN_CHUNK,
     deepspeed_buffers,
+    int8_base,
     lora_tensors,
     nf4_bytes_per_param,
     quantized_base_bytes_per_param,
@@ -699,48 +700,53 @@ def _adapted_modules(ctx: _Ctx, mods: list) -> list:  # noqa: ANN001 - LinearMod
             if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, ctx.t.lora_targets)]
 
 
-#: Bytes per input feature and token that an LLM.int8 matmul moves beyond its GEMM (bitsandbytes
-#: ``MatMul8bitLt.forward`` @95f9af3): the 16-bit input cast to fp16 (read 2, write 2), then
-#: ``int8_vectorwise_quant`` (read 2, write 1 B of int8 codes).
-INT8_INPUT_BYTES = 7.0
-#: Bytes per output feature and token beyond the GEMM's 16-bit output: ``int8_linear_matmul`` writes an int32 product
-#: (4 B) that ``int8_mm_dequant`` reads back (4 B) to scale it into the output.
-INT8_OUTPUT_BYTES = 8.0
-
-
-#: Operators one LLM.int8 matmul dispatches in its forward instead of one GEMM (bitsandbytes ``MatMul8bitLt.forward``
-#: and ``int8_vectorwise_quant`` with ``llm_int8_threshold`` 6.0, @95f9af3): the fp16 cast, the outlier mask,
-#: ``any`` and ``argwhere`` over its columns, the row absmax and quantisation, the int8 GEMM and the dequantising
-#: rescale; 8 against the GEMM's 1, so 7 more (outlier columns, when there are any, add their own slice and addmm).
-INT8_OPS_PER_MATMUL = 7.0
+#: Bytes per input feature and token that an LLM.int8 matmul moves beyond its GEMM in a bf16 model (bitsandbytes
+#: ``MatMul8bitLt.forward`` and the CUDA ``int8_vectorwise_quant`` @95f9af3, ``llm_int8_threshold`` 6.0): the input
+#: cast to fp16 (read 2, write 2), the outlier search ``A.abs() >= threshold`` (abs: read 2, write 2; compare: read 2,
+#: write 1; ``any``: read 1), then the row-wise quantisation (read 2, write 1): 15. An fp16 model has no cast: 11.
+INT8_INPUT_BYTES = {"bf16": 15.0, "fp16": 11.0}
+#: Bytes per output feature and token beyond a 16-bit GEMM's output: the int32 product instead of a 16-bit one (+2),
+#: ``int8_mm_dequant`` reading it (4) and writing an fp16 result (2), and in a bf16 model its ``.to(bf16)`` (read 2,
+#: write 2): 12 (fp16: 8).
+INT8_OUTPUT_BYTES = {"bf16": 12.0, "fp16": 8.0}
+#: Bytes per weight of each input gradient: ``state.CB.to(dtype_A, copy=True)`` (read 1, write 2) and the in-place
+#: ``.mul_(SCB / 127)`` (read 2, write 2).
+INT8_WEIGHT_GRAD_BYTES = 7.0
+#: Operators one LLM.int8 matmul dispatches in its forward beyond the GEMM (``MatMul8bitLt.forward``,
+#: ``int8_vectorwise_quant``, ``int8_mixed_scaled_mm``, ``int8_mm_dequant`` @95f9af3): the fp16 cast, two empties,
+#: abs, the compare, ``any`` and ``any(dim=0)``, ``argwhere``, the quantisation kernel, zeroing the outlier columns,
+#: the int32 GEMM's output, the dequantisation and its cast; with outlier columns (as in LLMs at threshold 6) their
+#: slice of the input, of the codes, their dequantisation, cast, transpose and ``addmm``: 19. ``outliers.any()`` and
+#: ``argwhere`` also wait for the GPU, which is not modelled.
+INT8_OPS_PER_MATMUL = 19.0
 
 
 def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: float) -> float:
-    """Bytes the bitsandbytes kernels of a QLoRA base move beyond its GEMMs, for ``forward_passes`` forwards and
-    ``weight_gradients`` input-gradient passes of one micro-batch; 0 for other methods and a pre-quantised checkpoint
-    (GPTQ/AWQ/FP8 kernels are not modelled apart).
+    """Bytes the bitsandbytes kernels of a quantised base move beyond its GEMMs, for ``forward_passes`` forwards and
+    ``weight_gradients`` input-gradient passes of one micro-batch; 0 for a 16-bit base.
 
-    * NF4 (QLoRA): every use dequantises each layer matrix to bf16 (``dequantize_4bit``: read the NF4 bytes with
-      their constants, write 2 B per weight), forward and backward alike.
-    * LLM.int8 (``quant_bits`` 8): each forward quantises the matmul's input row-wise and rescales an int32
-      product (:data:`INT8_INPUT_BYTES` x ``d_in`` + :data:`INT8_OUTPUT_BYTES` x ``d_out`` per token and matrix);
-      each input gradient dequantises the int8 weight into a 16-bit copy (read 1 B, write 2 B per weight,
-      ``state.CB.to(dtype_A, copy=True).mul_(SCB / 127)``). The int8 GEMM itself is costed at the 16-bit rate
-      (int8 tensor cores are at least as fast; bitsandbytes' cuBLASLt rate is not measured here)."""
+    * NF4 (QLoRA; a GPTQ/AWQ/FP8 checkpoint under QLoRA is charged alike): every use dequantises each layer matrix
+      to bf16 (``dequantize_4bit``: read the NF4 bytes with their constants, write 2 B per weight).
+    * LLM.int8 (``quant_bits`` 8, or a stored bitsandbytes 8-bit checkpoint): each forward quantises the matmul's
+      input row-wise and rescales an int32 product (:data:`INT8_INPUT_BYTES` x ``d_in`` +
+      :data:`INT8_OUTPUT_BYTES` x ``d_out`` per token and matrix); each input gradient dequantises the int8 weight
+      into a 16-bit copy (:data:`INT8_WEIGHT_GRAD_BYTES` per weight). The int8 GEMM itself is costed at the 16-bit
+      rate (int8 tensor cores are at least as fast; bitsandbytes' cuBLASLt rate is not measured here)."""
     t, a = ctx.t, ctx.arch
+    if int8_base(a, t):
+        dtype = "fp16" if t.precision == "fp16" else "bf16"
+        per_token = params = 0.0
+        for n, mods in a.linear_modules():
+            for m in mods:
+                if m.count == 1:
+                    per_token += n * (INT8_INPUT_BYTES[dtype] * m.d_in + INT8_OUTPUT_BYTES[dtype] * m.d_out)
+                    params += n * m.d_in * m.d_out
+        return forward_passes * ctx.tokens * per_token + weight_gradients * params * INT8_WEIGHT_GRAD_BYTES
     if t.method != "qlora":
         return 0.0
-    if t.quant_bits != 8 or (a.checkpoint is not None and a.checkpoint.is_quantized):
-        # NF4 (a pre-quantised checkpoint is charged as NF4, as before): read NF4 with constants, write bf16
-        return (forward_passes + weight_gradients) * float(a.layer_linear_params()) * (
-            nf4_bytes_per_param(t.double_quant) + 2.0)
-    per_token = params = 0.0
-    for n, mods in a.linear_modules():
-        for m in mods:
-            if m.count == 1:
-                per_token += n * (INT8_INPUT_BYTES * m.d_in + INT8_OUTPUT_BYTES * m.d_out)
-                params += n * m.d_in * m.d_out
-    return forward_passes * ctx.tokens * per_token + weight_gradients * params * 3.0
+    # read NF4 with its constants, write bf16
+    return (forward_passes + weight_gradients) * float(a.layer_linear_params()) * (
+        nf4_bytes_per_param(t.double_quant) + 2.0)
 
 
 def other_kernels_term(ctx: _Ctx) -> Term:
@@ -907,6 +913,9 @@ def _weight_bytes_gathered(ctx: _Ctx) -> float:
     layer = float(a.layer_linear_params())
     outer = float(wl.parameter_count(a, t)) - layer
     w = 4.0 if t.precision == "fp32" else 2.0
+    ckpt = a.checkpoint
+    if ckpt is not None and ckpt.is_quantized and ckpt.quantized_parameters:
+        return ckpt.quantized_bytes + max(float(wl.parameter_count(a, t)) - ckpt.quantized_parameters, 0.0) * w
     if t.method == "qlora":
         return layer * quantized_base_bytes_per_param(a, t) + outer * w
     return layer * w + outer * w
@@ -1100,7 +1109,7 @@ def _ops_per_layer(ctx: _Ctx) -> float:
     if t.method != "full":
         for n, mods in a.linear_modules():
             ops += lora_ops * len(_adapted_modules(ctx, mods)) * n / max(a.num_layers, 1)
-    if t.method == "qlora" and t.quant_bits == 8 and not (a.checkpoint is not None and a.checkpoint.is_quantized):
+    if int8_base(a, t):
         for n, mods in a.linear_modules():
             ops += INT8_OPS_PER_MATMUL * sum(1 for m in mods if m.count == 1) * n / max(a.num_layers, 1)
     return ops

@@ -33,6 +33,7 @@ from tuneplan.core.terms import N_, NOTES, CodedError, Note
 
 __all__ = [
     "FORMATS",
+    "map_torchtune_overrides",
     "FORMAT_NAMES",
     "ConfigImport",
     "ImportItem",
@@ -78,6 +79,7 @@ NOTES.update({
                                         "left as it is"),
     "config.model_not_set": N_("{key} = {value}: the import sets the training setup only; choose the model in "
                                "the plan"),
+    "config.no_quant_method": N_("{key} = {value}: without quant_method ms-swift loads the model unquantised"),
     "config.no_truncation": N_("{key} = {value}: examples are not cut to a length; the plan keeps its sequence "
                                "length (set it to the longest example)"),
     "config.no_gpu_count": N_("the config does not say how many GPUs run it: set the GPU count in the plan"),
@@ -1331,7 +1333,18 @@ def _component(value: Any) -> str:
     return ""
 
 
-def _torchtune(data: Mapping[str, Any]) -> ConfigImport:
+def map_torchtune_overrides(data: Mapping[str, Any], method: str | None) -> ConfigImport:
+    """``tune run ... --config NAME key=value ...``: the overrides as a torchtune config whose model builder is only
+    known by the shipped config's name (``method``: ``lora``, ``qlora``, ``full`` or None), so ``model.lora_rank=16``
+    is read as an adapter setting.
+
+    Raises:
+        TrainingConfigError: a value of the wrong type or out of range.
+    """
+    return _torchtune(data, method)
+
+
+def _torchtune(data: Mapping[str, Any], method_hint: str | None = None) -> ConfigImport:
     """A torchtune recipe config (``recipes/configs/<family>/<size>_<method>[_single_device].yaml``): the model
     builder's name says the method (``lora_``/``qlora_`` builders, ``torchtune/models/*/_model_builders.py``), its
     ``lora_*`` arguments the adapters; ``batch_size``, ``gradient_accumulation_steps``, ``tokenizer.max_seq_len``,
@@ -1344,13 +1357,13 @@ def _torchtune(data: Mapping[str, Any]) -> ConfigImport:
     done: set[str] = set()
     model = g("model")
     builder = _component(model).rsplit(".", 1)[-1]
-    method: str | None = None
+    method: str | None = method_hint if not builder else None
     if builder:
         method = "qlora" if builder.startswith("qlora_") else "lora" if builder.startswith("lora_") else "full"
         b.take("model._component_", model["_component_"], "training.method", method)
         if method == "qlora":  # torchtune's QLoRA builders quantise to NF4 (torchao to_nf4)
             b.take("model._component_", model["_component_"], "training.quant_bits", 4)
-    elif model is not None:
+    elif model is not None and method_hint is None:
         b.unsupported("model", model)
     done.add("model")
     if isinstance(model, Mapping) and method in {"lora", "qlora"}:
@@ -1405,7 +1418,11 @@ def _torchtune(data: Mapping[str, Any]) -> ConfigImport:
             b.take("optimizer._component_", opt["_component_"], "training.optimizer", name)
     done.add("optimizer")
     loss = _component(g("loss")).rsplit(".", 1)[-1]
-    if loss:
+    if loss in {"dpoloss", "rsoloss", "ipoloss", "simpoloss"}:
+        # torchtune.rlhf.loss: the DPO recipes (lora_dpo_*, full_dpo_*) with a reference pass
+        b.take("loss._component_", g("loss")["_component_"], "training.workload", "orpo" if loss == "simpoloss"
+               else "dpo")
+    elif loss:
         b.take("loss._component_", g("loss")["_component_"], "training.fused_cross_entropy", loss in _TT_CHUNKED_LOSSES)
     done.add("loss")
     for key, path in (("optimizer_in_bwd", "training.optimizer_in_backward"), ("compile", "training.torch_compile"),
@@ -1489,10 +1506,12 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
     bits = _int("quant_bits", g("quant_bits")) if has("quant_bits") else None
     done |= {"tuner_type", "train_type", "sft_type", "quant_method", "quant_bits"}
     method: str | None
+    # swift/arguments/base_args/quant_args.py get_quantization_config: no quant_method, no quantisation
+    bnb = quant_method in {"bnb", "bitsandbytes"} and bits in {4, 8}
     if kind == "full":
         method = "full"
     elif kind in {"lora", "qlora"}:
-        method = "qlora" if (bits in {4, 8} and quant_method in {"bnb", ""}) or kind == "qlora" else "lora"
+        method = "qlora" if bnb or (kind == "qlora" and not quant_method) else "lora"
     else:
         method = None
         b.unsupported(type_key or "train_type", g(type_key) if type_key else kind, "config.unknown_value")
@@ -1501,17 +1520,17 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
             b.take(type_key, g(type_key), "training.method", method)
         else:
             b.default("train_type", "training.method", method)
-    if bits is not None:
-        if method == "qlora" and bits in {4, 8}:
-            b.take("quant_bits", bits, "training.quant_bits", bits)
-            if has("quant_method"):
-                b.take("quant_method", g("quant_method"), "training.quant_bits", bits)
-        else:
+    if bnb and method == "qlora":
+        b.take("quant_method", g("quant_method"), "training.quant_bits", bits)
+        b.take("quant_bits", bits, "training.quant_bits", bits)
+    elif bits is not None and not quant_method:
+        b.ignore("quant_bits", bits, code="config.no_quant_method")
+    elif quant_method or bits is not None:
+        # hqq, eetq, gptq, awq, fp8, or bnb without its bits (ms-swift refuses that): not a base the plan has
+        b.unsupported("quant_method" if quant_method else "quant_bits",
+                      g("quant_method") if quant_method else bits, "config.unknown_value")
+        if quant_method and bits is not None:
             b.unsupported("quant_bits", bits, "config.unknown_value")
-            if has("quant_method"):
-                b.unsupported("quant_method", g("quant_method"), "config.unknown_value")
-    elif has("quant_method"):
-        b.ignore("quant_method", g("quant_method"))
     if has("bnb_4bit_use_double_quant"):
         b.take("bnb_4bit_use_double_quant", g("bnb_4bit_use_double_quant"), "training.double_quant",
                _bool("bnb_4bit_use_double_quant", g("bnb_4bit_use_double_quant")))
@@ -1605,6 +1624,35 @@ _ACCELERATE_IRRELEVANT = {"compute_environment", "machine_rank", "main_process_i
                           "ipex_config", "mpirun_config", "num_cpu_threads_per_process", "gpu_ids"}
 
 
+def _accelerate_offload(b: _Builder, ds: Mapping[str, Any]) -> None:
+    """accelerate's ``offload_optimizer_device``/``offload_param_device``, read as the DeepSpeed JSON's offload
+    sections are (``_deepspeed``): ZeRO-1/2 offload the optimizer only (the plan's CPU offload); ZeRO-3 offloads
+    parameters and optimizer together, and the optimizer alone is not modelled."""
+    stage = ds.get("zero_stage")
+    stage = _int("deepspeed_config.zero_stage", stage) if stage is not None and not _is_auto(stage) else None
+    devices = {}
+    for sub in ("offload_optimizer_device", "offload_param_device"):
+        value = ds.get(sub)
+        devices[sub] = _str(f"deepspeed_config.{sub}", value).lower() if value is not None else "none"
+        if devices[sub] not in {"none", "cpu", "nvme"}:
+            b.unsupported(f"deepspeed_config.{sub}", value, "config.unknown_value")
+            devices[sub] = "none"
+    okey, pkey = "deepspeed_config.offload_optimizer_device", "deepspeed_config.offload_param_device"
+    odev, pdev = devices["offload_optimizer_device"], devices["offload_param_device"]
+    if stage == 3 and pdev != "none":
+        b.take(pkey, pdev, "training.cpu_offload", True, code="config.taken" if pdev == "cpu" else "config.approx")
+        if odev != "none":
+            b.take(okey, odev, "training.cpu_offload", True)
+    elif stage in {1, 2} and odev != "none":
+        b.take(okey, odev, "training.cpu_offload", True, code="config.taken" if odev == "cpu" else "config.approx")
+        if pdev != "none":
+            b.ignore(pkey, pdev)  # offload_param applies to ZeRO-3 only
+    elif odev != "none":
+        b.unsupported(okey, odev, "config.optimizer_offload_only")
+    elif "offload_optimizer_device" in ds or "offload_param_device" in ds:
+        b.take(okey, "none", "training.cpu_offload", False)
+
+
 def _accelerate(data: Mapping[str, Any]) -> ConfigImport:
     """A Hugging Face accelerate config (``accelerate config``'s YAML; ``examples/config_yaml_templates``):
     ``distributed_type`` (``NO``, ``MULTI_GPU`` = DDP, ``FSDP`` with ``fsdp_config``, ``DEEPSPEED`` with
@@ -1646,12 +1694,7 @@ def _accelerate(data: Mapping[str, Any]) -> ConfigImport:
                 else:
                     b.unsupported(key, value, "config.unknown_value")
             elif sub in {"offload_optimizer_device", "offload_param_device"}:
-                dev = _str(key, value).lower()
-                if dev in {"cpu", "nvme"}:
-                    b.take(key, value, "training.cpu_offload", True,
-                           code="config.taken" if dev == "cpu" else "config.approx")
-                elif dev != "none":
-                    b.unsupported(key, value, "config.unknown_value")
+                continue  # below, with the stage: the rules of the DeepSpeed JSON
             elif sub == "gradient_accumulation_steps" and not _is_auto(value):
                 b.take(key, value, "training.grad_accumulation", _int(key, value))
             elif sub == "deepspeed_config_file":
@@ -1661,6 +1704,7 @@ def _accelerate(data: Mapping[str, Any]) -> ConfigImport:
                 b.take(key, value, "training.zero_init", _bool(key, value))
             else:
                 b.ignore(key, value)
+        _accelerate_offload(b, ds)
     else:
         b.unsupported("distributed_type", g("distributed_type"), "config.unknown_value")
     done |= {"fsdp_config", "deepspeed_config"}

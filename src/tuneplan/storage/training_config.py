@@ -29,9 +29,9 @@ __all__ = ["COMMAND_SUFFIXES", "MAX_CONFIG_BYTES", "MAX_DEPTH", "TrainingConfigE
 
 #: Training configs are a few KiB; anything above this is refused unread.
 MAX_CONFIG_BYTES = 1024 * 1024
-#: Files read as a launch command line (``train.sh``), whatever their first word; other non-YAML/JSON files are
-#: read as one when their first command starts with a launcher (``core.training_command.LAUNCHERS``).
-COMMAND_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".command", ".txt"})
+#: Files read as a launch command line (``train.sh``); a file with another suffix than these and ``.yaml``/``.yml``/
+#: ``.json`` is read as a command when it is no YAML mapping and has a training command (``looks_like_command``).
+COMMAND_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".command"})
 #: The deepest nesting accepted (a DeepSpeed config is 3 levels deep).
 MAX_DEPTH = 32
 
@@ -188,7 +188,14 @@ def read_training_config(path: str | os.PathLike[str], fmt: str | None = None) -
     if not text.strip():
         raise TrainingConfigError("config.empty", file=name)
     suffix = p.suffix.lower()
-    if suffix in COMMAND_SUFFIXES or (suffix not in {".yaml", ".yml", ".json"} and looks_like_command(text)):
+    command = suffix in COMMAND_SUFFIXES
+    if not command and suffix not in {".yaml", ".yml", ".json"}:
+        # no telling suffix (train, run.txt): a YAML/JSON mapping is a config; else a launch command, if it has one
+        try:
+            command = not isinstance(load_config_data(text, False, name), dict) and looks_like_command(text)
+        except TrainingConfigError:
+            command = looks_like_command(text)
+    if command:
         # a launch command (train.sh): read as words, never run (core/training_command.py)
         try:
             return map_training_command(text)

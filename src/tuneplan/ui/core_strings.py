@@ -85,6 +85,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'the file is not a JSON object'),  # calibration.not_object
     QT_TRANSLATE_NOOP("Terms", 'at least two logged steps are needed, found {rows}'),  # calibration.too_few_rows
     QT_TRANSLATE_NOOP("Terms", "the pilot's {seconds} s per step is {factor} times the model's {predicted} s: a different plan, a stalled run or the wrong file"),  # calibration.too_slow
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: every GPU of the machine; set the GPU count in the plan'),  # command.all_gpus
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: a config shipped with {framework}; copy it (tune cp {value} .) and import the copy for its settings'),  # command.builtin_config
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: import that file too for its settings'),  # command.config_file
     QT_TRANSLATE_NOOP("Terms", '{n} processes and no sharding named: {field} set to {setting} (a copy of the model on every GPU)'),  # command.data_parallel
@@ -92,7 +93,10 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}'),  # command.gpus
     QT_TRANSLATE_NOOP("Terms", '{key}: does not change memory or time'),  # command.ignored
     QT_TRANSLATE_NOOP("Terms", 'the command does not start a training run Tuneplan reads ({program})'),  # command.not_training
+    QT_TRANSLATE_NOOP("Terms", 'the file starts {n} training runs: the first ({program}) is read'),  # command.several
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: computed by the shell when it runs; the plan keeps its setting'),  # command.shell_value
     QT_TRANSLATE_NOOP("Terms", 'the command line cannot be read: {problem}'),  # command.syntax
+    QT_TRANSLATE_NOOP("Terms", 'a command line longer than {limit} characters'),  # command.too_long
     QT_TRANSLATE_NOOP("Terms", 'YAML anchors and aliases are not accepted (line {line})'),  # config.alias
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}, the nearest setting the plan has'),  # config.approx
     QT_TRANSLATE_NOOP("Terms", '{key} is "auto": left to the other files and the plan'),  # config.auto
@@ -110,6 +114,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'no such file'),  # config.missing
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: the import sets the training setup only; choose the model in the plan'),  # config.model_not_set
     QT_TRANSLATE_NOOP("Terms", 'the config does not say how many GPUs run it: set the GPU count in the plan'),  # config.no_gpu_count
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: without quant_method ms-swift loads the model unquantised'),  # config.no_quant_method
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: examples are not cut to a length; the plan keeps its sequence length (set it to the longest example)'),  # config.no_truncation
     QT_TRANSLATE_NOOP("Terms", '{key} must be true or false, got {value}'),  # config.not_boolean
     QT_TRANSLATE_NOOP("Terms", 'not a regular file'),  # config.not_file

@@ -157,6 +157,7 @@ from tuneplan.core.memory.deepspeed import (
 )
 from tuneplan.core.memory.ledger import MemoryLedger, estimate_memory
 from tuneplan.core.memory.quantized import (
+    int8_base,
     int8_bytes_per_param,
     int8_matmul_transient,
     nf4_bytes_per_param,
@@ -202,6 +203,7 @@ __all__ = [
     "peft_layer_modules",
     "merged_expert_bytes",
     "nf4_bytes_per_param",
+    "int8_base",
     "int8_bytes_per_param",
     "int8_matmul_transient",
     "quantized_base_bytes_per_param",

@@ -16,7 +16,7 @@ from tuneplan.core.memory.adapters import (
     peft_layer_modules,
 )
 from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
-from tuneplan.core.memory.quantized import int8_matmul_transient
+from tuneplan.core.memory.quantized import int8_base, int8_matmul_transient
 from tuneplan.core.memory.workloads import _logps_term
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import TrainingSetup
@@ -620,8 +620,8 @@ def layer_temporaries(ctx: MemoryContext) -> tuple[float, float]:
     ``dequantize_4bit``), or on an 8-bit base the larger LLM.int8 working set (:func:`int8_matmul_transient`); all: with eager attention's scores, mask and fp32 cast (8 B per head and score)."""
     arch, t = ctx.arch, ctx.t
     base = 2 * ctx.resid * arch.hidden_size * ctx.tokens  # gradient flowing between layers (two buffers)
-    if t.method == "qlora" and t.quant_bits == 8 and ctx.ckpt is None:
-        base += int8_matmul_transient(arch, ctx.tokens)  # LLM.int8's quantised input and int32 product, or weight copy
+    if int8_base(arch, t):  # LLM.int8's quantised input and int32 product, or the weight copy
+        base += int8_matmul_transient(arch, ctx.tokens, fp16=t.precision == "fp16")
     elif t.method == "qlora":
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
         base += 2 * largest  # dequantised bf16 copy of the matrix being multiplied

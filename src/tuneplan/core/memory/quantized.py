@@ -9,7 +9,7 @@ from __future__ import annotations
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.scenario import TrainingSetup
 
-__all__ = ["int8_bytes_per_param", "int8_matmul_transient", "nf4_bytes_per_param", "quantized_base_bytes_per_param"]
+__all__ = ["int8_base", "int8_bytes_per_param", "int8_matmul_transient", "nf4_bytes_per_param", "quantized_base_bytes_per_param"]
 
 
 def nf4_bytes_per_param(double_quant: bool) -> float:
@@ -40,24 +40,46 @@ def int8_bytes_per_param(arch: ModelArchitecture) -> float:
 
 
 def quantized_base_bytes_per_param(arch: ModelArchitecture, t: TrainingSetup) -> float:
-    """Bytes per parameter of a QLoRA base's quantised layer matrices: NF4 (:func:`nf4_bytes_per_param`) or, with
-    ``quant_bits`` 8, LLM.int8 (:func:`int8_bytes_per_param`)."""
+    """Bytes per parameter of a quantised base's layer matrices: a pre-quantised checkpoint's as stored (scales and
+    zero points included), else NF4 (:func:`nf4_bytes_per_param`) or, with ``quant_bits`` 8, LLM.int8
+    (:func:`int8_bytes_per_param`)."""
+    ckpt = arch.checkpoint
+    if ckpt is not None and ckpt.is_quantized and ckpt.quantized_parameters:
+        return ckpt.quantized_bytes / ckpt.quantized_parameters
     return int8_bytes_per_param(arch) if t.quant_bits == 8 else nf4_bytes_per_param(t.double_quant)
 
 
-def int8_matmul_transient(arch: ModelArchitecture, tokens: float, *, backward: bool = True) -> float:
+def int8_base(arch: ModelArchitecture, t: TrainingSetup) -> bool:
+    """Whether the plan's frozen base runs bitsandbytes' LLM.int8 matmuls: QLoRA with ``quant_bits`` 8 on a 16-bit
+    checkpoint, or any adapter plan on a stored bitsandbytes 8-bit checkpoint (its ``Int8Params`` load as they are)."""
+    ckpt = arch.checkpoint
+    if ckpt is not None and ckpt.is_quantized:
+        return t.method != "full" and ckpt.quantization == "bnb-8bit"
+    return t.method == "qlora" and t.quant_bits == 8
+
+
+def int8_matmul_transient(arch: ModelArchitecture, tokens: float, *, backward: bool = True,
+                          fp16: bool = False) -> float:
     """The largest working set of one LLM.int8 matmul beyond its input and output (bytes), for ``tokens`` rows of
-    input. In the forward (bitsandbytes ``MatMul8bitLt.forward``, @95f9af3) the 16-bit input is cast to fp16 and
-    quantised row-wise: the fp16 copy (2 B x ``d_in``) and the int8 codes ``CA`` (1 B x ``d_in``) are alive together;
-    then ``int8_linear_matmul`` writes an int32 result (4 B x ``d_out``) beside ``CA`` before ``int8_mm_dequant`` turns
-    it into the output: ``tokens x max(3 d_in, d_in + 4 d_out)``. In the backward the input's gradient multiplies a
-    16-bit copy of the dequantised weight (``state.CB.to(dtype_A, copy=True)``, 2 B x ``d_in x d_out``). The larger
-    of the two (the forward's alone for a pass without gradients, ``backward=False``), over the model's quantised
-    matrices (stacked experts are not ``nn.Linear`` and stay unquantised)."""
+    input (bitsandbytes @95f9af3, ``MatMul8bitLt`` and the CUDA ops, with transformers' ``llm_int8_threshold`` 6.0).
+
+    * Input side, per input feature: the input cast to fp16 (2 B; none for an fp16 model, ``fp16``), the int8 codes
+      ``out_row`` (1 B) allocated before the outlier search, then ``A.abs()`` (2 B) and its ``>= threshold`` mask
+      (1 B) alive together: 6 B (4 B in fp16).
+    * Output side: the int8 codes ``CA`` (1 B per input feature) beside the int32 product (4 B per output feature),
+      ``int8_mm_dequant``'s fp16 result (2 B) and, in a bf16 model, its ``.to(bf16)`` copy, which is the output:
+      ``d_in + 6 d_out`` (``d_in + 4 d_out`` in fp16, where the fp16 result is the output).
+    * Backward: the input's gradient multiplies a 16-bit copy of the dequantised weight
+      (``state.CB.to(dtype_A, copy=True).mul_(...)``, 2 B x ``d_in x d_out``).
+
+    The largest over the model's quantised matrices (stacked experts are not ``nn.Linear`` and stay unquantised); the
+    forward's alone for a pass without gradients (``backward=False``)."""
+    cast = 0 if fp16 else 2
+    out_extra = 4 if fp16 else 6
     forward = backward_copy = 0.0
     for _, mods in arch.linear_modules():
         for m in mods:
             if m.count == 1:
-                forward = max(forward, tokens * max(3 * m.d_in, m.d_in + 4 * m.d_out))
+                forward = max(forward, tokens * max((4 + cast) * m.d_in, m.d_in + out_extra * m.d_out))
                 backward_copy = max(backward_copy, 2.0 * m.d_in * m.d_out)
     return max(forward, backward_copy) if backward else forward

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
-from tuneplan.core.memory.quantized import int8_matmul_transient
+from tuneplan.core.memory.quantized import int8_base, int8_matmul_transient
 from tuneplan.core.result import GIB, MemoryComponent
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.terms import Quantity, Term, render_formula
@@ -80,8 +80,9 @@ def _workload_forward(arch: ModelArchitecture, t: TrainingSetup, tokens: float, 
     if not ref_passes:
         return peak_b, 0.0, peak_terms, [], ref_weights, weight_terms
     other = 0.0
-    if t.method == "qlora" and t.quant_bits == 8 and not (arch.checkpoint and arch.checkpoint.is_quantized):
-        other += int8_matmul_transient(arch, tokens, backward=False)  # LLM.int8's forward: int8 input, int32 product
+    if int8_base(arch, t):
+        other += int8_matmul_transient(arch, tokens, backward=False,  # LLM.int8's forward: int8 input, int32 product
+                                       fp16=t.precision == "fp16")
     elif t.method == "qlora":  # bitsandbytes dequantises each NF4 matrix to bf16 for its matmul
         other += 2.0 * max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
     if kind == "copy" and shard in {"zero3", "fsdp"}:
