@@ -3923,10 +3923,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>警告</translation>
     </message>
     <message>
-        <source>Memory per GPU at the step&apos;s peak — hover a segment for its formula</source>
-        <translation>训练步峰值时每块 GPU 的显存——鼠标悬停在分段上可查看公式</translation>
-    </message>
-    <message>
         <source>Cost over the run</source>
         <translation>整次运行的成本</translation>
     </message>
@@ -4194,6 +4190,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>GPU 显存还差 {short}</translation>
     </message>
     <message>
+        <source>Memory per GPU at its peak — hover a segment for its formula</source>
+        <translation>每块 GPU 峰值时的显存——鼠标悬停在分段上可查看公式</translation>
+    </message>
+    <message>
         <source>calibrated: {range}</source>
         <translation>已校准：{range}</translation>
     </message>
@@ -4373,14 +4373,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>全量微调</translation>
     </message>
     <message>
-        <source>QLoRA (4-bit NF4 base)</source>
-        <translation>QLoRA（4 位 NF4 基座）</translation>
-    </message>
-    <message>
-        <source>Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base</source>
-        <translation>全量：训练所有权重。LoRA：在冻结的基座上训练小型适配器。QLoRA：在 4 位量化基座上做 LoRA</translation>
-    </message>
-    <message>
         <source>Precision</source>
         <translation>精度</translation>
     </message>
@@ -4523,6 +4515,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>beta: 0 (TRL&apos;s default) loads no reference model; above 0 a reference runs over every batch</source>
         <translation>beta：为 0（TRL 默认值）时不加载参考模型；大于 0 时参考模型在每个批次上运行</translation>
+    </message>
+    <message>
+        <source>QLoRA (quantised base)</source>
+        <translation>QLoRA（量化基座）</translation>
+    </message>
+    <message>
+        <source>Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a base quantised by bitsandbytes (4-bit NF4, or 8-bit: see Quantised base)</source>
+        <translation>全量：训练所有权重。LoRA：在冻结的基座旁训练小型适配器。QLoRA：在由 bitsandbytes 量化的基座上做 LoRA（4 位 NF4，或 8 位：见“量化基座”）</translation>
     </message>
     <message>
         <source>Quantised base</source>

@@ -111,3 +111,19 @@ def test_a_launch_script_and_a_torchtune_recipe_through_the_window(window, monke
     t = window.store.scenario.training
     assert (t.stack, t.quant_bits, t.grad_accumulation, t.fused_cross_entropy) == ("torchtune", 4, 8, True)
     assert "(torchtune)" in summaries[-1][1]
+
+
+def test_a_long_summary_scrolls_inside_a_dialog_that_fits_the_screen(window, qtbot):
+    # a stack's defaults make the summary long: as a message box it grew past a 768-pixel screen and hid its button
+    text = "<ul>" + "".join(f"<li>setting {i}: taken</li>" for i in range(200)) + "</ul>"
+    dialog = config_import.summary_dialog(window, "Training config imported", text)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    room = dialog.screen().availableGeometry()
+    assert dialog.height() <= room.height() * 0.8 + 1 and dialog.width() <= room.width() * 0.9 + 1
+    from PySide6.QtWidgets import QDialogButtonBox, QTextBrowser
+
+    browser = dialog.findChild(QTextBrowser)
+    qtbot.waitUntil(lambda: browser.verticalScrollBar().maximum() > 0, timeout=20_000)  # the list scrolls
+    assert "setting 199" in browser.toPlainText()
+    assert dialog.findChild(QDialogButtonBox).isVisible()

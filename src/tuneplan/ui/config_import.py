@@ -14,14 +14,23 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from tuneplan.core.terms import NOTES, Note
 from tuneplan.core.training_config import FORMAT_NAMES, ConfigImport
 from tuneplan.storage.training_config import TrainingConfigError, read_training_config
 from tuneplan.ui.i18n import core_note_text, translate
 
-__all__ = ["ask_training_config_path", "import_training_config", "import_summary", "show_import_summary"]
+__all__ = ["ask_training_config_path", "import_training_config", "import_summary", "show_import_summary",
+           "summary_dialog"]
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +43,31 @@ def ask_training_config_path(window: QWidget) -> str | None:
     return path or None
 
 
+def summary_dialog(window: QWidget, title: str, text: str) -> QDialog:
+    """The import summary as a dialog that fits the screen: the rich text in a scrolling browser (a stack's defaults
+    make the list long; a message box grew past a 768-pixel screen and hid its OK button), and an OK button."""
+    dialog = QDialog(window)
+    dialog.setWindowTitle(title)
+    layout = QVBoxLayout(dialog)
+    browser = QTextBrowser(dialog)
+    browser.setOpenLinks(False)
+    browser.setHtml(text)
+    layout.addWidget(browser)
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok, dialog)
+    buttons.accepted.connect(dialog.accept)
+    layout.addWidget(buttons)
+    screen = (window.screen() if window is not None else None) or QGuiApplication.primaryScreen()
+    room = screen.availableGeometry() if screen is not None else None
+    width, height = 640, 560
+    if room is not None:
+        width, height = min(width, int(room.width() * 0.9)), min(height, int(room.height() * 0.8))
+    dialog.resize(width, height)
+    return dialog
+
+
 def show_import_summary(window: QWidget, title: str, text: str) -> None:
-    """Show what the import took and ignored (a modal message box; tests replace it)."""
-    box = QMessageBox(QMessageBox.Icon.Information, title, text, QMessageBox.StandardButton.Ok, window)
-    box.exec()
+    """Show what the import took and ignored (a modal dialog that scrolls; tests replace it)."""
+    summary_dialog(window, title, text).exec()
 
 
 def _note_text(window: Any, note: Note) -> str:

@@ -58,6 +58,7 @@ from tuneplan.ui.i18n import (
     fmt_usd,
     format_hours,
     install_language_menu,
+    peak_phase_text,
     plain_message_box,
     plain_text,
     verdict_color,
@@ -336,7 +337,7 @@ class MainWindow(QMainWindow):
         self.plan_warnings.setAccessibleName(self.tr("Warnings"))
         self.plan_warnings.hide()
         rc.addWidget(self.plan_warnings)
-        rc.addWidget(self._caption(self.tr("Memory per GPU at the step's peak — hover a segment for its formula")))
+        rc.addWidget(self._caption(self.tr("Memory per GPU at its peak — hover a segment for its formula")))
         rc.addWidget(self.vram_chart, 5)
         # "Is my own GPU enough?": the local verdict right under the chart, its lines on the chart.
         self.local_verdict = LocalVerdictView(self.local_gpu_panel.controller)
@@ -519,8 +520,9 @@ class MainWindow(QMainWindow):
         self.verdict_label.setText(verdict)
         self.verdict_label.setStyleSheet(f"color: {color};")
         self.verdict_card.detail.setText(
-            self.tr("likely {low}–{high}").format(low=fmt_number(mem.low_bytes / GIB, 1, group=False),
-                                                  high=fmt_gib(mem.high_bytes / GIB))
+            (self.tr("likely {low}–{high}").format(low=fmt_number(mem.low_bytes / GIB, 1, group=False),
+                                                   high=fmt_gib(mem.high_bytes / GIB))
+             if mem.low_bytes != mem.high_bytes else peak_phase_text(mem.peak_phase))
             + {"none": "", "tight": self.tr(" · tight: the upper bound does not fit"),
                "unlikely": self.tr(" · unlikely to fit: even the lower bound does not"),
                "possible": self.tr(" · may fit: the lower bound does")}[mem.band_risk]

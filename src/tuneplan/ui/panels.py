@@ -250,8 +250,9 @@ class MethodPanel(FieldPanel):
                        tip=self.tr("beta: 0 (TRL's default) loads no reference model; above 0 a reference runs over "
                                    "every batch"))
         self.add_choice("training.method", self.tr("Method"), [
-            ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (4-bit NF4 base)"))],
-            tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a 4-bit base"))
+            ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (quantised base)"))],
+            tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a base "
+                        "quantised by bitsandbytes (4-bit NF4, or 8-bit: see Quantised base)"))
         self.add_choice("training.quant_bits", self.tr("Quantised base"), [
             (4, self.tr("4-bit NF4 (load_in_4bit)")), (8, self.tr("8-bit LLM.int8 (load_in_8bit)"))],
             tip=self.tr("How bitsandbytes stores the frozen base for QLoRA: 4-bit NF4 (about 0.52 B per weight) or "
