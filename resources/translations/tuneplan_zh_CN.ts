@@ -409,6 +409,18 @@ Please attach that file when you report the problem.</source>
         <translation>编译后的解码器层（torchtune compile: True、HF torch_compile=True）在反向传播中重算廉价的逐元素结果：不保存 FP32 的归一化输入副本，也不保存 SiLU(gate)。已为 RMSNorm 模型（Llama、Qwen、Mistral、Gemma）建模</translation>
     </message>
     <message>
+        <source>Empty the CUDA cache every (steps)</source>
+        <translation>每隔多少步清空 CUDA 缓存</translation>
+    </message>
+    <message>
+        <source>HF torch_empty_cache_steps: the trainer calls torch.cuda.empty_cache() every this many steps. Every step (1) leaves no cached blocks of earlier batch shapes in the peak reserved memory under dynamic padding, at some speed. Never: the default</source>
+        <translation>HF torch_empty_cache_steps：训练器每隔这么多步调用一次 torch.cuda.empty_cache()。每步都清空（1）时，动态填充下的峰值保留显存中不会留下早先批次形状的缓存块，但会慢一些。从不：默认值</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
         <source>ZeRO-3 builds the model under zero.Init</source>
         <translation>ZeRO-3 在 zero.Init 下构建模型</translation>
     </message>

@@ -156,6 +156,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seq-len", type=_positive_int, metavar="S", help="sequence length in tokens (the longest batch for dynamic padding)")
     p.add_argument("--sequence-mode", choices=["fixed", "packed", "dynamic"])
     p.add_argument("--grad-accumulation", type=_positive_int, metavar="N")
+    p.add_argument("--empty-cache-steps", type=_non_negative_int, metavar="K",
+                   help="the trainer empties the CUDA cache every K steps (HF torch_empty_cache_steps); 0: never "
+                        "(default). Every step leaves no cache of earlier batch shapes under dynamic padding")
     p.add_argument("--eval-batch", type=_non_negative_int, metavar="B",
                    help="rows of one evaluation micro-batch when the trainer evaluates during training (HF "
                         "per_device_eval_batch_size, 8 by default there); 0: no evaluation (default)")

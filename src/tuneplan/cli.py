@@ -43,7 +43,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
     "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision", "quant_bits": "quant_bits",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
-    "grad_accumulation": "grad_accumulation", "eval_batch": "eval_micro_batch", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
+    "grad_accumulation": "grad_accumulation", "eval_batch": "eval_micro_batch", "empty_cache_steps": "empty_cache_steps", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
     "torch_compile": "torch_compile",
     "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "grad_sync": "grad_sync",

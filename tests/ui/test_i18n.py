@@ -72,7 +72,7 @@ ALLOWED = {
 }  # fmt: skip
 #: Phrases kept in English on purpose (a technical term as practitioners say it).
 ALLOWED_PHRASES = ["LM head", "FlashAttention 2", "PyTorch SDPA", "no_sync", "sync_each_batch", "custom_sharded_layers",
-                   "vllm-serve", "load_in_4bit", "load_in_8bit", "LLM.int8", "tune cp", "zero.Init", "zero3_init_flag", "quant_method", "ms-swift"]  # (API names, commands)
+                   "vllm-serve", "load_in_4bit", "load_in_8bit", "LLM.int8", "tune cp", "zero.Init", "zero3_init_flag", "quant_method", "ms-swift", "torch_empty_cache_steps", "torch.cuda.empty_cache()"]  # (API names, commands)
 #: Combo boxes whose items are data (catalog names), not UI wording.
 DATA_COMBOS = {"Model", "GPU", "Price offer", "Copy from catalog card", "Preset"}
 _WORD = re.compile(r"[A-Za-z]{2,}")

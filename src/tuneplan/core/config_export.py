@@ -233,6 +233,8 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
         out.add("stack")
     if t.eval_micro_batch > 0:
         out.add("eval_micro_batch")
+    if t.empty_cache_steps > 0 and t.sequence_mode == "dynamic":
+        out.add("empty_cache_steps")
     if t.workload != "sft":
         out.add("workload")
         if t.workload in {"dpo", "kto"} and t.reference_model is not None:
@@ -476,6 +478,12 @@ def _evaluation(doc: _Doc, rows_key: str, split_key: str | None, strategy: bool 
             doc.fill(split_key)
 
 
+def _empty_cache(doc: _Doc) -> None:
+    """HF Trainer's ``torch_empty_cache_steps`` (TrainingArguments, which LLaMA-Factory, TRL and ms-swift pass on)."""
+    if doc.t.empty_cache_steps > 0:
+        doc.put("torch_empty_cache_steps", doc.t.empty_cache_steps, "empty_cache_steps")
+
+
 def _common_unsupported(doc: _Doc) -> None:
     """What no Hugging Face Trainer stack here can express."""
     t = doc.t
@@ -567,6 +575,7 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.put("optim", _HF_OPTIM[t.optimizer], "optimizer")
     if t.torch_compile:
         doc.put("torch_compile", True, "torch_compile")
+    _empty_cache(doc)
     _common_unsupported(doc)
     n = _gpus(doc)
     doc.command = "llamafactory-cli train {file}" if n == 1 else \
@@ -642,6 +651,7 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
                                 "reshard_after_forward": True, "activation_checkpointing": t.grad_checkpointing},
                 "cpu_offload", "grad_checkpointing")
     _no_offload_without_sharding(doc)
+    doc.lacks("empty_cache_steps")  # (not among the keys axolotl passes to TrainingArguments here)
     _common_unsupported(doc)
     n = _gpus(doc)
     doc.command = "axolotl train {file}" if n == 1 else \
@@ -714,6 +724,7 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     if t.sharding in _ZERO_STAGE:
         doc.put("deepspeed", _deepspeed_section(doc, auto=True))
     _no_offload_without_sharding(doc)
+    _empty_cache(doc)
     _common_unsupported(doc)
     n = _gpus(doc)
     if n > 1:
@@ -830,6 +841,7 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
     if t.sharding in _ZERO_STAGE:
         doc.put("deepspeed", _deepspeed_section(doc, auto=True))
     _no_offload_without_sharding(doc)
+    _empty_cache(doc)
     _common_unsupported(doc)
     n = _gpus(doc)
     doc.command = "swift sft {file}" if n == 1 else f"NPROC_PER_NODE={n} swift sft {{file}}"
@@ -887,6 +899,7 @@ def _torchtune(doc: _Doc, model_ref: str | None) -> None:
         doc.put("dataset.packed", t.sequence_mode == "packed", "sequence_mode")
     doc.put("batch_size", t.micro_batch, "micro_batch")
     doc.lacks("eval_micro_batch")  # the plan maps no torchtune validation setting
+    doc.lacks("empty_cache_steps")  # torchtune's recipes have no such setting
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     epochs = doc.s.dataset.epochs
     if float(epochs).is_integer():

@@ -165,6 +165,12 @@ class TrainingSetup(_Model):
     #: training. It is a no-grad forward with labels next to the optimizer states (core/memory/peaks.py
     #: ``evaluation_moment``), a moment of its own for the peak.
     eval_micro_batch: int = Field(default=0, ge=0, le=4096)
+    #: the trainer empties PyTorch's CUDA cache every this many steps (HF ``TrainingArguments.torch_empty_cache_steps``:
+    #: ``torch.cuda.empty_cache()`` in ``training_step`` when the global step is a multiple of it); 0: never (HF's
+    #: default, None). Every step (1) leaves no cached blocks of earlier batch shapes for ``max_memory_reserved`` to
+    #: show under dynamic padding (``core/memory/allocator.py`` ``shape_cache_bytes``); a longer period leaves the one
+    #: stale set that term counts. Its time (freeing and re-reserving segments) is not modelled.
+    empty_cache_steps: int = Field(default=0, ge=0, le=1_000_000)
     grad_checkpointing: bool = True
     attention: Attention = "flash"
     fused_cross_entropy: bool = False

@@ -416,6 +416,20 @@ def _modules_to_save(b: _Builder, key: str, value: Any) -> None:
         b.unsupported(key, value)
 
 
+def _adapter_keys(b: _Builder, data: Mapping[str, Any], rank: str, alpha: str, dropout: str, targets: str,
+                  to_save: str) -> set[str]:
+    """A format's LoRA rank, alpha, dropout, target modules and modules to save, by its own key names; the keys."""
+    for key, path, conv in ((rank, "training.lora_rank", _int), (alpha, "training.lora_alpha", _float),
+                            (dropout, "training.lora_dropout", _float)):
+        if data.get(key) is not None:
+            b.take(key, data[key], path, conv(key, data[key]))
+    if data.get(targets) is not None:
+        _targets(b, targets, data[targets])
+    if data.get(to_save) is not None:
+        _modules_to_save(b, to_save, data[to_save])
+    return {rank, alpha, dropout, targets, to_save}
+
+
 def _optimizer(b: _Builder, key: str, value: Any) -> None:
     name = _str(key, value).lower()
     if name in _OPTIMIZERS:
@@ -968,6 +982,10 @@ def _common_hf(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
         else:
             b.ignore("use_liger_kernel", g("use_liger_kernel"))
     done.add("use_liger_kernel")
+    if g("torch_empty_cache_steps") is not None and "torch_empty_cache_steps" not in done:
+        b.take("torch_empty_cache_steps", g("torch_empty_cache_steps"), "training.empty_cache_steps",
+               _int("torch_empty_cache_steps", g("torch_empty_cache_steps")))
+    done.add("torch_empty_cache_steps")
     if g("torch_compile") is not None and "torch_compile" not in done:
         b.take("torch_compile", g("torch_compile"), "training.torch_compile", _bool("torch_compile", g("torch_compile")))
     done.add("torch_compile")
@@ -1030,15 +1048,8 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
             b.take("use_peft", g("use_peft"), "training.method", "full")
     done |= {"use_peft", "load_in_4bit", "load_in_8bit"}
     if "training.method" in b.updates and b.updates["training.method"] != "full":
-        for key, path, conv in (("lora_r", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),
-                                ("lora_dropout", "training.lora_dropout", _float)):
-            if has(key):
-                b.take(key, g(key), path, conv(key, g(key)))
-        if has("lora_target_modules"):
-            _targets(b, "lora_target_modules", g("lora_target_modules"))
-        if has("lora_modules_to_save"):
-            _modules_to_save(b, "lora_modules_to_save", g("lora_modules_to_save"))
-        done |= {"lora_r", "lora_alpha", "lora_dropout", "lora_target_modules", "lora_modules_to_save"}
+        done |= _adapter_keys(b, data, "lora_r", "lora_alpha", "lora_dropout", "lora_target_modules",
+                              "lora_modules_to_save")
     if has("use_bnb_nested_quant"):
         b.take("use_bnb_nested_quant", g("use_bnb_nested_quant"), "training.double_quant",
                _bool("use_bnb_nested_quant", g("use_bnb_nested_quant")))
@@ -1536,14 +1547,7 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
                _bool("bnb_4bit_use_double_quant", g("bnb_4bit_use_double_quant")))
     done |= {"bnb_4bit_use_double_quant", "bnb_4bit_quant_type", "bnb_4bit_compute_dtype", "bnb_4bit_quant_storage"}
     if method in {"lora", "qlora"}:
-        for key, path, conv in (("lora_rank", "training.lora_rank", _int), ("lora_alpha", "training.lora_alpha", _float),
-                                ("lora_dropout", "training.lora_dropout", _float)):
-            if has(key):
-                b.take(key, g(key), path, conv(key, g(key)))
-        if has("target_modules"):
-            _targets(b, "target_modules", g("target_modules"))
-        if has("modules_to_save"):
-            _modules_to_save(b, "modules_to_save", g("modules_to_save"))
+        _adapter_keys(b, data, "lora_rank", "lora_alpha", "lora_dropout", "target_modules", "modules_to_save")
     done |= {"lora_rank", "lora_alpha", "lora_dropout", "target_modules", "modules_to_save"}
     precision = _precision(b, data)
     done |= {"bf16", "fp16"}

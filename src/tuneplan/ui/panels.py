@@ -406,6 +406,12 @@ class BatchPanel(FieldPanel):
             self.add_count(path, label, placeholder=self.tr("{default} (DeepSpeed's default)").format(default=default),
                            tip=self.tr("Elements, as in the DeepSpeed JSON's zero_optimization (e.g. 2e8 or 200M); "
                                        "empty: \u201cauto\u201d when ticked above, else DeepSpeed's default"))
+        ec = self.add_int("training.empty_cache_steps", self.tr("Empty the CUDA cache every (steps)"), 0, 1_000_000,
+                          tip=self.tr("HF torch_empty_cache_steps: the trainer calls torch.cuda.empty_cache() every "
+                                      "this many steps. Every step (1) leaves no cached blocks of earlier batch shapes "
+                                      "in the peak reserved memory under dynamic padding, at some speed. Never: the "
+                                      "default"))
+        ec.setSpecialValueText(self.tr("never"))
         self.add_check("training.zero_init", self.tr("ZeRO-3 builds the model under zero.Init"),
                        tip=self.tr("Hugging Face Trainer, TRL, LLaMA-Factory and ms-swift create each GPU's share of "
                                    "the weights as the model loads. Untick when the model is loaded before the "

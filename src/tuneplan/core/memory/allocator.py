@@ -103,8 +103,9 @@ def reserved_bytes(allocated: dict[str, float], phase: str, fragmentation: float
 def shape_cache_bytes(ctx: MemoryContext, reserved: float, transient: float, nccl: float) -> float:
     """With dynamic padding, the cached blocks of earlier batch shapes ``max_memory_reserved`` also shows, as far as
     the card has room for them (:data:`DYNAMIC_SHAPE_CACHE` x the transient memory, bytes); they are given back
-    before an out-of-memory error, so they are not in the device total."""
-    if ctx.t.sequence_mode != "dynamic":
-        return 0.0
+    before an out-of-memory error, so they are not in the device total. None when the trainer empties the cache every
+    step (``empty_cache_steps`` 1)."""
+    if ctx.t.sequence_mode != "dynamic" or ctx.t.empty_cache_steps == 1:
+        return 0.0  # (emptied every step: no blocks of earlier shapes stay cached)
     room = ctx.gpu.memory_gib * GIB - CUDA_CONTEXT_BYTES - nccl - reserved
     return max(0.0, min(DYNAMIC_SHAPE_CACHE[ctx.t.method] * transient, room))
