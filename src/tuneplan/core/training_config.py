@@ -1337,6 +1337,17 @@ _TT_IRRELEVANT = {"output_dir", "checkpointer", "resume_from_checkpoint", "save_
                   "dataset_val", "batch_size_val", "quantizer", "save_last_epoch_only", "cudnn_deterministic_mode"}
 
 
+def _rest(b: _Builder, data: Mapping[str, Any], done: set[str], irrelevant: set[str]) -> None:
+    """The keys a mapper did not read: ignored, as irrelevant to memory and time or as unknown to Tuneplan."""
+    for key, value in data.items():
+        if key in done or value is None:
+            continue
+        if key in irrelevant:
+            b.ignore(str(key), value)
+        else:
+            b.ignore(str(key), value, code="config.unknown_key")
+
+
 def _component(value: Any) -> str:
     """A torchtune ``_component_`` dotted path, lower-cased ('' when the node has none)."""
     if isinstance(value, Mapping) and isinstance(value.get("_component_"), str):
@@ -1472,13 +1483,7 @@ def _torchtune(data: Mapping[str, Any], method_hint: str | None = None) -> Confi
     if g("max_steps_per_epoch") is not None:
         b.unsupported("max_steps_per_epoch", g("max_steps_per_epoch"))
     done.add("max_steps_per_epoch")
-    for key, value in data.items():
-        if key in done or value is None:
-            continue
-        if key in _TT_IRRELEVANT:
-            b.ignore(str(key), value)
-        else:
-            b.ignore(str(key), value, code="config.unknown_key")
+    _rest(b, data, done, _TT_IRRELEVANT)
     _stack(b, "torchtune")
     return b.result()
 
@@ -1731,13 +1736,7 @@ def _accelerate(data: Mapping[str, Any]) -> ConfigImport:
     if machines is not None and _int("num_machines", machines) > 1 and gpus is None:
         b.items.append(ImportItem(status="unsupported", key="num_gpus", note=Note(code="config.no_gpu_count")))
     done.add("num_machines")
-    for key, value in data.items():
-        if key in done or value is None:
-            continue
-        if key in _ACCELERATE_IRRELEVANT:
-            b.ignore(str(key), value)
-        else:
-            b.ignore(str(key), value, code="config.unknown_key")
+    _rest(b, data, done, _ACCELERATE_IRRELEVANT)
     return b.result()
 
 
