@@ -6894,6 +6894,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>FSDP 无法分片 bitsandbytes 的 8 位基座：它只能展平同一数据类型的参数，会拒绝 int8 权重；请改用 4 位基座（QLoRA）或数据并行（DDP、ZeRO-1/2）</translation>
     </message>
     <message>
+        <source>DeepSpeed ZeRO-3 over an 8-bit bitsandbytes base is not a documented combination: the int8 weights are planned as sharded, but bitsandbytes keeps its own reference to them, so each GPU may hold them whole; the 4-bit base (QLoRA) is the documented one</source>
+        <translation>在 bitsandbytes 8 位基座上使用 DeepSpeed ZeRO-3 并不是有文档说明的组合：方案按分片计算 int8 权重，但 bitsandbytes 自己还保留着对它们的引用，因此每块 GPU 可能仍持有完整的权重；有文档说明的是 4 位基座（QLoRA）</translation>
+    </message>
+    <message>
         <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
         <translation>bitsandbytes 不会量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量，见 bitsandbytes issue #1849）：它们按未量化计入；Unsloth 的加载器会量化它们</translation>
     </message>

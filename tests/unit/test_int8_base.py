@@ -220,3 +220,11 @@ def suggest_all(s):
     from tuneplan.core.advice import suggest
 
     return suggest(s, [])
+
+
+def test_zero3_over_an_8bit_base_is_said_to_be_undocumented_but_not_refused():
+    s = plan(method="qlora", quant_bits=8, num_gpus=2, sharding="zero3")
+    result = estimate(s)
+    assert "plan.int8_zero3" in [n.code for n in result.messages] and not blocking_notes(result)
+    assert "plan.int8_zero3" not in [n.code for n in estimate(plan(method="qlora", quant_bits=4, num_gpus=2,
+                                                                   sharding="zero3")).messages]

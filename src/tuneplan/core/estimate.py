@@ -71,6 +71,9 @@ NOTES.update({
                               "train in BF16"),
     "plan.compile_not_modelled": N_("torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, "
                                     "Qwen, Mistral, Gemma); for this model the eager figures are used"),
+    "plan.int8_zero3": N_("DeepSpeed ZeRO-3 over an 8-bit bitsandbytes base is not a documented combination: the "
+                          "int8 weights are planned as sharded, but bitsandbytes keeps its own reference to them, so "
+                          "each GPU may hold them whole; the 4-bit base (QLoRA) is the documented one"),
     "plan.int8_fsdp": N_("FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and "
                          "refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)"),
     "plan.sharding_one_gpu": N_("sharding across one GPU saves no memory"),
@@ -193,6 +196,11 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.fp16_trainable")
     if t.torch_compile and not compile_modelled(arch, t):
         warn("plan.compile_not_modelled")
+    if int8_base(arch, t) and t.sharding == "zero3" and t.num_gpus > 1:
+        # PEFT documents ZeRO-3 with 4-bit bases stored as the float dtype (bnb_4bit_quant_storage) only; an int8
+        # base keeps its codes in bitsandbytes' matmul state, which ZeRO-3 does not partition (nn/modules.py
+        # Linear8bitLt.init_8bit_state: state.CB = weight.CB; forward: weight.data = state.CB, @95f9af3)
+        warn("plan.int8_zero3")
     if int8_base(arch, t) and t.sharding == "fsdp" and t.num_gpus > 1:
         # torch FSDP _flat_param._validate_tensors_to_flatten: "Must flatten tensors with uniform dtype but got
         # torch.float16 and torch.int8" (bitsandbytes issue #1709); accelerate #1415 "Integer parameters are
