@@ -447,21 +447,17 @@ class AdviceView(QFrame):
         return ok
 
 
-def install_advice(window: QMainWindow) -> AdviceView:
-    """Put the advice panel in the Plan tab, right under the headline cards, and start its controller.
-
-    Returns the view; the controller is ``window.advice_controller``, the view ``window.advice_view``.
-    """
-    controller = AdviceController(window.store, parent=window)  # type: ignore[attr-defined]
+def install_advice(store: AppStore, page: QWidget, after: QWidget | None,
+                   window: QMainWindow) -> tuple[AdviceController, AdviceView]:
+    """Put the advice panel in the Plan tab's scrolling ``page``, right under ``after`` (the headline cards), and
+    start its controller (a child of ``window``, whose status bar says what was applied). Returns
+    ``(controller, view)``."""
+    controller = AdviceController(store, parent=window)
     view = AdviceView(controller)
-    window.advice_controller = controller  # type: ignore[attr-defined]
-    window.advice_view = view  # type: ignore[attr-defined]
-    column = window.result_scroll.widget().layout()  # type: ignore[attr-defined]
-    strip = getattr(window, "card_strip", None)
-    index = column.indexOf(strip) + 1 if strip is not None else 0
+    column = page.layout()
+    index = column.indexOf(after) + 1 if after is not None else 0
     column.insertWidget(index, view, 0)
     # The Plan column scrolls instead of squeezing the charts while advice is shown.
-    page = window.result_scroll.widget()  # type: ignore[attr-defined]
     base_height = page.minimumHeight()
 
     def fit_page(_state: object = None) -> None:
@@ -477,4 +473,4 @@ def install_advice(window: QMainWindow) -> AdviceView:
 
     view.applied.connect(applied)
     controller.compute_now()
-    return view
+    return controller, view

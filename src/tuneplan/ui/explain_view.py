@@ -39,10 +39,10 @@ from PySide6.QtWidgets import (
     QFrame,
     QHeaderView,
     QLabel,
-    QMainWindow,
     QScrollArea,
     QSizePolicy,
     QTableView,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -861,14 +861,12 @@ class ExplainView(QScrollArea):
         self.notes.setVisible(bool(notes))
 
 
-def install_explain(window: QMainWindow) -> ExplainView:
-    """Add the "Why this much?" tab (right after the plan) and keep it as ``window.explain_view``."""
-    view = ExplainView(window.store)  # type: ignore[attr-defined]
-    tabs = window.tabs  # type: ignore[attr-defined]
+def install_explain(store: AppStore, tabs: QTabWidget) -> ExplainView:
+    """Add the "Why this much?" tab to ``tabs`` (right after the plan) and return its view."""
+    view = ExplainView(store)
     index = tabs.insertTab(1, view, translate("Explain", "Why this much?"))
     tabs.setTabToolTip(
         index,
         translate("Explain", "Every number of the estimate with its formula, your values and its source"),
     )
-    window.explain_view = view  # type: ignore[attr-defined]
     return view

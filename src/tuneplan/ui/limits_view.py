@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QPushButton,
     QScrollArea,
     QSizePolicy,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -650,17 +651,12 @@ def _follow_local_gpus(window: QMainWindow, view: LimitsView) -> None:
     show(getattr(controller, "plan", None))
 
 
-def install_limits(window: QMainWindow) -> LimitsView:
-    """Add the "Limits" tab and follow the user's own GPU when the window knows one.
-
-    Returns the view, also kept as ``window.limits_view``.
-    """
-    view = LimitsView(window.store)  # type: ignore[attr-defined]
-    tabs = window.tabs  # type: ignore[attr-defined]
+def install_limits(store: AppStore, tabs: QTabWidget, window: QMainWindow) -> LimitsView:
+    """Add the "Limits" tab to ``tabs`` and follow the user's own GPU when ``window`` knows one. Returns the view."""
+    view = LimitsView(store)
     index = tabs.addTab(view, translate("Limits", "Limits"))
     tabs.setTabToolTip(
         index, translate("Limits", "The largest micro-batch and the longest sequence that fit")
     )
-    window.limits_view = view  # type: ignore[attr-defined]
     _follow_local_gpus(window, view)
     return view

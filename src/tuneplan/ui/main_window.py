@@ -393,14 +393,15 @@ class MainWindow(QMainWindow):
         # theme last (it re-colours every view after show_result has drawn).
         from tuneplan.ui import advice_view, explain_view, limits_view, presets, theme
 
-        explain_view.install_explain(self)
-        advice_view.install_advice(self)
+        self.explain_view = explain_view.install_explain(self.store, self.tabs)
+        self.advice_controller, self.advice_view = advice_view.install_advice(
+            self.store, self.result_scroll.widget(), self.card_strip, self)
         # the advice panel goes under the cards; the plan's warnings stay right under the verdict, above it
         rc.removeWidget(self.plan_warnings)
         rc.insertWidget(rc.indexOf(self.card_strip) + 1, self.plan_warnings)
-        limits_view.install_limits(self)
-        presets.install_presets(self)
-        theme.install_theme(self)
+        self.limits_view = limits_view.install_limits(self.store, self.tabs, self)
+        self.preset_combo, self.preset_actions = presets.install_presets(self, self.store)
+        self.theme = theme.install_theme(self)
         from tuneplan.ui.help_view import install_help
 
         self.help = install_help(self)  # Help → What's This?, Glossary…, About (issue #21); the last menu

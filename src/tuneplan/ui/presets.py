@@ -203,12 +203,11 @@ def _first_field(window: QMainWindow) -> QWidget | None:
     return None
 
 
-def install_presets(window: QMainWindow) -> QComboBox:
-    """Add the Presets menu, a "Start from a preset…" toolbar combo and Ctrl+L (focus the form).
+def install_presets(window: QMainWindow, store: AppStore) -> tuple[QComboBox, list[QAction]]:
+    """Add the Presets menu, a "Start from a preset…" toolbar combo and Ctrl+L (focus the form) to ``window``.
 
-    Returns the combo, also kept as ``window.preset_combo``.
+    Returns the combo and the menu's preset actions.
     """
-    store: AppStore = window.store  # type: ignore[attr-defined]
     menu = window.menuBar().addMenu(translate("Presets", "&Presets"))
     menu.setObjectName(PRESETS_MENU)
     toolbar = window.addToolBar(translate("Presets", "Presets"))
@@ -227,7 +226,7 @@ def install_presets(window: QMainWindow) -> QComboBox:
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
     combo.addItem(translate("Presets", "Choose…"), None)
     label.setBuddy(combo)
-    window.preset_actions = []  # type: ignore[attr-defined]
+    preset_actions: list[QAction] = []
 
     def apply(preset: Preset) -> None:
         if apply_preset(store, preset):
@@ -249,7 +248,7 @@ def install_presets(window: QMainWindow) -> QComboBox:
         action.setToolTip(translate("Presets", preset.description))
         action.triggered.connect(lambda _c=False, p=preset: apply(p))
         menu.addAction(action)
-        window.preset_actions.append(action)  # type: ignore[attr-defined]
+        preset_actions.append(action)
     by_key = {p.key: p for p in PRESETS}
 
     def chosen(index: int) -> None:
@@ -279,5 +278,4 @@ def install_presets(window: QMainWindow) -> QComboBox:
     window.addAction(focus)
     menu.addSeparator()
     menu.addAction(focus)
-    window.preset_combo = combo  # type: ignore[attr-defined]
-    return combo
+    return combo, preset_actions

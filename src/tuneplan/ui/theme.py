@@ -368,6 +368,9 @@ class ThemeController(QObject):
     def __init__(self, window: QMainWindow) -> None:
         super().__init__(window)
         self.window = window
+        #: View → Theme's actions by mode, and the tab shortcuts (install_theme fills them)
+        self.actions: dict[str, QAction] = {}
+        self.tab_actions: list[QAction] = []
         self._mode = self._read_mode()
         self._dark: bool | None = None
         self._base_sheet = window.styleSheet()
@@ -507,10 +510,9 @@ def _install_tab_shortcuts(window: QMainWindow, menu: QMenu) -> list[QAction]:
 def install_theme(window: QMainWindow) -> ThemeController:
     """Add View → Theme (System / Light / Dark) and tab shortcuts to ``window`` and apply the stored theme.
 
-    Returns the :class:`ThemeController`, also kept as ``window.theme``.
+    Returns the :class:`ThemeController`.
     """
     controller = ThemeController(window)
-    window.theme = controller  # type: ignore[attr-defined]
     menu = view_menu(window)
     sub = menu.addMenu(translate("Theme", "&Theme"))
     group = QActionGroup(window)
@@ -520,16 +522,16 @@ def install_theme(window: QMainWindow) -> ThemeController:
         "light": translate("Theme", "&Light"),
         "dark": translate("Theme", "&Dark"),
     }
-    controller.actions = {}  # type: ignore[attr-defined]
+    controller.actions = {}
     for mode in MODES:
         action = QAction(labels[mode], window, checkable=True)
         action.setChecked(mode == controller.mode)
         action.triggered.connect(lambda _c=False, m=mode: controller.set_mode(m))
         group.addAction(action)
         sub.addAction(action)
-        controller.actions[mode] = action  # type: ignore[attr-defined]
+        controller.actions[mode] = action
     menu.addSeparator()
-    controller.tab_actions = _install_tab_shortcuts(window, menu)  # type: ignore[attr-defined]
+    controller.tab_actions = _install_tab_shortcuts(window, menu)
     hints = QGuiApplication.styleHints()
     if hasattr(hints, "colorSchemeChanged"):
         hints.colorSchemeChanged.connect(controller._on_system_changed)
