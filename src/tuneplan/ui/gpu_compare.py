@@ -915,14 +915,13 @@ def install_gpu_compare(window: Any) -> GpuCompareView:
     """Add the "Compare GPUs" tab to a :class:`~tuneplan.ui.main_window.MainWindow`.
 
     Installs the price book first (:func:`~tuneplan.ui.price_book_view.install_price_book`) when
-    the window has none, and connects the comparison to the Plan tab's cost chart. Returns the view
-    (also ``window.gpu_compare``; the controller is ``window.gpu_compare.controller``).
+    the window has none, and connects the comparison to the Plan tab's cost chart. Returns the view (its
+    controller is ``view.controller``), which the window keeps as ``gpu_compare``.
     """
     prices = getattr(window, "price_book", None) or install_price_book(window)
     controller = GpuCompareController(window.store, prices, getattr(window, "cost_chart", None), parent=window)
     view = GpuCompareView(controller)
     view.edit_prices_requested.connect(window.prices_action.trigger)
     controller.active = False  # until the tab is shown
-    window.gpu_compare = view
     window.add_tab(view, translate("GpuCompareView", "Compare GPUs"))
     return view

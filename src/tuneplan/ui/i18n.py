@@ -683,12 +683,12 @@ def _ask_restart(window: Any, name: str) -> bool:
     return box.clickedButton() is restart
 
 
-def install_language_menu(window: Any) -> Any:
-    """Add View → Language (System / English / 简体中文) to ``window``; returns the submenu.
+def install_language_menu(window: Any) -> tuple[Any, dict[str, Any]]:
+    """Add View → Language (System / English / 简体中文) to ``window``; returns the submenu and its actions
+    (``{language: QAction}``).
 
     Choosing an entry stores it (:func:`set_stored_language`) and asks whether to restart now; the
     question is ``window.ask_language_restart(name) -> bool`` when the window has one (tests patch it).
-    The actions are ``window.language_actions`` (``{language: QAction}``).
     """
     from PySide6.QtGui import QAction, QActionGroup
 
@@ -719,5 +719,4 @@ def install_language_menu(window: Any) -> Any:
         group.addAction(action)
         sub.addAction(action)
         actions[language] = action
-    window.language_actions = actions
-    return sub
+    return sub, actions

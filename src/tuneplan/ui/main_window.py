@@ -369,7 +369,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
 
         self._build_actions()
-        install_gpu_compare(self)  # "Compare GPUs" tab and the price book (Tools → Prices…)
+        self.gpu_compare = install_gpu_compare(self)  # "Compare GPUs" tab and the price book (Tools → Prices…)
         # Scenario library (File → Open/Save go through it; autosave, crash recovery), the
         # "Compare scenarios" tab and File → Export report…
         from tuneplan.ui.library_view import install_library
@@ -377,8 +377,10 @@ class MainWindow(QMainWindow):
         from tuneplan.ui.scenario_compare import install_scenario_compare
 
         self.documents = install_library(self)
-        install_scenario_compare(self, lambda path, comparison: export_report(self, path, comparison=comparison))
-        install_report(self)
+        self.compare_view = install_scenario_compare(
+            self, lambda path, comparison: export_report(self, path, comparison=comparison))
+        self.comparison = self.compare_view.comparison
+        self.export_report_action = install_report(self)
         self.statusBar().showMessage(self.tr("Ready"))
 
         # ---------------------------------------------------------------- wiring
@@ -482,7 +484,7 @@ class MainWindow(QMainWindow):
         edit.addAction(self.undo_action)
         edit.addAction(self.redo_action)
         # View → Language (the theme adds View → Theme to the same menu)
-        self.language_menu = install_language_menu(self)
+        self.language_menu, self.language_actions = install_language_menu(self)
         # Tools → Import pilot run… / Forget calibration (the price book adds Tools → Prices… to the same menu)
         tools = self.menuBar().addMenu(self.tr("&Tools"))
         tools.setObjectName(menus.TOOLS_MENU)

@@ -27,6 +27,7 @@ from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QWidget
 
     from tuneplan.ui.main_window import MainWindow
@@ -437,8 +438,9 @@ def export_report(window: MainWindow, path: str | Path | None = None,
     return target
 
 
-def install_report(window: MainWindow) -> None:
-    """Add File → Export report… (the compared scenarios when the comparison tab is open, else the plan)."""
+def install_report(window: MainWindow) -> QAction:
+    """Add File → Export report… (the compared scenarios when the comparison tab is open, else the plan); returns
+    its action."""
     from PySide6.QtGui import QAction
 
     from tuneplan.ui.menus import EXPORT_CHART_MENU, file_menu, submenu_action
@@ -451,7 +453,6 @@ def install_report(window: MainWindow) -> None:
     action = QAction(translate("Report", "Export &report (HTML)…"), window)
     action.setToolTip(translate("Report", "A one-page report to share: inputs, memory breakdown, time, cost and verdict"))
     action.triggered.connect(run)
-    window.export_report_action = action
     menu = file_menu(window)
     chart_menu = submenu_action(menu, EXPORT_CHART_MENU)
     actions = menu.actions()
@@ -464,3 +465,5 @@ def install_report(window: MainWindow) -> None:
             menu.addAction(action)
     else:
         menu.addAction(action)
+    return action
+

@@ -1095,8 +1095,8 @@ class ScenarioCompareView(QWidget):
 def install_scenario_compare(window: MainWindow, export_report: ReportExporter | None = None) -> ScenarioCompareView:
     """Add the "Compare scenarios" tab to ``window`` (starting with the current plan ticked).
 
-    ``export_report`` is what the tab's "Report" button calls (:class:`ScenarioCompareView`). Sets
-    ``window.comparison`` (the controller) and ``window.compare_view``.
+    ``export_report`` is what the tab's "Report" button calls (:class:`ScenarioCompareView`). Returns the view; its
+    controller is ``view.comparison``.
     """
     documents = getattr(window, "documents", None)
     library = documents.library if documents is not None else None
@@ -1104,7 +1104,5 @@ def install_scenario_compare(window: MainWindow, export_report: ReportExporter |
     comparison.setting_text = window.field_setting_text
     comparison.add_current()
     view = ScenarioCompareView(comparison, window, export_report)
-    window.comparison = comparison
-    window.compare_view = view
     window.add_tab(view, translate("ScenarioCompareView", "Compare scenarios"))
     return view
