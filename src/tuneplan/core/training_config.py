@@ -1337,6 +1337,17 @@ _TT_IRRELEVANT = {"output_dir", "checkpointer", "resume_from_checkpoint", "save_
                   "dataset_val", "batch_size_val", "quantizer", "save_last_epoch_only", "cudnn_deterministic_mode"}
 
 
+def _named(b: _Builder, data: Mapping[str, Any], key: str, table: Mapping[str, str], path: str) -> None:
+    """A setting named by a word (``attn_impl: flash_attn``): the plan's value from ``table``, or unsupported."""
+    if data.get(key) is None:
+        return
+    name = _str(key, data[key]).lower()
+    if name in table:
+        b.take(key, data[key], path, table[name])
+    else:
+        b.unsupported(key, data[key], "config.unknown_value")
+
+
 def _rest(b: _Builder, data: Mapping[str, Any], done: set[str], irrelevant: set[str]) -> None:
     """The keys a mapper did not read: ignored, as irrelevant to memory and time or as unknown to Tuneplan."""
     for key, value in data.items():
@@ -1570,12 +1581,7 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
         else:
             b.ignore(dtype_key, g(dtype_key))
     done |= {"torch_dtype", "dtype"}
-    if has("attn_impl"):
-        name = _str("attn_impl", g("attn_impl")).lower()
-        if name in _SWIFT_ATTN:
-            b.take("attn_impl", g("attn_impl"), "training.attention", _SWIFT_ATTN[name])
-        else:
-            b.unsupported("attn_impl", g("attn_impl"), "config.unknown_value")
+    _named(b, data, "attn_impl", _SWIFT_ATTN, "training.attention")
     done.add("attn_impl")
     _batch(b, data, "per_device_train_batch_size", "gradient_accumulation_steps")
     done |= {"per_device_train_batch_size", "gradient_accumulation_steps"}
@@ -1600,12 +1606,7 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
         b.take("deepspeed", ds, "training.sharding", sharding)
         b.take("deepspeed", ds, "training.cpu_offload", offload)
         done.add("deepspeed")
-    if has("rlhf_type"):
-        name = _str("rlhf_type", g("rlhf_type")).lower()
-        if name in SWIFT_RLHF:
-            b.take("rlhf_type", g("rlhf_type"), "training.workload", SWIFT_RLHF[name])
-        else:
-            b.unsupported("rlhf_type", g("rlhf_type"), "config.unknown_value")
+    _named(b, data, "rlhf_type", SWIFT_RLHF, "training.workload")
     done.add("rlhf_type")
     for key in ("model", "model_type", "model_revision"):
         if has(key) and key not in done:
