@@ -189,20 +189,25 @@ def read_training_config(path: str | os.PathLike[str], fmt: str | None = None) -
         raise TrainingConfigError("config.empty", file=name)
     suffix = p.suffix.lower()
     command = suffix in COMMAND_SUFFIXES
+    data: Any = None
     if not command and suffix not in {".yaml", ".yml", ".json"}:
         # no telling suffix (train, run.txt): a YAML/JSON mapping is a config; else a launch command, if it has one
         try:
-            command = not isinstance(load_config_data(text, False, name), dict) and looks_like_command(text)
+            data = load_config_data(text, False, name)
         except TrainingConfigError:
-            command = looks_like_command(text)
+            if not looks_like_command(text):
+                raise
+            command = True
+        else:
+            command = not isinstance(data, dict) and looks_like_command(text)
     if command:
         # a launch command (train.sh): read as words, never run (core/training_command.py)
         try:
             return map_training_command(text)
         except TrainingConfigError as exc:
             raise TrainingConfigError(exc.code, file=name, **exc.params) from None
-    json_syntax = suffix == ".json"
-    data = load_config_data(text, json_syntax, name)
+    if data is None:  # (decoded once: a suffix-less file was decoded above)
+        data = load_config_data(text, suffix == ".json", name)
     if not _finite(data):
         raise TrainingConfigError("config.syntax", file=name, line="?", problem="NaN or infinity")
     try:
