@@ -365,6 +365,14 @@ Please attach that file when you report the problem.</source>
         <translation>动态填充</translation>
     </message>
     <message>
+        <source>Padding-free (batch flattened)</source>
+        <translation>无填充（批次展平）</translation>
+    </message>
+    <message>
+        <source>Packed: examples concatenated into full rows. Padded: every row padded to the sequence length. Dynamic: each batch padded to its longest example. Padding-free: the batch&apos;s examples flattened into one row (TRL and ms-swift padding_free; needs FlashAttention), sized by the largest sum of lengths the run draws</source>
+        <translation>打包：样本首尾相接拼成整行。填充：每行都填充到序列长度。动态：每个批次填充到其中最长的样本。无填充：批次中的样本展平为一行（TRL 和 ms-swift 的 padding_free；需要 FlashAttention），按整次运行中抽到的最大长度之和估算</translation>
+    </message>
+    <message>
         <source>Gradient checkpointing</source>
         <translation>梯度检查点</translation>
     </message>
@@ -1097,6 +1105,10 @@ Please attach that file when you report the problem.</source>
         <translation>每个样本的词元数：平均 {mean}，中位数 {p50}，第 95 百分位 {p95}，最长 {max}</translation>
     </message>
     <message>
+        <source>Spread of the kept lengths: standard deviation {std} tokens (sizes padding-free batches)</source>
+        <translation>保留长度的离散程度：标准差 {std} 个词元（用于估算无填充批次的大小）</translation>
+    </message>
+    <message>
         <source>{share} % of the examples (longer than {seq_len} tokens)</source>
         <translation>{share} % 的样本（长于 {seq_len} 个词元）</translation>
     </message>
@@ -1111,6 +1123,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>{share} % of each packed sequence holds tokens ({rows} sequences)</source>
         <translation>每个打包序列中 {share} % 为有效词元（共 {rows} 个序列）</translation>
+    </message>
+    <message>
+        <source>Set the sequence length to the longest example ({tokens} tokens): the longest example of a padding-free batch</source>
+        <translation>将序列长度设为最长样本（{tokens} 个词元）：无填充批次中最长的样本</translation>
     </message>
     <message>
         <source>Set the sequence length to the longest example ({tokens} tokens): the longest batch under dynamic padding</source>
@@ -1184,6 +1200,18 @@ Please attach that file when you report the problem.</source>
         <translation>多 GPU 动态填充：每行真实 token 数 / 微批次最长的那块 GPU 的填充后行长，每一步都要等它（1.00 = 无长度差异；可由数据文件设置）</translation>
     </message>
     <message>
+        <source>Length spread (optional)</source>
+        <translation>长度离散度（可选）</translation>
+    </message>
+    <message>
+        <source>tokens, e.g. 300 — empty: unknown</source>
+        <translation>词元数，例如 300 — 留空：未知</translation>
+    </message>
+    <message>
+        <source>Standard deviation of the example lengths in tokens (set from a file). Padding-free batches are sized by the largest sum of lengths the run draws; unknown: micro-batch × sequence length</source>
+        <translation>样本长度的标准差，单位为词元（可从文件设置）。无填充批次按整次运行中抽到的最大长度之和估算；未知时按微批次 × 序列长度</translation>
+    </message>
+    <message>
         <source>From a file…</source>
         <translation>从文件读取…</translation>
     </message>
@@ -1200,8 +1228,12 @@ Please attach that file when you report the problem.</source>
         <translation>已由总 token 数取代</translation>
     </message>
     <message>
-        <source>Packed sequences have no padding</source>
-        <translation>打包的序列没有填充</translation>
+        <source>Packed and padding-free batches have no padding</source>
+        <translation>打包和无填充批次没有填充</translation>
+    </message>
+    <message>
+        <source>Only for padding-free batches of examples</source>
+        <translation>仅适用于由样本组成的无填充批次</translation>
     </message>
     <message>
         <source>Only dynamic padding over several data-parallel GPUs</source>
@@ -1323,6 +1355,18 @@ Please attach that file when you report the problem.</source>
         <translation>吞吐量</translation>
     </message>
     <message>
+        <source>Largest micro-batch</source>
+        <translation>最大的微批次</translation>
+    </message>
+    <message>
+        <source>{tokens} tokens</source>
+        <translation>{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>{per_epoch} × {epochs} epochs (padding-free: no padding)</source>
+        <translation>{per_epoch} × {epochs} 轮（无填充：没有填充）</translation>
+    </message>
+    <message>
         <source> + {p} forward passes without gradients × (2N + 4·L·d·s): the reference model&apos;s or the policy&apos;s log-probs</source>
         <translation> + {p} 次无梯度的前向计算 × (2N + 4·L·d·s)：参考模型或策略模型的对数概率</translation>
     </message>
@@ -1341,6 +1385,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source> (dynamic padding: a row is as long as its longest example, not the sequence length)</source>
         <translation>（动态填充：每行的长度是其中最长样本的长度，而不是序列长度）</translation>
+    </message>
+    <message>
+        <source> (padding-free: each example counts its own tokens)</source>
+        <translation>（无填充：每个样本只计自身的词元）</translation>
     </message>
     <message>
         <source>Training</source>
@@ -1911,6 +1959,14 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Each example is filled with padding tokens: to the full sequence length (padded), or to the longest example of its batch (dynamic padding). Padding tokens cost compute; padding efficiency is the share of real tokens.</source>
         <translation>用填充 token 补齐每条样本：补到完整序列长度（固定填充），或补到所在批次中最长样本的长度（动态填充）。填充 token 也要花计算；填充效率是真实 token 所占的比例。</translation>
+    </message>
+    <message>
+        <source>Padding-free batches</source>
+        <translation>无填充批次</translation>
+    </message>
+    <message>
+        <source>The examples of a micro-batch are joined into one row and FlashAttention keeps them apart (TRL and ms-swift padding_free). No padding is computed, but the row&apos;s length changes with every batch: memory must fit the largest sum of lengths the run draws, which the length spread of the dataset sets.</source>
+        <translation>一个微批次中的样本拼成一行，由 FlashAttention 把它们彼此隔开（TRL 和 ms-swift 的 padding_free）。不计算任何填充，但这一行的长度每个批次都在变化：显存必须容纳整次运行中抽到的最大长度之和，这由数据集长度的离散程度决定。</translation>
     </message>
     <message>
         <source>Slowest-GPU padding</source>
@@ -6530,6 +6586,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{key} = {value}：{field} 设为 {setting}</translation>
     </message>
     <message>
+        <source>largest of {micro_batches} micro-batches of {micro_batch} examples flattened into one row: min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) tokens</source>
+        <translation>{micro_batches} 个微批次（每个 {micro_batch} 个样本展平为一行）中最大的一个：min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) 个词元</translation>
+    </message>
+    <message>
+        <source>{micro_batch} examples of at most {longest} tokens flattened into one row: {micro_batch} × {longest} tokens (the length spread is unknown: count the dataset file for the largest sum the run draws)</source>
+        <translation>{micro_batch} 个最多 {longest} 个词元的样本展平为一行：{micro_batch} × {longest} 个词元（长度离散度未知：统计数据集文件可得到整次运行抽到的最大长度之和）</translation>
+    </message>
+    <message>
         <source>Each GPU then creates only its share of the weights: load the model after the DeepSpeed config is known (Hugging Face Trainer, TRL and LLaMA-Factory do), or set zero3_init_flag: true in the accelerate config.</source>
         <translation>这样每块 GPU 只创建自己那一份权重：请在确定 DeepSpeed 配置之后再加载模型（Hugging Face Trainer、TRL 和 LLaMA-Factory 都是这样做的），或在 accelerate 配置中设置 zero3_init_flag: true。</translation>
     </message>
@@ -6790,6 +6854,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{field} = {setting}：{format} 只在使用 FlashAttention 时打包，不接受 attn_impl {value}</translation>
     </message>
     <message>
+        <source>{field} = {setting}: TRL&apos;s padding-free collator does not truncate and SFTTrainer refuses max_length with padding_free, so max_length is left unset: cut the examples to {setting} tokens before training</source>
+        <translation>{field} = {setting}：TRL 的无填充整理器不做截断，且 SFTTrainer 不接受 padding_free 与 max_length 同时设置，因此未设置 max_length：请在训练前把样本截断到 {setting} 个词元</translation>
+    </message>
+    <message>
         <source>the plan trains {workload}; this {format} file sets up supervised fine-tuning only: start from {format}&apos;s own {workload} recipe and keep the batch, precision and sharding settings below</source>
         <translation>方案训练的是 {workload}；这个 {format} 文件只设置监督微调：请从 {format} 自己的 {workload} 配方开始，并保留下面的批次、精度和分片设置</translation>
     </message>
@@ -6848,6 +6916,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only</source>
         <translation>打包后的序列填满了 {share:.1%}（最佳适应递减）；时间估算只计真实词元</translation>
+    </message>
+    <message>
+        <source>padding-free: the longest example has {tokens:,} tokens, so no example is cut below it; the sequence length becomes {tokens:,}</source>
+        <translation>无填充：最长的样本有 {tokens:,} 个词元，低于它不会截断任何样本；序列长度设为 {tokens:,}</translation>
     </message>
     <message>
         <source>{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures are estimates</source>
@@ -6916,6 +6988,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses the optimizer step into backward under ZeRO (torchtune&apos;s optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it does</source>
         <translation>DeepSpeed ZeRO 在反向传播之后执行自己的优化器步骤：没有任何技术栈在 ZeRO 下把优化器步骤融合进反向传播（torchtune 的 optimizer_in_bwd 只在单 GPU 或 FSDP 上运行）；显示的显存假设可以这样做</translation>
+    </message>
+    <message>
+        <source>padding-free batches flatten the micro-batch into one sequence, which only FlashAttention 2/3 separates by example (TRL warns for {attention}): examples would attend to each other; choose FlashAttention</source>
+        <translation>无填充批次把微批次展平为一条序列，只有 FlashAttention 2/3 能按样本把它们分开（TRL 对 {attention} 会发出警告）：样本之间会相互注意；请选择 FlashAttention</translation>
+    </message>
+    <message>
+        <source>padding-free batches are sized at micro-batch × sequence length ({tokens:,} tokens) because the spread of the example lengths is unknown: count the dataset file for the largest batch the run draws</source>
+        <translation>无填充批次按微批次 × 序列长度（{tokens:,} 个词元）估算，因为样本长度的离散度未知：统计数据集文件可得到整次运行抽到的最大批次</translation>
     </message>
     <message>
         <source>paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)</source>
@@ -7378,7 +7458,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>&amp;Go to view</source>
-        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The theme choices, as stored in the settings file. Light colour (as written in style sheets and rich text across the UI) -&gt; its dark counterpart. Greys invert their lightness; the semantic colours (good, bad, warning) get brighter variants that keep at least 4.5:1 contrast on the dark card and window backgrounds.</extracomment>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. The theme choices, as stored in the settings file. Light colour (as written in style sheets and rich text across the UI) -&gt; its dark counterpart. Greys invert their lightness; the semantic colours (good, bad, warning) get brighter variants that keep at least 4.5:1 contrast on the dark card and window backgrounds. View → Theme&apos;s actions by mode, and the tab shortcuts (install_theme fills them)</extracomment>
         <translation>转到视图(&amp;G)</translation>
     </message>
     <message>

@@ -154,7 +154,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                         "training dtype (torchtune, LitGPT)")
     p.add_argument("--micro-batch", type=_positive_int, metavar="B")
     p.add_argument("--seq-len", type=_positive_int, metavar="S", help="sequence length in tokens (the longest batch for dynamic padding)")
-    p.add_argument("--sequence-mode", choices=["fixed", "packed", "dynamic"])
+    p.add_argument("--sequence-mode", choices=["fixed", "packed", "dynamic", "padding-free"],
+                   help="packed rows of seq_len; fixed: padded to seq_len; dynamic: padded to the batch's longest; "
+                        "padding-free: the batch's examples flattened into one row (TRL padding_free)")
     p.add_argument("--grad-accumulation", type=_positive_int, metavar="N")
     p.add_argument("--empty-cache-steps", type=_non_negative_int, metavar="K",
                    help="the trainer empties the CUDA cache every K steps (HF torch_empty_cache_steps); 0: never "
@@ -227,6 +229,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rank-padding-efficiency", type=_fraction,
                    help="dynamic padding over several GPUs: real tokens per row / the padded row of the slowest "
                         "GPU's micro-batch, which every step waits for (set by --dataset-file; default 1: no spread)")
+    p.add_argument("--tokens-std", type=_non_negative, metavar="TOKENS",
+                   help="standard deviation of the example lengths (set by --dataset-file); padding-free batches are "
+                        "sized by it (default: unknown, micro-batch x seq-len)")
     p.add_argument("--price-per-hour", type=_non_negative, metavar="USD", help="USD per GPU-hour")
     p.add_argument("--billing", choices=["second", "minute", "hour"])
     p.add_argument("--storage-gb", type=_non_negative)

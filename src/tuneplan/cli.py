@@ -59,7 +59,7 @@ _TRAINING_ARGS: dict[str, str] = {
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",
                                  "padding_efficiency": "padding_efficiency",
-                                 "rank_padding_efficiency": "rank_padding_efficiency"}
+                                 "rank_padding_efficiency": "rank_padding_efficiency", "tokens_std": "tokens_std"}
 _PRICING_ARGS: dict[str, str] = {
     "price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",
     "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",
@@ -482,6 +482,9 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
             "high_bytes": m.high_bytes,
             "peak_phase": m.peak_phase,
             "verdict_metric": "total_bytes",
+            # tokens of the micro-batch the step is sized by; padding-free: how its largest flattened row was found
+            "batch_tokens": m.batch_tokens,
+            "batch_term": _term_json(m.batch_term) if m.batch_term is not None else None,
         },
         "fits": m.fits,
         "runnable": not blocking_notes(result),
@@ -605,6 +608,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         print(_stack_line(tr), file=out)
     if tr.workload != "sft":
         print(_workload_line(scenario), file=out)
+    if m.batch_term is not None:
+        print(f"largest micro-batch: {m.batch_term.value:,.0f} tokens ({render_formula(m.batch_term)})", file=out)
     print("\nMemory per GPU (peak during " + m.peak_phase + "):", file=out)
     for comp in m.components:
         if comp.bytes > 0:

@@ -99,7 +99,7 @@ def apply_changes(scenario: Scenario, changes: dict[str, Any]) -> Scenario:
 
 
 def _fits(scenario: Scenario) -> bool:
-    mem, _ = estimate_memory(scenario.model, scenario.training, scenario.gpu)
+    mem, _ = estimate_memory(scenario.model, scenario.training, scenario.gpu, scenario.dataset)
     return mem.fits
 
 
@@ -118,7 +118,7 @@ def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int =
     t = scenario.training
 
     def fits(b: int) -> bool:
-        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"micro_batch": b}), gpu)
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"micro_batch": b}), gpu, scenario.dataset)
         return _within(mem, cautious)
 
     return largest_fitting(fits, upper)
@@ -126,7 +126,7 @@ def max_micro_batch(scenario: Scenario, gpu: GpuSpec | None = None, upper: int =
 
 def _eval_total(scenario: Scenario, rows: int) -> MemoryEstimate:
     t = scenario.training.model_copy(update={"eval_micro_batch": rows})
-    return estimate_memory(scenario.model, t, scenario.gpu)[0]
+    return estimate_memory(scenario.model, t, scenario.gpu, scenario.dataset)[0]
 
 
 def max_eval_batch(scenario: Scenario, upper: int, training_only: float | None = None) -> int:
@@ -163,7 +163,7 @@ def max_seq_len(scenario: Scenario, gpu: GpuSpec | None = None, cautious: bool =
     cap = scenario.model.max_position_embeddings or SEQ_LEN_SEARCH_CAP
 
     def fits(s: int) -> bool:
-        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), gpu)
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), gpu, scenario.dataset)
         return _within(mem, cautious)
 
     return largest_fitting(fits, cap)
@@ -177,7 +177,7 @@ def memory_curve(scenario: Scenario, points: int = 24, max_len: int | None = Non
     out: list[tuple[int, float]] = []
     lengths = sorted({int(round(256 * (cap / 256) ** (k / (points - 1)))) for k in range(points)})
     for s in lengths:
-        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), scenario.gpu)
+        mem, _ = estimate_memory(scenario.model, t.model_copy(update={"seq_len": s}), scenario.gpu, scenario.dataset)
         out.append((s, mem.total_bytes))
     return out
 

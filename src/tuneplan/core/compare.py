@@ -190,14 +190,14 @@ class _MemoryProbe:
         key = (micro_batch, gpu.vendor, gpu.bf16_supported)
         if key not in self.cache:
             t = self.scenario.training.model_copy(update={"micro_batch": micro_batch})
-            mem, _ = estimate_memory(self.scenario.model, t, gpu)
+            mem, _ = estimate_memory(self.scenario.model, t, gpu, self.scenario.dataset)
             self.cache[key] = mem.total_bytes
         return self.cache[key]
 
 
 def _exact_fits(scenario: Scenario, gpu: GpuSpec, micro_batch: int) -> bool:
     t = scenario.training.model_copy(update={"micro_batch": micro_batch})
-    mem, _ = estimate_memory(scenario.model, t, gpu)
+    mem, _ = estimate_memory(scenario.model, t, gpu, scenario.dataset)
     return mem.fits
 
 

@@ -138,6 +138,9 @@ NOTES.update({
     "export.torchtune_optimizer": N_("{field} = {setting}: {component} takes no fused argument: remove the "
                                      "config's optimizer.fused (~optimizer.fused)"),
     "export.torchtune_fsdp": N_("{field} = {setting}: torchtune's distributed recipes shard with FSDP only"),
+    "export.padding_free_truncate": N_("{field} = {setting}: TRL's padding-free collator does not truncate and "
+                                       "SFTTrainer refuses max_length with padding_free, so max_length is left "
+                                       "unset: cut the examples to {setting} tokens before training"),
     "export.packing_flash": N_("{field} = {setting}: {format} packs only with FlashAttention and refuses "
                                "attn_impl {value}"),
 })
@@ -561,7 +564,7 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
         doc.put("packing", False)  # its pairwise and KTO collators pad each batch; packing is an SFT/pt option
         if t.sequence_mode == "packed":
             doc.lacks("sequence_mode")
-    elif t.sequence_mode == "fixed":
+    elif t.sequence_mode in {"fixed", "padding-free"}:
         doc.put("packing", False)
         doc.lacks("sequence_mode")  # SFT batches are padded to their longest sequence
     else:
@@ -618,6 +621,8 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
     doc.put("sequence_len", t.seq_len, "seq_len")
     doc.put("sample_packing", t.sequence_mode == "packed", "sequence_mode")
     doc.put("pad_to_sequence_len", t.sequence_mode == "fixed", "sequence_mode")
+    if t.sequence_mode == "padding-free":
+        doc.lacks("sequence_mode")  # axolotl packs (multipack) or pads; it has no flattening collator option
     doc.put("micro_batch_size", t.micro_batch, "micro_batch")
     _evaluation(doc, "eval_batch_size", "val_set_size", strategy=False)
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
@@ -706,6 +711,14 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
     else:
         doc.put("max_length", t.seq_len, "seq_len")
         doc.put("packing", t.sequence_mode == "packed", "sequence_mode")
+        if t.sequence_mode == "padding-free" and t.workload == "sft":
+            # SFTTrainer.__init__ (@f2cd577) raises when padding_free runs without packing and max_length is set:
+            # the collator does not truncate, so the examples must already be cut to seq_len
+            doc.put("padding_free", True, "sequence_mode")
+            doc.put("max_length", None, "seq_len")
+            doc.note("export.padding_free_truncate", "seq_len")
+        elif t.sequence_mode == "padding-free":
+            doc.lacks("sequence_mode")  # DPOTrainer and the other trainers pad every batch
         if t.sequence_mode == "fixed":
             # every batch padded to a multiple of max_length, which no truncated sequence exceeds: the fixed length
             doc.put("pad_to_multiple_of", t.seq_len, "sequence_mode")
@@ -810,6 +823,11 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
     if t.sequence_mode == "fixed":
         doc.put("packing", False)
         doc.lacks("sequence_mode")
+    elif t.sequence_mode == "padding-free":
+        doc.put("packing", False)
+        doc.put("padding_free", True, "sequence_mode")
+        if t.attention not in {"flash", "flash1"}:
+            doc.note("export.packing_flash", "sequence_mode", value=doc.data["attn_impl"])
     else:
         doc.put("packing", t.sequence_mode == "packed", "sequence_mode")
         if t.sequence_mode == "packed" and t.attention not in {"flash", "flash1"}:
@@ -892,7 +910,7 @@ def _torchtune(doc: _Doc, model_ref: str | None) -> None:
     elif t.method == "qlora":
         doc.note("export.torchtune_qlora", "method")
     doc.put("tokenizer.max_seq_len", t.seq_len, "seq_len")
-    if t.sequence_mode == "fixed":
+    if t.sequence_mode in {"fixed", "padding-free"}:
         doc.put("dataset.packed", False)
         doc.lacks("sequence_mode")  # padded_collate_sft pads each batch to its longest sequence
     else:

@@ -77,6 +77,12 @@ NOTES.update({
     "plan.int8_fsdp": N_("FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and "
                          "refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)"),
     "plan.sharding_one_gpu": N_("sharding across one GPU saves no memory"),
+    "plan.padding_free_bound": N_("padding-free batches are sized at micro-batch × sequence length ({tokens:,} "
+                                  "tokens) because the spread of the example lengths is unknown: count the dataset "
+                                  "file for the largest batch the run draws"),
+    "plan.padding_free_attention": N_("padding-free batches flatten the micro-batch into one sequence, which only "
+                                      "FlashAttention 2/3 separates by example (TRL warns for {attention}): "
+                                      "examples would attend to each other; choose FlashAttention"),
     "plan.adapter_setting_fsdp_unit": N_("the LoRA adapter setting ({setting}) does not apply: adapters inside "
                                          "their layer's FSDP unit take the weights' dtype"),
     "plan.fsdp_wrap_irrelevant": N_("adapters inside their layer's FSDP unit only matter for LoRA under FSDP over "
@@ -116,7 +122,7 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         ValueError: when the scenario cannot be computed (e.g. a GPU without tensor throughput).
     """
     arch, t = scenario.model, scenario.training
-    memory, ledger = estimate_memory(arch, t, scenario.gpu)
+    memory, ledger = estimate_memory(arch, t, scenario.gpu, scenario.dataset)
     # Bytes one checkpoint writes: the whole model's trainable state, whatever the sharding or
     # offload (every rank writes its shard; together they write all of it).
     if t.num_gpus == 1 and not t.cpu_offload:
@@ -218,6 +224,13 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.sharded_qlora_no_upcast")
     if t.num_gpus > 1 and t.sharding == "none":
         warn("plan.naive_split", n=t.num_gpus)
+    if t.sequence_mode == "padding-free" and t.workload == "sft":
+        if memory.batch_term is not None and memory.batch_term.key == "padding_free_bound":
+            warn("plan.padding_free_bound", tokens=round(memory.batch_term.value))
+        if t.attention != "flash":
+            # trl/trainer/sft_trainer.py SFTTrainer.__init__ (@f2cd577): warns unless _attn_implementation is one of
+            # FLASH_ATTENTION_VARIANTS; the flattened row has no attention mask, only restarting position_ids
+            warn("plan.padding_free_attention", attention=t.attention)
     # preference and reward-model workloads: what TRL would not run as planned (issue #18)
     notes.extend(plan_notes(t, time.phases.get("reference_logps", 0.0)))
     warnings = [render_note(n) for n in notes]

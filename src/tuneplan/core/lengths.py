@@ -15,6 +15,8 @@ plan's ``seq_len``, ``micro_batch`` and ``sequence_mode``:
   real tokens / (rows x ``seq_len``).
 * **longest batch**: ``micro_batch x`` the longest kept example, the batch the peak memory is reached on under
   dynamic padding.
+* **padding-free batches** (:func:`padding_free_peak`): the ``b`` examples of a micro-batch flattened into one row
+  of their summed lengths; the peak is reached on the largest sum the run draws.
 
 :func:`dataset_updates` says which plan fields take the result: examples (the rows of the file), tokens per
 example (the mean kept length), padding efficiency (dynamic, at the plan's micro-batch; real / computed tokens,
@@ -26,14 +28,15 @@ by). Memory and time formulas are unchanged.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from tuneplan.core.scenario import TrainingSetup
-from tuneplan.core.terms import N_, NOTES, Note
+from tuneplan.core.scenario import Dataset, TrainingSetup
+from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
     "HISTOGRAM_BINS",
@@ -41,9 +44,11 @@ __all__ = [
     "LengthStats",
     "dataset_updates",
     "expected_batch_max",
+    "expected_normal_max",
     "histogram",
     "length_stats",
     "packing_efficiency",
+    "padding_free_peak",
     "percentile",
 ]
 
@@ -59,6 +64,17 @@ NOTES.update({
                                        "counts real tokens only"),
     "lengths.seq_len_shortened": N_("dynamic padding: the longest example has {tokens:,} tokens, so the longest batch "
                                     "is {tokens:,} tokens per row, not the sequence length {seq_len:,}"),
+    "lengths.padding_free_longest": N_("padding-free: the longest example has {tokens:,} tokens, so no example is cut "
+                                       "below it; the sequence length becomes {tokens:,}"),
+})
+
+FORMULAS.update({
+    "padding_free_batch": N_("largest of {micro_batches} micro-batches of {micro_batch} examples flattened into one "
+                             "row: min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, "
+                             "{micro_batch} × {mean} + {z} × √{micro_batch} × {std})) tokens"),
+    "padding_free_bound": N_("{micro_batch} examples of at most {longest} tokens flattened into one row: "
+                             "{micro_batch} × {longest} tokens (the length spread is unknown: count the dataset "
+                             "file for the largest sum the run draws)"),
 })
 
 
@@ -98,6 +114,7 @@ class LengthStats(_Frozen):
         rank_padding_efficiency: ``mean_kept / rank_batch_max_tokens`` (1 with one rank at micro-batch 1).
         packed_rows: rows of ``seq_len`` best-fit decreasing fills; ``packing_efficiency`` real / their tokens.
         longest_batch_tokens: ``micro_batch x longest_kept_tokens``.
+        std_kept_tokens: the population standard deviation of the kept lengths (tokens).
         histogram: bars over ``[0, max(max_tokens, seq_len)]``.
         notes: coded notes (``NOTES``).
     """
@@ -125,6 +142,7 @@ class LengthStats(_Frozen):
     packed_rows: int
     packing_efficiency: float
     longest_batch_tokens: int
+    std_kept_tokens: float = 0.0
     histogram: tuple[LengthBin, ...]
     notes: tuple[Note, ...] = ()
 
@@ -158,6 +176,78 @@ def expected_batch_max(sorted_kept: Sequence[int], micro_batch: int) -> float:
         if i > 1:
             weight *= (i - b) / (i - 1)
     return total
+
+
+#: Grid of the numerical integral in :func:`expected_normal_max`: the standard-normal axis from -10 to 12 in steps of
+#: 0.01 (beyond it ``Phi^n`` is 0 or 1 to double precision for every ``n`` up to 10^15).
+_NORMAL_GRID = (-10.0, 12.0, 0.01)
+
+
+@functools.lru_cache(maxsize=256)
+def expected_normal_max(n: int) -> float:
+    """``E[max]`` of ``n`` independent standard normal variables (0 for ``n <= 1``).
+
+    ``E[max] = a + int_a^inf (1 - Phi(x)^n) dx`` for a variable with distribution function ``Phi^n`` that is
+    never below ``a`` (here ``a = -10``, where ``Phi^n`` is 0; David & Nagaraja, *Order Statistics*, 3rd ed. 2003,
+    §4.2), integrated by the trapezoid rule on :data:`_NORMAL_GRID` with ``Phi^n = exp(n log1p(-Q(x)))`` so that ``n`` up to 10^15 keeps its
+    precision. Tabulated values (Tippett 1925; Harter 1961): 0.5642 for 2, 1.0294 for 4, 1.5388 for 10, 2.5076 for
+    100, 3.2414 for 1,000.
+    """
+    if n <= 1:
+        return 0.0
+    lo, hi, step = _NORMAL_GRID
+    steps = round((hi - lo) / step)
+    total = lo
+    prev = 1.0
+    for i in range(1, steps + 1):
+        q = 0.5 * math.erfc((lo + i * step) / math.sqrt(2.0))  # upper tail 1 - Phi(x)
+        f = 1.0 - (math.exp(n * math.log1p(-q)) if q < 1.0 else 0.0)
+        total += 0.5 * (f + prev) * step
+        prev = f
+    return total
+
+
+def padding_free_peak(t: TrainingSetup, data: Dataset | None) -> Term:
+    """Tokens of the largest padding-free micro-batch the run is expected to draw (a :class:`Term` in ``tokens``).
+
+    A padding-free collator flattens the ``b = micro_batch`` examples of a micro-batch into one row of their summed
+    lengths (transformers ``DataCollatorWithFlattening``; TRL ``DataCollatorForLanguageModeling(padding_free=True)``),
+    so the activations of a micro-batch follow the sum ``S`` of ``b`` kept lengths, and the peak memory the largest
+    ``S`` of the run's ``M = examples x epochs / b`` micro-batches (any GPU's; one out-of-memory ends the run).
+
+    * With the length spread known (``data.tokens_std``, counted from the file; mean ``mu`` = the kept mean
+      ``min(tokens_per_example, seq_len)``, longest ``L = seq_len``, which counting lowers to the longest kept
+      example): ``S`` is a sum of ``b`` draws, about normal with mean ``b mu`` and deviation ``sigma sqrt(b)``
+      (central limit theorem), and its largest of ``M`` about ``b mu + e_M sigma sqrt(b)`` with ``e_M`` the expected
+      largest of ``M`` standard normals (:func:`expected_normal_max`). The micro-batch that holds the longest example
+      sums ``L + (b - 1) mu`` on average, a floor the largest cannot go below (skewed lengths, small ``b``); no
+      micro-batch exceeds ``b L``. So ``min(b L, max(L + (b - 1) mu, b mu + e_M sigma sqrt(b)))``.
+    * Spread unknown (``tokens_std`` None, a dataset given as total tokens, or no dataset): ``b x seq_len``, the
+      bound, as for packed rows (``key="padding_free_bound"``).
+    * ``b = 1``: the one example, at most ``seq_len``.
+
+    Returns:
+        ``Term(key="padding_free_batch" | "padding_free_bound", value=tokens, unit="tokens")`` with its parts.
+    """
+    b, longest = t.micro_batch, float(t.seq_len)
+    spread = data is not None and data.tokens_std is not None and data.total_tokens is None \
+        and data.tokens_per_example > 0
+    if b == 1 or not spread:
+        return Term(key="padding_free_bound", value=b * longest, unit="tokens", parts=(
+            Quantity(key="micro_batch", value=b, unit="count"), Quantity(key="longest", value=longest, unit="tokens")),
+            source="transformers DataCollatorWithFlattening; TRL padding_free")
+    assert data is not None and data.tokens_std is not None
+    mu = min(float(data.tokens_per_example), longest)
+    sigma = float(data.tokens_std)
+    batches = max(1, math.ceil(data.examples * data.epochs / b))
+    z = expected_normal_max(batches)
+    tokens = min(b * longest, max(longest + (b - 1) * mu, b * mu + z * sigma * math.sqrt(b)))
+    return Term(key="padding_free_batch", value=tokens, unit="tokens", parts=(
+        Quantity(key="micro_batch", value=b, unit="count"), Quantity(key="longest", value=longest, unit="tokens"),
+        Quantity(key="mean", value=mu, unit="tokens"), Quantity(key="std", value=sigma, unit="tokens"),
+        Quantity(key="micro_batches", value=batches, unit="count"),
+        Quantity(key="z", value=z, unit="1", source="expected largest of n standard normals (David & Nagaraja 2003)")),
+        source="transformers DataCollatorWithFlattening; TRL padding_free; central limit theorem")
 
 
 def packing_efficiency(kept: Sequence[int], seq_len: int) -> tuple[int, float]:
@@ -237,6 +327,7 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
     seq_len, b = training.seq_len, training.micro_batch
     kept = [min(c, seq_len) for c in ordered]  # still ascending
     mean_kept = sum(kept) / n
+    std_kept = math.sqrt(max(0.0, sum((k - mean_kept) ** 2 for k in kept) / n))
     truncated = sum(1 for c in ordered if c > seq_len)
     batch_max = expected_batch_max(kept, b)
     pad = 1.0 if b == 1 or batch_max <= 0 else min(1.0, mean_kept / batch_max)
@@ -254,6 +345,8 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
         notes.append(Note(code="lengths.packing_not_modelled", params={"share": packing}))
     if training.sequence_mode == "dynamic" and kept[-1] < seq_len:
         notes.append(Note(code="lengths.seq_len_shortened", params={"tokens": kept[-1], "seq_len": seq_len}))
+    if training.sequence_mode == "padding-free" and kept[-1] < seq_len:
+        notes.append(Note(code="lengths.padding_free_longest", params={"tokens": kept[-1]}))
     return LengthStats(
         rows=rows, counted=n, mean_tokens=sum(ordered) / n, p50_tokens=percentile(ordered, 0.5),
         p95_tokens=percentile(ordered, 0.95), min_tokens=ordered[0], max_tokens=ordered[-1],
@@ -261,7 +354,7 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
         truncated=truncated, truncated_share=truncated / n, mean_kept_tokens=mean_kept, longest_kept_tokens=kept[-1],
         batch_max_tokens=batch_max, padding_efficiency=pad, padding_waste=1.0 - pad,
         ranks=ranks, rank_batch_max_tokens=rank_max, rank_padding_efficiency=rank_pad,
-        packed_rows=packed_rows, packing_efficiency=packing, longest_batch_tokens=b * kept[-1],
+        packed_rows=packed_rows, packing_efficiency=packing, longest_batch_tokens=b * kept[-1], std_kept_tokens=std_kept,
         histogram=histogram(ordered, seq_len), notes=tuple(notes),
     )
 
@@ -273,9 +366,10 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
     ``seq_len``), ``dataset.total_tokens`` cleared (it would replace them), ``dataset.padding_efficiency`` = the
     dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor),
     ``dataset.rank_padding_efficiency`` = the same over the ``micro_batch x GPUs`` examples of one step (the slowest
-    GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`). Under dynamic padding,
-    with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter than ``seq_len``:
-    the longest batch the GPU ever holds.
+    GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`), ``dataset.tokens_std`` = the kept lengths'
+    standard deviation (what sizes padding-free batches, :func:`padding_free_peak`). Under dynamic padding and
+    padding-free batches, with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter
+    than ``seq_len``: the longest row the GPU ever holds (no example is cut below it, so nothing else changes).
     """
     updates: dict[str, Any] = {
         "dataset.examples": stats.rows,
@@ -283,7 +377,9 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
         "dataset.total_tokens": None,
         "dataset.padding_efficiency": round(max(0.01, stats.padding_efficiency), 4),
         "dataset.rank_padding_efficiency": round(max(0.01, stats.rank_padding_efficiency), 4),
+        "dataset.tokens_std": round(stats.std_kept_tokens, 2),
     }
-    if longest_batch and stats.sequence_mode == "dynamic" and 0 < stats.longest_kept_tokens < stats.seq_len:
+    if longest_batch and stats.sequence_mode in {"dynamic", "padding-free"} \
+            and 0 < stats.longest_kept_tokens < stats.seq_len:
         updates["training.seq_len"] = stats.longest_kept_tokens
     return updates

@@ -80,6 +80,10 @@ class MemoryEstimate(_Frozen):
     ``low_bytes``/``high_bytes`` bound ``total_bytes`` by the measured error of the estimator on published
     runs whose figure the device total models (``tuneplan.core.memory.MEASURED_ERROR``, the same for every
     sequence mode; docs/accuracy.md): ``total/1.161 .. total/0.597``.
+
+    ``batch_tokens``: tokens of the micro-batch the step is sized by, every row (pairs' chosen and rejected rows)
+    included. ``batch_term``: for padding-free batches, how the largest flattened row was found
+    (:func:`tuneplan.core.lengths.padding_free_peak`); None in other modes.
     """
 
     components: list[MemoryComponent]
@@ -92,6 +96,8 @@ class MemoryEstimate(_Frozen):
     peak_phase: str = "backward"
     paged_bytes: float = 0.0
     cache_bytes: float = 0.0
+    batch_tokens: float = 0.0
+    batch_term: Term | None = None
 
     @property
     def fits(self) -> bool:

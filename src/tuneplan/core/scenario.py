@@ -55,7 +55,7 @@ LoraTargets = Literal["q_v", "qkvo", "all-linear"]
 #: (flash-attn 1.x, or its Triton port, e.g. llm-foundry's ``attn_impl: triton`` in 2023); ``sdpa``: PyTorch's
 #: scaled_dot_product_attention; ``eager``: the scores materialised in PyTorch.
 Attention = Literal["flash", "flash1", "sdpa", "eager"]
-SequenceMode = Literal["fixed", "packed", "dynamic"]
+SequenceMode = Literal["fixed", "packed", "dynamic", "padding-free"]
 Billing = Literal["second", "minute", "hour"]
 StorageKind = Literal["container", "volume", "network"]
 FrameworkTier = Literal["optimized", "hf"]
@@ -158,6 +158,11 @@ class TrainingSetup(_Model):
     torch_compile: bool = False
     micro_batch: int = Field(default=1, ge=1, le=4096)
     seq_len: int = Field(default=2048, ge=1, le=10_000_000)
+    #: how the rows of a micro-batch are laid out: ``packed`` (examples concatenated into full rows of ``seq_len``),
+    #: ``fixed`` (every example padded to ``seq_len``), ``dynamic`` (padded to the batch's longest), ``padding-free``
+    #: (the batch's examples flattened into one row of their summed lengths, positions restarting at each example:
+    #: transformers ``DataCollatorWithFlattening``, TRL ``padding_free=True``, ms-swift ``padding_free``; the peak
+    #: is sized by the largest sum the run draws, core/lengths.py ``padding_free_peak``).
     sequence_mode: SequenceMode = "packed"
     grad_accumulation: int = Field(default=1, ge=1, le=100_000)
     #: rows of one evaluation micro-batch when the trainer evaluates during training (HF ``TrainingArguments.
@@ -291,6 +296,11 @@ class Dataset(_Model):
     the row of the *slowest* GPU's micro-batch, ``mean kept length / E[longest of the micro-batch x GPUs examples
     one step draws]``. Every GPU pads its own micro-batch to its own longest example, and the step waits for the
     GPU with the longest (core/throughput.py ``slowest_rank_row``); 1 when the length spread is unknown.
+
+    ``tokens_std``: the standard deviation of the kept example lengths (tokens, after truncation at ``seq_len``),
+    counted from the dataset file (core/lengths.py); None when unknown. Padding-free batches are sized by it (the
+    largest sum of ``micro_batch`` lengths the run draws, core/lengths.py ``padding_free_peak``) and their
+    attention by ``mean + std^2 / mean`` tokens per example.
     """
 
     examples: int = Field(default=10_000, ge=0, le=10**12)
@@ -299,6 +309,7 @@ class Dataset(_Model):
     epochs: float = Field(default=3, ge=0.001, le=10_000)
     padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     rank_padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
+    tokens_std: float | None = Field(default=None, ge=0, le=10**8)
     eval_fraction: float = Field(default=0.0, ge=0, le=1)
 
     @model_validator(mode="after")

@@ -267,7 +267,7 @@ class _Search:
         key = (t.method, t.num_gpus, t.sharding, t.micro_batch, t.grad_accumulation, t.grad_checkpointing,
                t.fused_cross_entropy, t.optimizer, t.grad_sync, gpu.vendor, gpu.bf16_supported)
         if key not in self.memory:
-            mem, _ = estimate_memory(self.scenario.model, t, gpu)
+            mem, _ = estimate_memory(self.scenario.model, t, gpu, self.scenario.dataset)
             self.memory[key] = mem.high_bytes
         return self.memory[key]
 

@@ -317,6 +317,11 @@ class _Ctx:
     bw: float  # B/s
     elem: float  # bytes per activation / weight element in matmuls
     fused: bool  # fused / compiled kernels
+    seq: float = 0.0  # tokens per sequence the attention sees (padding-free: per example); 0: ``row``
+
+    @property
+    def attention_seq(self) -> float:
+        return self.seq if self.seq > 0 else self.row
 
     @property
     def shard(self) -> int:
@@ -474,7 +479,7 @@ def _keys_per_query(ctx: _Ctx) -> float:
     """Mean keys each query attends to under a causal mask, averaged over the attention layers: about half the row
     in a global layer, about the window in a sliding-window layer (``ModelArchitecture.sliding_window_layers`` of
     them: Gemma 2 alternates, Gemma 3 has five local layers to one global)."""
-    s = ctx.row
+    s = ctx.attention_seq
     a = ctx.arch
     full = (s + 1.0) / 2.0
     w = a.sliding_window
@@ -575,7 +580,7 @@ def attention_term(ctx: _Ctx) -> Term:
         if cls == "hopper" and ctx.gpu.compute_capability >= 10.0 and "blackwell" in tables:
             cls = "blackwell"
         table = tables[cls]
-        rate = ctx.rate * flash_share(table, hd, ctx.row)
+        rate = ctx.rate * flash_share(table, hd, ctx.attention_seq)
     seconds = flops / rate
     parts = [Quantity(key="flops", value=flops, unit="FLOP"), Quantity(key="rate", value=rate, unit="FLOP/s"),
              Quantity(key="keys_per_query", value=keys, unit="tokens")]
@@ -1159,7 +1164,8 @@ class StepTime:
 
 
 def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0,
-              activation_bytes: float = 0.0, slowest_row: float | None = None) -> StepTime:
+              activation_bytes: float = 0.0, slowest_row: float | None = None,
+              attention_seq: float | None = None) -> StepTime:
     """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring), and an eighth,
     ``reference``, for DPO/KTO's forward passes without gradients.
 
@@ -1177,6 +1183,9 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
             :func:`tuneplan.core.throughput.slowest_rank_row`), at least ``row``. The step's work is computed at
             this row, because every GPU waits for it at the step's collectives, while ``tokens`` counts ``row``
             (what this GPU trains on average). ``None``: every GPU computes ``row``.
+        attention_seq: tokens per sequence the attention kernel sees when it is not the row (padding-free batches:
+            each example attends within itself, ``E[l^2] / E[l]`` tokens, :func:`tuneplan.core.throughput.
+            estimate_time`); ``None``: the row.
 
     Raises:
         ValueError: when the card has no tensor throughput.
@@ -1188,7 +1197,7 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     fused = t.framework == "optimized" or t.torch_compile
     # (pair workloads compute chosen and rejected rows: wl.policy_rows)
     ctx = _Ctx(arch=arch, t=t, gpu=gpu, row=row, tokens=wl.policy_rows(t) * row, rate=rate, bw=achieved_bandwidth(gpu),
-               elem=4.0 if t.precision == "fp32" else 2.0, fused=fused)
+               elem=4.0 if t.precision == "fp32" else 2.0, fused=fused, seq=attention_seq or 0.0)
     A = t.grad_accumulation
     mm, att, other = matmul_term(ctx), attention_term(ctx), other_kernels_term(ctx)
     gpu_mb = mm.value + att.value + other.value

@@ -37,6 +37,7 @@ from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
 from tuneplan.core.generation import generation_notes
+from tuneplan.core.lengths import expected_normal_max
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
 from tuneplan.core.steptime import STEP_MODEL_VERSION, TERM_KEYS, step_time
@@ -66,6 +67,12 @@ def _attention_seq(t: TrainingSetup, data: Dataset | None) -> float:
         return s
     if data is not None and t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
         s = min(s, float(data.tokens_per_example))
+    if data is not None and t.sequence_mode == "padding-free" and data.total_tokens is None \
+            and data.tokens_per_example > 0:
+        # varlen attention: each example attends within itself, so the cost per token follows sum(l^2) / sum(l) =
+        # E[l^2] / E[l] = mean + std^2 / mean (the mean alone when the spread is unknown)
+        mu = min(s, float(data.tokens_per_example))
+        s = min(s, mu + (data.tokens_std or 0.0) ** 2 / mu)
     return s
 
 
@@ -114,6 +121,8 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
     * ``dynamic``: padding to the longest example of each micro-batch: real tokens divided by
       ``padding_efficiency`` (no padding at micro-batch 1); given as examples, each example is
       truncated to ``seq_len`` and a padded row never exceeds ``seq_len``.
+    * ``padding-free``: the micro-batch's examples flattened into one row, no padding: the real tokens, each
+      example truncated to ``seq_len``.
 
     GRPO (``t.workload == "grpo"``) in every mode: an example is a prompt, and each of its completions is a row of
     ``seq_len`` (the prompt padded to the batch's longest, the completion costed at ``max_completion_length``; TRL's
@@ -138,6 +147,13 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
         if data.tokens_per_example > t.seq_len:
             real = float(data.examples) * t.seq_len * data.epochs
             note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
+    elif t.sequence_mode == "padding-free" and data.total_tokens is None:
+        real = float(data.examples) * min(data.tokens_per_example, float(t.seq_len)) * data.epochs
+        if data.tokens_per_example > t.seq_len:
+            note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
+        computed = real
+    elif t.sequence_mode == "padding-free":
+        computed = real
     elif t.sequence_mode == "dynamic" and data.total_tokens is None:
         # each row is one example, truncated to seq_len, padded to the longest row of its micro-batch
         kept = min(data.tokens_per_example, float(t.seq_len))
@@ -159,10 +175,14 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
 def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
     """Tokens one row of a micro-batch computes: ``seq_len``, except with dynamic padding and known example
     lengths, where each row is padded only to the longest example of its micro-batch (on average the example
-    length / padding efficiency; exactly the example length at micro-batch 1), capped at ``seq_len``."""
+    length / padding efficiency; exactly the example length at micro-batch 1), capped at ``seq_len``. Padding-free
+    batches compute each example's own tokens: the mean kept length per example (the micro-batch's flattened row
+    is ``micro_batch`` of them on average)."""
     row = float(t.seq_len)
     if t.workload == "grpo":  # computed_tokens: every completion row is seq_len long
         return row
+    if t.sequence_mode == "padding-free" and data.total_tokens is None and data.tokens_per_example > 0:
+        return min(row, float(data.tokens_per_example))
     if t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
         pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
         row = min(row, float(data.tokens_per_example) / pad)
@@ -183,15 +203,32 @@ def slowest_rank_row(t: TrainingSetup, data: Dataset) -> float | None:
     examples the step draws: ``kept / rank_padding_efficiency`` (:func:`tuneplan.core.lengths.length_stats`
     computes ``E[max]`` of that many examples exactly from the counted lengths), capped at ``seq_len``.
 
+    Padding-free batches (micro-batch > 1) flatten each GPU's examples into one row of their summed lengths; with the
+    length spread known (``data.tokens_std``) the slowest GPU's row per example is ``mean + e_R std / sqrt(b)``, with
+    ``e_R`` the expected largest of ``num_gpus`` standard normals (central limit theorem;
+    :func:`tuneplan.core.lengths.expected_normal_max`); at micro-batch 1 it is dynamic padding's longest example.
+
     DDP and ZeRO-1 skip the gradient reduction on all but the last micro-batch of a step (``no_sync``; ZeRO-1 at the
     accumulation boundary), so their GPUs meet once per ``A`` micro-batches and wait for the largest *sum* of ``A``
     rows: for independent micro-batches the sum's spread grows as ``sqrt(A)`` while its mean grows as ``A``, so the
     slowest GPU's excess row per micro-batch is the single-micro-batch excess / ``sqrt(A)`` (central limit theorem).
     """
-    if t.workload == "grpo" or t.sequence_mode != "dynamic" or data.total_tokens is not None:
+    if t.workload == "grpo" or t.sequence_mode not in {"dynamic", "padding-free"} or data.total_tokens is not None:
         return None
     if t.num_gpus <= 1 or t.sharding == "none" or data.tokens_per_example <= 0:
         return None
+    if t.sequence_mode == "padding-free" and t.micro_batch > 1:
+        # each GPU's flattened row sums micro_batch lengths: about normal with deviation std sqrt(b) (central limit
+        # theorem), so the longest of the num_gpus rows exceeds the mean b mu by e_R std sqrt(b), e_R the expected
+        # largest of num_gpus standard normals (lengths.expected_normal_max); per example, e_R std / sqrt(b)
+        if not data.tokens_std:
+            return None
+        row = tokens_per_row(t, data)
+        excess = expected_normal_max(t.num_gpus) * data.tokens_std / math.sqrt(t.micro_batch)
+        if t.sharding in {"ddp", "zero1"} and t.grad_accumulation > 1:
+            excess /= math.sqrt(t.grad_accumulation)
+        slowest = min(row + excess, float(t.seq_len))
+        return slowest if slowest > row else None
     pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
     eff = min(data.rank_padding_efficiency, pad)
     if eff >= pad:
@@ -256,7 +293,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
     slowest = None if naive_split else slowest_rank_row(t, data)
     st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes,
-                   slowest_row=slowest)
+                   slowest_row=slowest, attention_seq=seq if t.sequence_mode == "padding-free" else None)
     if slowest is not None:
         notes.append(Note(code="time.slowest_rank", params={"gpus": t.num_gpus, "row": round(row),
                                                              "slowest_row": round(slowest)}))

@@ -1093,7 +1093,7 @@ def _hf(data: Mapping[str, Any]) -> ConfigImport:
     if has("packing") and _bool("packing", g("packing")):
         _seq_mode(b, "packing", g("packing"), "packed")
     elif has("padding_free") and _bool("padding_free", g("padding_free")):
-        b.take("padding_free", g("padding_free"), "training.sequence_mode", "packed", code="config.approx")
+        b.take("padding_free", g("padding_free"), "training.sequence_mode", "padding-free")
     elif length_key and has("pad_to_multiple_of") and _int("pad_to_multiple_of", g("pad_to_multiple_of")) >= \
             _int(length_key, g(length_key)):
         # every batch padded up to a multiple of pad_to_multiple_of, which no truncated sequence exceeds: one fixed
@@ -1595,7 +1595,7 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
     if has("packing") and _bool("packing", g("packing")):
         _seq_mode(b, "packing", g("packing"), "packed")
     elif has("padding_free") and _bool("padding_free", g("padding_free")):
-        b.take("padding_free", g("padding_free"), "training.sequence_mode", "packed", code="config.approx")
+        b.take("padding_free", g("padding_free"), "training.sequence_mode", "padding-free")
     elif has("packing") or has("padding_free"):
         key = "packing" if has("packing") else "padding_free"
         _seq_mode(b, key, g(key), "dynamic")

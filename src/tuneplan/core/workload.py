@@ -319,7 +319,7 @@ def plan_notes(t: TrainingSetup, precompute_seconds: float = 0.0) -> list[Note]:
     if kind == "copy" and t.num_gpus > 1 and t.sharding in {"zero1", "zero2"}:
         # trl/models/utils.py prepare_deepspeed: ``if stage != 3: config_kwargs["zero_optimization"]["stage"] = 0``
         notes.append(Note(code="workload.zero_stage0_copy", params={"stage": int(t.sharding[-1])}))
-    if t.sequence_mode == "packed":
+    if t.sequence_mode in {"packed", "padding-free"}:
         # DPOTrainer.__init__ turns padding_free off ("temporarily unavailable after a refactor"); the collators of the
         # other trainers pad every batch to its longest row (trl.trainer.utils.pad)
         notes.append(Note(code="workload.packed_unavailable", params={"trainer": TRAINERS[t.workload]}))

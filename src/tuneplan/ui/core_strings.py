@@ -23,6 +23,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{transfer_seconds} s over PCIe ({pcie_bytes} B at {pcie} B/s) + CPU optimizer {cpu_seconds} s − {overlapped} s hidden behind compute'),  # offload
     QT_TRANSLATE_NOOP("Terms", '{params} parameters × {bytes_per_param} B read and written ÷ {bandwidth} B/s'),  # optimizer
     QT_TRANSLATE_NOOP("Terms", 'per micro-batch: {bytes} B of norms, activations, rotary, residuals, LoRA dropout, cross-entropy and dequantisation at {bandwidth} B/s; × {micro_batches} micro-batches per step'),  # other_kernels
+    QT_TRANSLATE_NOOP("Terms", 'largest of {micro_batches} micro-batches of {micro_batch} examples flattened into one row: min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) tokens'),  # padding_free_batch
+    QT_TRANSLATE_NOOP("Terms", '{micro_batch} examples of at most {longest} tokens flattened into one row: {micro_batch} × {longest} tokens (the length spread is unknown: count the dataset file for the largest sum the run draws)'),  # padding_free_bound
     QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {tensors} tensors × {elem_bytes} B ({detail}): the logits, the log-softmax saved for backward and the metrics' copies"),  # policy_logps
     QT_TRANSLATE_NOOP("Terms", "per micro-batch: {passes} forward passes without gradients over {tokens} tokens (the reference model; KTO's KL batch; GRPO's old log-probs): {gemm_seconds} s of GEMMs, {attention_seconds} s of attention, {other_seconds} s of other kernels ({bytes} B); × {micro_batches} micro-batches per step"),  # reference
     QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {bytes_per_token} B of one layer's forward under no_grad (residual, norm output, three MLP intermediates) + {other_bytes} B (dequantised matrix, gathered layers)"),  # reference_activations
@@ -183,6 +185,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} offloads to the CPU only with DeepSpeed ZeRO or FSDP; with {sharding} the file keeps everything on the GPU'),  # export.offload_needs_sharding
     QT_TRANSLATE_NOOP("Terms", 'the plan trains with {stack}; this file is for {format}, whose defaults differ in places'),  # export.other_stack
     QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} packs only with FlashAttention and refuses attn_impl {value}'),  # export.packing_flash
+    QT_TRANSLATE_NOOP("Terms", "{field} = {setting}: TRL's padding-free collator does not truncate and SFTTrainer refuses max_length with padding_free, so max_length is left unset: cut the examples to {setting} tokens before training"),  # export.padding_free_truncate
     QT_TRANSLATE_NOOP("Terms", "the plan trains {workload}; this {format} file sets up supervised fine-tuning only: start from {format}'s own {workload} recipe and keep the batch, precision and sharding settings below"),  # export.sft_only
     QT_TRANSLATE_NOOP("Terms", '{field} = {setting}: {format} has no setting for this and uses {default} ({source})'),  # export.stack_default
     QT_TRANSLATE_NOOP("Terms", "start from the torchtune config shipped for the model's family and size with {recipe} (tune ls lists them); these overrides set the plan's settings"),  # export.torchtune_config
@@ -198,6 +201,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "the colocated vLLM engine's share ({share:.0%} of the card, {share_gib:.1f} GiB) does not hold the model's weights ({weights_gib:.1f} GiB) and a prefill chunk: vLLM refuses to start (no memory for KV-cache blocks); raise vllm_gpu_memory_utilization"),  # generation.vllm_no_kv
     QT_TRANSLATE_NOOP("Terms", "the colocated vLLM engine's KV cache holds {fits} of the {rows} completions at full length: it runs them in {waves} waves"),  # generation.vllm_waves
     QT_TRANSLATE_NOOP("Terms", 'packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only'),  # lengths.packing_not_modelled
+    QT_TRANSLATE_NOOP("Terms", 'padding-free: the longest example has {tokens:,} tokens, so no example is cut below it; the sequence length becomes {tokens:,}'),  # lengths.padding_free_longest
     QT_TRANSLATE_NOOP("Terms", '{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures are estimates'),  # lengths.sampled
     QT_TRANSLATE_NOOP("Terms", 'dynamic padding: the longest example has {tokens:,} tokens, so the longest batch is {tokens:,} tokens per row, not the sequence length {seq_len:,}'),  # lengths.seq_len_shortened
     QT_TRANSLATE_NOOP("Terms", '{count:,} of {counted:,} examples ({share:.1%}) are longer than the sequence length ({seq_len:,} tokens) and are cut to it'),  # lengths.truncated
@@ -215,6 +219,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{gpu} has no BF16 tensor cores: train in FP16 with loss scaling'),  # plan.no_bf16
     QT_TRANSLATE_NOOP("Terms", 'the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)'),  # plan.optimizer_in_backward_accumulation
     QT_TRANSLATE_NOOP("Terms", "DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses the optimizer step into backward under ZeRO (torchtune's optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it does"),  # plan.optimizer_in_backward_zero
+    QT_TRANSLATE_NOOP("Terms", 'padding-free batches flatten the micro-batch into one sequence, which only FlashAttention 2/3 separates by example (TRL warns for {attention}): examples would attend to each other; choose FlashAttention'),  # plan.padding_free_attention
+    QT_TRANSLATE_NOOP("Terms", 'padding-free batches are sized at micro-batch × sequence length ({tokens:,} tokens) because the spread of the example lengths is unknown: count the dataset file for the largest batch the run draws'),  # plan.padding_free_bound
     QT_TRANSLATE_NOOP("Terms", 'paged optimizer states ({paged} GiB) exceed the {free} GiB left on the GPU: about {over} GiB live in CPU RAM and cross PCIe at every optimizer step, which the time estimate includes (on Windows and WSL2 CUDA cannot page them out: there they must fit on the GPU)'),  # plan.paged_spill
     QT_TRANSLATE_NOOP("Terms", "sequence length {seq_len} exceeds the model's max_position_embeddings ({max_positions})"),  # plan.seq_beyond_context
     QT_TRANSLATE_NOOP("Terms", 'the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype'),  # plan.sharded_qlora_no_upcast

@@ -381,6 +381,8 @@ class DatasetFileDialog(QDialog):
         lines.append(self.tr("Tokens per example: mean {mean}, median {p50}, 95th percentile {p95}, longest {max}")
                      .format(mean=fmt_number(s.mean_tokens, 1), p50=fmt_number(s.p50_tokens),
                              p95=fmt_number(s.p95_tokens), max=fmt_number(s.max_tokens)))
+        lines.append(self.tr("Spread of the kept lengths: standard deviation {std} tokens (sizes padding-free "
+                             "batches)").format(std=fmt_number(s.std_kept_tokens, 1)))
         self.summary.setText("\n".join(lines))
         self.truncated_label.setText(self.tr("{share} % of the examples (longer than {seq_len} tokens)").format(
             share=fmt_number(100 * s.truncated_share, 1), seq_len=fmt_number(s.seq_len)))
@@ -399,9 +401,11 @@ class DatasetFileDialog(QDialog):
         shorten = "training.seq_len" in dataset_updates(s)
         self.longest_check.setVisible(shorten)
         if shorten:
-            self.longest_check.setText(self.tr("Set the sequence length to the longest example ({tokens} tokens): "
-                                               "the longest batch under dynamic padding").format(
-                tokens=fmt_number(s.longest_kept_tokens)))
+            text = (self.tr("Set the sequence length to the longest example ({tokens} tokens): the longest "
+                            "example of a padding-free batch") if s.sequence_mode == "padding-free" else
+                    self.tr("Set the sequence length to the longest example ({tokens} tokens): "
+                            "the longest batch under dynamic padding"))
+            self.longest_check.setText(text.format(tokens=fmt_number(s.longest_kept_tokens)))
 
     def updates(self) -> dict[str, Any]:
         """The plan fields Apply sets (empty before a count)."""

@@ -188,6 +188,18 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
             if mem.paged_bytes
             else []
         ),
+        *(
+            [Line(
+                translate("Explain", "Largest micro-batch"),
+                translate("Explain", "{tokens} tokens").format(tokens=fmt_number(mem.batch_term.value, 0)),
+                SI_UNIT.sub(r"\1 \2\3", render_formula(
+                    mem.batch_term, fmt=fmt_quantity,
+                    template=translate("Terms", FORMULAS[mem.batch_term.key]))),
+                tip=mem.batch_term.source,
+            )]
+            if mem.batch_term is not None
+            else []
+        ),
         Line(
             translate("Explain", "GPU capacity"),
             gib(mem.capacity_bytes),
@@ -221,10 +233,12 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
         per_epoch = translate("Explain", "{ex} examples × {tok} tokens").format(
             ex=f"{d.examples:,}", tok=f"{d.tokens_per_example:,.0f}"
         )
-    if t.sequence_mode == "packed" or (t.sequence_mode == "dynamic" and t.micro_batch == 1):
+    if t.sequence_mode in {"packed", "padding-free"} or (t.sequence_mode == "dynamic" and t.micro_batch == 1):
         how = (
             translate("Explain", "{per_epoch} × {epochs} epochs (packed: no padding)")
             if t.sequence_mode == "packed"
+            else translate("Explain", "{per_epoch} × {epochs} epochs (padding-free: no padding)")
+            if t.sequence_mode == "padding-free"
             else translate("Explain", "{per_epoch} × {epochs} epochs (micro-batch 1: nothing to pad)")
         ).format(per_epoch=per_epoch, epochs=f"{d.epochs:g}")
     elif t.sequence_mode == "fixed" and d.total_tokens is None:
@@ -371,7 +385,8 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             ).format(mb=t.micro_batch, seq=f"{tokens_per_row(t, d):,.0f}", ga=t.grad_accumulation, n=t.num_gpus)
             + (translate("Explain", " (dynamic padding: a row is as long as its longest example, not the sequence "
                                     "length)") if t.sequence_mode == "dynamic" and tokens_per_row(t, d) < t.seq_len
-               else ""),
+               else translate("Explain", " (padding-free: each example counts its own tokens)")
+               if t.sequence_mode == "padding-free" and tokens_per_row(t, d) < t.seq_len else ""),
         )
     )
 

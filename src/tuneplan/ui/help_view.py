@@ -151,6 +151,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "longest example of its batch (dynamic padding). Padding tokens cost compute; padding efficiency is the "
         "share of real tokens."),
        ("training.sequence_mode", "dataset.padding_efficiency")),
+    _G("padding_free", QT_TRANSLATE_NOOP("Glossary", "Padding-free batches"), QT_TRANSLATE_NOOP(
+        "Glossary", "The examples of a micro-batch are joined into one row and FlashAttention keeps them apart "
+        "(TRL and ms-swift padding_free). No padding is computed, but the row's length changes with every batch: "
+        "memory must fit the largest sum of lengths the run draws, which the length spread of the dataset sets."),
+       ("training.sequence_mode", "dataset.tokens_std")),
     _G("slowest_gpu", QT_TRANSLATE_NOOP("Glossary", "Slowest-GPU padding"), QT_TRANSLATE_NOOP(
         "Glossary", "With dynamic padding on several GPUs, each GPU pads its own micro-batch to its own longest "
         "example, and every step waits for the GPU that drew the longest one. Slowest-GPU padding is the share of "

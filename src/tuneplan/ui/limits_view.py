@@ -141,7 +141,7 @@ class LimitsState:
 
 def gpu_limits(s: Scenario, gpu: GpuSpec, label: str) -> GpuLimits:
     """Limits of plan ``s`` on ``gpu`` (bisection over the same ledger as the verdict)."""
-    mem, _ = estimate_memory(s.model, s.training, gpu)
+    mem, _ = estimate_memory(s.model, s.training, gpu, s.dataset)
     seq = max_seq_len(s, gpu)
     cap = s.model.max_position_embeddings or SEQ_LEN_SEARCH_CAP
     mb = max_micro_batch(s, gpu, upper=MICRO_BATCH_SEARCH)

@@ -440,7 +440,7 @@ class LocalGpuController(QObject):
         busiest = min(with_free, key=lambda c: c.gpu.memory_free_bytes or 0) if with_free else None
         s = self.store.scenario
         try:
-            memory, _ = estimate_memory(s.model, s.training, card.spec)
+            memory, _ = estimate_memory(s.model, s.training, card.spec, s.dataset)
             mb = seq = None
             if not memory.fits:
                 mb = max_micro_batch(s, card.spec)

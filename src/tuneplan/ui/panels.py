@@ -351,7 +351,11 @@ class BatchPanel(FieldPanel):
                      tip=self.tr("Tokens per sequence (the longest batch for dynamic padding)"))
         self.add_choice("training.sequence_mode", self.tr("Sequence mode"), [
             ("packed", self.tr("Packed (no padding)")), ("fixed", self.tr("Padded to full length")),
-            ("dynamic", self.tr("Dynamic padding"))])
+            ("dynamic", self.tr("Dynamic padding")), ("padding-free", self.tr("Padding-free (batch flattened)"))],
+            tip=self.tr("Packed: examples concatenated into full rows. Padded: every row padded to the sequence "
+                        "length. Dynamic: each batch padded to its longest example. Padding-free: the batch's "
+                        "examples flattened into one row (TRL and ms-swift padding_free; needs FlashAttention), "
+                        "sized by the largest sum of lengths the run draws"))
         self.add_check("training.grad_checkpointing", self.tr("Gradient checkpointing"),
                        tip=self.tr("Recompute activations in backward: far less memory, ~33% more compute"))
         self.add_choice("training.attention", self.tr("Attention kernel"), [
@@ -464,6 +468,11 @@ class DatasetPanel(FieldPanel):
                        step=0.05, tip=self.tr("Dynamic padding over several GPUs: real tokens per row / the padded "
                                               "row of the GPU with the longest micro-batch, which every step waits "
                                               "for (1.00 = no spread; set from a file)"))
+        self.add_count("dataset.tokens_std", self.tr("Length spread (optional)"),
+                       placeholder=self.tr("tokens, e.g. 300 — empty: unknown"),
+                       tip=self.tr("Standard deviation of the example lengths in tokens (set from a file). "
+                                   "Padding-free batches are sized by the largest sum of lengths the run draws; "
+                                   "unknown: micro-batch × sequence length"))
         # your own file, counted with the model's tokenizer (issue #19)
         self.file_button = QPushButton(self.tr("From a file…"))
         self.file_button.setAccessibleName(self.tr("Dataset from a file"))
@@ -491,9 +500,11 @@ class DatasetPanel(FieldPanel):
         total = scenario.dataset.total_tokens is not None
         self.set_enabled("dataset.examples", not total, self.tr("Replaced by total tokens"))
         self.set_enabled("dataset.tokens_per_example", not total, self.tr("Replaced by total tokens"))
-        self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode != "packed",
-                         self.tr("Packed sequences have no padding"))
+        self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode in {"fixed", "dynamic"},
+                         self.tr("Packed and padding-free batches have no padding"))
         t = scenario.training
+        self.set_enabled("dataset.tokens_std", t.sequence_mode == "padding-free" and not total,
+                         self.tr("Only for padding-free batches of examples"))
         self.set_enabled("dataset.rank_padding_efficiency",
                          t.sequence_mode == "dynamic" and t.num_gpus > 1 and t.sharding != "none",
                          self.tr("Only dynamic padding over several data-parallel GPUs"))

@@ -25,7 +25,7 @@ CUDA_CONTEXT_BYTES = 500 * MIB
 #: cached segments and retries before failing. 0.15 is about the median in every mode, not a bound (14 of 30
 #: four-layer cases need more). GMLake (Guo et al., ASPLOS 2024) measures 10-30% fragmentation in LLM
 #: fine-tuning.
-ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.15}
+ALLOCATOR_FRAGMENTATION = {"fixed": 0.15, "packed": 0.15, "dynamic": 0.15, "padding-free": 0.15}
 
 #: Cache of earlier batch shapes, as a share of the transient memory, that ``max_memory_reserved`` shows with
 #: dynamic padding on a card with room to spare beyond what must fit, by method. A batch longer than those
@@ -64,6 +64,7 @@ MEASURED_ERROR_BY_MODE: dict[str, tuple[float, float]] = {
     "packed": MEASURED_ERROR,
     "fixed": MEASURED_ERROR,
     "dynamic": MEASURED_ERROR,
+    "padding-free": MEASURED_ERROR,
 }
 
 
@@ -104,8 +105,9 @@ def shape_cache_bytes(ctx: MemoryContext, reserved: float, transient: float, ncc
     """With dynamic padding, the cached blocks of earlier batch shapes ``max_memory_reserved`` also shows, as far as
     the card has room for them (:data:`DYNAMIC_SHAPE_CACHE` x the transient memory, bytes); they are given back
     before an out-of-memory error, so they are not in the device total. None when the trainer empties the cache every
-    step (``empty_cache_steps`` 1)."""
-    if ctx.t.sequence_mode != "dynamic" or ctx.t.empty_cache_steps == 1:
+    step (``empty_cache_steps`` 1). Padding-free batches change their one row's length every step as well, so they
+    leave the same cache."""
+    if ctx.t.sequence_mode not in {"dynamic", "padding-free"} or ctx.t.empty_cache_steps == 1:
         return 0.0  # (emptied every step: no blocks of earlier shapes stay cached)
     room = ctx.gpu.memory_gib * GIB - CUDA_CONTEXT_BYTES - nccl - reserved
     return max(0.0, min(DYNAMIC_SHAPE_CACHE[ctx.t.method] * transient, room))

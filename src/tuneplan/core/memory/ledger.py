@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.lengths import padding_free_peak
 from tuneplan.core.memory.activations import layer_temporaries, loss_side, step_activations
 from tuneplan.core.memory.allocator import (
     ALLOCATOR_FRAGMENTATION,
@@ -22,7 +24,7 @@ from tuneplan.core.memory.peaks import Moments, moments, peak
 from tuneplan.core.memory.states import model_states
 from tuneplan.core.memory.workloads import _workload_components
 from tuneplan.core.result import GIB, MemoryComponent, MemoryEstimate
-from tuneplan.core.scenario import GpuSpec, TrainingSetup
+from tuneplan.core.scenario import Dataset, GpuSpec, TrainingSetup
 from tuneplan.core.terms import Term, render_formula
 
 
@@ -157,8 +159,28 @@ def _evaluation_component(c: MemoryComponent, terms: list[Term], live: dict[str,
     return c
 
 
-def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> tuple[MemoryEstimate, MemoryLedger]:
+def memory_rows(t: TrainingSetup, data: Dataset | None) -> tuple[TrainingSetup, Term | None]:
+    """The setup whose rows the memory model sizes, and the padding-free batch term (None in other modes).
+
+    Padding-free batches (``t.sequence_mode == "padding-free"``) hold one flattened row of the summed example
+    lengths; every term of the step is linear in its tokens (flash attention's varlen kernel keeps per-token
+    statistics only, and the mode needs it), so ``micro_batch`` rows of ``ceil(peak / micro_batch)`` tokens hold
+    the same bytes as that row, with ``peak`` from :func:`tuneplan.core.lengths.padding_free_peak`.
+    """
+    if t.sequence_mode != "padding-free" or t.micro_batch == 1 or t.workload != "sft":
+        return t, None  # (the preference and RL trainers pad every batch: core/workload.py)
+    term = padding_free_peak(t, data)
+    rows = max(1, min(t.seq_len, math.ceil(term.value / t.micro_batch - 1e-9)))
+    return (t if rows == t.seq_len else t.model_copy(update={"seq_len": rows})), term
+
+
+def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec,
+                    data: Dataset | None = None) -> tuple[MemoryEstimate, MemoryLedger]:
     """Per-GPU memory of one training step of ``arch`` with setup ``t`` on ``gpu``.
+
+    ``data`` (the plan's dataset) sizes padding-free batches by the largest sum of example lengths the run draws
+    (:func:`memory_rows`); without it, or without a known length spread, they are sized at ``micro_batch x
+    seq_len``. Other modes do not read it.
 
     Returns:
         ``(estimate, ledger)``: the user-facing :class:`MemoryEstimate` (components in bytes,
@@ -167,6 +189,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
     Formulas and sources are in the package docstring and beside each term (``states``, ``activations``,
     ``peaks``, ``allocator``); each component's ``formula`` shows the numbers of this scenario.
     """
+    t, batch_term = memory_rows(t, data)
     ctx = memory_context(arch, t, gpu)
     s = model_states(ctx)
     a = step_activations(ctx, s.trainable.lora_params)
@@ -276,5 +299,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec) -> 
         high_bytes=high,
         peak_phase=phase,
         paged_bytes=paged,
+        batch_tokens=ctx.tokens,
+        batch_term=batch_term,
     )
     return est, led
