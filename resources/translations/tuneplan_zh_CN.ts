@@ -1817,6 +1817,14 @@ Please attach that file when you report the problem.</source>
         <translation>bitsandbytes 的 8 位格式（load_in_8bit）：每个冻结权重占 1 字节，每行一个缩放因子。每次矩阵乘法都先把输入转成 8 位数，因此比 16 位基座更耗时，显存约为 4 位基座的两倍。</translation>
     </message>
     <message>
+        <source>HQQ (Half-Quadratic Quantization)</source>
+        <translation>HQQ（半二次量化）</translation>
+    </message>
+    <message>
+        <source>A quantisation library that needs no calibration data: each frozen weight is stored in 4 or 8 bits with a scale and a zero point per group of 64 weights. Every matmul unpacks the whole weight to 16 bits in a few steps and keeps its input for the backward, so it takes more memory and time than NF4.</source>
+        <translation>一种不需要校准数据的量化库：每个冻结权重以 4 位或 8 位存储，每组 64 个权重配一个缩放因子和一个零点。每次矩阵乘法都要分几步把整个权重解包为 16 位，并为反向传播保留其输入，因此比 NF4 占用更多显存和时间。</translation>
+    </message>
+    <message>
         <source>Double quantization</source>
         <translation>双重量化</translation>
     </message>
@@ -4597,18 +4605,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>量化基座</translation>
     </message>
     <message>
-        <source>4-bit NF4 (load_in_4bit)</source>
-        <translation>4 位 NF4（load_in_4bit）</translation>
-    </message>
-    <message>
-        <source>8-bit LLM.int8 (load_in_8bit)</source>
-        <translation>8 位 LLM.int8（load_in_8bit）</translation>
-    </message>
-    <message>
-        <source>How bitsandbytes stores the frozen base for QLoRA: 4-bit NF4 (about 0.52 B per weight) or 8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its input to int8). FSDP cannot shard an 8-bit base</source>
-        <translation>QLoRA 时 bitsandbytes 如何存储冻结的基座：4 位 NF4（每个权重约 0.52 B）或 8 位 LLM.int8（每个权重 1 B，每行一个 FP32 缩放因子；每次矩阵乘法都把输入量化为 int8）。FSDP 无法分片 8 位基座</translation>
-    </message>
-    <message>
         <source>Adapter rank; adapter size grows linearly with r</source>
         <translation>适配器的秩；适配器大小随 r 线性增长</translation>
     </message>
@@ -4685,6 +4681,26 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>vLLM 占用的显存份额（0-1）</translation>
     </message>
     <message>
+        <source>4-bit (bitsandbytes: NF4)</source>
+        <translation>4 位（bitsandbytes：NF4）</translation>
+    </message>
+    <message>
+        <source>8-bit (bitsandbytes: LLM.int8)</source>
+        <translation>8 位（bitsandbytes：LLM.int8）</translation>
+    </message>
+    <message>
+        <source>How the frozen base is stored for QLoRA. bitsandbytes: 4-bit NF4 (about 0.52 B per weight) or 8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its input to int8; FSDP cannot shard it). HQQ: 4 or 8 bits plus a scale and a zero point per group</source>
+        <translation>QLoRA 冻结基座的存储方式。bitsandbytes：4 位 NF4（每个权重约 0.52 B）或 8 位 LLM.int8（每个权重 1 B，每行一个 FP32 缩放因子；每次矩阵乘法把输入量化为 int8；FSDP 无法分片）。HQQ：4 位或 8 位，每组配一个缩放因子和一个零点</translation>
+    </message>
+    <message>
+        <source>Quantisation library</source>
+        <translation>量化库</translation>
+    </message>
+    <message>
+        <source>bitsandbytes (load_in_4bit / load_in_8bit), or HQQ (transformers HqqConfig; LLaMA-Factory quantization_method: hqq): every HQQ matmul dequantises its weight in a few PyTorch kernels and keeps its input for the backward</source>
+        <translation>bitsandbytes（load_in_4bit / load_in_8bit），或 HQQ（transformers HqqConfig；LLaMA-Factory quantization_method: hqq）：每次 HQQ 矩阵乘法都用几个 PyTorch 内核反量化权重，并为反向传播保留其输入</translation>
+    </message>
+    <message>
         <source>Needed when adding tokens; costs gradients and optimizer states for the embeddings</source>
         <translation>添加新 token 时需要；会为嵌入层增加梯度和优化器状态</translation>
     </message>
@@ -4699,6 +4715,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Quantise the quantisation constants too (saves ~0.37 bit per weight)</source>
         <translation>对量化常数再做一次量化（每个权重约节省 0.37 位）</translation>
+    </message>
+    <message>
+        <source>HQQ group size</source>
+        <translation>HQQ 分组大小</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>个权重</translation>
+    </message>
+    <message>
+        <source>Weights per HQQ scale and zero point (HqqConfig group_size, 64 by default)</source>
+        <translation>每个 HQQ 缩放因子和零点对应的权重数（HqqConfig group_size，默认 64）</translation>
     </message>
     <message>
         <source>FP32 unquantised weights (PEFT)</source>
@@ -4727,6 +4755,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Only for a 4-bit NF4 base</source>
         <translation>仅适用于 4 位 NF4 基座</translation>
+    </message>
+    <message>
+        <source>Only for an HQQ base</source>
+        <translation>仅适用于 HQQ 基座</translation>
     </message>
     <message>
         <source>Not for QLoRA or FP32 training</source>
@@ -6960,6 +6992,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>this model computes q, k and v in one {module} module: LoRA adapts it whole, keys included (target_modules {module})</source>
         <translation>该模型用一个 {module} 模块同时计算 q、k、v：LoRA 会整体适配它，包括 k（target_modules {module}）</translation>
+    </message>
+    <message>
+        <source>an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten the packed weights only with HqqConfig(view_as_float=True); the memory shown assumes they are sharded</source>
+        <translation>在 {sharding} 下使用 HQQ 基座：LLaMA-Factory 不接受这种组合，而 FSDP 只有在 HqqConfig(view_as_float=True) 时才能展平打包的权重；显示的显存假设它们已分片</translation>
     </message>
     <message>
         <source>FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)</source>

@@ -140,7 +140,12 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lora-targets", choices=["q_v", "qkvo", "all-linear"])
     p.add_argument("--trainable-embeddings", action="store_true", default=None, help="train embeddings and LM head too")
     p.add_argument("--quant-bits", type=int, choices=[4, 8], metavar="{4,8}",
-                   help="QLoRA base: 4 = bitsandbytes NF4 (load_in_4bit, default), 8 = LLM.int8 (load_in_8bit)")
+                   help="QLoRA base: 4 = bitsandbytes NF4 (load_in_4bit, default), 8 = LLM.int8 (load_in_8bit); "
+                        "with --quant-method hqq, HQQ's bits")
+    p.add_argument("--quant-method", choices=["bnb", "hqq"],
+                   help="QLoRA base quantised by bitsandbytes (default) or HQQ (transformers HqqConfig)")
+    p.add_argument("--quant-group-size", type=_positive_int, metavar="N",
+                   help="HQQ: weights per scale and zero point (default 64)")
     p.add_argument("--no-double-quant", action="store_true", default=None, help="QLoRA without double quantization")
     up = p.add_mutually_exclusive_group()
     up.add_argument("--kbit-fp32-upcast", dest="kbit_fp32_upcast", action="store_true", default=None,

@@ -42,6 +42,7 @@ _TRAINING_ARGS: dict[str, str] = {
     "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
     "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
     "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision", "quant_bits": "quant_bits",
+    "quant_method": "quant_method", "quant_group_size": "quant_group_size",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
     "grad_accumulation": "grad_accumulation", "eval_batch": "eval_micro_batch", "empty_cache_steps": "empty_cache_steps", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
@@ -583,8 +584,9 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     if tr.method == "qlora":  # sharded QLoRA never upcasts (as core.memory decides)
         upcast = tr.kbit_fp32_upcast and not (tr.num_gpus > 1 and tr.sharding in {"zero3", "fsdp"})
         ckpt = scenario.model.checkpoint
-        base = (ckpt.label if ckpt is not None and ckpt.is_quantized else "LLM.int8" if tr.quant_bits == 8
-                else f"NF4{' + double quant' if tr.double_quant else ''}")
+        base = (ckpt.label if ckpt is not None and ckpt.is_quantized
+                else f"HQQ {tr.quant_bits}-bit, groups of {tr.quant_group_size}" if tr.quant_method == "hqq"
+                else "LLM.int8" if tr.quant_bits == 8 else f"NF4{' + double quant' if tr.double_quant else ''}")
         lora += f", {base}, unquantised weights in " + (
             "fp32" if upcast else tr.precision)
     shard = (f", {tr.sharding} over {tr.num_gpus} GPUs" if tr.sharding != "none" else

@@ -64,6 +64,7 @@ ALLOWED = {
     "autocast", "trainer", "trl", "axolotl", "torchtune", "litgpt",  # framework names and PyTorch's autocast
     "compile",  # torch.compile, an API name
     "int",  # int8, a dtype name
+    "hqq",  # HQQ, a quantisation library's name
     "accelerate",  # Hugging Face accelerate
     "tp", "hf",  # citations: "TP §4" (docs' throughput notes), HF = Hugging Face
     "english",  # View → Language lists each language in its own words

@@ -297,7 +297,9 @@ def test_swift_quant_bits_needs_its_quant_method():
     assert r.updates["training.method"] == "lora" and "config.no_quant_method" in r.codes
     r = map_training_command("swift sft --train_type lora --quant_method bnb")  # ms-swift refuses it: said
     assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
-    r = map_training_command("swift sft --train_type lora --quant_method hqq --quant_bits 4")
+    r = map_training_command("swift sft --train_type lora --quant_method eetq --quant_bits 8")
+    assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
+    r = map_training_command("swift sft --train_type lora --quant_method hqq --quant_bits 3")  # bits the plan lacks
     assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
 
 

@@ -223,7 +223,8 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
         if t.precision != "fp32" and not amp:
             out.add("adapter_precision")
     if t.method == "qlora":
-        out |= {"quant_bits", "kbit_fp32_upcast"} | ({"double_quant"} if t.quant_bits == 4 else set())
+        out |= {"quant_bits", "quant_method", "kbit_fp32_upcast"}
+        out |= {"quant_group_size"} if t.quant_method == "hqq" else ({"double_quant"} if t.quant_bits == 4 else set())
     if t.precision != "fp32" and t.method != "qlora":
         out.add("master_weights")
     if t.num_gpus > 1 or t.sharding not in {"none", "ddp"}:
@@ -506,9 +507,15 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     t = doc.t
     adapters = t.method in {"lora", "qlora"}
     doc.model("model_name_or_path", model_ref)
-    if t.method == "qlora":
+    if t.method == "qlora" and t.quant_method == "hqq":
+        # model_utils/quantization.py: HqqConfig(nbits=quantization_bit, ...) at HqqConfig's group_size 64
         doc.put("quantization_bit", t.quant_bits, "method", "quant_bits")
-        doc.put("quantization_method", "bnb")
+        doc.put("quantization_method", "hqq", "quant_method")
+        if t.quant_group_size != 64:
+            doc.lacks("quant_group_size")
+    elif t.method == "qlora":
+        doc.put("quantization_bit", t.quant_bits, "method", "quant_bits")
+        doc.put("quantization_method", "bnb", "quant_method")
         if t.quant_bits == 4:
             doc.put("double_quantization", t.double_quant, "double_quant")
     _attention(doc, "flash_attn", {"flash": "fa2", "sdpa": "sdpa", "eager": "disabled"})
@@ -592,6 +599,8 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
     t = doc.t
     adapters = t.method in {"lora", "qlora"}
     doc.model("base_model", model_ref)
+    if t.method == "qlora" and t.quant_method == "hqq":
+        doc.lacks("quant_method")  # axolotl loads quantised bases through bitsandbytes (or GPTQ checkpoints)
     if t.method == "qlora" and t.quant_bits == 8:
         doc.put("load_in_8bit", True, "method", "quant_bits")  # axolotl's 8-bit LoRA examples: adapter lora
     elif t.method == "qlora":
@@ -693,6 +702,8 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
         if t.trainable_embeddings:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
+    if t.method == "qlora" and t.quant_method == "hqq":
+        doc.lacks("quant_method")  # ModelConfig's get_quantization_config builds a BitsAndBytesConfig only
     if t.method == "qlora" and t.quant_bits == 8:
         doc.put("load_in_8bit", True, "method", "quant_bits")  # TRL ModelConfig -> get_quantization_config
     elif t.method == "qlora":
@@ -797,8 +808,14 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
     doc.put("torch_dtype", "float32" if amp else _HF_DTYPE[t.precision],
             *(("master_weights",) if "master_weights" in doc.relevant else ()))
     _hf_precision(doc)  # given, so a float32 model trains under the plan's autocast, not ms-swift's fp16 default
-    if t.method == "qlora":
-        doc.put("quant_method", "bnb", "method")
+    if t.method == "qlora" and t.quant_method == "hqq":
+        # swift/arguments/base_args/quant_args.py: HqqConfig(nbits=quant_bits), group_size 64
+        doc.put("quant_method", "hqq", "method", "quant_method")
+        doc.put("quant_bits", t.quant_bits, "method", "quant_bits")
+        if t.quant_group_size != 64:
+            doc.lacks("quant_group_size")
+    elif t.method == "qlora":
+        doc.put("quant_method", "bnb", "method", "quant_method")
         doc.put("quant_bits", t.quant_bits, "method", "quant_bits")
         if t.quant_bits == 4:
             doc.put("bnb_4bit_quant_type", "nf4")
@@ -909,6 +926,8 @@ def _torchtune(doc: _Doc, model_ref: str | None) -> None:
         doc.lacks("quant_bits")  # torchtune's qlora_ builders quantise to NF4 only (torchao)
     elif t.method == "qlora":
         doc.note("export.torchtune_qlora", "method")
+        if t.quant_method == "hqq":
+            doc.lacks("quant_method")  # torchtune's qlora_ builders quantise to NF4 (torchao)
     doc.put("tokenizer.max_seq_len", t.seq_len, "seq_len")
     if t.sequence_mode in {"fixed", "padding-free"}:
         doc.put("dataset.packed", False)

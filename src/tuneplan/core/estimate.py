@@ -9,6 +9,7 @@ from tuneplan.core.memory import (
     compile_modelled,
     estimate_memory,
     experts_adapted,
+    hqq_base,
     int8_base,
     peft_fuses,
 )
@@ -77,6 +78,9 @@ NOTES.update({
     "plan.int8_fsdp": N_("FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and "
                          "refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)"),
     "plan.sharding_one_gpu": N_("sharding across one GPU saves no memory"),
+    "plan.hqq_sharded": N_("an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten "
+                           "the packed weights only with HqqConfig(view_as_float=True); the memory shown assumes "
+                           "they are sharded"),
     "plan.padding_free_bound": N_("padding-free batches are sized at micro-batch × sequence length ({tokens:,} "
                                   "tokens) because the spread of the example lengths is unknown: count the dataset "
                                   "file for the largest batch the run draws"),
@@ -212,6 +216,10 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         # torch.float16 and torch.int8" (bitsandbytes issue #1709); accelerate #1415 "Integer parameters are
         # unsupported". 4-bit bases pass because bnb_4bit_quant_storage stores them in the float dtype.
         warn("plan.int8_fsdp")
+    if hqq_base(arch, t) and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
+        # LLaMA-Factory model_utils/quantization.py (@ff6d4d1): "HQQ quantization is incompatible with DeepSpeed
+        # ZeRO-3 or FSDP"; transformers HqqConfig: view_as_float "used in distributed training"
+        warn("plan.hqq_sharded", sharding="ZeRO-3" if t.sharding == "zero3" else "FSDP")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warn("plan.sharding_one_gpu")
     if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":

@@ -135,6 +135,15 @@ class TrainingSetup(_Model):
     #: forward and dequantising the weight to 16 bits for the input's gradient (bitsandbytes ``MatMul8bitLt``).
     #: Ignored for a pre-quantised checkpoint (its layers stay as stored).
     quant_bits: Literal[4, 8] = 4
+    #: QLoRA: the library that quantises the base as it loads. ``bnb``: bitsandbytes (``quant_bits`` above).
+    #: ``hqq``: Half-Quadratic Quantization (transformers ``HqqConfig``; LLaMA-Factory ``quantization_method: hqq``,
+    #: ms-swift ``quant_method hqq``): ``quant_bits`` bits per weight packed into bytes plus one scale and one zero
+    #: point in the compute dtype per group of ``quant_group_size`` weights (hqq >= 0.2 no longer quantises them),
+    #: dequantised to the compute dtype by every matmul, which also saves its input for the backward
+    #: (``HQQLinear``'s default PyTorch backend, ``HQQMatmulNoCacheMul``; mobiusml/hqq @e0b1d00).
+    quant_method: Literal["bnb", "hqq"] = "bnb"
+    #: HQQ: weights per scale/zero group (``HqqConfig(group_size=64)``, the default).
+    quant_group_size: int = Field(default=64, ge=8, le=65536)
     double_quant: bool = True
     #: QLoRA: keep every parameter bitsandbytes leaves unquantised (embeddings, LM head, norms,
     #: stacked MoE experts) in fp32, as PEFT's ``prepare_model_for_kbit_training`` leaves them in a
@@ -470,6 +479,9 @@ def method_word(t: TrainingSetup, model: ModelArchitecture | None = None) -> str
     bitsandbytes 8-bit base (``quant_bits`` 8 on a 16-bit checkpoint; QLoRA names the 4-bit base, and a pre-quantised
     ``model`` checkpoint keeps its own weights whatever ``quant_bits`` says)."""
     ckpt = model.checkpoint if model is not None else None
+    # (HQQ: ``HQQ 4-bit LoRA``)
+    if t.method == "qlora" and t.quant_method == "hqq" and not (ckpt is not None and ckpt.is_quantized):
+        return f"HQQ {t.quant_bits}-bit LoRA"
     if t.method == "qlora" and t.quant_bits == 8 and not (ckpt is not None and ckpt.is_quantized):
         return "8-bit LoRA"
     return METHOD_WORDS.get(t.method, t.method)

@@ -60,6 +60,7 @@ from tuneplan.core.generation import GenerationCost, generation_cost
 from tuneplan.core.memory import (
     GDN_CHUNK,
     deepspeed_buffers,
+    hqq_base,
     int8_base,
     lora_tensors,
     nf4_bytes_per_param,
@@ -726,6 +727,17 @@ INT8_WEIGHT_GRAD_BYTES = 7.0
 INT8_OPS_PER_MATMUL = 19.0
 
 
+#: Bytes per weight one HQQ dequantisation moves in a 16-bit model, by bits (hqq @e0b1d00 ``BitPack`` and
+#: ``Quantizer.dequantize``, default PyTorch backend). 4-bit: the upper codes ``(W_q & 0xF0) >> 4`` (read and write
+#: 0.5 B twice per weight of that half) copied into the compute-dtype buffer (read 0.5, write 2), the lower codes
+#: ``W_q & 0x0F`` (read 0.5, write 0.5) copied likewise (read 0.5, write 2): 6 B per weight; then ``W_r - zero``
+#: (read 2, write 2) and ``* scale`` (read 2, write 2): 14. 8-bit: ``W_q.to(dtype)`` (read 1, write 2) + the two: 11.
+HQQ_DEQUANT_BYTES = {4: 14.0, 8: 11.0}
+#: Operators of one HQQ dequantisation: 4-bit the buffer, two masks, the shift, two copies, the subtraction and the
+#: multiplication (8); 8-bit the cast and the two (3).
+HQQ_OPS_PER_MATMUL = {4: 8.0, 8: 3.0}
+
+
 def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: float) -> float:
     """Bytes the bitsandbytes kernels of a quantised base move beyond its GEMMs, for ``forward_passes`` forwards and
     ``weight_gradients`` input-gradient passes of one micro-batch; 0 for a 16-bit base.
@@ -736,7 +748,9 @@ def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: 
       input row-wise and rescales an int32 product (:data:`INT8_INPUT_BYTES` x ``d_in`` +
       :data:`INT8_OUTPUT_BYTES` x ``d_out`` per token and matrix); each input gradient dequantises the int8 weight
       into a 16-bit copy (:data:`INT8_WEIGHT_GRAD_BYTES` per weight). The int8 GEMM itself is costed at the 16-bit
-      rate (int8 tensor cores are at least as fast; bitsandbytes' cuBLASLt rate is not measured here)."""
+      rate (int8 tensor cores are at least as fast; bitsandbytes' cuBLASLt rate is not measured here).
+    * HQQ (``quant_method`` hqq): every use dequantises each layer matrix in a few PyTorch kernels
+      (:data:`HQQ_DEQUANT_BYTES` per weight)."""
     t, a = ctx.t, ctx.arch
     if int8_base(a, t):
         dtype = "fp16" if t.precision == "fp16" else "bf16"
@@ -747,6 +761,8 @@ def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: 
                     per_token += n * (INT8_INPUT_BYTES[dtype] * m.d_in + INT8_OUTPUT_BYTES[dtype] * m.d_out)
                     params += n * m.d_in * m.d_out
         return forward_passes * ctx.tokens * per_token + weight_gradients * params * INT8_WEIGHT_GRAD_BYTES
+    if hqq_base(a, t):  # every forward and every input gradient dequantises (HQQMatmulNoCacheMul: matmul, backward)
+        return (forward_passes + weight_gradients) * float(a.layer_linear_params()) * HQQ_DEQUANT_BYTES[t.quant_bits]
     if t.method != "qlora":
         return 0.0
     # read NF4 with its constants, write bf16
@@ -1097,7 +1113,7 @@ def _ops_per_layer(ctx: _Ctx) -> float:
     attention call and layout 8, MLP 5, residuals 2), PEFT's ``lora.Linear.forward`` (7 per adapted linear),
     and the expert loop of transformers' MoE blocks (8 per expert); fused/compiled stacks launch one kernel per
     norm, rotary, activation and residual group. An LLM.int8 base adds :data:`INT8_OPS_PER_MATMUL` per quantised
-    matrix."""
+    matrix, an HQQ base :data:`HQQ_OPS_PER_MATMUL`."""
     a, t = ctx.arch, ctx.t
     if ctx.fused:
         ops = 14.0
@@ -1117,6 +1133,9 @@ def _ops_per_layer(ctx: _Ctx) -> float:
     if int8_base(a, t):
         for n, mods in a.linear_modules():
             ops += INT8_OPS_PER_MATMUL * sum(1 for m in mods if m.count == 1) * n / max(a.num_layers, 1)
+    if hqq_base(a, t):
+        for n, mods in a.linear_modules():
+            ops += HQQ_OPS_PER_MATMUL[t.quant_bits] * sum(1 for m in mods if m.count == 1) * n / max(a.num_layers, 1)
     return ops
 
 

@@ -611,8 +611,12 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
             b.ignore("quantization_bit", quant)  # full fine-tuning loads no quantised base
         else:
             b.unsupported("quantization_bit", quant, "config.unknown_value")
-    if has("quantization_method") and _str("quantization_method", g("quantization_method")).lower() not in {
-            "bnb", "bitsandbytes"}:
+    quant_method = _str("quantization_method", g("quantization_method")).lower() if has("quantization_method") else ""
+    if quant_method == "hqq" and method == "qlora":
+        # model_utils/quantization.py (@ff6d4d1): HqqConfig(nbits=quantization_bit, quant_zero=False,
+        # quant_scale=False, axis=0), group_size at HqqConfig's 64
+        b.take("quantization_method", g("quantization_method"), "training.quant_method", "hqq")
+    elif quant_method and quant_method not in {"bnb", "bitsandbytes"}:
         b.unsupported("quantization_method", g("quantization_method"))
     done.add("quantization_method")
     if has("double_quantization"):
@@ -1535,10 +1539,11 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
     method: str | None
     # swift/arguments/base_args/quant_args.py get_quantization_config: no quant_method, no quantisation
     bnb = quant_method in {"bnb", "bitsandbytes"} and bits in {4, 8}
+    hqq = quant_method == "hqq" and bits in {4, 8}  # quant_args.py: HqqConfig(nbits=quant_bits)
     if kind == "full":
         method = "full"
     elif kind in {"lora", "qlora"}:
-        method = "qlora" if bnb or (kind == "qlora" and not quant_method) else "lora"
+        method = "qlora" if bnb or hqq or (kind == "qlora" and not quant_method) else "lora"
     else:
         method = None
         b.unsupported(type_key or "train_type", g(type_key) if type_key else kind, "config.unknown_value")
@@ -1547,13 +1552,14 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
             b.take(type_key, g(type_key), "training.method", method)
         else:
             b.default("train_type", "training.method", method)
-    if bnb and method == "qlora":
-        b.take("quant_method", g("quant_method"), "training.quant_bits", bits)
+    if (bnb or hqq) and method == "qlora":
+        b.take("quant_method", g("quant_method"), "training.quant_method", "hqq" if hqq else "bnb")
         b.take("quant_bits", bits, "training.quant_bits", bits)
     elif bits is not None and not quant_method:
         b.ignore("quant_bits", bits, code="config.no_quant_method")
     elif quant_method or bits is not None:
-        # hqq, eetq, gptq, awq, fp8, or bnb without its bits (ms-swift refuses that): not a base the plan has
+        # eetq, gptq, awq, fp8, hqq at other bits, or bnb without its bits (ms-swift refuses that): not a base the
+        # plan has
         b.unsupported("quant_method" if quant_method else "quant_bits",
                       g("quant_method") if quant_method else bits, "config.unknown_value")
         if quant_method and bits is not None:
@@ -1811,4 +1817,9 @@ def map_training_config(data: Any, fmt: str | None = None) -> ConfigImport:
         fmt = detect_format(data)
     if fmt not in _MAPPERS:
         raise TrainingConfigError("config.unknown_format")
-    return _MAPPERS[fmt](data)
+    result = _MAPPERS[fmt](data)
+    if "training.quant_bits" in result.updates and "training.quant_method" not in result.updates:
+        # every format's quantisation bits without an HQQ method are bitsandbytes' (torchtune's NF4: torchao's
+        # to_nf4, the same blocks of 64): an imported 4-bit base replaces an HQQ one
+        result.updates["training.quant_method"] = "bnb"
+    return result

@@ -73,6 +73,11 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "row. Every matmul turns its input into 8-bit numbers first, so it takes more time than a 16-bit base and "
         "about twice the memory of a 4-bit one."),
        ("training.quant_bits",)),
+    _G("hqq", QT_TRANSLATE_NOOP("Glossary", "HQQ (Half-Quadratic Quantization)"), QT_TRANSLATE_NOOP(
+        "Glossary", "A quantisation library that needs no calibration data: each frozen weight is stored in 4 or 8 "
+        "bits with a scale and a zero point per group of 64 weights. Every matmul unpacks the whole weight to 16 "
+        "bits in a few steps and keeps its input for the backward, so it takes more memory and time than NF4."),
+       ("training.quant_method", "training.quant_group_size")),
     _G("double_quant", QT_TRANSLATE_NOOP("Glossary", "Double quantization"), QT_TRANSLATE_NOOP(
         "Glossary", "Stores the NF4 block scales in 8 bits as well, saving about 0.37 bit per weight "
         "(roughly 3 GB on a 65B model)."),

@@ -254,10 +254,16 @@ class MethodPanel(FieldPanel):
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a base "
                         "quantised by bitsandbytes (4-bit NF4, or 8-bit: see Quantised base)"))
         self.add_choice("training.quant_bits", self.tr("Quantised base"), [
-            (4, self.tr("4-bit NF4 (load_in_4bit)")), (8, self.tr("8-bit LLM.int8 (load_in_8bit)"))],
-            tip=self.tr("How bitsandbytes stores the frozen base for QLoRA: 4-bit NF4 (about 0.52 B per weight) or "
-                        "8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its input "
-                        "to int8). FSDP cannot shard an 8-bit base"))
+            (4, self.tr("4-bit (bitsandbytes: NF4)")), (8, self.tr("8-bit (bitsandbytes: LLM.int8)"))],
+            tip=self.tr("How the frozen base is stored for QLoRA. bitsandbytes: 4-bit NF4 (about 0.52 B per weight) "
+                        "or 8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its "
+                        "input to int8; FSDP cannot shard it). HQQ: 4 or 8 bits plus a scale and a zero point per "
+                        "group"))
+        self.add_choice("training.quant_method", self.tr("Quantisation library"), [
+            ("bnb", "bitsandbytes"), ("hqq", "HQQ")],
+            tip=self.tr("bitsandbytes (load_in_4bit / load_in_8bit), or HQQ (transformers HqqConfig; "
+                        "LLaMA-Factory quantization_method: hqq): every HQQ matmul dequantises its weight in a few "
+                        "PyTorch kernels and keeps its input for the backward"))
         self.add_choice("training.precision", self.tr("Precision"), [
             ("bf16", "BF16"), ("fp16", self.tr("FP16 (loss scaling)")), ("fp32", "FP32")],
             tip=self.tr("Weights, gradients and optimizer states in this precision; tick FP32 weights for mixed precision"))
@@ -293,6 +299,9 @@ class MethodPanel(FieldPanel):
                         "torchtune and LitGPT keep them in BF16 and copy nothing"))
         self.add_check("training.double_quant", self.tr("NF4 double quantization"),
                        tip=self.tr("Quantise the quantisation constants too (saves ~0.37 bit per weight)"))
+        self.add_int("training.quant_group_size", self.tr("HQQ group size"), 8, 65536, step=32,
+                     suffix=self.tr("weights"),
+                     tip=self.tr("Weights per HQQ scale and zero point (HqqConfig group_size, 64 by default)"))
         self.add_check("training.kbit_fp32_upcast", self.tr("FP32 unquantised weights (PEFT)"),
                        tip=self.tr("Tick for a plain PEFT script: its prepare_model_for_kbit_training casts "
                                    "embeddings, LM head and norms to FP32. axolotl, TRL, torchtune and Unsloth keep "
@@ -323,8 +332,11 @@ class MethodPanel(FieldPanel):
                          self.tr("Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under "
                                  "autocast; adapters inside their layer's FSDP unit take the weights' dtype)"))
         self.set_enabled("training.quant_bits", t.method == "qlora", self.tr("Only for QLoRA"))
-        self.set_enabled("training.double_quant", t.method == "qlora" and t.quant_bits == 4,
-                         self.tr("Only for a 4-bit NF4 base"))
+        self.set_enabled("training.quant_method", t.method == "qlora", self.tr("Only for QLoRA"))
+        self.set_enabled("training.double_quant", t.method == "qlora" and t.quant_bits == 4
+                         and t.quant_method == "bnb", self.tr("Only for a 4-bit NF4 base"))
+        self.set_enabled("training.quant_group_size", t.method == "qlora" and t.quant_method == "hqq",
+                         self.tr("Only for an HQQ base"))
         # (left enabled under FSDP/ZeRO-3, so a ticked box can be unticked; the tooltip and a warning say that
         # sharded QLoRA skips the upcast)
         self.set_enabled("training.kbit_fp32_upcast", t.method == "qlora", self.tr("Only for QLoRA"))

@@ -157,6 +157,9 @@ from tuneplan.core.memory.deepspeed import (
 )
 from tuneplan.core.memory.ledger import MemoryLedger, estimate_memory
 from tuneplan.core.memory.quantized import (
+    hqq_base,
+    hqq_bytes_per_param,
+    hqq_dequant_transient,
     int8_base,
     int8_bytes_per_param,
     int8_matmul_transient,
@@ -203,6 +206,9 @@ __all__ = [
     "peft_layer_modules",
     "merged_expert_bytes",
     "nf4_bytes_per_param",
+    "hqq_base",
+    "hqq_bytes_per_param",
+    "hqq_dequant_transient",
     "int8_base",
     "int8_bytes_per_param",
     "int8_matmul_transient",

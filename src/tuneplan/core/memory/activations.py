@@ -16,7 +16,7 @@ from tuneplan.core.memory.adapters import (
     peft_layer_modules,
 )
 from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
-from tuneplan.core.memory.quantized import int8_base, int8_matmul_transient
+from tuneplan.core.memory.quantized import hqq_base, hqq_dequant_transient, int8_base, int8_matmul_transient
 from tuneplan.core.memory.workloads import _logps_term
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import TrainingSetup
@@ -198,6 +198,7 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     path = _activation_adapter_path(t)
     own_copies = (path == "autocast" and t.method == "lora" and act != 4) or (path == "fp32" and act != 4)
     a_bytes = 4 if path == "fp32" else act
+    hqq = hqq_base(arch, t)
 
     def saves_input(name: str) -> bool:
         # A linear saves its input when its own weight trains, or when a LoRA A matrix reads the
@@ -206,7 +207,9 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
             return experts_train
         # bitsandbytes >= 0.43.2 (PR #1270): MatMul4Bit keeps only the NF4 weight (ctx.tensors =
         # (None, B)), so a frozen 4-bit base saves no input either; older releases kept A as well.
-        return full or (name in adapted and not dropout and not own_copies)
+        # HQQ's default backend saves every quantised linear's input (hqq @e0b1d00 HQQMatmulNoCacheMul.setup_context:
+        # ctx.save_for_backward(x, bias)), though no weight gradient is computed from it.
+        return full or hqq or (name in adapted and not dropout and not own_copies)
 
     # RMSNorm upcasts its input to fp32 and saves that copy; LayerNorm saves its input. When the norm
     # weight trains, ``weight * x`` also saves the normalised x: in the input dtype for Llama-style
@@ -617,11 +620,14 @@ def loss_side(ctx: MemoryContext) -> LossSide:
 def layer_temporaries(ctx: MemoryContext) -> tuple[float, float]:
     """Transient per-layer buffers (bytes): ``(base, all)``. Base: the gradient flowing between layers (two
     buffers of the residual stream) and QLoRA's dequantised bf16 copy of the matrix being multiplied (bitsandbytes
-    ``dequantize_4bit``), or on an 8-bit base the larger LLM.int8 working set (:func:`int8_matmul_transient`); all: with eager attention's scores, mask and fp32 cast (8 B per head and score)."""
+    ``dequantize_4bit``), or on an 8-bit base the larger LLM.int8 working set (:func:`int8_matmul_transient`), or on an
+    HQQ base its dequantisation's three copies (:func:`hqq_dequant_transient`); all: with eager attention's scores, mask and fp32 cast (8 B per head and score)."""
     arch, t = ctx.arch, ctx.t
     base = 2 * ctx.resid * arch.hidden_size * ctx.tokens  # gradient flowing between layers (two buffers)
     if int8_base(arch, t):  # LLM.int8's quantised input and int32 product, or the weight copy
         base += int8_matmul_transient(arch, ctx.tokens, fp16=t.precision == "fp16")
+    elif hqq_base(arch, t):  # HQQ's dequantisation: three full-size copies alive at its multiply
+        base += hqq_dequant_transient(arch, 4.0 if t.precision == "fp32" else 2.0)
     elif t.method == "qlora":
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
         base += 2 * largest  # dequantised bf16 copy of the matrix being multiplied

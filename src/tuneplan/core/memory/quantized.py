@@ -1,4 +1,4 @@
-"""Bytes of a bitsandbytes-quantised frozen base (QLoRA's NF4, LLM.int8) and the working set of its matmuls.
+"""Bytes of a quantised frozen base (bitsandbytes NF4 and LLM.int8, HQQ) and the working set of its matmuls.
 
 The lowest layer of ``core/memory``: functions of the architecture and the plan only, read by the context, the
 activations, the workloads' reference pass and the step-time model alike.
@@ -9,7 +9,13 @@ from __future__ import annotations
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.scenario import TrainingSetup
 
-__all__ = ["int8_base", "int8_bytes_per_param", "int8_matmul_transient", "nf4_bytes_per_param", "quantized_base_bytes_per_param"]
+__all__ = ["HQQ_DEQUANT_TENSORS", "hqq_base", "hqq_bytes_per_param", "hqq_dequant_transient", "int8_base",
+           "int8_bytes_per_param", "int8_matmul_transient", "nf4_bytes_per_param", "quantized_base_bytes_per_param"]
+
+#: Full-size tensors in the compute dtype alive at once while HQQ dequantises a matrix (hqq @e0b1d00
+#: ``Quantizer.dequantize``: ``W_r = ((W_r - zero) * scale)``: the unpacked ``W_r``, still bound while the expression
+#: runs, ``W_r - zero`` and the product): 3.
+HQQ_DEQUANT_TENSORS = 3
 
 
 def nf4_bytes_per_param(double_quant: bool) -> float:
@@ -39,23 +45,52 @@ def int8_bytes_per_param(arch: ModelArchitecture) -> float:
     return stored / params if params else 1.0
 
 
+def hqq_bytes_per_param(bits: int, group_size: int, compute_bytes: float) -> float:
+    """Bytes per parameter of an HQQ-quantised matrix: ``bits / 8`` packed (hqq ``BitPack``: two 4-bit codes or one
+    8-bit code per byte) plus one scale and one zero point in the compute dtype per group of ``group_size`` weights
+    (``2 x compute_bytes / group_size``; hqq >= 0.2 keeps them unquantised: ``quant_zero``/``quant_scale`` are
+    ignored). 4-bit groups of 64 in bf16: 0.5 + 4/64 = 0.5625 B. Source: mobiusml/hqq @e0b1d00
+    ``hqq/core/quantize.py`` ``Quantizer.quantize``, ``HQQLinear.initialize``; Badri & Shaji 2023, "Half-Quadratic
+    Quantization of Large Machine Learning Models"."""
+    return bits / 8.0 + 2.0 * compute_bytes / group_size
+
+
+def hqq_base(arch: ModelArchitecture, t: TrainingSetup) -> bool:
+    """Whether the plan's frozen base is quantised by HQQ as it loads: QLoRA with ``quant_method`` hqq on a 16-bit
+    checkpoint (a pre-quantised checkpoint keeps its own format)."""
+    ckpt = arch.checkpoint
+    if ckpt is not None and ckpt.is_quantized:
+        return False
+    return t.method == "qlora" and t.quant_method == "hqq"
+
+
+def hqq_dequant_transient(arch: ModelArchitecture, compute_bytes: float) -> float:
+    """The largest working set of one HQQ dequantisation (bytes): :data:`HQQ_DEQUANT_TENSORS` full-size copies of the
+    largest quantised matrix in the compute dtype (``nn.Linear`` layers only; stacked experts stay unquantised)."""
+    largest = max((m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1), default=0)
+    return HQQ_DEQUANT_TENSORS * compute_bytes * largest
+
+
 def quantized_base_bytes_per_param(arch: ModelArchitecture, t: TrainingSetup) -> float:
     """Bytes per parameter of a quantised base's layer matrices: a pre-quantised checkpoint's as stored (scales and
-    zero points included), else NF4 (:func:`nf4_bytes_per_param`) or, with ``quant_bits`` 8, LLM.int8
-    (:func:`int8_bytes_per_param`)."""
+    zero points included), else HQQ (:func:`hqq_bytes_per_param`, ``quant_method`` hqq), NF4
+    (:func:`nf4_bytes_per_param`) or, with ``quant_bits`` 8, LLM.int8 (:func:`int8_bytes_per_param`)."""
     ckpt = arch.checkpoint
     if ckpt is not None and ckpt.is_quantized and ckpt.quantized_parameters:
         return ckpt.quantized_bytes / ckpt.quantized_parameters
+    if t.quant_method == "hqq":
+        return hqq_bytes_per_param(t.quant_bits, t.quant_group_size, 4.0 if t.precision == "fp32" else 2.0)
     return int8_bytes_per_param(arch) if t.quant_bits == 8 else nf4_bytes_per_param(t.double_quant)
 
 
 def int8_base(arch: ModelArchitecture, t: TrainingSetup) -> bool:
     """Whether the plan's frozen base runs bitsandbytes' LLM.int8 matmuls: QLoRA with ``quant_bits`` 8 on a 16-bit
-    checkpoint, or any adapter plan on a stored bitsandbytes 8-bit checkpoint (its ``Int8Params`` load as they are)."""
+    checkpoint (bitsandbytes), or any adapter plan on a stored bitsandbytes 8-bit checkpoint (its ``Int8Params`` load
+    as they are)."""
     ckpt = arch.checkpoint
     if ckpt is not None and ckpt.is_quantized:
         return t.method != "full" and ckpt.quantization == "bnb-8bit"
-    return t.method == "qlora" and t.quant_bits == 8
+    return t.method == "qlora" and t.quant_bits == 8 and t.quant_method == "bnb"
 
 
 def int8_matmul_transient(arch: ModelArchitecture, tokens: float, *, backward: bool = True,

@@ -50,11 +50,13 @@ def weights(ctx: MemoryContext) -> Weights:
                t.precision + (" (sharded QLoRA skips prepare_model_for_kbit_training)" if t.kbit_fp32_upcast else ""))
         formula = (
             f"{(ctx.layer_linear - ctx.stacked) / 1e9:.2f}B layer weights x {ctx.nf4:.4f} B "
-            + ("(LLM.int8: int8 codes + an fp32 scale per row)" if t.quant_bits == 8 else
+            + (f"(HQQ {t.quant_bits}-bit + a scale and a zero point per {t.quant_group_size} weights)"
+               if t.quant_method == "hqq" else
+               "(LLM.int8: int8 codes + an fp32 scale per row)" if t.quant_bits == 8 else
                f"(NF4{' + double quant' if t.double_quant else ''})")
             + f" + {ctx.non_layer / 1e9:.2f}B embeddings/head/norms x {unq} B ({how})"
-            + (f" + {ctx.stacked / 1e9:.2f}B stacked expert weights x {unq} B (not nn.Linear: bitsandbytes leaves them"
-               " unquantised)" if ctx.stacked else "")
+            + (f" + {ctx.stacked / 1e9:.2f}B stacked expert weights x {unq} B (not nn.Linear: bitsandbytes and HQQ leave"
+               " them unquantised)" if ctx.stacked else "")
         )
     else:
         value = ctx.total_params * ctx.w_bytes
