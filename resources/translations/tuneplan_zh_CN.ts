@@ -4753,6 +4753,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>仅适用于 QLoRA</translation>
     </message>
     <message>
+        <source>4-bit (HQQ)</source>
+        <translation>4 位（HQQ）</translation>
+    </message>
+    <message>
+        <source>8-bit (HQQ)</source>
+        <translation>8 位（HQQ）</translation>
+    </message>
+    <message>
         <source>Only for a 4-bit NF4 base</source>
         <translation>仅适用于 4 位 NF4 基座</translation>
     </message>

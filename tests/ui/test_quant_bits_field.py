@@ -33,6 +33,8 @@ def test_the_hqq_library_choice_moves_the_weights_and_enables_its_group_size(win
     assert window.store.scenario.training.quant_method == "hqq"
     qtbot.waitUntil(group.isEnabled, timeout=20_000)
     assert not double.isEnabled()  # double quantisation is bitsandbytes' NF4 setting
+    bits = panel.fields["training.quant_bits"].widget
+    assert bits.currentText() == "4-bit (HQQ)"  # the bits say whose format they are
     # Llama 3.1 8B: 6.98e9 layer weights at 0.5625 B (HQQ, groups of 64) instead of 0.5159 B (NF4 + double quant)
     weights = lambda comps: next(c.bytes for c in comps if c.key == "weights")  # noqa: E731
     qtbot.waitUntil(lambda: weights(window.store.result.memory.components) - weights(before)

@@ -253,17 +253,17 @@ class MethodPanel(FieldPanel):
             ("full", self.tr("Full fine-tuning")), ("lora", "LoRA"), ("qlora", self.tr("QLoRA (quantised base)"))],
             tip=self.tr("Full: every weight trains. LoRA: small adapters on a frozen base. QLoRA: LoRA on a base "
                         "quantised by bitsandbytes (4-bit NF4, or 8-bit: see Quantised base)"))
+        self.add_choice("training.quant_method", self.tr("Quantisation library"), [
+            ("bnb", "bitsandbytes"), ("hqq", "HQQ")],
+            tip=self.tr("bitsandbytes (load_in_4bit / load_in_8bit), or HQQ (transformers HqqConfig; "
+                        "LLaMA-Factory quantization_method: hqq): every HQQ matmul dequantises its weight in a few "
+                        "PyTorch kernels and keeps its input for the backward"))
         self.add_choice("training.quant_bits", self.tr("Quantised base"), [
             (4, self.tr("4-bit (bitsandbytes: NF4)")), (8, self.tr("8-bit (bitsandbytes: LLM.int8)"))],
             tip=self.tr("How the frozen base is stored for QLoRA. bitsandbytes: 4-bit NF4 (about 0.52 B per weight) "
                         "or 8-bit LLM.int8 (1 B per weight and an FP32 scale per row; each matmul quantises its "
                         "input to int8; FSDP cannot shard it). HQQ: 4 or 8 bits plus a scale and a zero point per "
                         "group"))
-        self.add_choice("training.quant_method", self.tr("Quantisation library"), [
-            ("bnb", "bitsandbytes"), ("hqq", "HQQ")],
-            tip=self.tr("bitsandbytes (load_in_4bit / load_in_8bit), or HQQ (transformers HqqConfig; "
-                        "LLaMA-Factory quantization_method: hqq): every HQQ matmul dequantises its weight in a few "
-                        "PyTorch kernels and keeps its input for the backward"))
         self.add_choice("training.precision", self.tr("Precision"), [
             ("bf16", "BF16"), ("fp16", self.tr("FP16 (loss scaling)")), ("fp32", "FP32")],
             tip=self.tr("Weights, gradients and optimizer states in this precision; tick FP32 weights for mixed precision"))
@@ -333,6 +333,13 @@ class MethodPanel(FieldPanel):
                                  "autocast; adapters inside their layer's FSDP unit take the weights' dtype)"))
         self.set_enabled("training.quant_bits", t.method == "qlora", self.tr("Only for QLoRA"))
         self.set_enabled("training.quant_method", t.method == "qlora", self.tr("Only for QLoRA"))
+        bits = self.fields["training.quant_bits"].widget
+        labels = ({4: self.tr("4-bit (HQQ)"), 8: self.tr("8-bit (HQQ)")} if t.quant_method == "hqq" else
+                  {4: self.tr("4-bit (bitsandbytes: NF4)"), 8: self.tr("8-bit (bitsandbytes: LLM.int8)")})
+        for value, label in labels.items():
+            i = bits.findData(value)
+            if i >= 0 and bits.itemText(i) != label:
+                bits.setItemText(i, label)
         self.set_enabled("training.double_quant", t.method == "qlora" and t.quant_bits == 4
                          and t.quant_method == "bnb", self.tr("Only for a 4-bit NF4 base"))
         self.set_enabled("training.quant_group_size", t.method == "qlora" and t.quant_method == "hqq",
