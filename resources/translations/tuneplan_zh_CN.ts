@@ -4641,6 +4641,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>全部线性层</translation>
     </message>
     <message>
+        <source>LoRA modules (optional)</source>
+        <translation>LoRA 模块（可选）</translation>
+    </message>
+    <message>
+        <source>e.g. gate_proj, up_proj, down_proj — empty: the targets above</source>
+        <translation>例如 gate_proj, up_proj, down_proj — 留空：使用上面的目标</translation>
+    </message>
+    <message>
+        <source>Adapt exactly these modules, as PEFT&apos;s target_modules names them; replaces the LoRA targets choice</source>
+        <translation>只适配这些模块（按 PEFT 的 target_modules 命名）；取代 LoRA 目标的选择</translation>
+    </message>
+    <message>
         <source>LoRA adapters</source>
         <translation>LoRA 适配器</translation>
     </message>
@@ -4743,6 +4755,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Only for LoRA and QLoRA</source>
         <translation>仅适用于 LoRA 和 QLoRA</translation>
+    </message>
+    <message>
+        <source>Only for LoRA and QLoRA, when no modules are listed below</source>
+        <translation>仅适用于 LoRA 和 QLoRA，且下方未列出模块时</translation>
     </message>
     <message>
         <source>Only for LoRA and QLoRA in 16-bit training (FP32 weights: FP32 adapters under autocast; adapters inside their layer&apos;s FSDP unit take the weights&apos; dtype)</source>
@@ -7012,6 +7028,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>DeepSpeed ZeRO-3 over an 8-bit bitsandbytes base is not a documented combination: the int8 weights are planned as sharded, but bitsandbytes keeps its own reference to them, so each GPU may hold them whole; the 4-bit base (QLoRA) is the documented one</source>
         <translation>在 bitsandbytes 8 位基座上使用 DeepSpeed ZeRO-3 并不是有文档说明的组合：方案按分片计算 int8 权重，但 bitsandbytes 自己还保留着对它们的引用，因此每块 GPU 可能仍持有完整的权重；有文档说明的是 4 位基座（QLoRA）</translation>
+    </message>
+    <message>
+        <source>none of the LoRA modules ({names}) is a linear layer of this model: PEFT refuses the adapter (&quot;Target modules not found in the base model&quot;); its layers are {model_names}</source>
+        <translation>所列的 LoRA 模块（{names}）都不是该模型的线性层：PEFT 会拒绝该适配器（“Target modules not found in the base model”）；该模型的层为 {model_names}</translation>
+    </message>
+    <message>
+        <source>LoRA modules {names} match no linear layer of this model and adapt nothing (its layers are {model_names})</source>
+        <translation>LoRA 模块 {names} 与该模型的任何线性层都不匹配，不会适配任何内容（该模型的层为 {model_names}）</translation>
     </message>
     <message>
         <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>

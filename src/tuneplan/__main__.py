@@ -138,6 +138,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lora-alpha", type=_non_negative, metavar="ALPHA")
     p.add_argument("--lora-dropout", type=_non_negative, metavar="P")
     p.add_argument("--lora-targets", choices=["q_v", "qkvo", "all-linear"])
+    p.add_argument("--lora-modules", metavar="NAMES",
+                   help="adapt exactly these modules, comma-separated as PEFT's target_modules names them (e.g. "
+                        "gate_proj,up_proj,down_proj); replaces --lora-targets")
     p.add_argument("--trainable-embeddings", action="store_true", default=None, help="train embeddings and LM head too")
     p.add_argument("--quant-bits", type=int, choices=[4, 8], metavar="{4,8}",
                    help="QLoRA base: 4 = bitsandbytes NF4 (load_in_4bit, default), 8 = LLM.int8 (load_in_8bit); "

@@ -40,7 +40,7 @@ def _fail(message: str) -> int:
 _TRAINING_ARGS: dict[str, str] = {
     "method": "method", "precision": "precision", "master_weights": "master_weights", "optimizer": "optimizer",
     "optimizer_in_backward": "optimizer_in_backward", "lora_rank": "lora_rank", "lora_alpha": "lora_alpha",
-    "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "trainable_embeddings": "trainable_embeddings",
+    "lora_dropout": "lora_dropout", "lora_targets": "lora_targets", "lora_modules": "lora_modules", "trainable_embeddings": "trainable_embeddings",
     "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision", "quant_bits": "quant_bits",
     "quant_method": "quant_method", "quant_group_size": "quant_group_size",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
@@ -577,7 +577,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
     trainable = result.trainable_parameters
     shown = f"{trainable / 1e9:.2f} B" if trainable >= 1e9 else f"{trainable / 1e6:.1f} M"
     print(f"parameters {result.parameters / 1e9:.2f} B, trainable {shown}", file=out)
-    lora = f", LoRA r={tr.lora_rank} {tr.lora_targets}" if tr.method != "full" else ""
+    lora = f", LoRA r={tr.lora_rank} {','.join(tr.lora_modules) or tr.lora_targets}" if tr.method != "full" else ""
     amp = tr.master_weights == "fp32" and tr.precision != "fp32" and tr.method != "qlora"  # as core.memory uses it
     lora += {"autocast": " (FP32 adapters, autocast)", "fp32": " (FP32 adapters, no autocast)",
              "native": f" ({'fp32' if amp else tr.precision} adapters)"}.get(adapter_path(tr), "")

@@ -113,7 +113,6 @@ def test_estimate_says_that_q_v_adapts_the_keys_of_a_fused_module():
     (["qkv_proj", "o_proj", "gate_up_proj", "down_proj"], "all-linear", "config.taken"),  # Phi-3
     (["c_attn", "c_proj", "w1", "w2"], "all-linear", "config.taken"),  # Qwen (v1)
     (["q_proj", "k_proj", "v_proj", "o_proj", "w1", "w2", "w3"], "all-linear", "config.taken"),  # Mixtral's old names
-    (["gate_up_proj"], "all-linear", "config.approx"),  # MLP only: the nearest preset that covers it
     (["c_attn", "attn.c_proj"], "qkvo", "config.taken"),  # GPT-2 / Qwen (v1) attention only
     (["model.self_attn.q_proj", "self_attn.v_proj"], "q_v", "config.taken"),  # PEFT matches the path's end
 ])
@@ -122,6 +121,13 @@ def test_imported_fused_target_lists_map_onto_presets(targets, preset, code):
     item = next(i for i in r.items if i.key == "lora_target")
     assert r.updates["training.lora_targets"] == preset
     assert item.status == "taken" and item.note.code == code
+
+
+def test_an_mlp_only_list_is_planned_as_listed():
+    # Phi-3's gate_up_proj is gate and up together: no preset, so the plan adapts exactly those (lora_modules)
+    r = map_training_config({"finetuning_type": "lora", "lora_target": ["gate_up_proj"], "stage": "sft"}, "llamafactory")
+    assert r.updates["training.lora_modules"] == ("gate_proj", "up_proj")
+    assert next(i for i in r.items if i.key == "lora_target").note.code == "config.taken"
 
 
 def test_a_target_naming_one_layer_is_no_preset():

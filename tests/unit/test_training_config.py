@@ -172,8 +172,9 @@ def test_small_mappings():
     r = map_training_config({"finetuning_type": "lora", "quantization_bit": 8, "lora_target": "q_proj,k_proj,v_proj"})
     # LLaMA-Factory quantization_bit 8 (bnb): LoRA on an LLM.int8 base
     assert r.updates["training.method"] == "qlora" and r.updates["training.quant_bits"] == 8
-    assert r.updates["training.lora_targets"] == "qkvo"
-    assert next(i for i in r.items if i.key == "lora_target").note.code == "config.approx"
+    # q, k and v without o: no preset, planned as listed
+    assert r.updates["training.lora_modules"] == ("q_proj", "k_proj", "v_proj")
+    assert next(i for i in r.items if i.key == "lora_target").note.code == "config.taken"
     # ZeRO-1/2: the plan's CPU offload is offload_optimizer; under ZeRO-3 it moves the parameters too
     r = map_training_config({"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}})
     assert r.updates["training.cpu_offload"] is True and r.updates["training.sharding"] == "zero2"

@@ -28,9 +28,9 @@ def test_torchtune_qlora_single_device_recipe():
     # model: qlora_llama3_1_8b, lora_rank 8, lora_alpha 16, lora_dropout 0.0
     assert (u["training.method"], u["training.quant_bits"]) == ("qlora", 4)
     assert (u["training.lora_rank"], u["training.lora_alpha"], u["training.lora_dropout"]) == (8, 16.0, 0.0)
-    # lora_attn_modules [q_proj, v_proj, output_proj] + apply_lora_to_mlp: the nearest preset, all-linear (no k_proj)
-    assert u["training.lora_targets"] == "all-linear"
-    assert _item(r, "model.lora_attn_modules").note.code == "config.approx"
+    # lora_attn_modules [q_proj, v_proj, output_proj] + apply_lora_to_mlp: no preset (no k_proj), planned as listed
+    assert u["training.lora_modules"] == ("q_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+    assert _item(r, "model.lora_attn_modules").note.code == "config.taken"
     # batch_size 2, gradient_accumulation_steps 8, dataset.packed False (padded_collate_sft: padded to the longest)
     assert (u["training.micro_batch"], u["training.grad_accumulation"]) == (2, 8)
     assert u["training.sequence_mode"] == "dynamic"

@@ -74,7 +74,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.estimate import estimate as run_estimate
-from tuneplan.core.memory import lora_target_modules
+from tuneplan.core.memory import Targets, lora_target_modules, named_modules, target_spec
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import Scenario, TrainingSetup
 from tuneplan.core.stacks import get_stack, resolved_defaults
@@ -145,11 +145,12 @@ NOTES.update({
                                "attn_impl {value}"),
 })
 
-def _hf_targets(arch: ModelArchitecture, targets: str) -> list[str]:
+def _hf_targets(arch: ModelArchitecture, targets: Targets) -> list[str]:
     """PEFT ``target_modules`` for a preset, as the model's own code names the modules it adapts
     (``tuneplan.core.memory.lora_target_modules``): ``q_proj, v_proj`` on Llama; ``qkv_proj`` for ``q_v`` on Phi-3
     and ``query_key_value, dense`` for ``qkvo`` on GPT-NeoX (PEFT matches names exactly and raises when no module
-    matches); the MLA modules on DeepSeek-V2/V3, which have no k_proj or v_proj; ``all-linear`` as itself."""
+    matches); the MLA modules on DeepSeek-V2/V3, which have no k_proj or v_proj; ``all-linear`` as itself; a plan's own
+    module list (``TrainingSetup.lora_modules``) as the model names them."""
     return lora_target_modules(arch, targets)
 _EMBEDDINGS = ["embed_tokens", "lm_head"]
 #: transformers ``OptimizerNames`` (training_args.py); axolotl and ms-swift take the same names.
@@ -219,7 +220,7 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
            "sequence_mode", "grad_accumulation", "grad_checkpointing", "attention", "fused_cross_entropy",
            "activation_offload", "cpu_offload", "num_gpus", "framework"}
     if adapters:
-        out |= {"lora_rank", "lora_alpha", "lora_dropout", "lora_targets", "trainable_embeddings"}
+        out |= {"lora_rank", "lora_alpha", "lora_dropout", "lora_targets", "lora_modules", "trainable_embeddings"}
         if t.precision != "fp32" and not amp:
             out.add("adapter_precision")
     if t.method == "qlora":
@@ -541,8 +542,8 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_rank", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("lora_target", "all" if t.lora_targets == "all-linear" else ",".join(_hf_targets(doc.s.model, t.lora_targets)),
-                "lora_targets")
+        doc.put("lora_target", "all" if target_spec(t) == "all-linear" else ",".join(_hf_targets(doc.s.model,
+                target_spec(t))), "lora_targets", *(("lora_modules",) if t.lora_modules else ()))
         if t.trainable_embeddings:
             doc.put("additional_target", ",".join(_EMBEDDINGS), "trainable_embeddings")
     if t.method == "full" and t.precision == "bf16" and t.master_weights == "none" and t.sharding == "zero3":
@@ -610,10 +611,11 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_r", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        if t.lora_targets == "all-linear":
+        if target_spec(t) == "all-linear":
             doc.put("lora_target_linear", True, "lora_targets")
         else:
-            doc.put("lora_target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
+            doc.put("lora_target_modules", list(_hf_targets(doc.s.model, target_spec(t))), "lora_targets",
+                    *(("lora_modules",) if t.lora_modules else ()))
         if t.trainable_embeddings:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
     else:
@@ -699,7 +701,8 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_r", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("lora_target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
+        doc.put("lora_target_modules", list(_hf_targets(doc.s.model, target_spec(t))), "lora_targets",
+                *(("lora_modules",) if t.lora_modules else ()))
         if t.trainable_embeddings:
             doc.put("lora_modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
     if t.method == "qlora" and t.quant_method == "hqq":
@@ -760,8 +763,8 @@ def _trl(doc: _Doc, model_ref: str | None) -> None:
                        " (on its own GPUs), then: " + doc.command)
     if adapters:
         lora: dict[str, Any] = {"r": t.lora_rank, "lora_alpha": _number(t.lora_alpha), "lora_dropout": t.lora_dropout,
-                                "target_modules": "all-linear" if t.lora_targets == "all-linear"
-                                else list(_hf_targets(doc.s.model, t.lora_targets)), "task_type": "CAUSAL_LM"}
+                                "target_modules": "all-linear" if target_spec(t) == "all-linear"
+                                else list(_hf_targets(doc.s.model, target_spec(t))), "task_type": "CAUSAL_LM"}
         if t.trainable_embeddings:
             lora["modules_to_save"] = list(_EMBEDDINGS)
         doc.extras["peft.LoraConfig"] = lora
@@ -824,7 +827,8 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
         doc.put("lora_rank", t.lora_rank, "lora_rank")
         doc.put("lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("target_modules", list(_hf_targets(doc.s.model, t.lora_targets)), "lora_targets")
+        doc.put("target_modules", list(_hf_targets(doc.s.model, target_spec(t))), "lora_targets",
+                *(("lora_modules",) if t.lora_modules else ()))
         if t.trainable_embeddings:
             doc.put("modules_to_save", list(_EMBEDDINGS), "trainable_embeddings")
         if t.adapter_precision == "model-dtype" and "adapter_precision" in doc.relevant:
@@ -917,8 +921,20 @@ def _torchtune(doc: _Doc, model_ref: str | None) -> None:
         doc.put("model.lora_rank", t.lora_rank, "lora_rank")
         doc.put("model.lora_alpha", _number(t.lora_alpha), "lora_alpha")
         doc.put("model.lora_dropout", t.lora_dropout, "lora_dropout")
-        doc.put("model.lora_attn_modules", list(_TT_ATTN[t.lora_targets]), "lora_targets")
-        doc.put("model.apply_lora_to_mlp", t.lora_targets == "all-linear", "lora_targets")
+        if t.lora_modules:
+            # torchtune's builders take the attention projections by name and the MLP as a whole
+            # (lora_attn_modules, apply_lora_to_mlp)
+            wanted = named_modules(doc.s.model, t.lora_modules)[0]
+            attn = [tt for tt, hf in (("q_proj", "q_proj"), ("k_proj", "k_proj"), ("v_proj", "v_proj"),
+                                      ("output_proj", "o_proj")) if hf in wanted]
+            mlp = {"gate_proj", "up_proj", "down_proj"} & wanted
+            doc.put("model.lora_attn_modules", attn, "lora_targets", "lora_modules")
+            doc.put("model.apply_lora_to_mlp", bool(mlp), "lora_targets")
+            if mlp and mlp != {"gate_proj", "up_proj", "down_proj"}:
+                doc.lacks("lora_modules")
+        else:
+            doc.put("model.lora_attn_modules", list(_TT_ATTN[t.lora_targets]), "lora_targets")
+            doc.put("model.apply_lora_to_mlp", t.lora_targets == "all-linear", "lora_targets")
         doc.put("model.apply_lora_to_output", False)
         if t.trainable_embeddings:
             doc.lacks("trainable_embeddings")

@@ -11,7 +11,9 @@ from tuneplan.core.memory import (
     experts_adapted,
     hqq_base,
     int8_base,
+    named_modules,
     peft_fuses,
+    target_spec,
 )
 from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario, TrainingSetup
@@ -25,6 +27,7 @@ __all__ = ["BLOCKING_NOTES", "billed_gpus", "blocking_notes", "estimate", "plan_
 #: caution: a plan carrying one cannot run as it is, whatever its memory says.
 BLOCKING_NOTES = frozenset({
     "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout", "plan.int8_fsdp",
+    "plan.lora_modules_none",
     # GRPO (core/generation.py): GRPOConfig refuses a step whose completions are not a multiple of num_generations;
     # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
     "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
@@ -78,6 +81,11 @@ NOTES.update({
     "plan.int8_fsdp": N_("FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and "
                          "refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)"),
     "plan.sharding_one_gpu": N_("sharding across one GPU saves no memory"),
+    "plan.lora_modules_none": N_("none of the LoRA modules ({names}) is a linear layer of this model: PEFT refuses "
+                                 "the adapter (\"Target modules not found in the base model\"); its layers are "
+                                 "{model_names}"),
+    "plan.lora_modules_unknown": N_("LoRA modules {names} match no linear layer of this model and adapt nothing "
+                                    "(its layers are {model_names})"),
     "plan.hqq_sharded": N_("an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten "
                            "the packed weights only with HqqConfig(view_as_float=True); the memory shown assumes "
                            "they are sharded"),
@@ -188,7 +196,7 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         # transformers >= 5 keeps experts as 3-D nn.Parameters; bitsandbytes replaces nn.Linear only
         # (bitsandbytes issue #1849, open; Unsloth's own loader quantises them, unsloth-zoo PR #527)
         warn("plan.moe_experts_unquantised")
-    if t.method != "full" and experts_adapted(arch, t.lora_targets) and t.lora_dropout > 0:
+    if t.method != "full" and experts_adapted(arch, target_spec(t)) and t.lora_dropout > 0:
         # PEFT 0.21 ParamWrapper.update_layer raises ValueError for lora_dropout != 0
         warn("plan.expert_lora_dropout")
     if t.method != "full" and t.adapter_precision != "fp32-autocast" and adapter_path(t) == "autocast":
@@ -220,6 +228,15 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         # LLaMA-Factory model_utils/quantization.py (@ff6d4d1): "HQQ quantization is incompatible with DeepSpeed
         # ZeRO-3 or FSDP"; transformers HqqConfig: view_as_float "used in distributed training"
         warn("plan.hqq_sharded", sharding="ZeRO-3" if t.sharding == "zero3" else "FSDP")
+    if t.method != "full" and t.lora_modules:
+        matched, unknown = named_modules(arch, t.lora_modules)
+        if unknown:
+            # peft tuners_utils.inject_adapter: ValueError when no target module is found; names that match nothing
+            # beside ones that do are passed over
+            layer_names = list(dict.fromkeys(arch.hf_module_name(m.name) for _, group in arch.linear_modules()
+                                             for m in group if m.kind != "router"))
+            warn("plan.lora_modules_unknown" if matched else "plan.lora_modules_none",
+                 names=", ".join(unknown), model_names=", ".join(layer_names))
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warn("plan.sharding_one_gpu")
     if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":

@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.checkpoint import allowed_methods
@@ -128,6 +136,10 @@ class TrainingSetup(_Model):
     lora_alpha: float = Field(default=32, gt=0, le=100_000)
     lora_dropout: float = Field(default=0.05, ge=0, lt=1)
     lora_targets: LoraTargets = "all-linear"
+    #: LoRA/QLoRA: the exact modules adapted, by the names PEFT's ``target_modules`` matches (``gate_proj``,
+    #: ``down_proj``, a fused ``qkv_proj``...), when they are not one of the presets above; empty: the preset
+    #: ``lora_targets``. At most 64 names of letters, digits, ``_`` and ``.``; a comma-separated string is accepted.
+    lora_modules: tuple[str, ...] = ()
     trainable_embeddings: bool = False
     #: QLoRA: how bitsandbytes quantises the frozen base as it loads it. 4: NF4 blocks of 64 (``load_in_4bit``,
     #: QLoRA, arXiv:2305.14314). 8: LLM.int8 (``load_in_8bit``, arXiv:2208.07339): int8 weights with one fp32
@@ -260,6 +272,27 @@ class TrainingSetup(_Model):
     stack: StackKey | None = None
     #: model FLOPs utilisation in [0.001, 1]: below 0.1 % no real run is planned, and a denormal one divides by 0
     mfu_override: float | None = Field(default=None, ge=0.001, le=1)
+
+    @field_validator("lora_modules", mode="before")
+    @classmethod
+    def _module_list(cls, value: object) -> object:
+        """A comma-separated string as a list; names stripped, empty ones dropped, duplicates removed."""
+        if isinstance(value, str):
+            value = value.split(",")
+        if isinstance(value, (list, tuple)):
+            names = [n.strip() if isinstance(n, str) else n for n in value]
+            return tuple(dict.fromkeys(n for n in names if n != ""))
+        return value
+
+    @field_validator("lora_modules")
+    @classmethod
+    def _module_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(value) > 64:
+            raise ValueError("at most 64 module names")
+        for n in value:
+            if not (0 < len(n) <= 64) or not all(c.isascii() and (c.isalnum() or c in "_.") for c in n):
+                raise ValueError("module names are letters, digits, _ and . (at most 64 characters each)")
+        return value
 
     @model_validator(mode="after")
     def _check_grpo(self) -> TrainingSetup:

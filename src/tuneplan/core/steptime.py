@@ -65,6 +65,7 @@ from tuneplan.core.memory import (
     lora_tensors,
     nf4_bytes_per_param,
     quantized_base_bytes_per_param,
+    target_spec,
 )
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.stacks import sdpa_padding_mask
@@ -416,7 +417,7 @@ def _lora_gemms(ctx: _Ctx, forward_only: bool = False) -> list[tuple[float, floa
         return []
     fwd = 2.0 if t.grad_checkpointing and not forward_only else 1.0
     out: list[tuple[float, float, float, float, float]] = []
-    for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, t.lora_targets, t.stack):
+    for n, rows, cols in lora_tensors(ctx.arch, t.lora_rank, target_spec(t), t.stack):
         out.append((n * fwd, ctx.tokens, cols, rows, 1.0))
         if not forward_only:
             out += [(float(n), ctx.tokens, rows, cols, 1.0), (float(n), cols, ctx.tokens, rows, 1.0)]
@@ -701,9 +702,9 @@ def _adapted_modules(ctx: _Ctx, mods: list) -> list:  # noqa: ANN001 - LinearMod
         peft_layer_modules,
     )
 
-    wanted = _targets(ctx.arch, ctx.t.lora_targets, ctx.t.stack)
+    wanted = _targets(ctx.arch, target_spec(ctx.t), ctx.t.stack)
     return [m for m in peft_layer_modules(ctx.arch, mods, ctx.t.stack)
-            if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, ctx.t.lora_targets)]
+            if m.kind != "router" and _is_adapted(ctx.arch, m, wanted, target_spec(ctx.t))]
 
 
 #: Bytes per input feature and token that an LLM.int8 matmul moves beyond its GEMM in a bf16 model (bitsandbytes
@@ -877,7 +878,7 @@ def _trainable(ctx: _Ctx) -> float:
         return float(wl.parameter_count(a, t))
     from tuneplan.core.memory import lora_parameter_count
 
-    n = float(lora_parameter_count(a, t.lora_rank, t.lora_targets, t.stack))
+    n = float(lora_parameter_count(a, t.lora_rank, target_spec(t), t.stack))
     if t.trainable_embeddings:
         n += a.embedding_params() + (0 if t.workload == "reward" else a.lm_head_params())
     return n

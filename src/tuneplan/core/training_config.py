@@ -318,6 +318,9 @@ _OPTIMIZERS = {
 
 _LINEAR = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj"}
 _ATTN = {"q_proj", "k_proj", "v_proj", "o_proj"}
+#: the order the per-layer model lists its projections in (an imported module list keeps it)
+_ORDER_ATTN = ("q_proj", "k_proj", "v_proj", "o_proj")
+_ORDER_MLP = ("gate_proj", "up_proj", "down_proj")
 _MLP = {"gate_proj", "up_proj", "down_proj"}
 #: Multi-head latent attention's projections (DeepSeek-V2/V3, transformers ``DeepseekV2Attention``) and the lists that
 #: are exactly a preset of ``core/memory/adapters.py`` ``MLA_TARGETS`` (q_v: the query path and ``kv_b_proj``; qkvo: every
@@ -383,12 +386,10 @@ def _targets(b: _Builder, key: str, value: Any) -> None:
         exact[frozenset({"q_proj", "k_proj", "v_proj"})] = "q_v"
     if frozenset(wanted) in exact:
         b.take(key, value, "training.lora_targets", exact[frozenset(wanted)])
-    elif wanted <= {"q_proj", "v_proj"}:
-        b.take(key, value, "training.lora_targets", "q_v", code="config.approx")
-    elif wanted <= _ATTN:
-        b.take(key, value, "training.lora_targets", "qkvo", code="config.approx")
     else:
-        b.take(key, value, "training.lora_targets", "all-linear", code="config.approx")
+        # any other list is planned as listed (TrainingSetup.lora_modules), by the per-layer projections' names
+        order = [*_ORDER_ATTN, *_ORDER_MLP]
+        b.take(key, value, "training.lora_modules", tuple(n for n in order if n in wanted))
 
 
 def _mla_targets(b: _Builder, key: str, value: Any, wanted: frozenset[str]) -> None:
@@ -1818,6 +1819,8 @@ def map_training_config(data: Any, fmt: str | None = None) -> ConfigImport:
     if fmt not in _MAPPERS:
         raise TrainingConfigError("config.unknown_format")
     result = _MAPPERS[fmt](data)
+    if "training.lora_targets" in result.updates and "training.lora_modules" not in result.updates:
+        result.updates["training.lora_modules"] = ()  # a preset replaces a module list the plan had
     if "training.quant_bits" in result.updates and "training.quant_method" not in result.updates:
         # every format's quantisation bits without an HQQ method are bitsandbytes' (torchtune's NF4: torchao's
         # to_nf4, the same blocks of 64): an imported 4-bit base replaces an HQQ one

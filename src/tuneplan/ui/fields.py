@@ -284,6 +284,28 @@ class FieldPanel(QGroupBox):
         w.editingFinished.connect(commit)
         return w
 
+    def add_names(self, path: str, label: str, *, placeholder: str = "", tip: str = "") -> QLineEdit:
+        """A line edit for a list of names, comma-separated (empty = none), bound to a tuple field (committed on
+        Enter or when focus leaves; the store's validation names a bad entry)."""
+        w = QLineEdit()
+        w.setMaxLength(4200)
+        w.setPlaceholderText(placeholder)
+        w.setClearButtonEnabled(True)
+
+        def write(value: Any) -> None:
+            text = ", ".join(value or ())
+            if w.text() != text:
+                w.setText(text)
+
+        def commit() -> None:
+            current = ", ".join(get_path(self.store.scenario, path) or ())
+            if w.text().strip() != current or path in self.store.errors:
+                self.store.set_field(path, w.text().strip())
+
+        self._add(path, label, w, write, tip)
+        w.editingFinished.connect(commit)
+        return w
+
     def add_count(self, path: str, label: str, *, placeholder: str = "", tip: str = "") -> QLineEdit:
         """A line edit for an optional, possibly huge count (``50M``, ``1.5B``; empty = not set)."""
         w = QLineEdit()

@@ -278,6 +278,10 @@ class MethodPanel(FieldPanel):
         self.add_choice("training.lora_targets", self.tr("LoRA targets"), [
             ("q_v", self.tr("q and v projections")), ("qkvo", self.tr("q, k, v, o projections")),
             ("all-linear", self.tr("All linear layers"))])
+        self.add_names("training.lora_modules", self.tr("LoRA modules (optional)"),
+                       placeholder=self.tr("e.g. gate_proj, up_proj, down_proj — empty: the targets above"),
+                       tip=self.tr("Adapt exactly these modules, as PEFT's target_modules names them; replaces the "
+                                   "LoRA targets choice"))
         self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
                        tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
         self.begin_advanced(self.tr(
@@ -324,8 +328,10 @@ class MethodPanel(FieldPanel):
         self.set_row_visible("training.vllm_server_gpus", grpo and t.generation_engine == "vllm-server")
         lora = t.method in {"lora", "qlora"}
         for path in ("training.lora_rank", "training.lora_alpha", "training.lora_dropout",
-                     "training.lora_targets", "training.trainable_embeddings"):
+                     "training.lora_modules", "training.trainable_embeddings"):
             self.set_enabled(path, lora, self.tr("Only for LoRA and QLoRA"))
+        self.set_enabled("training.lora_targets", lora and not t.lora_modules,
+                         self.tr("Only for LoRA and QLoRA, when no modules are listed below"))
         amp = t.master_weights == "fp32" and t.precision != "fp32" and t.method != "qlora"
         self.set_enabled("training.adapter_precision", lora and t.precision != "fp32" and not amp
                          and not t.frozen_weight_grads,

@@ -122,6 +122,7 @@ from tuneplan.core.memory.adapters import (
     MLA_TARGETS,
     PAGED_MIN_NUMEL,
     PEFT_EXPERT_TARGET_TYPES,
+    Targets,
     _activation_adapter_path,
     _is_adapted,
     _targets,
@@ -131,8 +132,10 @@ from tuneplan.core.memory.adapters import (
     lora_parameter_count,
     lora_target_modules,
     lora_tensors,
+    named_modules,
     peft_fuses,
     peft_layer_modules,
+    target_spec,
 )
 from tuneplan.core.memory.allocator import (
     ALLOCATOR_FRAGMENTATION,
@@ -202,6 +205,9 @@ __all__ = [
     "experts_adapted",
     "lora_parameter_count",
     "lora_tensors",
+    "named_modules",
+    "Targets",
+    "target_spec",
     "peft_fuses",
     "peft_layer_modules",
     "merged_expert_bytes",

@@ -14,6 +14,7 @@ from tuneplan.core.memory.adapters import (
     experts_adapted,
     lora_cast_parameter_count,
     peft_layer_modules,
+    target_spec,
 )
 from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
 from tuneplan.core.memory.quantized import hqq_base, hqq_dequant_transient, int8_base, int8_matmul_transient
@@ -68,7 +69,7 @@ def recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup, act
     moe = _moe_recompute_transient_per_token(arch, t, act, mlp, resid)
     if t.method == "full":
         return moe
-    wanted = _targets(arch, t.lora_targets, t.stack)
+    wanted = _targets(arch, target_spec(t), t.stack)
     path = _activation_adapter_path(t)
     dropout = t.lora_dropout > 0
     best = 0.0
@@ -111,7 +112,7 @@ def _moe_recompute_transient_per_token(arch: ModelArchitecture, t: TrainingSetup
     if not arch.is_moe or not any(m.count > 1 for m in group):
         return 0.0
     h, k = arch.hidden_size, arch.experts_per_token
-    trains = t.method == "full" or experts_adapted(arch, t.lora_targets)
+    trains = t.method == "full" or experts_adapted(arch, target_spec(t))
     frozen_locals = 0 if trains else act * h * k + act * h  # sorted hidden states and the norm output
     down = (0 if trains else mlp * arch.moe_intermediate_size * k) + frozen_locals + resid * h
     weigh = 4 * h * k + frozen_locals + resid * h
@@ -127,7 +128,7 @@ def merged_expert_bytes(arch: ModelArchitecture, t: TrainingSetup, w_bytes: floa
     ``_LoraFactorsProxy``; PyTorch MemTracker measured ~2.8 GB per Mixtral-8x7B layer, docs/validation.md).
     Zero unless the method is LoRA/QLoRA and :func:`experts_adapted`.
     """
-    if t.method == "full" or not experts_adapted(arch, t.lora_targets):
+    if t.method == "full" or not experts_adapted(arch, target_spec(t)):
         return 0.0, 0.0
     per_group = [(n, _stacked_expert_params(mods) * w_bytes) for n, mods in arch.linear_modules()]
     return max((b for _, b in per_group), default=0.0), float(sum(n * b for n, b in per_group))
@@ -180,14 +181,14 @@ def _layer_saved_bytes_per_token(arch: ModelArchitecture, t: TrainingSetup, act:
     h, i = arch.hidden_size, arch.intermediate_size
     full = t.method == "full"
     lora = t.method in {"lora", "qlora"}
-    adapted = _targets(arch, t.lora_targets, t.stack) if lora else set()
+    adapted = _targets(arch, target_spec(t), t.stack) if lora else set()
     dropout = lora and t.lora_dropout > 0
     # Stacked experts adapted through PEFT's ParamWrapper run their matmul on W + delta-W, which needs a
     # gradient, so the matmul saves its input like a trained weight; ParamWrapper refuses dropout and
     # has no per-token LoRA branch (no lora_A outputs, no dropout copies).
     group = _layer_group(arch, mixer)
     experts = {m.name for m in group if m.count > 1}
-    experts_train = full or (lora and experts_adapted(arch, t.lora_targets))
+    experts_train = full or (lora and experts_adapted(arch, target_spec(t)))
 
     # PEFT's plain LoRA layers cast the input to the fp32 adapter dtype (``_cast_input_dtype``) and autocast
     # casts it back for lora_A's matmul: each adapted matrix then saves its own bf16 copy of its input, with
@@ -534,7 +535,7 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         formula += (f" + bf16 autocast copies of {'one layer' if t.grad_checkpointing else 'every layer'}"
                     f"'s LoRA adapters ({casts / 2**20:.1f} MiB)")
         # with checkpointing the other layers' copies stay in autocast's cache until the forward ends
-        adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, t.lora_targets, t.stack) / arch.num_layers
+        adapter_cast_per_layer = 2 * lora_cast_parameter_count(arch, t.lora_rank, target_spec(t), t.stack) / arch.num_layers
         # (never under ZeRO/FSDP: _activation_adapter_path is "native" there, nothing is cast)
         if t.grad_checkpointing:
             forward_cache = adapter_cast_per_layer * max(layers_here - 1, 0)

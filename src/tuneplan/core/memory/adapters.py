@@ -48,10 +48,52 @@ def peft_fuses(arch: ModelArchitecture, stack: str | None = None) -> bool:
     return bool(arch.fused_projections()) and stack not in SPLIT_LORA_STACKS
 
 
-def _targets(arch: ModelArchitecture, targets: str, stack: str | None = None) -> set[str]:
-    """The projections (names of the per-layer model) a preset adapts; on a fused family under PEFT every part of a
-    fused module one of them belongs to, and the fused module's own name (PEFT can only wrap the whole module:
-    ``q_v`` on Phi-3 adapts ``qkv_proj``, keys included)."""
+#: What LoRA adapts: a preset name (``q_v``, ``qkvo``, ``all-linear``) or the exact module names of
+#: ``TrainingSetup.lora_modules`` (:func:`target_spec`).
+Targets = str | tuple[str, ...]
+
+
+def target_spec(t: TrainingSetup) -> Targets:
+    """The plan's LoRA targets as the adapter functions take them: ``t.lora_modules`` when it names modules, else the
+    preset ``t.lora_targets``."""
+    return t.lora_modules if t.lora_modules else t.lora_targets
+
+
+def named_modules(arch: ModelArchitecture, names: tuple[str, ...]) -> tuple[set[str], list[str]]:
+    """``(matched, unknown)``: the per-layer projections that PEFT's ``target_modules`` names match, and the names
+    that match no linear module of the model. PEFT matches a name against the end of each module's dotted path
+    (``tuners_utils.check_target_module_exists``), so ``self_attn.q_proj`` and ``q_proj`` are one name; a name may be
+    the model's own (``query_key_value``, ``dense`` on GPT-NeoX: :meth:`ModelArchitecture.hf_module_name`) or a fused
+    module's (``qkv_proj`` on Phi-3: every part of it); ``all-linear`` is every linear layer but the LM head."""
+    mods = {m.name for _, group in arch.linear_modules() for m in group if m.kind != "router"}
+    fused = dict(arch.fused_projections())
+    matched: set[str] = set()
+    unknown: list[str] = []
+    for raw in names:
+        n = raw.rsplit(".", 1)[-1]
+        if n.lower() in {"all-linear", "all_linear"}:
+            matched |= mods
+            continue
+        hit = {m for m in mods if m == n or arch.hf_module_name(m) == n} | set(fused.get(n, ()))
+        if hit & mods:
+            matched |= hit & mods
+        else:
+            unknown.append(raw)
+    return matched, unknown
+
+
+def _targets(arch: ModelArchitecture, targets: Targets, stack: str | None = None) -> set[str]:
+    """The projections (names of the per-layer model) a preset adapts, or the exact module names
+    (:func:`named_modules`); on a fused family under PEFT every part of a fused module one of them belongs to, and
+    the fused module's own name (PEFT can only wrap the whole module: ``q_v`` on Phi-3 adapts ``qkv_proj``, keys
+    included)."""
+    if isinstance(targets, tuple):
+        wanted = named_modules(arch, targets)[0]
+        if peft_fuses(arch, stack):
+            for fused, parts in arch.fused_projections():
+                if wanted & set(parts):
+                    wanted |= set(parts) | {fused}
+        return wanted
     if arch.is_mla and targets in MLA_TARGETS:
         present = {m.name for m in arch.attention_modules()}
         return set(MLA_TARGETS[targets]) & present
@@ -91,7 +133,7 @@ def peft_layer_modules(arch: ModelArchitecture, mods: list, stack: str | None = 
     return out
 
 
-def lora_target_modules(arch: ModelArchitecture, targets: str, stack: str | None = None) -> list[str]:
+def lora_target_modules(arch: ModelArchitecture, targets: Targets, stack: str | None = None) -> list[str]:
     """The Hugging Face module names a LoRA preset adapts in this architecture, in layer order (``all-linear`` as
     itself): what PEFT's ``target_modules`` must say.
 
@@ -104,26 +146,29 @@ def lora_target_modules(arch: ModelArchitecture, targets: str, stack: str | None
     if targets == "all-linear":
         return ["all-linear"]
     wanted = _targets(arch, targets, stack)
+    if isinstance(targets, tuple):  # the names as the model has them, in layer order
+        order = [m.name for _, group in arch.linear_modules() for m in group if m.kind != "router"]
+        return list(dict.fromkeys(arch.hf_module_name(n) for n in order if n in wanted))
     if arch.is_mla:
         return [m.name for m in arch.attention_modules() if m.name in wanted]
     names = [n for n in ("q_proj", "k_proj", "v_proj", "o_proj") if n in wanted]
     return list(dict.fromkeys(arch.hf_module_name(n) for n in names))
 
 
-def experts_adapted(arch: ModelArchitecture, targets: str) -> bool:
+def experts_adapted(arch: ModelArchitecture, targets: Targets) -> bool:
     """Whether LoRA with these targets adapts the stacked experts (PEFT ``ParamWrapper``), see
-    :data:`PEFT_EXPERT_TARGET_TYPES`."""
+    :data:`PEFT_EXPERT_TARGET_TYPES` (not by module names: the stacked experts are parameters, not modules)."""
     return arch.is_moe and targets == "all-linear" and arch.model_type in PEFT_EXPERT_TARGET_TYPES
 
 
-def _is_adapted(arch: ModelArchitecture, m, wanted: set[str], targets: str) -> bool:  # noqa: ANN001 - LinearModule
+def _is_adapted(arch: ModelArchitecture, m, wanted: set[str], targets: Targets) -> bool:  # noqa: ANN001 - LinearModule
     """Whether LoRA adapts module ``m`` (a module of :func:`peft_layer_modules`) given :func:`_targets`' set."""
     if m.count > 1:
         return m.name in wanted and experts_adapted(arch, targets)
     return m.name in wanted
 
 
-def lora_tensors(arch: ModelArchitecture, rank: int, targets: str, stack: str | None = None) -> list[tuple[int, int, int]]:
+def lora_tensors(arch: ModelArchitecture, rank: int, targets: Targets, stack: str | None = None) -> list[tuple[int, int, int]]:
     """Every LoRA weight matrix as ``(how many in the model, rows, columns)``.
 
     A plain adapted linear (``d_in`` -> ``d_out``) gets ``lora_A`` of ``r x d_in`` and ``lora_B`` of
@@ -163,7 +208,7 @@ def lora_tensors(arch: ModelArchitecture, rank: int, targets: str, stack: str | 
     return out
 
 
-def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str, stack: str | None = None) -> int:
+def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: Targets, stack: str | None = None) -> int:
     """LoRA adapter parameters: ``r * (d_in + d_out)`` per adapted matrix (A: r x d_in, B: d_out x r).
 
     ``targets``: ``q_v`` (q_proj, v_proj), ``qkvo`` (all attention projections) or ``all-linear``
@@ -174,7 +219,7 @@ def lora_parameter_count(arch: ModelArchitecture, rank: int, targets: str, stack
     return sum(n * rows * cols for n, rows, cols in lora_tensors(arch, rank, targets, stack))
 
 
-def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: str, stack: str | None = None) -> int:
+def lora_cast_parameter_count(arch: ModelArchitecture, rank: int, targets: Targets, stack: str | None = None) -> int:
     """LoRA parameters of the adapters that run as ``nn.Linear`` (every adapted plain linear and the
     router's), the ones autocast casts to bf16 and keeps in its cache (it caches casts of leaf tensors
     that require grad: ``cached_cast`` in ATen's ``autocast_mode.cpp``). The stacked experts' factors

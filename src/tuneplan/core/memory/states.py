@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tuneplan.core import workload as wl
-from tuneplan.core.memory.adapters import PAGED_MIN_NUMEL, adapter_path, lora_tensors
+from tuneplan.core.memory.adapters import PAGED_MIN_NUMEL, adapter_path, lora_tensors, target_spec
 from tuneplan.core.memory.context import MemoryContext
 from tuneplan.core.memory.deepspeed import _DS_SOURCE, _zero3_gathered_elements
 
@@ -106,7 +106,7 @@ def trainable(ctx: MemoryContext) -> Trainable:
         return Trainable(adapter_tensors=[], lora_params=0, trainable=ctx.total_params, grad_bytes=ctx.w_bytes,
                          adapters=0.0, trainable_bytes=float(ctx.total_params * ctx.w_bytes),
                          dtypes=f"{ctx.w_bytes} B", copies=0, copy_bytes=0, formula=None)
-    adapter_tensors = lora_tensors(arch, t.lora_rank, t.lora_targets, t.stack)
+    adapter_tensors = lora_tensors(arch, t.lora_rank, target_spec(t), t.stack)
     lora_params = sum(n * r * c for n, r, c in adapter_tensors)
     count_ = lora_params
     # PEFT keeps adapters in fp32 (autocast_adapter_dtype); torchtune/LitGPT keep them in the model dtype
@@ -115,7 +115,7 @@ def trainable(ctx: MemoryContext) -> Trainable:
     adapters = count_ * float(grad_bytes)
     trainable_bytes = float(lora_params * grad_bytes)
     dtypes = f"{grad_bytes} B"
-    formula = (f"{count_ / 1e6:.1f}M LoRA params (r={t.lora_rank}, {t.lora_targets}) x {grad_bytes} B"
+    formula = (f"{count_ / 1e6:.1f}M LoRA params (r={t.lora_rank}, {', '.join(t.lora_modules) or t.lora_targets}) x {grad_bytes} B"
                f" ({'model dtype' if native else 'fp32'})")
     copies = copy_bytes = 0
     if t.trainable_embeddings:
