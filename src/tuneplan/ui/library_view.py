@@ -23,6 +23,7 @@ import os
 import socket
 import tempfile
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -1204,17 +1205,30 @@ class LibraryPanel(QWidget):
         menu.exec(self.list.viewport().mapToGlobal(pos))
 
 
-def install_library(window: MainWindow, library: ScenarioLibrary | None = None) -> LibraryController:
+@dataclass(frozen=True)
+class LibraryParts:
+    """What :func:`install_library` built into the window: the controller (``MainWindow.documents``, which
+    ``open_plan``/``save_plan`` delegate to), the list panel in its dock, the Recent menu, and the File menu's library,
+    import and export actions with the toolbar's "Scenarios" toggle (None without a file toolbar)."""
+
+    controller: LibraryController
+    panel: LibraryPanel
+    dock: QDockWidget
+    recent_menu: QMenu
+    library_action: QAction
+    import_action: QAction
+    export_action: QAction
+    toolbar_action: QAction | None
+
+
+def install_library(window: MainWindow, library: ScenarioLibrary | None = None) -> LibraryParts:
     """Put the scenario library into ``window``: File menu entries, the "Scenarios" dock, autosave.
 
-    Sets ``window.documents`` (the :class:`LibraryController` that ``open_plan``/``save_plan``
-    delegate to) and ``window.library_panel``. Does not offer crash recovery; the app calls
-    :meth:`LibraryController.offer_recovery` once the window is shown.
+    Returns the parts (:class:`LibraryParts`) for the window to keep; sets nothing on it. Does not offer crash
+    recovery; the app calls :meth:`LibraryController.offer_recovery` once the window is shown.
     """
     controller = LibraryController(window, library)
-    window.documents = controller
     panel = LibraryPanel(controller)
-    window.library_panel = panel
     dock = QDockWidget(translate("LibraryPanel", "Scenarios"), window)
     dock.setObjectName("scenarioLibraryDock")
     dock.setWidget(panel)
@@ -1224,12 +1238,10 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
     window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
     # Hidden until asked for (toolbar "Scenarios", Ctrl+L): the plan needs the width at 1400 px.
     dock.hide()
-    window.library_dock = dock
 
     menu = file_menu(window)
     recent = QMenu(translate("LibraryPanel", "Open &Recent"), window)
     recent.setObjectName("recentMenu")
-    window.recent_menu = recent
 
     def fill_recent() -> None:
         recent.clear()
@@ -1262,9 +1274,8 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
     export_action = QAction(translate("LibraryPanel", "E&xport scenarios…"), window)
     export_action.triggered.connect(lambda: controller.export_files(panel.selected_paths()))
     library_action.setToolTip(translate("LibraryPanel", "Show or hide your saved scenarios (Ctrl+L)"))
-    window.library_action, window.import_action, window.export_scenarios_action = (
-        library_action, import_action, export_action)
     toolbar = window.findChild(QToolBar, "fileToolbar")
+    toolbar_action: QAction | None = None
     if toolbar is not None:
         toolbar_action = QAction(translate("LibraryPanel", "Scenarios"), window, checkable=True)
         toolbar_action.setToolTip(library_action.toolTip())
@@ -1277,7 +1288,6 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
             toolbar.insertAction(actions[index + 1], toolbar_action)
         else:
             toolbar.addAction(toolbar_action)
-        window.library_toolbar_action = toolbar_action
     before = submenu_action(menu, EXPORT_CHART_MENU)
     if before is not None:
         for a in (library_action, import_action, export_action):
@@ -1287,4 +1297,6 @@ def install_library(window: MainWindow, library: ScenarioLibrary | None = None) 
         menu.addSeparator()
         for a in (library_action, import_action, export_action):
             menu.addAction(a)
-    return controller
+    return LibraryParts(controller=controller, panel=panel, dock=dock, recent_menu=recent,
+                        library_action=library_action, import_action=import_action, export_action=export_action,
+                        toolbar_action=toolbar_action)

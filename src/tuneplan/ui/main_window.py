@@ -376,7 +376,11 @@ class MainWindow(QMainWindow):
         from tuneplan.ui.report import export_report, install_report
         from tuneplan.ui.scenario_compare import install_scenario_compare
 
-        self.documents = install_library(self)
+        library = install_library(self)
+        self.documents = library.controller
+        self.library_panel, self.library_dock, self.recent_menu = library.panel, library.dock, library.recent_menu
+        self.library_action, self.import_action = library.library_action, library.import_action
+        self.export_scenarios_action, self.library_toolbar_action = library.export_action, library.toolbar_action
         self.compare_view = install_scenario_compare(
             self, lambda path, comparison: export_report(self, path, comparison=comparison))
         self.comparison = self.compare_view.comparison
