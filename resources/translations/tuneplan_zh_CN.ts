@@ -6698,6 +6698,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>命令行超过 {limit} 个字符</translation>
     </message>
     <message>
+        <source>{key} = {value}: {field} set to {setting}; {unknown} name no projection the plan counts (a single layer&apos;s module, or one the model has no counterpart for) and are left out</source>
+        <translation>{key} = {value}：{field} 设为 {setting}；{unknown} 不对应方案计入的任何投影（某一层的模块，或模型中没有对应的模块），已略去</translation>
+    </message>
+    <message>
         <source>{key} = {value}: without quant_method ms-swift loads the model unquantised</source>
         <translation>{key} = {value}：没有 quant_method 时 ms-swift 加载未量化的模型</translation>
     </message>
@@ -7018,6 +7022,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>该模型用一个 {module} 模块同时计算 q、k、v：LoRA 会整体适配它，包括 k（target_modules {module}）</translation>
     </message>
     <message>
+        <source>HQQ cannot split {modules} into groups of {group} weights (each matrix&apos;s size must be a multiple of the group size): choose 64, or another divisor</source>
+        <translation>HQQ 无法把 {modules} 按每组 {group} 个权重分组（每个矩阵的大小必须是分组大小的整数倍）：请选择 64 或其他约数</translation>
+    </message>
+    <message>
         <source>an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten the packed weights only with HqqConfig(view_as_float=True); the memory shown assumes they are sharded</source>
         <translation>在 {sharding} 下使用 HQQ 基座：LLaMA-Factory 不接受这种组合，而 FSDP 只有在 HqqConfig(view_as_float=True) 时才能展平打包的权重；显示的显存假设它们已分片</translation>
     </message>
@@ -7034,12 +7042,12 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>所列的 LoRA 模块（{names}）都不是该模型的线性层：PEFT 会拒绝该适配器（“Target modules not found in the base model”）；该模型的层为 {model_names}</translation>
     </message>
     <message>
-        <source>LoRA modules {names} match no linear layer of this model and adapt nothing (its layers are {model_names})</source>
-        <translation>LoRA 模块 {names} 与该模型的任何线性层都不匹配，不会适配任何内容（该模型的层为 {model_names}）</translation>
-    </message>
-    <message>
         <source>bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth&apos;s loader quantises them</source>
         <translation>bitsandbytes 不会量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量，见 bitsandbytes issue #1849）：它们按未量化计入；Unsloth 的加载器会量化它们</translation>
+    </message>
+    <message>
+        <source>HQQ quantises nn.Linear layers only, not the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors): they are counted unquantised</source>
+        <translation>HQQ 只量化 nn.Linear 层，不量化这个混合专家模型中堆叠的专家权重（transformers 5 把它们存为三维张量）：它们按未量化计入</translation>
     </message>
     <message>
         <source>{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel</source>
@@ -7080,6 +7088,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>sharding across one GPU saves no memory</source>
         <translation>只有一块 GPU 时分片不会节省显存</translation>
+    </message>
+    <message>
+        <source>a length spread of {std:,} tokens is more than examples of {mean:,} tokens on average, none longer than {longest:,}, can have: {cap:,} is used</source>
+        <translation>长度离散度 {std:,} 个词元超出了平均 {mean:,} 个词元、最长不超过 {longest:,} 个词元的样本可能达到的值：改用 {cap:,}</translation>
     </message>
     <message>
         <source>the GPU stopped responding while it was being read: check the card or reboot</source>
@@ -7342,6 +7354,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>不是 LLaMA-Factory、axolotl、Hugging Face、DeepSpeed、torchtune、ms-swift 或 accelerate 的训练配置</translation>
     </message>
     <message>
+        <source>LoRA modules {names} are not counted: they match no linear layer of this model, or name a single layer, which the plan cannot count alone (its layers are {model_names})</source>
+        <translation>LoRA 模块 {names} 未计入：它们与该模型的任何线性层都不匹配，或只指定了单独一层，方案无法单独计算（该模型的层为 {model_names}）</translation>
+    </message>
+    <message>
         <source>packing and padding_free are off by default: each batch is padded to its longest sequence</source>
         <translation>packing 和 padding_free 默认关闭：每个批次填充到其中最长序列的长度</translation>
     </message>
@@ -7474,6 +7490,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{gpus} 块 GPU 上的动态填充：每一步都要等待微批次最长的 GPU（每行 {slowest_row:,} 个 token，平均为 {row:,}）</translation>
     </message>
     <message>
+        <source>padding-free batches over {gpus} GPUs: every step waits for the GPU whose examples sum to the most ({slowest_row:,} tokens per example, against {row:,} on average)</source>
+        <translation>{gpus} 块 GPU 上的无填充批次：每一步都要等待样本长度之和最大的那块 GPU（每个样本 {slowest_row:,} 个词元，平均为 {row:,}）</translation>
+    </message>
+    <message>
         <source>examples of {tokens} tokens are truncated to seq_len {seq_len}</source>
         <translation>{tokens} 个 token 的样本被截断到序列长度 {seq_len}</translation>
     </message>
@@ -7488,6 +7508,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>TRL&apos;s {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no packing): a packed plan is estimated as planned, but TRL will run it padded</source>
         <translation>TRL 的 {trainer} 会把每个批次填充到其最长的一行（DPOTrainer 中禁用了 padding_free；其他训练器没有打包）：打包的方案按计划估算，但 TRL 实际会以填充方式运行</translation>
+    </message>
+    <message>
+        <source>TRL&apos;s {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no padding-free path): the plan is estimated with rows of the sequence length, as TRL runs them</source>
+        <translation>TRL 的 {trainer} 会把每个批次填充到其中最长的一行（DPOTrainer 中禁用了 padding_free；其他训练器没有无填充路径）：方案按序列长度的行估算，与 TRL 的实际运行方式一致</translation>
     </message>
     <message>
         <source>TRL&apos;s Liger (fused) DPO and KTO losses refuse precomputed reference log-probs (the trainer raises ValueError): choose one of the two</source>

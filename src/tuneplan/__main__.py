@@ -240,6 +240,8 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokens-std", type=_non_negative, metavar="TOKENS",
                    help="standard deviation of the example lengths (set by --dataset-file); padding-free batches are "
                         "sized by it (default: unknown, micro-batch x seq-len)")
+    p.add_argument("--longest-tokens", type=_positive_int, metavar="TOKENS",
+                   help="the longest example (set by --dataset-file; default: estimated from --tokens-std)")
     p.add_argument("--price-per-hour", type=_non_negative, metavar="USD", help="USD per GPU-hour")
     p.add_argument("--billing", choices=["second", "minute", "hour"])
     p.add_argument("--storage-gb", type=_non_negative)

@@ -60,7 +60,8 @@ _TRAINING_ARGS: dict[str, str] = {
 _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_example": "tokens_per_example",
                                  "total_tokens": "total_tokens", "epochs": "epochs",
                                  "padding_efficiency": "padding_efficiency",
-                                 "rank_padding_efficiency": "rank_padding_efficiency", "tokens_std": "tokens_std"}
+                                 "rank_padding_efficiency": "rank_padding_efficiency", "tokens_std": "tokens_std",
+                                 "longest_tokens": "longest_tokens"}
 _PRICING_ARGS: dict[str, str] = {
     "price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",
     "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",

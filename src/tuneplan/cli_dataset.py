@@ -26,7 +26,8 @@ __all__ = ["add_dataset_file_arguments", "apply_dataset_file", "print_dataset_fi
 #: are truncated at it, and under dynamic padding it is shortened only to the longest example, which it then is.
 _FLAGS = {"dataset.examples": "dataset_examples", "dataset.tokens_per_example": "tokens_per_example",
           "dataset.total_tokens": "total_tokens", "dataset.padding_efficiency": "padding_efficiency",
-          "dataset.rank_padding_efficiency": "rank_padding_efficiency", "dataset.tokens_std": "tokens_std"}
+          "dataset.rank_padding_efficiency": "rank_padding_efficiency", "dataset.tokens_std": "tokens_std",
+          "dataset.longest_tokens": "longest_tokens"}
 _TOKENIZER_ERRORS = {"dataset.no_tokenizer", "dataset.no_tokenizer_given", "dataset.bad_tokenizer"}
 
 

@@ -43,3 +43,15 @@ def test_padding_free_is_sized_by_the_spread_typed_at_the_field(window, qtbot):
     window.tabs.setCurrentWidget(window.explain_view)
     qtbot.waitUntil(lambda: any("Largest micro-batch" in line.name for line in window.explain_view.totals_model.lines),
                     timeout=20_000)
+
+
+def test_leaving_the_spread_field_keeps_a_value_it_shows_rounded(window, qtbot):
+    store = window.store
+    store.set_field("training.sequence_mode", "padding-free")
+    store.set_field("dataset.tokens_std", 300.57)  # as a counted file sets it
+    spread = _field(window, "dataset.tokens_std").widget
+    assert spread.text() == "301"
+    before = store.scenario
+    spread.setFocus()
+    qtbot.keyClick(spread, Qt.Key.Key_Tab)
+    assert store.scenario == before and store.scenario.dataset.tokens_std == pytest.approx(300.57)

@@ -112,3 +112,36 @@ def test_llamafactory_and_ms_swift_hqq_import_and_export() -> None:
     assert (sw.document["quant_method"], sw.document["quant_bits"]) == ("hqq", 4)
     for fmt in ("trl", "axolotl", "torchtune"):
         assert "export.not_expressible" in export_config(_plan(), fmt, model_ref="meta-llama/Llama-3.1-8B").codes
+
+
+def test_stacked_experts_are_not_dequantised() -> None:
+    # HQQ replaces nn.Linear only: on Qwen3-30B-A3B the time charges the non-expert matrices, 3 uses x 14 B each
+    from tuneplan.core.memory import quantized_linear_weights
+
+    s = _plan()
+    moe = s.model_copy(update={"model": catalog.get_model("qwen3-30b-a3b").architecture})
+    hqq = estimate(moe)
+    lora = estimate(moe.model_copy(update={"training": moe.training.model_copy(update={"method": "lora"})}))
+    arch = moe.model
+    linear = sum(n * m.d_in * m.d_out for n, mods in arch.linear_modules() for m in mods if m.count == 1)
+    assert quantized_linear_weights(arch) == linear < arch.layer_linear_params() / 10
+
+    def kernel_bytes(r) -> float:
+        return next(x for x in r.time.step_terms if x.key == "other_kernels").part("bytes")
+
+    # (LoRA on the same 16-bit base moves everything else the same way; its unquantised experts are not cast)
+    assert kernel_bytes(hqq) - kernel_bytes(lora) == pytest.approx(3 * linear * 14, rel=0.02)
+
+
+def test_a_group_size_that_does_not_divide_the_matrices_cannot_run() -> None:
+    # hqq Quantizer.quantize asserts numel % group_size == 0: 4096 x 1024 is not a multiple of 100
+    r = estimate(_plan(quant_group_size=100))
+    assert "plan.hqq_group_size" in {n.code for n in r.messages}
+    assert "plan.hqq_group_size" not in {n.code for n in estimate(_plan(quant_group_size=128)).messages}
+
+
+def test_ms_swift_hqq_at_other_bits_names_the_bits() -> None:
+    r = map_training_config({"model": "m", "tuner_type": "lora", "quant_method": "hqq", "quant_bits": 2}, "swift")
+    assert r.updates["training.method"] == "lora"
+    status = {i.key: i.status for i in r.items}
+    assert status["quant_bits"] == "unsupported" and status.get("quant_method") != "unsupported"

@@ -121,7 +121,7 @@ def test_dataset_updates_feed_the_time_model() -> None:
                        "dataset.padding_efficiency": round(560 / 730, 4),
                        "dataset.rank_padding_efficiency": round(560 / 730, 4),
                        # kept 600, 300, 1000, 600, 300 about 560: (40² + 260² + 440² + 40² + 260²) / 5 = 66,400
-                       "dataset.tokens_std": round(66_400 ** 0.5, 2)}
+                       "dataset.tokens_std": round(66_400 ** 0.5, 2), "dataset.longest_tokens": 1000}
     # what the time model then computes: each row padded to the expected longest of its batch, E[max] = 730
     data = Dataset(examples=50, tokens_per_example=560, padding_efficiency=round(560 / 730, 4), epochs=1)
     computed, real, _note = computed_tokens(_setup(), data)

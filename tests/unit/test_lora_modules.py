@@ -91,3 +91,47 @@ def test_exports_write_the_list() -> None:
     # torchtune adapts the MLP as a whole: down_proj alone cannot be said
     down = export_config(_plan(lora_modules=("q_proj", "down_proj")), "torchtune", model_ref=ref)
     assert down.document["model.lora_attn_modules"] == ["q_proj"] and "export.not_expressible" in down.codes
+
+
+def test_a_list_inside_the_list_is_refused_as_a_value() -> None:
+    # a shared plan file with "lora_modules": [["q_proj"]] gets the field's message, not a TypeError
+    with pytest.raises(ValueError, match="valid string"):
+        TrainingSetup(lora_modules=[["q_proj"]])
+
+
+def test_dotted_names_must_be_the_end_of_a_real_path() -> None:
+    llama = catalog.default_scenario().model
+    # PEFT matches "key == name or key.endswith('.' + name)": layer 0 only, nothing, nothing (q_proj is under
+    # self_attn), and the right parents
+    assert named_modules(llama, ("model.layers.0.self_attn.q_proj", ".q_proj", "mlp.q_proj")) == (
+        set(), ["model.layers.0.self_attn.q_proj", ".q_proj", "mlp.q_proj"])
+    assert named_modules(llama, ("self_attn.q_proj", "mlp.down_proj"))[0] == {"q_proj", "down_proj"}
+    # one layer's module adapts that layer in PEFT: said, but not refused
+    r = estimate(_plan(lora_modules=("model.layers.0.self_attn.q_proj",)))
+    codes = {n.code for n in r.messages}
+    assert "plan.lora_modules_unknown" in codes and "plan.lora_modules_none" not in codes
+
+
+def test_expert_names_on_a_stacked_moe_match_no_module() -> None:
+    # Qwen3-30B-A3B keeps its experts as 3-D parameters (transformers 5): gate_proj/up_proj/down_proj name no
+    # nn.Linear there, so PEFT finds no target
+    r = estimate(_plan("qwen3-30b-a3b", lora_modules=("gate_proj", "up_proj", "down_proj")))
+    assert "plan.lora_modules_none" in {n.code for n in r.messages} and r.trainable_parameters == 0
+
+
+def test_an_export_of_a_list_that_matches_nothing_says_it_cannot_run() -> None:
+    from tuneplan.storage.config_export import header_lines
+
+    e = export_config(_plan(lora_modules=("foo", "bar")), "trl", model_ref="meta-llama/Llama-3.1-8B")
+    assert e.document["lora_target_modules"] == ["foo", "bar"]  # as given: the framework names its own error
+    assert any(line.startswith("CANNOT RUN as planned: none of the LoRA modules") for line in header_lines(e))
+
+
+def test_an_imported_list_keeps_the_names_the_plan_knows() -> None:
+    from tuneplan.core.training_config import map_training_config
+
+    r = map_training_config({"finetuning_type": "lora", "stage": "sft", "lora_target": "gate_proj,down_proj,foo"},
+                            "llamafactory")
+    assert r.updates["training.lora_modules"] == ("gate_proj", "down_proj")
+    item = next(i for i in r.items if i.key == "lora_target")
+    assert item.note.code == "config.modules_partly" and item.note.params["unknown"] == "foo"

@@ -16,7 +16,13 @@ import pytest
 from tuneplan import catalog
 from tuneplan.core.config_export import export_config
 from tuneplan.core.estimate import estimate
-from tuneplan.core.lengths import dataset_updates, expected_normal_max, length_stats, padding_free_peak
+from tuneplan.core.lengths import (
+    dataset_updates,
+    expected_normal_max,
+    length_stats,
+    padding_free_peak,
+    spread_std,
+)
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.scenario import Dataset, TrainingSetup
 from tuneplan.core.throughput import computed_tokens, slowest_rank_row, tokens_per_row
@@ -62,10 +68,47 @@ def test_the_largest_batch_follows_the_spread() -> None:
 
 
 def test_the_batch_with_the_longest_example_is_a_floor() -> None:
-    # a narrow spread: 2,400 + 2.50759 x 2 x 50 = 2,650.8, below the micro-batch that holds the longest example,
-    # 2,048 + 3 x 600 = 3,848 tokens
-    data = Dataset(examples=400, tokens_per_example=600, tokens_std=50, epochs=1)
+    # a narrow spread: 2,400 + 2.50759 x 2 x 50 = 2,650.8, below the micro-batch that holds the counted longest
+    # example, 2,048 + 3 x 600 = 3,848 tokens
+    data = Dataset(examples=400, tokens_per_example=600, tokens_std=50, longest_tokens=2048, epochs=1)
     assert padding_free_peak(_t(), data).value == pytest.approx(3848)
+
+
+def test_without_a_counted_longest_example_it_follows_from_the_spread() -> None:
+    # 1,000 examples: the longest is about 600 + e_1000 x 50 = 600 + 3.24144 x 50 = 762.1; its micro-batch sums
+    # 762.1 + 3 x 600 = 2,562.1, below 4 x 600 + e_250 x 2 x 50 (250 micro-batches)
+    data = Dataset(examples=1000, tokens_per_example=600, tokens_std=50, epochs=1)
+    term = padding_free_peak(_t(), data)
+    assert term.part("longest") == pytest.approx(600 + 3.24144 * 50, abs=0.05)
+    assert term.value == pytest.approx(2400 + expected_normal_max(250) * 2 * 50)
+    # no spread at all: every micro-batch is 4 x 600
+    assert padding_free_peak(_t(), data.model_copy(update={"tokens_std": 0.0})).value == pytest.approx(2400)
+
+
+def test_a_spread_beyond_what_the_lengths_allow_is_capped() -> None:
+    # lengths in [0, 2048] with mean 600 have a variance of at most 600 x (2048 - 600) (Bhatia & Davis 2000)
+    cap = math.sqrt(600 * 1448)
+    assert spread_std(600, 2048, 10**8) == pytest.approx(cap) and spread_std(600, 2048, 300) == 300
+    data = Dataset(examples=400, tokens_per_example=600, tokens_std=10**8, epochs=1)
+    assert padding_free_peak(_t(), data).part("std") == pytest.approx(cap)
+    r = estimate(_scenario(_t(), data))
+    assert "plan.tokens_std_capped" in {n.code for n in r.messages}
+
+
+def test_without_flashattention_the_row_is_one_sequence() -> None:
+    # SDPA and eager see the flattened row as one sequence: memory of one row of the largest sum, attention over the
+    # micro-batch's 4 x 600 tokens (keys per query (2,400 + 1) / 2)
+    data = Dataset(examples=400, tokens_per_example=600, tokens_std=300, epochs=1)
+    s = catalog.default_scenario()
+    t = _t(attention="eager")
+    free, _ = estimate_memory(s.model, t, s.gpu, data)
+    peak = math.ceil(padding_free_peak(t, data).value)
+    one_row, _ = estimate_memory(s.model, t.model_copy(update={"sequence_mode": "fixed", "micro_batch": 1,
+                                                               "seq_len": peak}), s.gpu)
+    assert free.peak_allocated_bytes == pytest.approx(one_row.peak_allocated_bytes)
+    r = estimate(_scenario(_t(attention="sdpa"), data))
+    att = next(term for term in r.time.step_terms if term.key == "attention")
+    assert att.part("keys_per_query") == pytest.approx(2401 / 2)
 
 
 def test_no_batch_exceeds_micro_batch_times_the_longest() -> None:
@@ -135,6 +178,9 @@ def test_the_slowest_gpu_draws_the_largest_sum() -> None:
     ddp = _t(num_gpus=4, sharding="ddp", grad_accumulation=4)
     assert slowest_rank_row(ddp, data) == pytest.approx(600 + 1.02938 * 75, abs=0.05)
     assert slowest_rank_row(_t(num_gpus=4, sharding="fsdp"), data.model_copy(update={"tokens_std": None})) is None
+    # micro-batch 1: the longest of 8 examples, 600 + e_8 x 300 (e_8 = 1.42360, Harter 1961)
+    assert slowest_rank_row(_t(num_gpus=8, sharding="ddp", micro_batch=1), data) == pytest.approx(
+        600 + 1.42360 * 300, abs=0.1)
 
 
 def test_notes_say_when_the_size_is_a_bound_and_when_the_kernel_cannot_separate_examples() -> None:
@@ -150,7 +196,7 @@ def test_counting_a_file_gives_the_spread_and_the_longest_example() -> None:
     stats = length_stats([100, 300, 500], _t(seq_len=1000))
     assert stats.std_kept_tokens == pytest.approx(math.sqrt(80_000 / 3))
     u = dataset_updates(stats)
-    assert u["dataset.tokens_std"] == round(math.sqrt(80_000 / 3), 2)
+    assert u["dataset.tokens_std"] == round(math.sqrt(80_000 / 3), 2) and u["dataset.longest_tokens"] == 500
     assert u["training.seq_len"] == 500  # nothing is cut below the longest: it is the longest row
     assert "lengths.padding_free_longest" in {n.code for n in stats.notes}
 

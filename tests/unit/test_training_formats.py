@@ -300,7 +300,7 @@ def test_swift_quant_bits_needs_its_quant_method():
     r = map_training_command("swift sft --train_type lora --quant_method eetq --quant_bits 8")
     assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
     r = map_training_command("swift sft --train_type lora --quant_method hqq --quant_bits 3")  # bits the plan lacks
-    assert r.updates["training.method"] == "lora" and _item(r, "quant_method").status == "unsupported"
+    assert r.updates["training.method"] == "lora" and _item(r, "quant_bits").status == "unsupported"
 
 
 def test_accelerate_zero3_optimizer_only_offload_is_read_as_the_deepspeed_json_is():

@@ -73,6 +73,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.architecture import ModelArchitecture
+from tuneplan.core.estimate import blocking_notes
 from tuneplan.core.estimate import estimate as run_estimate
 from tuneplan.core.memory import Targets, lora_target_modules, named_modules, target_spec
 from tuneplan.core.result import GIB, Estimate
@@ -187,6 +188,8 @@ class ConfigExport(BaseModel):
     syntax: Literal["yaml", "json"]
     document: dict[str, Any]
     notes: tuple[Note, ...] = ()
+    #: the estimate's notes that mean the plan cannot run as it is (``tuneplan.core.estimate.BLOCKING_NOTES``)
+    blocking: tuple[Note, ...] = ()
     expressed: tuple[str, ...] = ()
     to_fill: tuple[str, ...] = ()
     command: str = ""
@@ -345,6 +348,7 @@ class _Doc:
         m = estimate.memory
         return ConfigExport(
             format=self.fmt, syntax=syntax, document=dict(self.data), notes=tuple(self.notes),
+            blocking=tuple(blocking_notes(estimate)),
             expressed=tuple(self.expressed), to_fill=tuple(self.to_fill), command=self.command,
             extras=dict(self.extras), plan_name=self.s.name, model_name=self.s.model.name, model_ref=model_ref,
             verdict=m.verdict(), fits=m.fits, headroom_gib=m.headroom_bytes / GIB, capacity_gib=m.capacity_bytes / GIB,

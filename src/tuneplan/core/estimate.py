@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
+from tuneplan.core.lengths import spread_std
 from tuneplan.core.memory import (
     adapter_path,
     compile_modelled,
@@ -27,7 +28,7 @@ __all__ = ["BLOCKING_NOTES", "billed_gpus", "blocking_notes", "estimate", "plan_
 #: caution: a plan carrying one cannot run as it is, whatever its memory says.
 BLOCKING_NOTES = frozenset({
     "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout", "plan.int8_fsdp",
-    "plan.lora_modules_none",
+    "plan.lora_modules_none", "plan.hqq_group_size",
     # GRPO (core/generation.py): GRPOConfig refuses a step whose completions are not a multiple of num_generations;
     # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
     "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
@@ -66,6 +67,9 @@ NOTES.update({
                                        "mixture-of-experts model (transformers 5 keeps them as 3-D tensors, "
                                        "bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader "
                                        "quantises them"),
+    "plan.moe_experts_unquantised_hqq": N_("HQQ quantises nn.Linear layers only, not the stacked experts of this "
+                                           "mixture-of-experts model (transformers 5 keeps them as 3-D tensors): they "
+                                           "are counted unquantised"),
     "plan.expert_lora_dropout": N_("PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA "
                                    "dropout: set dropout to 0 or target the attention projections only"),
     "plan.adapter_setting_fp32_master": N_("the LoRA adapter setting ({setting}) does not apply: with FP32 master "
@@ -84,14 +88,19 @@ NOTES.update({
     "plan.lora_modules_none": N_("none of the LoRA modules ({names}) is a linear layer of this model: PEFT refuses "
                                  "the adapter (\"Target modules not found in the base model\"); its layers are "
                                  "{model_names}"),
-    "plan.lora_modules_unknown": N_("LoRA modules {names} match no linear layer of this model and adapt nothing "
-                                    "(its layers are {model_names})"),
+    "plan.lora_modules_unknown": N_("LoRA modules {names} are not counted: they match no linear layer of this model, "
+                                    "or name a single layer, which the plan cannot count alone (its layers are "
+                                    "{model_names})"),
+    "plan.hqq_group_size": N_("HQQ cannot split {modules} into groups of {group} weights (each matrix's size must "
+                              "be a multiple of the group size): choose 64, or another divisor"),
     "plan.hqq_sharded": N_("an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten "
                            "the packed weights only with HqqConfig(view_as_float=True); the memory shown assumes "
                            "they are sharded"),
     "plan.padding_free_bound": N_("padding-free batches are sized at micro-batch × sequence length ({tokens:,} "
                                   "tokens) because the spread of the example lengths is unknown: count the dataset "
                                   "file for the largest batch the run draws"),
+    "plan.tokens_std_capped": N_("a length spread of {std:,} tokens is more than examples of {mean:,} tokens on "
+                                 "average, none longer than {longest:,}, can have: {cap:,} is used"),
     "plan.padding_free_attention": N_("padding-free batches flatten the micro-batch into one sequence, which only "
                                       "FlashAttention 2/3 separates by example (TRL warns for {attention}): "
                                       "examples would attend to each other; choose FlashAttention"),
@@ -192,7 +201,9 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         fused = next((name for name, parts in arch.fused_projections() if "q_proj" in parts), None)
         if fused is not None:
             warn("plan.fused_qkv_lora", module=fused)
-    if arch.is_moe and t.method == "qlora":
+    if arch.is_moe and t.method == "qlora" and hqq_base(arch, t):
+        warn("plan.moe_experts_unquantised_hqq")  # HQQ's quantizer replaces nn.Linear layers only, as bitsandbytes
+    elif arch.is_moe and t.method == "qlora":
         # transformers >= 5 keeps experts as 3-D nn.Parameters; bitsandbytes replaces nn.Linear only
         # (bitsandbytes issue #1849, open; Unsloth's own loader quantises them, unsloth-zoo PR #527)
         warn("plan.moe_experts_unquantised")
@@ -224,6 +235,12 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         # torch.float16 and torch.int8" (bitsandbytes issue #1709); accelerate #1415 "Integer parameters are
         # unsupported". 4-bit bases pass because bnb_4bit_quant_storage stores them in the float dtype.
         warn("plan.int8_fsdp")
+    if hqq_base(arch, t):
+        # hqq Quantizer.quantize asserts is_divisible(tensor.numel(), group_size) for every matrix it quantises
+        bad = sorted({m.name for _, group in arch.linear_modules() for m in group
+                      if m.count == 1 and (m.d_in * m.d_out) % t.quant_group_size})
+        if bad:
+            warn("plan.hqq_group_size", group=t.quant_group_size, modules=", ".join(bad))
     if hqq_base(arch, t) and t.num_gpus > 1 and t.sharding in {"zero3", "fsdp"}:
         # LLaMA-Factory model_utils/quantization.py (@ff6d4d1): "HQQ quantization is incompatible with DeepSpeed
         # ZeRO-3 or FSDP"; transformers HqqConfig: view_as_float "used in distributed training"
@@ -234,8 +251,9 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
             # peft tuners_utils.inject_adapter: ValueError when no target module is found; names that match nothing
             # beside ones that do are passed over
             layer_names = list(dict.fromkeys(arch.hf_module_name(m.name) for _, group in arch.linear_modules()
-                                             for m in group if m.kind != "router"))
-            warn("plan.lora_modules_unknown" if matched else "plan.lora_modules_none",
+                                             for m in group if m.kind != "router" and m.count == 1))
+            one_layer = any(p.isdigit() for n in unknown for p in n.split("."))  # PEFT adapts that layer
+            warn("plan.lora_modules_unknown" if matched or one_layer else "plan.lora_modules_none",
                  names=", ".join(unknown), model_names=", ".join(layer_names))
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warn("plan.sharding_one_gpu")
@@ -250,6 +268,13 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
     if t.num_gpus > 1 and t.sharding == "none":
         warn("plan.naive_split", n=t.num_gpus)
     if t.sequence_mode == "padding-free" and t.workload == "sft":
+        d = scenario.dataset
+        if d.tokens_std and d.total_tokens is None and d.tokens_per_example > 0:
+            mean = min(d.tokens_per_example, float(t.seq_len))
+            cap = spread_std(mean, float(t.seq_len), d.tokens_std)
+            if cap < d.tokens_std:
+                warn("plan.tokens_std_capped", std=round(d.tokens_std), mean=round(mean), longest=t.seq_len,
+                     cap=round(cap))
         if memory.batch_term is not None and memory.batch_term.key == "padding_free_bound":
             warn("plan.padding_free_bound", tokens=round(memory.batch_term.value))
         if t.attention != "flash":

@@ -50,6 +50,7 @@ __all__ = [
     "packing_efficiency",
     "padding_free_peak",
     "percentile",
+    "spread_std",
 ]
 
 #: Bars in the length histogram (at most; fewer when the lengths span fewer tokens).
@@ -207,6 +208,15 @@ def expected_normal_max(n: int) -> float:
     return total
 
 
+def spread_std(mean: float, longest: float, std: float | None) -> float:
+    """The standard deviation of lengths with this mean that no example exceeds ``longest`` allows (tokens): ``std``
+    (0 when unknown) capped at ``sqrt(mean (longest - mean))``, the largest a variable in ``[0, longest]`` with that
+    mean can have (Bhatia & Davis 2000, "A better bound on the variance", Amer. Math. Monthly 107: 353-357)."""
+    if not std:
+        return 0.0
+    return min(float(std), math.sqrt(max(0.0, mean * (longest - mean))))
+
+
 def padding_free_peak(t: TrainingSetup, data: Dataset | None) -> Term:
     """Tokens of the largest padding-free micro-batch the run is expected to draw (a :class:`Term` in ``tokens``).
 
@@ -215,13 +225,15 @@ def padding_free_peak(t: TrainingSetup, data: Dataset | None) -> Term:
     so the activations of a micro-batch follow the sum ``S`` of ``b`` kept lengths, and the peak memory the largest
     ``S`` of the run's ``M = examples x epochs / b`` micro-batches (any GPU's; one out-of-memory ends the run).
 
-    * With the length spread known (``data.tokens_std``, counted from the file; mean ``mu`` = the kept mean
-      ``min(tokens_per_example, seq_len)``, longest ``L = seq_len``, which counting lowers to the longest kept
-      example): ``S`` is a sum of ``b`` draws, about normal with mean ``b mu`` and deviation ``sigma sqrt(b)``
-      (central limit theorem), and its largest of ``M`` about ``b mu + e_M sigma sqrt(b)`` with ``e_M`` the expected
-      largest of ``M`` standard normals (:func:`expected_normal_max`). The micro-batch that holds the longest example
-      sums ``L + (b - 1) mu`` on average, a floor the largest cannot go below (skewed lengths, small ``b``); no
-      micro-batch exceeds ``b L``. So ``min(b L, max(L + (b - 1) mu, b mu + e_M sigma sqrt(b)))``.
+    * With the length spread known (``data.tokens_std``, counted from the file or typed; mean ``mu`` = the kept mean
+      ``min(tokens_per_example, seq_len)``; ``sigma`` at most its Bhatia-Davis bound, :func:`spread_std`): ``S`` is a
+      sum of ``b`` draws, about normal with mean ``b mu`` and deviation ``sigma sqrt(b)`` (central limit theorem), and
+      its largest of ``M`` about ``b mu + e_M sigma sqrt(b)`` with ``e_M`` the expected largest of ``M`` standard
+      normals (:func:`expected_normal_max`). The micro-batch that holds the longest example ``L`` sums
+      ``L + (b - 1) mu`` on average, a floor the largest cannot go below (skewed lengths, small ``b``); no micro-batch
+      exceeds ``b L``. So ``min(b L, max(L + (b - 1) mu, b mu + e_M sigma sqrt(b)))``. ``L`` is the counted longest
+      example (``data.longest_tokens``) at most ``seq_len``, or, not counted, ``min(seq_len, mu + e_N sigma)`` for the
+      ``N`` examples.
     * Spread unknown (``tokens_std`` None, a dataset given as total tokens, or no dataset): ``b x seq_len``, the
       bound, as for packed rows (``key="padding_free_bound"``).
     * ``b = 1``: the one example, at most ``seq_len``.
@@ -238,7 +250,11 @@ def padding_free_peak(t: TrainingSetup, data: Dataset | None) -> Term:
             source="transformers DataCollatorWithFlattening; TRL padding_free")
     assert data is not None and data.tokens_std is not None
     mu = min(float(data.tokens_per_example), longest)
-    sigma = float(data.tokens_std)
+    sigma = spread_std(mu, longest, data.tokens_std)
+    if data.longest_tokens is not None:
+        longest = max(mu, min(longest, float(data.longest_tokens)))
+    else:
+        longest = min(longest, mu + expected_normal_max(max(1, data.examples)) * sigma)
     batches = max(1, math.ceil(data.examples * data.epochs / b))
     z = expected_normal_max(batches)
     tokens = min(b * longest, max(longest + (b - 1) * mu, b * mu + z * sigma * math.sqrt(b)))
@@ -367,7 +383,8 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
     dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor),
     ``dataset.rank_padding_efficiency`` = the same over the ``micro_batch x GPUs`` examples of one step (the slowest
     GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`), ``dataset.tokens_std`` = the kept lengths'
-    standard deviation (what sizes padding-free batches, :func:`padding_free_peak`). Under dynamic padding and
+    standard deviation and ``dataset.longest_tokens`` the longest kept example (what size padding-free batches,
+    :func:`padding_free_peak`). Under dynamic padding and
     padding-free batches, with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter
     than ``seq_len``: the longest row the GPU ever holds (no example is cut below it, so nothing else changes).
     """
@@ -378,6 +395,7 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
         "dataset.padding_efficiency": round(max(0.01, stats.padding_efficiency), 4),
         "dataset.rank_padding_efficiency": round(max(0.01, stats.rank_padding_efficiency), 4),
         "dataset.tokens_std": round(stats.std_kept_tokens, 2),
+        "dataset.longest_tokens": max(1, stats.longest_kept_tokens),
     }
     if longest_batch and stats.sequence_mode in {"dynamic", "padding-free"} \
             and 0 < stats.longest_kept_tokens < stats.seq_len:

@@ -279,10 +279,9 @@ class TrainingSetup(_Model):
         """A comma-separated string as a list; names stripped, empty ones dropped, duplicates removed."""
         if isinstance(value, str):
             value = value.split(",")
-        if isinstance(value, (list, tuple)):
-            names = [n.strip() if isinstance(n, str) else n for n in value]
-            return tuple(dict.fromkeys(n for n in names if n != ""))
-        return value
+        if isinstance(value, (list, tuple)) and all(isinstance(n, str) for n in value):
+            return tuple(dict.fromkeys(n.strip() for n in value if n.strip()))
+        return value  # (anything else: the field's own validation refuses it)
 
     @field_validator("lora_modules")
     @classmethod
@@ -342,7 +341,8 @@ class Dataset(_Model):
     ``tokens_std``: the standard deviation of the kept example lengths (tokens, after truncation at ``seq_len``),
     counted from the dataset file (core/lengths.py); None when unknown. Padding-free batches are sized by it (the
     largest sum of ``micro_batch`` lengths the run draws, core/lengths.py ``padding_free_peak``) and their
-    attention by ``mean + std^2 / mean`` tokens per example.
+    attention by ``mean + std^2 / mean`` tokens per example. ``longest_tokens``: the longest example, counted from the
+    file (None: estimated from the spread, ``mean + e_N std`` for the ``N`` examples).
     """
 
     examples: int = Field(default=10_000, ge=0, le=10**12)
@@ -352,6 +352,7 @@ class Dataset(_Model):
     padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     rank_padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     tokens_std: float | None = Field(default=None, ge=0, le=10**8)
+    longest_tokens: int | None = Field(default=None, ge=1, le=10**8)
     eval_fraction: float = Field(default=0.0, ge=0, le=1)
 
     @model_validator(mode="after")

@@ -65,6 +65,7 @@ from tuneplan.core.memory import (
     lora_tensors,
     nf4_bytes_per_param,
     quantized_base_bytes_per_param,
+    quantized_linear_weights,
     target_spec,
 )
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
@@ -763,11 +764,11 @@ def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: 
                     params += n * m.d_in * m.d_out
         return forward_passes * ctx.tokens * per_token + weight_gradients * params * INT8_WEIGHT_GRAD_BYTES
     if hqq_base(a, t):  # every forward and every input gradient dequantises (HQQMatmulNoCacheMul: matmul, backward)
-        return (forward_passes + weight_gradients) * float(a.layer_linear_params()) * HQQ_DEQUANT_BYTES[t.quant_bits]
+        return (forward_passes + weight_gradients) * quantized_linear_weights(a) * HQQ_DEQUANT_BYTES[t.quant_bits]
     if t.method != "qlora":
         return 0.0
-    # read NF4 with its constants, write bf16
-    return (forward_passes + weight_gradients) * float(a.layer_linear_params()) * (
+    # read NF4 with its constants, write bf16 (the nn.Linear matrices: stacked experts stay unquantised)
+    return (forward_passes + weight_gradients) * quantized_linear_weights(a) * (
         nf4_bytes_per_param(t.double_quant) + 2.0)
 
 

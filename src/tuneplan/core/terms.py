@@ -125,6 +125,8 @@ NOTES: dict[str, str] = {
     "time.naive_model_parallel": N_("layers split across {n} GPUs run one GPU at a time"),
     "time.slowest_rank": N_("dynamic padding over {gpus} GPUs: every step waits for the GPU with the longest "
                             "micro-batch ({slowest_row:,} tokens per row, against {row:,} on average)"),
+    "time.slowest_rank_free": N_("padding-free batches over {gpus} GPUs: every step waits for the GPU whose examples "
+                                 "sum to the most ({slowest_row:,} tokens per example, against {row:,} on average)"),
 }
 
 

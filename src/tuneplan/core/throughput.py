@@ -37,7 +37,7 @@ from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
 from tuneplan.core.generation import generation_notes
-from tuneplan.core.lengths import expected_normal_max
+from tuneplan.core.lengths import expected_normal_max, spread_std
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
 from tuneplan.core.steptime import STEP_MODEL_VERSION, TERM_KEYS, step_time
@@ -59,20 +59,31 @@ MEASURED_TIME_ERROR = (0.75, 1.13)
 NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
 
 
+def _seq_mode(t: TrainingSetup) -> str:
+    """The sequence mode the trainer runs: padding-free batches only under supervised fine-tuning (TRL's DPOTrainer
+    turns padding_free off and the other trainers pad every batch to its longest row, ``core/workload.py``), planned
+    as rows of ``seq_len`` elsewhere."""
+    if t.sequence_mode == "padding-free" and t.workload != "sft":
+        return "fixed"
+    return t.sequence_mode
+
+
 def _attention_seq(t: TrainingSetup, data: Dataset | None) -> float:
     """Tokens per sequence the attention sees: ``seq_len``, or the example length when sequences
     are padded only to the longest in the batch (``dynamic``) and the example length is known."""
     s = float(t.seq_len)
     if t.workload == "grpo":  # a row is a prompt and its completion at full length, whatever the mode
         return s
-    if data is not None and t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
+    if data is not None and _seq_mode(t) == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
         s = min(s, float(data.tokens_per_example))
-    if data is not None and t.sequence_mode == "padding-free" and data.total_tokens is None \
+    if data is not None and _seq_mode(t) == "padding-free" and data.total_tokens is None \
             and data.tokens_per_example > 0:
         # varlen attention: each example attends within itself, so the cost per token follows sum(l^2) / sum(l) =
         # E[l^2] / E[l] = mean + std^2 / mean (the mean alone when the spread is unknown)
         mu = min(s, float(data.tokens_per_example))
-        s = min(s, mu + (data.tokens_std or 0.0) ** 2 / mu)
+        if t.attention != "flash":  # no varlen kernel: the flattened row of micro_batch examples is one sequence
+            return mu * t.micro_batch
+        s = min(s, mu + spread_std(mu, s, data.tokens_std) ** 2 / mu)
     return s
 
 
@@ -140,21 +151,21 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
         return rows, rows, ""
     real = data.tokens_per_epoch * data.epochs
     note = ""
-    if t.sequence_mode == "packed":
+    if _seq_mode(t) == "packed":
         computed = real
-    elif t.sequence_mode == "fixed" and data.total_tokens is None:
+    elif _seq_mode(t) == "fixed" and data.total_tokens is None:
         computed = float(data.examples) * t.seq_len * data.epochs
         if data.tokens_per_example > t.seq_len:
             real = float(data.examples) * t.seq_len * data.epochs
             note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
-    elif t.sequence_mode == "padding-free" and data.total_tokens is None:
+    elif _seq_mode(t) == "padding-free" and data.total_tokens is None:
         real = float(data.examples) * min(data.tokens_per_example, float(t.seq_len)) * data.epochs
         if data.tokens_per_example > t.seq_len:
             note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
         computed = real
-    elif t.sequence_mode == "padding-free":
+    elif _seq_mode(t) == "padding-free":
         computed = real
-    elif t.sequence_mode == "dynamic" and data.total_tokens is None:
+    elif _seq_mode(t) == "dynamic" and data.total_tokens is None:
         # each row is one example, truncated to seq_len, padded to the longest row of its micro-batch
         kept = min(data.tokens_per_example, float(t.seq_len))
         real = float(data.examples) * kept * data.epochs
@@ -162,7 +173,7 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
             note = f"examples of {data.tokens_per_example:.0f} tokens are truncated to seq_len {t.seq_len}"
         pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
         computed = float(data.examples) * min(kept / pad, float(t.seq_len)) * data.epochs
-    elif t.sequence_mode == "dynamic" and t.micro_batch == 1:
+    elif _seq_mode(t) == "dynamic" and t.micro_batch == 1:
         computed = real
     else:
         computed = real / data.padding_efficiency
@@ -181,9 +192,9 @@ def tokens_per_row(t: TrainingSetup, data: Dataset) -> float:
     row = float(t.seq_len)
     if t.workload == "grpo":  # computed_tokens: every completion row is seq_len long
         return row
-    if t.sequence_mode == "padding-free" and data.total_tokens is None and data.tokens_per_example > 0:
+    if _seq_mode(t) == "padding-free" and data.total_tokens is None and data.tokens_per_example > 0:
         return min(row, float(data.tokens_per_example))
-    if t.sequence_mode == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
+    if _seq_mode(t) == "dynamic" and data.total_tokens is None and data.tokens_per_example > 0:
         pad = 1.0 if t.micro_batch == 1 else data.padding_efficiency
         row = min(row, float(data.tokens_per_example) / pad)
     return row
@@ -203,28 +214,30 @@ def slowest_rank_row(t: TrainingSetup, data: Dataset) -> float | None:
     examples the step draws: ``kept / rank_padding_efficiency`` (:func:`tuneplan.core.lengths.length_stats`
     computes ``E[max]`` of that many examples exactly from the counted lengths), capped at ``seq_len``.
 
-    Padding-free batches (micro-batch > 1) flatten each GPU's examples into one row of their summed lengths; with the
-    length spread known (``data.tokens_std``) the slowest GPU's row per example is ``mean + e_R std / sqrt(b)``, with
-    ``e_R`` the expected largest of ``num_gpus`` standard normals (central limit theorem;
-    :func:`tuneplan.core.lengths.expected_normal_max`); at micro-batch 1 it is dynamic padding's longest example.
+    Padding-free batches flatten each GPU's examples into one row of their summed lengths; with the length spread
+    known (``data.tokens_std``, at most its Bhatia-Davis bound, :func:`tuneplan.core.lengths.spread_std`) the slowest
+    GPU's row per example is ``mean + e_R std / sqrt(b)``, with ``e_R`` the expected largest of ``num_gpus`` standard
+    normals (central limit theorem; :func:`tuneplan.core.lengths.expected_normal_max`; at micro-batch 1 the normal law
+    of one example's length).
 
     DDP and ZeRO-1 skip the gradient reduction on all but the last micro-batch of a step (``no_sync``; ZeRO-1 at the
     accumulation boundary), so their GPUs meet once per ``A`` micro-batches and wait for the largest *sum* of ``A``
     rows: for independent micro-batches the sum's spread grows as ``sqrt(A)`` while its mean grows as ``A``, so the
     slowest GPU's excess row per micro-batch is the single-micro-batch excess / ``sqrt(A)`` (central limit theorem).
     """
-    if t.workload == "grpo" or t.sequence_mode not in {"dynamic", "padding-free"} or data.total_tokens is not None:
+    if t.workload == "grpo" or _seq_mode(t) not in {"dynamic", "padding-free"} or data.total_tokens is not None:
         return None
     if t.num_gpus <= 1 or t.sharding == "none" or data.tokens_per_example <= 0:
         return None
-    if t.sequence_mode == "padding-free" and t.micro_batch > 1:
+    if _seq_mode(t) == "padding-free":
         # each GPU's flattened row sums micro_batch lengths: about normal with deviation std sqrt(b) (central limit
         # theorem), so the longest of the num_gpus rows exceeds the mean b mu by e_R std sqrt(b), e_R the expected
         # largest of num_gpus standard normals (lengths.expected_normal_max); per example, e_R std / sqrt(b)
         if not data.tokens_std:
             return None
         row = tokens_per_row(t, data)
-        excess = expected_normal_max(t.num_gpus) * data.tokens_std / math.sqrt(t.micro_batch)
+        excess = expected_normal_max(t.num_gpus) * spread_std(row, float(t.seq_len), data.tokens_std) / math.sqrt(
+            t.micro_batch)
         if t.sharding in {"ddp", "zero1"} and t.grad_accumulation > 1:
             excess /= math.sqrt(t.grad_accumulation)
         slowest = min(row + excess, float(t.seq_len))
@@ -293,9 +306,10 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
     slowest = None if naive_split else slowest_rank_row(t, data)
     st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes,
-                   slowest_row=slowest, attention_seq=seq if t.sequence_mode == "padding-free" else None)
+                   slowest_row=slowest, attention_seq=seq if _seq_mode(t) == "padding-free" else None)
     if slowest is not None:
-        notes.append(Note(code="time.slowest_rank", params={"gpus": t.num_gpus, "row": round(row),
+        notes.append(Note(code="time.slowest_rank_free" if _seq_mode(t) == "padding-free" else "time.slowest_rank",
+                          params={"gpus": t.num_gpus, "row": round(row),
                                                              "slowest_row": round(slowest)}))
     if spilled_bytes > 0:
         notes.append(Note(code="time.paged_spill", params={"gib": round(spilled_bytes / 2**30, 1)}))

@@ -54,6 +54,9 @@ NOTES.update({
     # taken
     "config.taken": N_("{key} = {value}: {field} set to {setting}"),
     "config.default": N_("{key} not given: {framework}'s default sets {field} to {setting}"),
+    "config.modules_partly": N_("{key} = {value}: {field} set to {setting}; {unknown} name no projection the plan "
+                                "counts (a single layer's module, or one the model has no counterpart for) and are "
+                                "left out"),
     "config.approx": N_("{key} = {value}: {field} set to {setting}, the nearest setting the plan has"),
     "config.framework": N_("{framework} trains with Hugging Face Trainer: {field} set to {setting}"),
     "config.master_weights": N_("{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}"),
@@ -379,7 +382,15 @@ def _targets(b: _Builder, key: str, value: Any) -> None:
         _mla_targets(b, key, value, frozenset(wanted))
         return
     if not wanted <= _ATTN | _MLP:
-        b.unsupported(key, value, "config.unknown_value")
+        known = wanted & (_ATTN | _MLP)
+        if not known or wanted & _MLA:
+            b.unsupported(key, value, "config.unknown_value")
+            return
+        # the names the plan knows are planned as listed; the others (one layer's module, a module the plan has no
+        # projection for) are said
+        order = [*_ORDER_ATTN, *_ORDER_MLP]
+        b.take(key, value, "training.lora_modules", tuple(n for n in order if n in known), code="config.modules_partly",
+               unknown=", ".join(sorted(wanted - known)))
         return
     exact = {frozenset({"q_proj", "v_proj"}): "q_v", frozenset(_ATTN): "qkvo", frozenset(_ATTN | _MLP): "all-linear"}
     if fused_qkv:  # on a family with a fused q/k/v module (Phi-3, ChatGLM, GPT-NeoX...) q_v is that module alone
@@ -1558,9 +1569,10 @@ def _swift(data: Mapping[str, Any]) -> ConfigImport:
         b.take("quant_bits", bits, "training.quant_bits", bits)
     elif bits is not None and not quant_method:
         b.ignore("quant_bits", bits, code="config.no_quant_method")
+    elif quant_method == "hqq" and bits is not None:
+        b.unsupported("quant_bits", bits, "config.unknown_value")  # HQQ at 1, 2 or 3 bits: not a base the plan has
     elif quant_method or bits is not None:
-        # eetq, gptq, awq, fp8, hqq at other bits, or bnb without its bits (ms-swift refuses that): not a base the
-        # plan has
+        # eetq, gptq, awq, fp8, or bnb without its bits (ms-swift refuses that): not a base the plan has
         b.unsupported("quant_method" if quant_method else "quant_bits",
                       g("quant_method") if quant_method else bits, "config.unknown_value")
         if quant_method and bits is not None:

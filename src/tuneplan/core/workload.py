@@ -169,6 +169,9 @@ NOTES.update({
     "workload.packed_unavailable": N_("TRL's {trainer} pads every batch to its longest row (padding_free is disabled "
                                       "in DPOTrainer; the others have no packing): a packed plan is estimated as "
                                       "planned, but TRL will run it padded"),
+    "workload.padding_free_unavailable": N_("TRL's {trainer} pads every batch to its longest row (padding_free is "
+                                            "disabled in DPOTrainer; the others have no padding-free path): the plan "
+                                            "is estimated with rows of the sequence length, as TRL runs them"),
 })
 
 
@@ -322,7 +325,8 @@ def plan_notes(t: TrainingSetup, precompute_seconds: float = 0.0) -> list[Note]:
     if t.sequence_mode in {"packed", "padding-free"}:
         # DPOTrainer.__init__ turns padding_free off ("temporarily unavailable after a refactor"); the collators of the
         # other trainers pad every batch to its longest row (trl.trainer.utils.pad)
-        notes.append(Note(code="workload.packed_unavailable", params={"trainer": TRAINERS[t.workload]}))
+        code = "workload.padding_free_unavailable" if t.sequence_mode == "padding-free" else "workload.packed_unavailable"
+        notes.append(Note(code=code, params={"trainer": TRAINERS[t.workload]}))
     return notes
 
 

@@ -82,6 +82,7 @@ def header_lines(export: ConfigExport, file_name: str | None = None) -> list[str
         f"{name} config written by Tuneplan {__version__} for the plan \"{export.plan_name}\".",
         f"Estimate: {export.verdict} on a {export.capacity_gib:.2f} GiB GPU (likely up to "
         f"{_gib(export.high_gib)} GiB{risk}).",
+        *(f"CANNOT RUN as planned: {' '.join(render_note(n).split())}" for n in export.blocking),
         f"Model: {export.model_ref or export.model_name + ' (no Hugging Face id in the plan)'}",
     ]
     if export.command:

@@ -115,6 +115,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}'),  # config.master_weights
     QT_TRANSLATE_NOOP("Terms", 'no such file'),  # config.missing
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: the import sets the training setup only; choose the model in the plan'),  # config.model_not_set
+    QT_TRANSLATE_NOOP("Terms", "{key} = {value}: {field} set to {setting}; {unknown} name no projection the plan counts (a single layer's module, or one the model has no counterpart for) and are left out"),  # config.modules_partly
     QT_TRANSLATE_NOOP("Terms", 'the config does not say how many GPUs run it: set the GPU count in the plan'),  # config.no_gpu_count
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: without quant_method ms-swift loads the model unquantised'),  # config.no_quant_method
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: examples are not cut to a length; the plan keeps its sequence length (set it to the longest example)'),  # config.no_truncation
@@ -212,12 +213,14 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'FP16 training with FP16 trainable parameters: PyTorch\'s loss scaler refuses them ("Attempting to unscale FP16 gradients"); keep the trained weights in FP32 or train in BF16'),  # plan.fp16_trainable
     QT_TRANSLATE_NOOP("Terms", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)"),  # plan.fsdp_wrap_irrelevant
     QT_TRANSLATE_NOOP("Terms", 'this model computes q, k and v in one {module} module: LoRA adapts it whole, keys included (target_modules {module})'),  # plan.fused_qkv_lora
+    QT_TRANSLATE_NOOP("Terms", "HQQ cannot split {modules} into groups of {group} weights (each matrix's size must be a multiple of the group size): choose 64, or another divisor"),  # plan.hqq_group_size
     QT_TRANSLATE_NOOP("Terms", 'an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten the packed weights only with HqqConfig(view_as_float=True); the memory shown assumes they are sharded'),  # plan.hqq_sharded
     QT_TRANSLATE_NOOP("Terms", 'FSDP cannot shard an 8-bit bitsandbytes base: it flattens parameters of one dtype only and refuses the int8 weights; use the 4-bit base (QLoRA) or data parallelism (DDP, ZeRO-1/2)'),  # plan.int8_fsdp
     QT_TRANSLATE_NOOP("Terms", 'DeepSpeed ZeRO-3 over an 8-bit bitsandbytes base is not a documented combination: the int8 weights are planned as sharded, but bitsandbytes keeps its own reference to them, so each GPU may hold them whole; the 4-bit base (QLoRA) is the documented one'),  # plan.int8_zero3
     QT_TRANSLATE_NOOP("Terms", 'none of the LoRA modules ({names}) is a linear layer of this model: PEFT refuses the adapter ("Target modules not found in the base model"); its layers are {model_names}'),  # plan.lora_modules_none
-    QT_TRANSLATE_NOOP("Terms", 'LoRA modules {names} match no linear layer of this model and adapt nothing (its layers are {model_names})'),  # plan.lora_modules_unknown
+    QT_TRANSLATE_NOOP("Terms", 'LoRA modules {names} are not counted: they match no linear layer of this model, or name a single layer, which the plan cannot count alone (its layers are {model_names})'),  # plan.lora_modules_unknown
     QT_TRANSLATE_NOOP("Terms", "bitsandbytes does not quantise the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors, bitsandbytes issue #1849): they are counted unquantised; Unsloth's loader quantises them"),  # plan.moe_experts_unquantised
+    QT_TRANSLATE_NOOP("Terms", 'HQQ quantises nn.Linear layers only, not the stacked experts of this mixture-of-experts model (transformers 5 keeps them as 3-D tensors): they are counted unquantised'),  # plan.moe_experts_unquantised_hqq
     QT_TRANSLATE_NOOP("Terms", '{n} GPUs without sharding: the layers are split across the GPUs and run one GPU at a time (naive model parallelism, HF device_map); choose DDP, ZeRO or FSDP to train in parallel'),  # plan.naive_split
     QT_TRANSLATE_NOOP("Terms", '{gpu} has no BF16 tensor cores: train in FP16 with loss scaling'),  # plan.no_bf16
     QT_TRANSLATE_NOOP("Terms", 'the optimizer step fused into backward cannot accumulate gradients: set gradient accumulation to 1 (torchtune refuses this combination)'),  # plan.optimizer_in_backward_accumulation
@@ -228,6 +231,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "sequence length {seq_len} exceeds the model's max_position_embeddings ({max_positions})"),  # plan.seq_beyond_context
     QT_TRANSLATE_NOOP("Terms", 'the FP32 upcast is not applied: sharded QLoRA (FSDP/ZeRO-3) skips prepare_model_for_kbit_training so that every shard has one dtype'),  # plan.sharded_qlora_no_upcast
     QT_TRANSLATE_NOOP("Terms", 'sharding across one GPU saves no memory'),  # plan.sharding_one_gpu
+    QT_TRANSLATE_NOOP("Terms", 'a length spread of {std:,} tokens is more than examples of {mean:,} tokens on average, none longer than {longest:,}, can have: {cap:,} is used'),  # plan.tokens_std_capped
     QT_TRANSLATE_NOOP("Terms", 'the GPU stopped responding while it was being read: check the card or reboot'),  # probe.all_lost
     QT_TRANSLATE_NOOP("Terms", 'the NVIDIA library stopped the GPU probe ({exception})'),  # probe.binding_stopped
     QT_TRANSLATE_NOOP("Terms", 'GPU detection unavailable: the nvidia-ml-py package looks broken'),  # probe.broken_binding
@@ -347,10 +351,12 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'host-bound: the CPU launches kernels more slowly than the GPU runs them ({share} % of the step); a larger micro-batch or a compiled stack is faster'),  # time.overhead_bound
     QT_TRANSLATE_NOOP("Terms", 'paged optimizer states spill {gib} GiB to CPU RAM: read and written over PCIe at every optimizer step'),  # time.paged_spill
     QT_TRANSLATE_NOOP("Terms", 'dynamic padding over {gpus} GPUs: every step waits for the GPU with the longest micro-batch ({slowest_row:,} tokens per row, against {row:,} on average)'),  # time.slowest_rank
+    QT_TRANSLATE_NOOP("Terms", 'padding-free batches over {gpus} GPUs: every step waits for the GPU whose examples sum to the most ({slowest_row:,} tokens per example, against {row:,} on average)'),  # time.slowest_rank_free
     QT_TRANSLATE_NOOP("Terms", 'examples of {tokens} tokens are truncated to seq_len {seq_len}'),  # time.truncated
     QT_TRANSLATE_NOOP("Terms", "a reference copy next to a LoRA/QLoRA policy: TRL's DPOTrainer and KTOTrainer use the policy with its adapters disabled as the reference and load no copy unless you pass ref_model; the copy is counted as planned"),  # workload.copy_with_adapters
     QT_TRANSLATE_NOOP("Terms", "KTO's KL term needs two or more examples per micro-batch: TRL's KTOTrainer refuses per_device_train_batch_size 1"),  # workload.kto_micro_batch
     QT_TRANSLATE_NOOP("Terms", "TRL's {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no packing): a packed plan is estimated as planned, but TRL will run it padded"),  # workload.packed_unavailable
+    QT_TRANSLATE_NOOP("Terms", "TRL's {trainer} pads every batch to its longest row (padding_free is disabled in DPOTrainer; the others have no padding-free path): the plan is estimated with rows of the sequence length, as TRL runs them"),  # workload.padding_free_unavailable
     QT_TRANSLATE_NOOP("Terms", "TRL's Liger (fused) DPO and KTO losses refuse precomputed reference log-probs (the trainer raises ValueError): choose one of the two"),  # workload.precompute_fused
     QT_TRANSLATE_NOOP("Terms", "reference log-probs precomputed (precompute_ref_log_probs): TRL runs the reference over the training set once before training ({hours:.2f} h, in the plan's time) and holds no reference model during it"),  # workload.precomputed_pass
     QT_TRANSLATE_NOOP("Terms", '{workload} uses no reference model: the reference setting ({reference}) is ignored'),  # workload.reference_ignored

@@ -316,6 +316,9 @@ class FieldPanel(QGroupBox):
             w.setText("" if value is None else format_count(float(value)))
 
         def commit() -> None:
+            current = get_path(self.store.scenario, path)
+            if path not in self.store.errors and w.text() == ("" if current is None else format_count(float(current))):
+                return  # the text shows the value as it is (rounded): leaving the field changes nothing
             try:
                 value: Any = parse_count(w.text())
             except ValueError:

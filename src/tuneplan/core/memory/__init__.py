@@ -168,6 +168,7 @@ from tuneplan.core.memory.quantized import (
     int8_matmul_transient,
     nf4_bytes_per_param,
     quantized_base_bytes_per_param,
+    quantized_linear_weights,
 )
 
 __all__ = [
@@ -219,6 +220,7 @@ __all__ = [
     "int8_bytes_per_param",
     "int8_matmul_transient",
     "quantized_base_bytes_per_param",
+    "quantized_linear_weights",
     # the private helpers other core modules and tests reach for (steptime's target rules, hand-count tests)
     "_activation_adapter_path",
     "_is_adapted",

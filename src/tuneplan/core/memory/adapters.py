@@ -59,24 +59,44 @@ def target_spec(t: TrainingSetup) -> Targets:
     return t.lora_modules if t.lora_modules else t.lora_targets
 
 
+#: Parent module names of the attention and MLP projections in transformers' decoder layers (``self_attn`` in Llama,
+#: Qwen, Mistral, Phi-3; ``attention`` in GPT-NeoX and InternLM; ``self_attention`` in ChatGLM and Falcon; ``attn`` in
+#: GPT-2/Qwen-v1; ``mlp``, ``feed_forward`` in InternLM2/Mixtral-style code, ``block_sparse_moe`` for shared experts).
+_ATTENTION_PARENTS = frozenset({"self_attn", "attention", "self_attention", "attn"})
+_MLP_PARENTS = frozenset({"mlp", "feed_forward", "ffn", "block_sparse_moe", "shared_expert", "shared_experts"})
+
+
 def named_modules(arch: ModelArchitecture, names: tuple[str, ...]) -> tuple[set[str], list[str]]:
     """``(matched, unknown)``: the per-layer projections that PEFT's ``target_modules`` names match, and the names
     that match no linear module of the model. PEFT matches a name against the end of each module's dotted path
     (``tuners_utils.check_target_module_exists``), so ``self_attn.q_proj`` and ``q_proj`` are one name; a name may be
     the model's own (``query_key_value``, ``dense`` on GPT-NeoX: :meth:`ModelArchitecture.hf_module_name`) or a fused
     module's (``qkv_proj`` on Phi-3: every part of it); ``all-linear`` is every linear layer but the LM head."""
-    mods = {m.name for _, group in arch.linear_modules() for m in group if m.kind != "router"}
+    # (stacked experts are parameters of one module, not nn.Linear modules: no name reaches them)
+    mods = {m.name for _, group in arch.linear_modules() for m in group if m.kind != "router" and m.count == 1}
+    attention = {m.name for m in arch.attention_modules()}
     fused = dict(arch.fused_projections())
     matched: set[str] = set()
     unknown: list[str] = []
     for raw in names:
-        n = raw.rsplit(".", 1)[-1]
-        if n.lower() in {"all-linear", "all_linear"}:
+        parts = raw.split(".")
+        n = parts[-1]
+        if len(parts) == 1 and n.lower() in {"all-linear", "all_linear"}:
             matched |= mods
             continue
-        hit = {m for m in mods if m == n or arch.hf_module_name(m) == n} | set(fused.get(n, ()))
-        if hit & mods:
-            matched |= hit & mods
+        hit = ({m for m in mods if m == n or arch.hf_module_name(m) == n} | set(fused.get(n, ()))) & mods
+        if len(parts) > 1 and hit:
+            # a dotted name must be the end of a real path: its parent the attention or the MLP block that holds
+            # the module (``self_attn.q_proj``, ``mlp.down_proj``); an empty part (``.q_proj``), a layer index
+            # (``layers.0.self_attn.q_proj``: one layer, which the plan cannot count alone) or another parent match
+            # nothing here
+            parent = parts[-2]
+            in_attention = hit <= attention
+            ok = all(parts) and not any(p.isdigit() for p in parts) and (
+                parent in _ATTENTION_PARENTS if in_attention else parent in _MLP_PARENTS)
+            hit = hit if ok else set()
+        if hit:
+            matched |= hit
         else:
             unknown.append(raw)
     return matched, unknown
@@ -146,9 +166,9 @@ def lora_target_modules(arch: ModelArchitecture, targets: Targets, stack: str | 
     if targets == "all-linear":
         return ["all-linear"]
     wanted = _targets(arch, targets, stack)
-    if isinstance(targets, tuple):  # the names as the model has them, in layer order
+    if isinstance(targets, tuple):  # the names as the model has them, in layer order; none matched: as given
         order = [m.name for _, group in arch.linear_modules() for m in group if m.kind != "router"]
-        return list(dict.fromkeys(arch.hf_module_name(n) for n in order if n in wanted))
+        return list(dict.fromkeys(arch.hf_module_name(n) for n in order if n in wanted)) or list(targets)
     if arch.is_mla:
         return [m.name for m in arch.attention_modules() if m.name in wanted]
     names = [n for n in ("q_proj", "k_proj", "v_proj", "o_proj") if n in wanted]

@@ -165,11 +165,16 @@ def memory_rows(t: TrainingSetup, data: Dataset | None) -> tuple[TrainingSetup, 
     Padding-free batches (``t.sequence_mode == "padding-free"``) hold one flattened row of the summed example
     lengths; every term of the step is linear in its tokens (flash attention's varlen kernel keeps per-token
     statistics only, and the mode needs it), so ``micro_batch`` rows of ``ceil(peak / micro_batch)`` tokens hold
-    the same bytes as that row, with ``peak`` from :func:`tuneplan.core.lengths.padding_free_peak`.
+    the same bytes as that row, with ``peak`` from :func:`tuneplan.core.lengths.padding_free_peak`. Without
+    FlashAttention (SDPA, eager) the row is attended as one sequence: one row of ``peak`` tokens.
     """
     if t.sequence_mode != "padding-free" or t.micro_batch == 1 or t.workload != "sft":
         return t, None  # (the preference and RL trainers pad every batch: core/workload.py)
     term = padding_free_peak(t, data)
+    if t.attention != "flash":
+        # without FlashAttention's varlen kernel the flattened row is attended as one sequence (TRL warns; eager's
+        # scores and SDPA's mask grow with its square): one row of the whole sum
+        return t.model_copy(update={"micro_batch": 1, "seq_len": max(1, math.ceil(term.value - 1e-9))}), term
     rows = max(1, min(t.seq_len, math.ceil(term.value / t.micro_batch - 1e-9)))
     return (t if rows == t.seq_len else t.model_copy(update={"seq_len": rows})), term
 

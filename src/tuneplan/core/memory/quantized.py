@@ -9,7 +9,7 @@ from __future__ import annotations
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.scenario import TrainingSetup
 
-__all__ = ["HQQ_DEQUANT_TENSORS", "hqq_base", "hqq_bytes_per_param", "hqq_dequant_transient", "int8_base",
+__all__ = ["HQQ_DEQUANT_TENSORS", "quantized_linear_weights", "hqq_base", "hqq_bytes_per_param", "hqq_dequant_transient", "int8_base",
            "int8_bytes_per_param", "int8_matmul_transient", "nf4_bytes_per_param", "quantized_base_bytes_per_param"]
 
 #: Full-size tensors in the compute dtype alive at once while HQQ dequantises a matrix (hqq @e0b1d00
@@ -43,6 +43,13 @@ def int8_bytes_per_param(arch: ModelArchitecture) -> float:
                 params += n * m.params
                 stored += n * (m.d_in * m.d_out + 4 * m.d_out + (2 * m.d_out if m.bias else 0))
     return stored / params if params else 1.0
+
+
+def quantized_linear_weights(arch: ModelArchitecture) -> float:
+    """Weights of the layer matrices a quantising loader replaces (``nn.Linear`` only: bitsandbytes and HQQ leave the
+    stacked experts of transformers >= 5, 3-D tensors, as they are): ``sum d_in x d_out`` over the model's linear
+    modules that are not stacked."""
+    return float(sum(n * m.d_in * m.d_out for n, mods in arch.linear_modules() for m in mods if m.count == 1))
 
 
 def hqq_bytes_per_param(bits: int, group_size: int, compute_bytes: float) -> float:
