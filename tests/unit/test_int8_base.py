@@ -228,3 +228,20 @@ def test_zero3_over_an_8bit_base_is_said_to_be_undocumented_but_not_refused():
     assert "plan.int8_zero3" in [n.code for n in result.messages] and not blocking_notes(result)
     assert "plan.int8_zero3" not in [n.code for n in estimate(plan(method="qlora", quant_bits=4, num_gpus=2,
                                                                    sharding="zero3")).messages]
+
+
+def test_lora_on_a_stored_gptq_checkpoint_dequantises_like_qlora():
+    # a GPTQ base runs the same whether the plan says LoRA or QLoRA (checkpoint.allowed_methods): its stored codes
+    # (0.5 B per weight here) are dequantised to a bf16 copy of the largest matrix (4096 x 14336 x 2 B) for each
+    # matmul, and read + written (0.5 + 2 B per weight) at each of the 3 uses of a checkpointed step
+    s = _stored("gptq", 4)
+    lora, _ = estimate_memory(s.model, s.training, s.gpu)
+    q = s.training.model_copy(update={"method": "qlora"})
+    qlora, _ = estimate_memory(s.model, q, s.gpu)
+    assert lora.total_bytes == pytest.approx(qlora.total_bytes)
+    plain = plan(method="lora")
+    _, led = estimate_memory(plain.model, plain.training, plain.gpu)
+    _, led_gptq = estimate_memory(s.model, s.training, s.gpu)
+    assert led_gptq.temporaries - led.temporaries == pytest.approx(2 * 4096 * 14336)
+    st = step_time(s.model, s.training, s.gpu, 2048.0)
+    assert st.term("other_kernels").part("dequant_bytes") == pytest.approx(3 * LAYERS * LAYER_PARAMS * (0.5 + 2.0))

@@ -63,8 +63,8 @@ from tuneplan.core.memory import (
     hqq_base,
     int8_base,
     lora_tensors,
-    nf4_bytes_per_param,
     quantized_base_bytes_per_param,
+    quantized_frozen_base,
     quantized_linear_weights,
     target_spec,
 )
@@ -765,11 +765,12 @@ def quantized_base_bytes(ctx: _Ctx, *, forward_passes: float, weight_gradients: 
         return forward_passes * ctx.tokens * per_token + weight_gradients * params * INT8_WEIGHT_GRAD_BYTES
     if hqq_base(a, t):  # every forward and every input gradient dequantises (HQQMatmulNoCacheMul: matmul, backward)
         return (forward_passes + weight_gradients) * quantized_linear_weights(a) * HQQ_DEQUANT_BYTES[t.quant_bits]
-    if t.method != "qlora":
+    if not quantized_frozen_base(a, t):
         return 0.0
-    # read NF4 with its constants, write bf16 (the nn.Linear matrices: stacked experts stay unquantised)
+    # read NF4 (or the stored checkpoint's codes) with its constants, write bf16 (the nn.Linear matrices: stacked
+    # experts stay unquantised)
     return (forward_passes + weight_gradients) * quantized_linear_weights(a) * (
-        nf4_bytes_per_param(t.double_quant) + 2.0)
+        quantized_base_bytes_per_param(a, t) + 2.0)
 
 
 def other_kernels_term(ctx: _Ctx) -> Term:
@@ -1293,8 +1294,8 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         gen = generation_cost(arch, t, rate=rate, bandwidth=ctx.bw, host_step_seconds=fwd_ops * OP_HOST_S,
                               capacity_bytes=gpu.memory_gib * 2**30, link_bandwidth=link,
                               activation_bytes_per_token=wl.reference_layer_bytes_per_token(arch, 2, 2),
-                              layer_weight_bytes=quantized_base_bytes_per_param(arch, t) if t.method == "qlora"
-                              else 2.0)
+                              layer_weight_bytes=quantized_base_bytes_per_param(arch, t)
+                              if quantized_frozen_base(arch, t) else 2.0)
         gen_s = gen.seconds
         terms = (*terms, gen.term)
     seconds = sum(term.value for term in terms)

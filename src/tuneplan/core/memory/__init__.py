@@ -168,6 +168,7 @@ from tuneplan.core.memory.quantized import (
     int8_matmul_transient,
     nf4_bytes_per_param,
     quantized_base_bytes_per_param,
+    quantized_frozen_base,
     quantized_linear_weights,
 )
 
@@ -221,6 +222,7 @@ __all__ = [
     "int8_matmul_transient",
     "quantized_base_bytes_per_param",
     "quantized_linear_weights",
+    "quantized_frozen_base",
     # the private helpers other core modules and tests reach for (steptime's target rules, hand-count tests)
     "_activation_adapter_path",
     "_is_adapted",

@@ -17,7 +17,13 @@ from tuneplan.core.memory.adapters import (
     target_spec,
 )
 from tuneplan.core.memory.context import MemoryContext, _stacked_expert_params
-from tuneplan.core.memory.quantized import hqq_base, hqq_dequant_transient, int8_base, int8_matmul_transient
+from tuneplan.core.memory.quantized import (
+    hqq_base,
+    hqq_dequant_transient,
+    int8_base,
+    int8_matmul_transient,
+    quantized_frozen_base,
+)
 from tuneplan.core.memory.workloads import _logps_term
 from tuneplan.core.result import GIB
 from tuneplan.core.scenario import TrainingSetup
@@ -629,7 +635,7 @@ def layer_temporaries(ctx: MemoryContext) -> tuple[float, float]:
         base += int8_matmul_transient(arch, ctx.tokens, fp16=t.precision == "fp16")
     elif hqq_base(arch, t):  # HQQ's dequantisation: three full-size copies alive at its multiply
         base += hqq_dequant_transient(arch, 4.0 if t.precision == "fp32" else 2.0)
-    elif t.method == "qlora":
+    elif quantized_frozen_base(arch, t):
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
         base += 2 * largest  # dequantised bf16 copy of the matrix being multiplied
     temporaries = base

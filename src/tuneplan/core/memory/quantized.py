@@ -9,7 +9,7 @@ from __future__ import annotations
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.scenario import TrainingSetup
 
-__all__ = ["HQQ_DEQUANT_TENSORS", "quantized_linear_weights", "hqq_base", "hqq_bytes_per_param", "hqq_dequant_transient", "int8_base",
+__all__ = ["HQQ_DEQUANT_TENSORS", "quantized_frozen_base", "quantized_linear_weights", "hqq_base", "hqq_bytes_per_param", "hqq_dequant_transient", "int8_base",
            "int8_bytes_per_param", "int8_matmul_transient", "nf4_bytes_per_param", "quantized_base_bytes_per_param"]
 
 #: Full-size tensors in the compute dtype alive at once while HQQ dequantises a matrix (hqq @e0b1d00
@@ -88,6 +88,13 @@ def quantized_base_bytes_per_param(arch: ModelArchitecture, t: TrainingSetup) ->
     if t.quant_method == "hqq":
         return hqq_bytes_per_param(t.quant_bits, t.quant_group_size, 4.0 if t.precision == "fp32" else 2.0)
     return int8_bytes_per_param(arch) if t.quant_bits == 8 else nf4_bytes_per_param(t.double_quant)
+
+
+def quantized_frozen_base(arch: ModelArchitecture, t: TrainingSetup) -> bool:
+    """Whether the adapters sit on a quantised frozen base: QLoRA, or LoRA on a pre-quantised checkpoint (GPTQ, AWQ,
+    bitsandbytes, FP8...: its layers stay as stored whatever the method says, ``checkpoint.allowed_methods``)."""
+    ckpt = arch.checkpoint
+    return t.method == "qlora" or (t.method != "full" and ckpt is not None and ckpt.is_quantized)
 
 
 def int8_base(arch: ModelArchitecture, t: TrainingSetup) -> bool:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
-from tuneplan.core.memory.quantized import hqq_base, hqq_dequant_transient, int8_base, int8_matmul_transient
+from tuneplan.core.memory.quantized import (
+    hqq_base,
+    hqq_dequant_transient,
+    int8_base,
+    int8_matmul_transient,
+    quantized_frozen_base,
+)
 from tuneplan.core.result import GIB, MemoryComponent
 from tuneplan.core.scenario import GpuSpec, TrainingSetup
 from tuneplan.core.terms import Quantity, Term, render_formula
@@ -85,7 +91,7 @@ def _workload_forward(arch: ModelArchitecture, t: TrainingSetup, tokens: float, 
                                        fp16=t.precision == "fp16")
     elif hqq_base(arch, t):  # HQQ dequantises each matrix with three full-size copies alive at once
         other += hqq_dequant_transient(arch, 4.0 if t.precision == "fp32" else 2.0)
-    elif t.method == "qlora":  # bitsandbytes dequantises each NF4 matrix to bf16 for its matmul
+    elif quantized_frozen_base(arch, t):  # bitsandbytes dequantises each NF4 matrix to bf16 for its matmul
         other += 2.0 * max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
     if kind == "copy" and shard in {"zero3", "fsdp"}:
         other += gathered_layers  # the copy's layer being computed and the prefetched next one
