@@ -7178,6 +7178,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>在最多 {max_gpus} 块 GPU 的配置中，没有一个能让整个可能范围都放得下</translation>
     </message>
     <message>
+        <source>{count} setups fit, but each is one its stack refuses to run as planned: see the plan&apos;s warnings</source>
+        <translation>{count} 个配置放得下，但每一个都会被其技术栈拒绝按计划运行：请查看方案的警告</translation>
+    </message>
+    <message>
         <source>{count} setups fit, but none within the budget and time limit</source>
         <translation>有 {count} 个配置放得下，但没有一个在预算和时限之内</translation>
     </message>

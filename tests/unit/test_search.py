@@ -263,3 +263,12 @@ def test_the_plans_stack_sets_the_defaults_of_each_setup():
         assert setup.changes["training.adapter_precision"] == "fp32-autocast"
         r = estimate(setup_scenario(s, setup, GPUS[setup.gpu_id], _pricing(s, setup)))
         assert r.memory.total_bytes / GIB == pytest.approx(setup.total_gib, rel=1e-9)
+
+
+def test_setups_the_stack_refuses_are_not_offered():
+    # LoRA on modules the model does not have: PEFT raises, so no setup runs, whatever its memory (plan.lora_modules_none)
+    s = catalog.default_scenario()
+    s = s.model_copy(update={"training": s.training.model_copy(update={"method": "lora", "lora_modules": ("foo",)})})
+    out = search_setups(s, [catalog.get_gpu("h100_sxm")], catalog_pricing(s), keep_method=True, max_gpus=2)
+    assert out.setups == [] and [n.code for n in out.notes] == ["search.nothing_runs"]
+    assert out.notes[0].params["count"] > 0

@@ -48,7 +48,7 @@ from pydantic import BaseModel, ConfigDict
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
 from tuneplan.core.compare import MAX_MICRO_BATCH, largest_fitting, missing_support
-from tuneplan.core.estimate import estimate, plan_stack_key
+from tuneplan.core.estimate import blocking_notes, estimate, plan_stack_key
 from tuneplan.core.memory import CUDA_CONTEXT_BYTES, MEASURED_ERROR, estimate_memory
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import GpuSpec, Pricing, Scenario, TrainingSetup
@@ -103,6 +103,8 @@ NOTES.update({
     "search.global_batch": N_("the global batch grows from {old} to {new} sequences per optimizer step: each of "
                               "the {n} GPUs needs at least one"),
     "search.unpriced": N_("no price for {gpu}: the cost is unknown"),
+    "search.nothing_runs": N_("{count} setups fit, but each is one its stack refuses to run as planned: see the "
+                              "plan's warnings"),
     "search.nothing_fits": N_("no setup of up to {max_gpus} GPUs fits with its whole likely range"),
     "search.nothing_within": N_("{count} setups fit, but none within the budget and time limit"),
 })
@@ -234,6 +236,7 @@ class _Search:
         self.memory: dict[tuple[Any, ...], float] = {}
         self.states: dict[tuple[str, int], tuple[float, float, float]] = {}
         self.estimates = 0
+        self.blocked = 0  # configurations that fit but that their stack refuses to run (blocking notes)
         #: per method: (model FLOPs of the whole run, seconds outside training) from its first estimate
         self.work: dict[str, tuple[float, float]] = {}
         #: fields of the plan the user set against its stack's defaults (kept in every setup)
@@ -421,7 +424,9 @@ def search_setups(
         if len(chosen) >= limit:
             break
     notes: list[Note] = []
-    if not found:
+    if not found and search.blocked:
+        notes.append(Note(code="search.nothing_runs", params={"count": search.blocked}))
+    elif not found:
         notes.append(Note(code="search.nothing_fits", params={"max_gpus": max(counts)}))
     elif not within:
         notes.append(Note(code="search.nothing_within", params={"count": len(found)}))
@@ -457,11 +462,15 @@ def _fitting_micro_batch(search: _Search, gpu: GpuSpec, capacity: float, method:
 def _setup(search: _Search, gpu: GpuSpec, t: TrainingSetup, pricing: Pricing | None, global_batch: int,
            new_global: int) -> Setup | None:
     """The estimate of one configuration as a :class:`Setup`; ``None`` when its likely range does not fit after
-    all (a GPU-dependent ledger term the shared memory totals missed)."""
+    all (a GPU-dependent ledger term the shared memory totals missed), or when it cannot run as it is (a blocking
+    note: the stack refuses it, ``tuneplan.core.estimate.BLOCKING_NOTES``)."""
     s = search.scenario
     result = search.run(gpu, t, pricing or s.pricing)
     mem = result.memory
     if mem.high_bytes > mem.capacity_bytes:
+        return None
+    if blocking_notes(result):
+        search.blocked += 1
         return None
     plan = s.training
     changes = {f"training.{f}": getattr(t, f) for f in _FIELDS if getattr(t, f) != getattr(plan, f)}

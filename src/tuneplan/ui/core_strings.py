@@ -253,6 +253,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{cause} — {hint}'),  # probe.with_hint
     QT_TRANSLATE_NOOP("Terms", 'the global batch grows from {old} to {new} sequences per optimizer step: each of the {n} GPUs needs at least one'),  # search.global_batch
     QT_TRANSLATE_NOOP("Terms", 'no setup of up to {max_gpus} GPUs fits with its whole likely range'),  # search.nothing_fits
+    QT_TRANSLATE_NOOP("Terms", "{count} setups fit, but each is one its stack refuses to run as planned: see the plan's warnings"),  # search.nothing_runs
     QT_TRANSLATE_NOOP("Terms", '{count} setups fit, but none within the budget and time limit'),  # search.nothing_within
     QT_TRANSLATE_NOOP("Terms", 'no price for {gpu}: the cost is unknown'),  # search.unpriced
     QT_TRANSLATE_NOOP("Terms", 'Hugging Face Trainer runs the transformers modelling code, unfused kernels'),  # stack.axolotl.0
