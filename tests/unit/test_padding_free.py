@@ -124,6 +124,8 @@ def test_without_the_spread_the_bound_is_micro_batch_times_seq_len() -> None:
         assert (term.key, term.value) == ("padding_free_bound", 4 * 2048)
     # micro-batch 1: the one example, at most seq_len
     assert padding_free_peak(_t(micro_batch=1), Dataset(tokens_std=300)).value == 2048
+    # a counted longest example bounds every one: 4 x 1,500
+    assert padding_free_peak(_t(), Dataset(examples=400, tokens_per_example=600, longest_tokens=1500)).value == 6000
 
 
 def test_memory_is_that_of_rows_of_the_largest_sum() -> None:

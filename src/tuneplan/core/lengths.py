@@ -235,9 +235,9 @@ def padding_free_peak(t: TrainingSetup, data: Dataset | None) -> Term:
       exceeds ``b L``. So ``min(b L, max(L + (b - 1) mu, b mu + e_M sigma sqrt(b)))``. ``L`` is the counted longest
       example (``data.longest_tokens``) at most ``seq_len``, or, not counted, ``min(seq_len, mu + e_N sigma)`` for the
       ``N`` examples.
-    * Spread unknown (``tokens_std`` None, a dataset given as total tokens, or no dataset): ``b x seq_len``, the
-      bound, as for packed rows (``key="padding_free_bound"``).
-    * ``b = 1``: the one example, at most ``seq_len``.
+    * Spread unknown (``tokens_std`` None, a dataset given as total tokens, or no dataset): ``b x seq_len`` (or
+      ``b x`` the counted longest example when shorter), the bound, as for packed rows (``key="padding_free_bound"``).
+    * ``b = 1``: the one example, at most ``seq_len`` (or the counted longest).
 
     Returns:
         ``Term(key="padding_free_batch" | "padding_free_bound", value=tokens, unit="tokens")`` with its parts.
@@ -246,6 +246,8 @@ def padding_free_peak(t: TrainingSetup, data: Dataset | None) -> Term:
     spread = data is not None and data.tokens_std is not None and data.total_tokens is None \
         and data.tokens_per_example > 0
     if b == 1 or not spread:
+        if data is not None and data.longest_tokens is not None:  # a counted longest example bounds every one
+            longest = min(longest, float(data.longest_tokens))
         return Term(key="padding_free_bound", value=b * longest, unit="tokens", parts=(
             Quantity(key="micro_batch", value=b, unit="count"), Quantity(key="longest", value=longest, unit="tokens")),
             source="transformers DataCollatorWithFlattening; TRL padding_free")
