@@ -4645,14 +4645,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>LoRA 模块（可选）</translation>
     </message>
     <message>
-        <source>e.g. gate_proj, up_proj, down_proj — empty: the targets above</source>
-        <translation>例如 gate_proj, up_proj, down_proj — 留空：使用上面的目标</translation>
-    </message>
-    <message>
-        <source>Adapt exactly these modules, as PEFT&apos;s target_modules names them; replaces the LoRA targets choice</source>
-        <translation>只适配这些模块（按 PEFT 的 target_modules 命名）；取代 LoRA 目标的选择</translation>
-    </message>
-    <message>
         <source>LoRA adapters</source>
         <translation>LoRA 适配器</translation>
     </message>
@@ -4711,6 +4703,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>bitsandbytes (load_in_4bit / load_in_8bit), or HQQ (transformers HqqConfig; LLaMA-Factory quantization_method: hqq): every HQQ matmul dequantises its weight in a few PyTorch kernels and keeps its input for the backward</source>
         <translation>bitsandbytes（load_in_4bit / load_in_8bit），或 HQQ（transformers HqqConfig；LLaMA-Factory quantization_method: hqq）：每次 HQQ 矩阵乘法都用几个 PyTorch 内核反量化权重，并为反向传播保留其输入</translation>
+    </message>
+    <message>
+        <source>empty: the targets above</source>
+        <translation>留空：使用上面的目标</translation>
+    </message>
+    <message>
+        <source>Adapt exactly these modules, comma-separated, as PEFT&apos;s target_modules names them (e.g. gate_proj, up_proj, down_proj); replaces the LoRA targets choice</source>
+        <translation>只适配这些模块（用逗号分隔，按 PEFT 的 target_modules 命名，例如 gate_proj, up_proj, down_proj）；取代 LoRA 目标的选择</translation>
     </message>
     <message>
         <source>Needed when adding tokens; costs gradients and optimizer states for the embeddings</source>

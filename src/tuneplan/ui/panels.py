@@ -279,9 +279,9 @@ class MethodPanel(FieldPanel):
             ("q_v", self.tr("q and v projections")), ("qkvo", self.tr("q, k, v, o projections")),
             ("all-linear", self.tr("All linear layers"))])
         self.add_names("training.lora_modules", self.tr("LoRA modules (optional)"),
-                       placeholder=self.tr("e.g. gate_proj, up_proj, down_proj — empty: the targets above"),
-                       tip=self.tr("Adapt exactly these modules, as PEFT's target_modules names them; replaces the "
-                                   "LoRA targets choice"))
+                       placeholder=self.tr("empty: the targets above"),
+                       tip=self.tr("Adapt exactly these modules, comma-separated, as PEFT's target_modules names them "
+                                   "(e.g. gate_proj, up_proj, down_proj); replaces the LoRA targets choice"))
         self.add_check("training.trainable_embeddings", self.tr("Train embeddings and LM head too"),
                        tip=self.tr("Needed when adding tokens; costs gradients and optimizer states for the embeddings"))
         self.begin_advanced(self.tr(
