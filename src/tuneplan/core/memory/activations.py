@@ -634,7 +634,7 @@ def layer_temporaries(ctx: MemoryContext) -> tuple[float, float]:
     if int8_base(arch, t):  # LLM.int8's quantised input and int32 product, or the weight copy
         base += int8_matmul_transient(arch, ctx.tokens, fp16=t.precision == "fp16")
     elif hqq_base(arch, t):  # HQQ's dequantisation: three full-size copies alive at its multiply
-        base += hqq_dequant_transient(arch, 4.0 if t.precision == "fp32" else 2.0)
+        base += hqq_dequant_transient(arch, t)
     elif quantized_frozen_base(arch, t):
         largest = max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
         base += 2 * largest  # dequantised bf16 copy of the matrix being multiplied

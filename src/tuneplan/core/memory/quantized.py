@@ -71,9 +71,16 @@ def hqq_base(arch: ModelArchitecture, t: TrainingSetup) -> bool:
     return t.method == "qlora" and t.quant_method == "hqq"
 
 
-def hqq_dequant_transient(arch: ModelArchitecture, compute_bytes: float) -> float:
+def hqq_compute_bytes(t: TrainingSetup) -> float:
+    """Bytes of HQQ's compute dtype (the model's: transformers passes its ``torch_dtype``): 4 in FP32, else 2."""
+    return 4.0 if t.precision == "fp32" else 2.0
+
+
+def hqq_dequant_transient(arch: ModelArchitecture, t: TrainingSetup) -> float:
     """The largest working set of one HQQ dequantisation (bytes): :data:`HQQ_DEQUANT_TENSORS` full-size copies of the
-    largest quantised matrix in the compute dtype (``nn.Linear`` layers only; stacked experts stay unquantised)."""
+    largest quantised matrix in the compute dtype (:func:`hqq_compute_bytes`; ``nn.Linear`` layers only, stacked
+    experts stay unquantised)."""
+    compute_bytes = hqq_compute_bytes(t)
     largest = max((m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1), default=0)
     return HQQ_DEQUANT_TENSORS * compute_bytes * largest
 
@@ -86,7 +93,7 @@ def quantized_base_bytes_per_param(arch: ModelArchitecture, t: TrainingSetup) ->
     if ckpt is not None and ckpt.is_quantized and ckpt.quantized_parameters:
         return ckpt.quantized_bytes / ckpt.quantized_parameters
     if t.quant_method == "hqq":
-        return hqq_bytes_per_param(t.quant_bits, t.quant_group_size, 4.0 if t.precision == "fp32" else 2.0)
+        return hqq_bytes_per_param(t.quant_bits, t.quant_group_size, hqq_compute_bytes(t))
     return int8_bytes_per_param(arch) if t.quant_bits == 8 else nf4_bytes_per_param(t.double_quant)
 
 

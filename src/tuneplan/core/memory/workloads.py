@@ -90,7 +90,7 @@ def _workload_forward(arch: ModelArchitecture, t: TrainingSetup, tokens: float, 
         other += int8_matmul_transient(arch, tokens, backward=False,  # LLM.int8's forward: int8 input, int32 product
                                        fp16=t.precision == "fp16")
     elif hqq_base(arch, t):  # HQQ dequantises each matrix with three full-size copies alive at once
-        other += hqq_dequant_transient(arch, 4.0 if t.precision == "fp32" else 2.0)
+        other += hqq_dequant_transient(arch, t)
     elif quantized_frozen_base(arch, t):  # bitsandbytes dequantises each NF4 matrix to bf16 for its matmul
         other += 2.0 * max(m.d_in * m.d_out for _, mods in arch.linear_modules() for m in mods if m.count == 1)
     if kind == "copy" and shard in {"zero3", "fsdp"}:
