@@ -345,6 +345,18 @@ Please attach that file when you report the problem.</source>
         <translation>token</translation>
     </message>
     <message>
+        <source>Evaluation generates</source>
+        <translation>评估时生成</translation>
+    </message>
+    <message>
+        <source>New tokens each evaluation example generates (LLaMA-Factory predict_with_generate with max_new_tokens, 1024 there by default). Its KV cache can set the peak, and one forward per token makes evaluation slow. Off: the evaluation computes the loss only</source>
+        <translation>每个评估样本生成的新 token 数（LLaMA-Factory 的 predict_with_generate 与 max_new_tokens，默认 1024）。其 KV 缓存可能决定峰值，每个 token 一次前向使评估变慢。关闭：评估只计算损失</translation>
+    </message>
+    <message>
+        <source>off (loss only)</source>
+        <translation>关闭（仅损失）</translation>
+    </message>
+    <message>
         <source>Tokens per sequence (the longest batch for dynamic padding)</source>
         <translation>每条序列的 token 数（动态填充时取最长的批次）</translation>
     </message>
@@ -451,6 +463,14 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Only for DeepSpeed ZeRO-3 over several GPUs, without a quantised base</source>
         <translation>仅适用于多 GPU 的 DeepSpeed ZeRO-3，且基座未量化</translation>
+    </message>
+    <message>
+        <source>Only for supervised fine-tuning that evaluates during training</source>
+        <translation>仅适用于训练中进行评估的监督微调</translation>
+    </message>
+    <message>
+        <source>Set an evaluation batch to evaluate during training</source>
+        <translation>设置评估批次以在训练中评估</translation>
     </message>
     <message>
         <source>CPU offload (params + optimizer)</source>
@@ -1184,6 +1204,14 @@ Please attach that file when you report the problem.</source>
         <translation>每轮数据集的 token 总数；填写后取代“样本数 × 每条 token 数”。可写 50M、1.5B、2e9</translation>
     </message>
     <message>
+        <source>Held out for evaluation (0-1)</source>
+        <translation>留作评估的比例 (0-1)</translation>
+    </message>
+    <message>
+        <source>Share of the examples held out and evaluated once per epoch (LLaMA-Factory val_size, axolotl val_set_size); 0: none</source>
+        <translation>留出并在每个 epoch 评估一次的样本比例（LLaMA-Factory 的 val_size、axolotl 的 val_set_size）；0：无</translation>
+    </message>
+    <message>
         <source>Padding efficiency</source>
         <translation>填充效率</translation>
     </message>
@@ -1636,6 +1664,10 @@ Please attach that file when you report the problem.</source>
         <translation>生成</translation>
     </message>
     <message>
+        <source>Evaluation batch generating</source>
+        <translation>评估批次生成</translation>
+    </message>
+    <message>
         <source>at the end of the backward pass</source>
         <translation>在反向传播结束时</translation>
     </message>
@@ -1662,6 +1694,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>during an evaluation pass (a no-grad forward of the evaluation micro-batch)</source>
         <translation>在评估过程中（评估微批的无梯度前向）</translation>
+    </message>
+    <message>
+        <source>while an evaluation generates (predict_with_generate: the KV cache of the evaluation micro-batch)</source>
+        <translation>评估生成时（predict_with_generate：评估微批次的 KV 缓存）</translation>
     </message>
     <message>
         <source>while the model loads (the whole model on every GPU before DeepSpeed ZeRO-3 partitions it)</source>
@@ -6642,12 +6678,32 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{key} = {value}：{field} 设为 {setting}</translation>
     </message>
     <message>
+        <source>per evaluation micro-batch: {rows} rows generate {generated} tokens after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host&apos;s launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s</source>
+        <translation>每个评估微批次：{rows} 行在 {prompt} token 的提示后生成 {generated} 个 token：{generated} 个解码步，每步 {step_seconds} 秒（每步读取权重 {weight_bytes} B + KV 缓存 {kv_bytes} B，带宽 {bandwidth} B/s，或主机启动开销；+ 收集分片权重 {gather_seconds} 秒）+ 预填充 {prefill_seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{rows} rows × {tokens} tokens × {kv_per_token} B: the evaluation&apos;s KV cache ({prompt}-token prompts + {generated} generated tokens), + {extend} B while one layer&apos;s keys are extended</source>
+        <translation>{rows} 行 × {tokens} token × {kv_per_token} B：评估的 KV 缓存（{prompt} token 的提示 + 生成的 {generated} 个 token），扩展某一层的键时另加 {extend} B</translation>
+    </message>
+    <message>
+        <source>{rows} rows × {vocab} logits × {elem_bytes} B: the last position&apos;s logits and generate&apos;s fp32 copy (logits_to_keep = 1)</source>
+        <translation>{rows} 行 × {vocab} 个 logits × {elem_bytes} B：最后位置的 logits 及 generate 的 fp32 副本（logits_to_keep = 1）</translation>
+    </message>
+    <message>
+        <source>{tokens} prompt tokens × {per_token} B: inside a decoder layer of the prefill forward (the residual, the norm output, the MLP intermediates), the KV cache of the prompt beside it</source>
+        <translation>{tokens} 个提示 token × {per_token} B：预填充前向中一个解码层内部（残差、归一化输出、MLP 中间结果），旁边是提示的 KV 缓存</translation>
+    </message>
+    <message>
         <source>largest of {micro_batches} micro-batches of {micro_batch} examples flattened into one row: min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) tokens</source>
         <translation>{micro_batches} 个微批次（每个 {micro_batch} 个样本展平为一行）中最大的一个：min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) 个词元</translation>
     </message>
     <message>
         <source>{micro_batch} examples of at most {longest} tokens flattened into one row: {micro_batch} × {longest} tokens (the length spread is unknown: count the dataset file for the largest sum the run draws)</source>
         <translation>{micro_batch} 个最多 {longest} 个词元的样本展平为一行：{micro_batch} × {longest} 个词元（长度离散度未知：统计数据集文件可得到整次运行抽到的最大长度之和）</translation>
+    </message>
+    <message>
+        <source>The evaluation&apos;s generate holds the KV cache of its whole micro-batch at prompt plus new tokens; smaller evaluation batches take more batches of decode steps, so evaluation gets slower.</source>
+        <translation>评估中的生成保存整个微批次在提示加新 token 长度下的 KV 缓存；较小的评估批次需要更多批解码步，评估会变慢。</translation>
     </message>
     <message>
         <source>Each GPU then creates only its share of the weights: load the model after the DeepSpeed config is known (Hugging Face Trainer, TRL and LLaMA-Factory do), or set zero3_init_flag: true in the accelerate config.</source>
@@ -7004,6 +7060,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>torch.compile&apos;s smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used</source>
         <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral、Gemma）建模；此模型使用未编译时的数值</translation>
+    </message>
+    <message>
+        <source>the evaluation would generate, but the plan does not evaluate during training (evaluation batch off): nothing is generated</source>
+        <translation>评估设为生成，但计划在训练中不评估（评估批次关闭）：不会生成</translation>
+    </message>
+    <message>
+        <source>generating in the evaluation (predict_with_generate) is for supervised fine-tuning only (LLaMA-Factory refuses it for {workload}); the plan&apos;s evaluation is estimated without it</source>
+        <translation>评估中生成（predict_with_generate）仅适用于监督微调（LLaMA-Factory 对 {workload} 拒绝此设置）；计划的评估按不生成估算</translation>
+    </message>
+    <message>
+        <source>LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 (&quot;incompatible with DeepSpeed ZeRO-3&quot;): use ZeRO-2 or FSDP, or evaluate the loss only</source>
+        <translation>LLaMA-Factory 在 DeepSpeed ZeRO-3 下拒绝 predict_with_generate（“incompatible with DeepSpeed ZeRO-3”）：请使用 ZeRO-2 或 FSDP，或只评估损失</translation>
     </message>
     <message>
         <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
@@ -7468,6 +7536,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>your run of {date} was fitted to an earlier version of the time model and is not applied: import it again</source>
         <translation>你 {date} 的试运行是按时间模型的旧版本校准的，现不再应用：请重新导入</translation>
+    </message>
+    <message>
+        <source>the evaluation generates {generated} tokens for each of {examples} held-out examples: {batches} batches of {rows} per GPU, {seconds} s each, in each of {passes} passes ({hours} h in all)</source>
+        <translation>评估为 {examples} 个留出样本各生成 {generated} 个 token：每个 GPU {batches} 批，每批 {rows} 行，每批 {seconds} 秒，共 {passes} 轮（合计 {hours} 小时）</translation>
     </message>
     <message>
         <source>memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster</source>

@@ -114,6 +114,13 @@ def _fraction(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    value = _non_negative(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {_shown(text)}")
+    return value
+
+
 def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     """Flags shared by ``estimate`` and ``compare-gpus`` (everything a scenario holds)."""
     src = p.add_mutually_exclusive_group()
@@ -172,6 +179,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--eval-batch", type=_non_negative_int, metavar="B",
                    help="rows of one evaluation micro-batch when the trainer evaluates during training (HF "
                         "per_device_eval_batch_size, 8 by default there); 0: no evaluation (default)")
+    p.add_argument("--eval-generate-tokens", type=_non_negative_int, metavar="N",
+                   help="the evaluation generates N new tokens per example (LLaMA-Factory predict_with_generate with "
+                        "max_new_tokens, 1024 there by default); needs --eval-batch; 0: loss only (default)")
     gc = p.add_mutually_exclusive_group()
     gc.add_argument("--grad-checkpointing", dest="grad_checkpointing", action="store_true", default=None)
     gc.add_argument("--no-grad-checkpointing", dest="grad_checkpointing", action="store_false")
@@ -242,6 +252,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
                         "sized by it (default: unknown, micro-batch x seq-len)")
     p.add_argument("--longest-tokens", type=_positive_int, metavar="TOKENS",
                    help="the longest example (set by --dataset-file; default: estimated from --tokens-std)")
+    p.add_argument("--eval-share", type=_share, metavar="F",
+                   help="share of the examples held out for evaluation (LLaMA-Factory val_size, axolotl "
+                        "val_set_size), evaluated once per epoch; 0: none (default)")
     p.add_argument("--price-per-hour", type=_non_negative, metavar="USD", help="USD per GPU-hour")
     p.add_argument("--billing", choices=["second", "minute", "hour"])
     p.add_argument("--storage-gb", type=_non_negative)

@@ -44,7 +44,8 @@ _TRAINING_ARGS: dict[str, str] = {
     "kbit_fp32_upcast": "kbit_fp32_upcast", "adapter_precision": "adapter_precision", "quant_bits": "quant_bits",
     "quant_method": "quant_method", "quant_group_size": "quant_group_size",
     "micro_batch": "micro_batch", "seq_len": "seq_len", "sequence_mode": "sequence_mode",
-    "grad_accumulation": "grad_accumulation", "eval_batch": "eval_micro_batch", "empty_cache_steps": "empty_cache_steps", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
+    "grad_accumulation": "grad_accumulation", "eval_batch": "eval_micro_batch", "eval_generate_tokens": "eval_generate_tokens",
+    "empty_cache_steps": "empty_cache_steps", "grad_checkpointing": "grad_checkpointing", "attention": "attention",
     "fused_cross_entropy": "fused_cross_entropy", "activation_offload": "activation_offload",
     "torch_compile": "torch_compile",
     "cpu_offload": "cpu_offload", "gpus": "num_gpus", "sharding": "sharding", "grad_sync": "grad_sync",
@@ -61,7 +62,7 @@ _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_exa
                                  "total_tokens": "total_tokens", "epochs": "epochs",
                                  "padding_efficiency": "padding_efficiency",
                                  "rank_padding_efficiency": "rank_padding_efficiency", "tokens_std": "tokens_std",
-                                 "longest_tokens": "longest_tokens"}
+                                 "longest_tokens": "longest_tokens", "eval_share": "eval_fraction"}
 _PRICING_ARGS: dict[str, str] = {
     "price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",
     "storage_usd_per_gb_month": "storage_usd_per_gb_month", "egress_gb": "egress_gb",
@@ -516,6 +517,9 @@ def estimate_to_json(scenario: Scenario, result: Estimate) -> list[dict[str, Any
                            "parts": {q.key: {"value": q.value, "unit": q.unit} for q in term.parts}}
                           for term in t.step_terms],
             },
+            "eval_terms": [{"key": term.key, "seconds": term.value, "source": term.source,
+                            "parts": {q.key: {"value": q.value, "unit": q.unit} for q in term.parts}}
+                           for term in t.eval_terms],
             "calibrated": t.calibrated,
             "notes": [{"code": n.code, "params": n.params, "text": render_note(n)} for n in t.messages],
         },
@@ -654,6 +658,8 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
         if term.value > 0:
             share = term.value / t.step_seconds if t.step_seconds else 0.0
             print(f"    {term.key:<14} {term.value:8.3f} s  {share:5.1%}  {render_formula(term)}", file=out)
+    for term in t.eval_terms:  # an evaluation that generates: one evaluation micro-batch's generate
+        print(f"  evaluation batch: {term.value:.2f} s  {render_formula(term)}", file=out)
     for note in t.messages:
         print(f"  note: {terminal_safe(render_note(note))}", file=out)
     if c.billing == "electricity":

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 from tuneplan.core.compare import largest_fitting, missing_support
 from tuneplan.core.estimate import blocking_notes, estimate
 from tuneplan.core.memory import estimate_memory, quantized_base_bytes_per_param
+from tuneplan.core.memory.peaks import generates_in_evaluation
 from tuneplan.core.result import GIB, Estimate, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, Scenario
 from tuneplan.core.terms import N_, NOTES, Note, render_note
@@ -223,6 +224,10 @@ NOTES.update({
     "advice.eval_batch": N_("Evaluation batch of {rows} (per_device_eval_batch_size)"),
     "advice.why.eval_batch": N_("The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; "
                                 "smaller evaluation batches only make evaluation a little slower."),
+    "advice.eval_batch_generate": N_("Evaluation batch of {rows} (per_device_eval_batch_size)"),
+    "advice.why.eval_batch_generate": N_("The evaluation's generate holds the KV cache of its whole micro-batch at "
+                                         "prompt plus new tokens; smaller evaluation batches take more batches of "
+                                         "decode steps, so evaluation gets slower."),
     "advice.eval_off": N_("Do not evaluate during training"),
     "advice.why.eval_off": N_("Even one evaluation row needs more memory than the card has and than the training "
                               "step; evaluate the saved checkpoint afterwards instead."),
@@ -291,12 +296,15 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
             add("vllm_share", {"training.vllm_memory_share": share}, share=share)
         add("vllm_server", {"training.generation_engine": "vllm-server", "training.vllm_server_gpus": 1})
     training_only = _eval_total(s, 0).total_bytes if t.eval_micro_batch > 0 else 0.0
-    if t.eval_micro_batch > 0 and _eval_total(s, t.eval_micro_batch).total_bytes > training_only:
+    with_eval = _eval_total(s, t.eval_micro_batch) if t.eval_micro_batch > 0 else None
+    if with_eval is not None and with_eval.total_bytes > training_only:
         # the evaluation raises the peak above the training step's
         rows = max_eval_batch(s, upper=t.eval_micro_batch - 1, training_only=training_only)
+        generating = generates_in_evaluation(t)
         if rows >= 1:
-            add("eval_batch", {"training.eval_micro_batch": rows}, rows=rows)
-        else:
+            add("eval_batch", {"training.eval_micro_batch": rows},
+                code="eval_batch_generate" if generating else None, rows=rows)
+        if rows < 1:
             add("eval_off", {"training.eval_micro_batch": 0})
     if not t.zero_init and t.sharding == "zero3" and t.num_gpus > 1 and t.method != "qlora" \
             and s.model.checkpoint is None:

@@ -241,6 +241,8 @@ def relevant_fields(t: TrainingSetup) -> set[str]:
         out.add("stack")
     if t.eval_micro_batch > 0:
         out.add("eval_micro_batch")
+        if t.eval_generate_tokens > 0 and t.workload == "sft":
+            out.add("eval_generate_tokens")
     if t.empty_cache_steps > 0 and t.sequence_mode == "dynamic":
         out.add("empty_cache_steps")
     if t.workload != "sft":
@@ -496,6 +498,8 @@ def _empty_cache(doc: _Doc) -> None:
 def _common_unsupported(doc: _Doc) -> None:
     """What no Hugging Face Trainer stack here can express."""
     t = doc.t
+    if doc.fmt != "llama-factory":  # LLaMA-Factory's predict_with_generate: the others evaluate the loss only
+        doc.lacks("eval_generate_tokens")
     if t.optimizer_in_backward:
         doc.lacks("optimizer_in_backward")
 
@@ -585,6 +589,9 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.put("per_device_train_batch_size", t.micro_batch, "micro_batch")
     doc.put("gradient_accumulation_steps", t.grad_accumulation, "grad_accumulation")
     _evaluation(doc, "per_device_eval_batch_size", "val_size")
+    if "eval_generate_tokens" in doc.relevant:  # CustomSeq2SeqTrainer generates instead of computing the loss
+        doc.put("predict_with_generate", True, "eval_generate_tokens")
+        doc.put("max_new_tokens", t.eval_generate_tokens, "eval_generate_tokens")
     _epochs(doc, "num_train_epochs")
     _hf_precision(doc)
     doc.put("optim", _HF_OPTIM[t.optimizer], "optimizer")

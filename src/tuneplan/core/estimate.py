@@ -28,7 +28,7 @@ __all__ = ["BLOCKING_NOTES", "billed_gpus", "blocking_notes", "estimate", "plan_
 #: caution: a plan carrying one cannot run as it is, whatever its memory says.
 BLOCKING_NOTES = frozenset({
     "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout", "plan.int8_fsdp",
-    "plan.lora_modules_none", "plan.hqq_group_size",
+    "plan.lora_modules_none", "plan.hqq_group_size", "plan.eval_generate_zero3",
     # GRPO (core/generation.py): GRPOConfig refuses a step whose completions are not a multiple of num_generations;
     # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
     "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
@@ -91,6 +91,14 @@ NOTES.update({
     "plan.lora_modules_unknown": N_("LoRA modules {names} are not counted: they match no linear layer of this model, "
                                     "or name a single layer, which the plan cannot count alone (its layers are "
                                     "{model_names})"),
+    "plan.eval_generate_sft_only": N_("generating in the evaluation (predict_with_generate) is for supervised "
+                                      "fine-tuning only (LLaMA-Factory refuses it for {workload}); the plan's "
+                                      "evaluation is estimated without it"),
+    "plan.eval_generate_no_eval": N_("the evaluation would generate, but the plan does not evaluate during training "
+                                     "(evaluation batch off): nothing is generated"),
+    "plan.eval_generate_zero3": N_("LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 "
+                                   "(\"incompatible with DeepSpeed ZeRO-3\"): use ZeRO-2 or FSDP, or evaluate the "
+                                   "loss only"),
     "plan.hqq_group_size": N_("HQQ cannot split {modules} into groups of {group} weights (each matrix's size must "
                               "be a multiple of the group size): choose 64, or another divisor"),
     "plan.hqq_sharded": N_("an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten "
@@ -255,6 +263,14 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
             one_layer = any(p.isdigit() for n in unknown for p in n.split("."))  # PEFT adapts that layer
             warn("plan.lora_modules_unknown" if matched or one_layer else "plan.lora_modules_none",
                  names=", ".join(unknown), model_names=", ".join(layer_names))
+    if t.eval_generate_tokens > 0 and t.workload != "sft":
+        # LLaMA-Factory hparams/parser.py: "`predict_with_generate` cannot be set as True except SFT."
+        warn("plan.eval_generate_sft_only", workload=t.workload)
+    elif t.eval_generate_tokens > 0 and t.eval_micro_batch <= 0:
+        warn("plan.eval_generate_no_eval")
+    elif t.eval_generate_tokens > 0 and t.stack == "llama-factory" and t.sharding == "zero3" and t.num_gpus > 1:
+        # LLaMA-Factory hparams/parser.py: "`predict_with_generate` is incompatible with DeepSpeed ZeRO-3."
+        warn("plan.eval_generate_zero3")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warn("plan.sharding_one_gpu")
     if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":

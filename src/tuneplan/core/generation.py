@@ -44,14 +44,18 @@ from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
     "ENGINE_NAMES",
+    "DecodeStep",
     "SERVER_MEMORY_SHARE",
     "VLLM_BATCHED_TOKENS",
     "GenerationCost",
     "expected_experts_touched",
     "generation_cost",
     "generation_notes",
+    "decode_step",
+    "eval_generation_cost",
     "generation_rows",
     "kv_bytes_per_token",
+    "prefill_seconds",
     "vllm_reserved_bytes",
     "weight_bytes_read",
 ]
@@ -73,6 +77,10 @@ FORMULAS.update({
                      "({detail}): {decode_steps} decode steps of {step_seconds} s (weights {weight_bytes} B + KV "
                      "cache {kv_bytes} B read per step over {bandwidth} B/s, or {flops} FLOPs at {rate} FLOP/s, or the "
                      "host's launches) in {waves} waves + prefill {prefill_seconds} s + weight sync {sync_seconds} s"),
+    "eval_generation": N_("per evaluation micro-batch: {rows} rows generate {generated} tokens after a {prompt}-token "
+                          "prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache "
+                          "{kv_bytes} B read per step over {bandwidth} B/s, or the host's launches; + {gather_seconds} s "
+                          "gathering sharded weights) + prefill {prefill_seconds} s"),
     "vllm_share": N_("{share} × {capacity} B: the colocated vLLM engine's share of the card (its weights "
                      "{weight_bytes} B, the KV cache and CUDA graphs inside it)"),
     "generation_cache": N_("{rows} rows × {tokens} tokens × {kv_per_token} B: the KV cache of model.generate, next to "
@@ -143,6 +151,55 @@ def weight_bytes_read(arch: ModelArchitecture, rows: int, layer_elem: float = 2.
 
 
 @dataclass(frozen=True)
+class DecodeStep:
+    """One decode step over a batch of sequences: its wall time (s) and what it reads and computes.
+
+    Attributes:
+        seconds: ``max((weight_bytes + kv_bytes) / bandwidth, flops / rate, host_step_seconds)``, s.
+        weight_bytes: weight bytes the step reads (:func:`weight_bytes_read`), B.
+        kv_bytes: KV-cache bytes it reads, ``batch x context x`` :func:`kv_bytes_per_token`, B.
+        flops: ``2 x active parameters x batch`` + attention's ``4 x batch x context x q_dim x attention layers``.
+    """
+
+    seconds: float
+    weight_bytes: float
+    kv_bytes: float
+    flops: float
+
+
+def decode_step(arch: ModelArchitecture, batch: int, context: float, *, rate: float, bandwidth: float,
+                layer_weight_bytes: float = 2.0, host_step_seconds: float = 0.0) -> DecodeStep:
+    """One decode step of ``batch`` sequences at a mean ``context`` (tokens already in the cache): the roofline of a
+    memory-bound kernel sequence (module docstring), bounded below by ``host_step_seconds`` (eager
+    ``model.generate``: the host's launches; 0 for CUDA graphs).
+
+    A 4-bit base (QLoRA's NF4, handed to vLLM as bitsandbytes, or generate on the training model) is read through
+    bitsandbytes' ``matmul_4bit``: one token at a time its ``gemv_4bit`` kernel reads the packed weights; for more
+    rows ``MatMul4Bit`` dequantises each matrix to bf16 first (read NF4, write 2 B) and the GEMM reads the copy
+    (2 B), as the training step's dequantisation term charges it (``core/steptime.py``).
+
+    Args:
+        rate: sustained matmul rate, FLOP/s. bandwidth: achieved memory bandwidth, B/s.
+        layer_weight_bytes: bytes per decoder-layer linear weight as stored (2 in bf16).
+    """
+    read_elem = layer_weight_bytes if layer_weight_bytes >= 2.0 or batch <= 1 else layer_weight_bytes + 4.0
+    weights = weight_bytes_read(arch, batch, read_elem)
+    kv = batch * context * kv_bytes_per_token(arch)
+    active = float(arch.active_parameter_count() - arch.embedding_params())
+    flops = 2.0 * active * batch + 4.0 * batch * context * arch.q_dim * arch.num_attention_layers
+    seconds = max((weights + kv) / bandwidth, flops / rate, host_step_seconds)
+    return DecodeStep(seconds=seconds, weight_bytes=weights, kv_bytes=kv, flops=flops)
+
+
+def prefill_seconds(arch: ModelArchitecture, rows: int, prompt: float, rate: float) -> float:
+    """Seconds to prefill ``rows`` prompts of ``prompt`` tokens, compute-bound: ``rows x prompt x (2 x active
+    parameters + 2 x prompt x q_dim x attention layers) / rate`` (causal attention's score and value products over
+    half the keys on average, 4 x ... / 2)."""
+    active = float(arch.active_parameter_count() - arch.embedding_params())
+    return rows * prompt * (2.0 * active + 2.0 * prompt * arch.q_dim * arch.num_attention_layers) / rate
+
+
+@dataclass(frozen=True)
 class GenerationCost:
     """The generation phase of one GRPO optimizer step on one training GPU.
 
@@ -203,21 +260,12 @@ def generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, rate: float, b
             fits = max(1, min(rows, int(kv_room // (kv_tok * (prompt + completion)))))
             waves = math.ceil(rows / fits)
     batch = min(rows, fits) if starts else rows
-    active = float(arch.active_parameter_count() - arch.embedding_params())
-    ctx = prompt + completion / 2.0  # mean context over the decode steps
-    # a 4-bit base (QLoRA's NF4, handed to vLLM as bitsandbytes, or generate on the training model) is read through
-    # bitsandbytes' matmul_4bit: one token at a time its gemv_4bit kernel reads the packed weights; for more rows
-    # MatMul4Bit dequantises each matrix to bf16 first (read NF4, write 2 B) and the GEMM reads the copy (2 B), as
-    # the training step's dequantisation term charges it (core/steptime.py)
-    read_elem = layer_weight_bytes if layer_weight_bytes >= 2.0 or batch <= 1 else layer_weight_bytes + 4.0
-    weights_step = weight_bytes_read(arch, batch, read_elem)
-    kv_step = batch * ctx * kv_tok
-    flops_step = 2.0 * active * batch + 4.0 * batch * ctx * arch.q_dim * arch.num_attention_layers
-    step = max((weights_step + kv_step) / bandwidth, flops_step / rate)
-    if engine == "transformers":
-        step = max(step, host_step_seconds)
+    one = decode_step(arch, batch, prompt + completion / 2.0, rate=rate, bandwidth=bandwidth,
+                      layer_weight_bytes=layer_weight_bytes,
+                      host_step_seconds=host_step_seconds if engine == "transformers" else 0.0)
+    step, weights_step, kv_step, flops_step = one.seconds, one.weight_bytes, one.kv_bytes, one.flops
     decode = completion * step * waves
-    prefill = rows * prompt * (2.0 * active + 2.0 * prompt * arch.q_dim * arch.num_attention_layers) / rate
+    prefill = prefill_seconds(arch, rows, prompt, rate)
     sync = 0.0
     if engine != "transformers":
         shards = t.num_gpus if t.sharding in {"zero3", "fsdp"} and t.num_gpus > 1 else 1
@@ -247,6 +295,53 @@ def generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, rate: float, b
     ), detail=engine, source=f"{TRL} trl/trainer/grpo_trainer.py, trl/generation/vllm_generation.py; decode as "
                              "a memory-bound roofline")
     return GenerationCost(seconds=seconds, term=term, waves=waves, kv_fits=fits, engine_starts=starts)
+
+
+def eval_generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, prompt: float, rate: float,
+                         bandwidth: float, host_step_seconds: float, layer_weight_bytes: float = 2.0,
+                         gather_seconds: float = 0.0) -> Term:
+    """Seconds one evaluation micro-batch takes to generate (``t.eval_generate_tokens`` new tokens after ``prompt``
+    tokens, ``t.eval_micro_batch`` rows), as a time :class:`~tuneplan.core.terms.Term` (key ``eval_generation``).
+
+    LLaMA-Factory's ``CustomSeq2SeqTrainer`` (and HF ``Seq2SeqTrainer`` with ``predict_with_generate``) calls
+    ``model.generate`` on the training model: eager PyTorch, one forward per new token (:func:`decode_step` at the
+    mean context ``prompt + generated / 2``, bounded below by the host's launches, ``host_step_seconds``) after the
+    prompt's prefill (:func:`prefill_seconds`). Every row is costed at the full ``max_new_tokens``: the batch runs
+    until its longest row ends. Under ZeRO-3 or FSDP over several GPUs every forward gathers the sharded weights
+    again (DeepSpeed's parameter fetch, FSDP's all-gather per unit; HF ``synced_gpus``): ``gather_seconds`` per
+    forward, the caller's ``weights x (n - 1) / n / link bandwidth``.
+
+    Args:
+        prompt: tokens of an evaluation prompt (the caller's mean example, at most ``seq_len``).
+        rate: sustained matmul rate, FLOP/s. bandwidth: achieved memory bandwidth, B/s.
+        host_step_seconds: host launch time of one eager forward of one token, s.
+        layer_weight_bytes: bytes per decoder-layer linear weight (2 in bf16; NF4's for QLoRA).
+        gather_seconds: seconds to gather the sharded weights for one forward (0 unsharded).
+
+    Raises:
+        ValueError: when the plan's evaluation does not generate (``eval_micro_batch`` or ``eval_generate_tokens``
+            is 0).
+    """
+    rows, generated = t.eval_micro_batch, t.eval_generate_tokens
+    if rows <= 0 or generated <= 0:
+        raise ValueError("eval_generation_cost needs an evaluation batch that generates")
+    step = decode_step(arch, rows, prompt + generated / 2.0, rate=rate, bandwidth=bandwidth,
+                       layer_weight_bytes=layer_weight_bytes, host_step_seconds=host_step_seconds)
+    prefill = prefill_seconds(arch, rows, prompt, rate) + gather_seconds
+    seconds = generated * (step.seconds + gather_seconds) + prefill
+    return Term(key="eval_generation", value=seconds, parts=(
+        Quantity(key="rows", value=rows, unit="count", source="TrainingArguments.per_device_eval_batch_size"),
+        Quantity(key="generated", value=generated, unit="tokens", source="LLaMA-Factory GeneratingArguments "
+                                                                          "max_new_tokens"),
+        Quantity(key="prompt", value=prompt, unit="tokens"),
+        Quantity(key="step_seconds", value=step.seconds, unit="s"),
+        Quantity(key="weight_bytes", value=step.weight_bytes, unit="B"),
+        Quantity(key="kv_bytes", value=step.kv_bytes, unit="B"),
+        Quantity(key="bandwidth", value=bandwidth, unit="B/s"),
+        Quantity(key="gather_seconds", value=gather_seconds, unit="s"),
+        Quantity(key="prefill_seconds", value=prefill, unit="s"),
+    ), source="LLaMA-Factory src/llamafactory/train/sft/trainer.py prediction_step; transformers generate; decode as a "
+              "memory-bound roofline")
 
 
 def generation_notes(cost: GenerationCost, t: TrainingSetup, capacity_bytes: float) -> list[Note]:

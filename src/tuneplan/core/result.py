@@ -159,6 +159,8 @@ class TimeEstimate(_Frozen):
         messages: coded notes (:class:`~tuneplan.core.terms.Note`); ``notes`` the same in English.
         checkpoint_saves: checkpoints written during the run (one per interval, at least the count).
         checkpoint_writers: ranks writing each checkpoint in parallel (sharded states), else 1.
+        eval_terms: the evaluation phase's own terms: ``eval_generation`` (seconds of one evaluation micro-batch's
+            ``generate``, ``core/generation.py``) when the evaluation generates, else empty.
     """
 
     tokens_total: float
@@ -182,6 +184,7 @@ class TimeEstimate(_Frozen):
     notes: list[str] = []
     checkpoint_saves: int = 0
     checkpoint_writers: int = 1
+    eval_terms: list[Term] = []
 
     @property
     def hours(self) -> float:

@@ -191,6 +191,12 @@ class TrainingSetup(_Model):
     #: training. It is a no-grad forward with labels next to the optimizer states (core/memory/peaks.py
     #: ``evaluation_moment``), a moment of its own for the peak.
     eval_micro_batch: int = Field(default=0, ge=0, le=4096)
+    #: tokens each evaluation example generates when the evaluation generates instead of (LLaMA-Factory) or before
+    #: (HF ``Seq2SeqTrainer``) computing its loss: ``predict_with_generate`` with ``max_new_tokens`` (LLaMA-Factory
+    #: ``GeneratingArguments``, 1024 by default); 0: the evaluation computes the loss only. SFT only, and only with
+    #: an evaluation batch. Its KV cache is a moment of its own (core/memory/peaks.py ``eval_generation_moment``), its
+    #: decode steps part of the evaluation's time (core/throughput.py).
+    eval_generate_tokens: int = Field(default=0, ge=0, le=1_000_000)
     #: the trainer empties PyTorch's CUDA cache every this many steps (HF ``TrainingArguments.torch_empty_cache_steps``:
     #: ``torch.cuda.empty_cache()`` in ``training_step`` when the global step is a multiple of it); 0: never (HF's
     #: default, None). Every step (1) leaves no cached blocks of earlier batch shapes for ``max_memory_reserved`` to

@@ -47,6 +47,7 @@ __all__ = [
     "MEASURED_TIME_ERROR",
     "computed_tokens",
     "estimate_time",
+    "eval_examples",
     "flops_per_token",
     "slowest_rank_row",
     "tokens_per_row",
@@ -57,6 +58,9 @@ __all__ = [
 MEASURED_TIME_ERROR = (0.75, 1.13)
 
 NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
+NOTES["time.eval_generation"] = N_("the evaluation generates {generated} tokens for each of {examples} held-out "
+                                   "examples: {batches} batches of {rows} per GPU, {seconds} s each, in each of "
+                                   "{passes} passes ({hours} h in all)")
 
 
 def _seq_mode(t: TrainingSetup) -> str:
@@ -254,6 +258,14 @@ def slowest_rank_row(t: TrainingSetup, data: Dataset) -> float | None:
     return slowest if slowest > row else None
 
 
+def eval_examples(data: Dataset) -> float:
+    """Held-out examples one evaluation pass covers: ``examples x eval_fraction``, or with ``total_tokens`` given,
+    ``total_tokens x eval_fraction / tokens_per_example`` (0 when that is unknown)."""
+    if data.total_tokens is None:
+        return float(data.examples) * data.eval_fraction
+    return data.total_tokens * data.eval_fraction / data.tokens_per_example if data.tokens_per_example > 0 else 0.0
+
+
 def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu: GpuSpec, pricing: Pricing,
                   checkpoint_bytes: float, spilled_bytes: float = 0.0,
                   calibration: Calibration | None = None, activation_bytes: float = 0.0) -> TimeEstimate:
@@ -306,7 +318,8 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
     slowest = None if naive_split else slowest_rank_row(t, data)
     st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes,
-                   slowest_row=slowest, attention_seq=seq if _seq_mode(t) == "padding-free" else None)
+                   slowest_row=slowest, attention_seq=seq if _seq_mode(t) == "padding-free" else None,
+                   eval_prompt=data.tokens_per_example if data.tokens_per_example > 0 else None)
     if slowest is not None:
         notes.append(Note(code="time.slowest_rank_free" if _seq_mode(t) == "padding-free" else "time.slowest_rank",
                           params={"gpus": t.num_gpus, "row": round(row),
@@ -381,6 +394,20 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     fwd_s = st.forward_seconds * cal_factor
     eval_tps = (wl.policy_rows(t) * row / fwd_s) * replicas / t.num_gpus if fwd_s > 0 else tps_per_gpu
     eval_s = pricing.eval_minutes * 60 + (eval_tokens / (eval_tps * t.num_gpus) if eval_tokens > 0 else 0.0)
+    if st.eval_generation is not None and data.eval_fraction > 0:
+        # an evaluation that generates (core/generation.py eval_generation_cost): the held-out examples spread over
+        # the data-parallel replicas, eval_micro_batch at a time, once per epoch as the forward passes above;
+        # LLaMA-Factory pops the labels when it generates, so its evaluation has no loss forward
+        if t.stack == "llama-factory":
+            eval_s = pricing.eval_minutes * 60
+        held_out = eval_examples(data)
+        batches = math.ceil(held_out / (replicas * t.eval_micro_batch)) if held_out > 0 else 0
+        passes = math.ceil(data.epochs)
+        eval_s += passes * batches * st.eval_generation.value
+        notes.append(Note(code="time.eval_generation", params={
+            "generated": t.eval_generate_tokens, "examples": round(held_out), "passes": passes, "batches": batches,
+            "rows": t.eval_micro_batch, "seconds": round(st.eval_generation.value, 1),
+            "hours": round(passes * batches * st.eval_generation.value / 3600, 2)}))
     # One save per checkpoint interval of training time, and at least ``checkpoint_count`` (0: never save)
     saves = 0
     if pricing.checkpoint_count > 0:
@@ -411,6 +438,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         step_seconds=step_s,
         tokens_per_step=tokens_per_step_gpu,
         step_terms=terms,
+        eval_terms=[st.eval_generation] if st.eval_generation is not None and data.eval_fraction > 0 else [],
         phases=phases,
         seconds=seconds,
         low_seconds=low_s,

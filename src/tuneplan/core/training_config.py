@@ -728,10 +728,55 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
     if has("use_unsloth") and _bool("use_unsloth", g("use_unsloth")):
         b.unsupported("use_unsloth", g("use_unsloth"))
     done.add("use_unsloth")
+    _evaluation(b, data, done)  # before predict_with_generate, which applies only to an evaluation that runs
+    _lf_generation(b, data, done)
     _common_hf(b, data, done)
     _framework(b)
     _stack(b, "llama-factory")
     return b.result()
+
+
+#: LLaMA-Factory ``GeneratingArguments.max_new_tokens``'s default (``hparams/generating_args.py`` @ff6d4d1).
+LF_MAX_NEW_TOKENS = 1024
+#: LLaMA-Factory's sampling settings (``GeneratingArguments``): how tokens are drawn, not how many or how many rows.
+_LF_SAMPLING = ("do_sample", "temperature", "top_p", "top_k", "repetition_penalty", "length_penalty",
+                "skip_special_tokens", "default_system", "enable_thinking")
+
+
+def _lf_generation(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
+    """LLaMA-Factory's ``predict_with_generate`` during training (``training.eval_generate_tokens``).
+
+    With it the SFT workflow's ``CustomSeq2SeqTrainer.prediction_step`` pops the labels and generates
+    ``max_new_tokens`` tokens per evaluation prompt (:data:`LF_MAX_NEW_TOKENS` by default; ``max_length`` counts the
+    prompt too and is used only when ``max_new_tokens`` is not positive), ``num_beams`` beams (1 by default)
+    (``train/sft/trainer.py``, ``hparams/generating_args.py`` @ff6d4d1). It applies only to an evaluation that runs
+    (``_evaluation`` set ``training.eval_micro_batch``)."""
+    g = data.get
+    keys = ("predict_with_generate", "max_new_tokens", "max_length", "num_beams", *_LF_SAMPLING)
+    on = g("predict_with_generate") is not None and _bool("predict_with_generate", g("predict_with_generate"))
+    evaluating = b.updates.get("training.eval_micro_batch", 0) > 0
+    if on and evaluating:
+        new = g("max_new_tokens")
+        if new is None:
+            b.take("predict_with_generate", g("predict_with_generate"), "training.eval_generate_tokens",
+                   LF_MAX_NEW_TOKENS)
+            b.default("max_new_tokens", "training.eval_generate_tokens", LF_MAX_NEW_TOKENS)
+        elif _int("max_new_tokens", new) > 0:
+            b.take("predict_with_generate", g("predict_with_generate"), "training.eval_generate_tokens",
+                   _int("max_new_tokens", new))
+            b.take("max_new_tokens", new, "training.eval_generate_tokens", _int("max_new_tokens", new))
+        else:  # max_length (prompt + new tokens) takes over: not a count of new tokens
+            b.unsupported("max_new_tokens", new)
+        beams = g("num_beams")
+        if beams is not None and _int("num_beams", beams) > 1:  # every beam a row of its own in the cache
+            b.unsupported("num_beams", beams)
+            done.add("num_beams")
+    elif on:
+        b.ignore("predict_with_generate", g("predict_with_generate"), code="config.eval_off")
+    for key in keys:
+        if g(key) is not None and key not in done and not any(i.key == key for i in b.items):
+            b.ignore(key, g(key))
+    done.update(keys)
 
 
 # ------------------------------------------------------------------------------------------ axolotl
@@ -987,6 +1032,14 @@ def _common_hf(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None:
     """The keys HF TrainingArguments / TRL share with LLaMA-Factory and axolotl, then every key left over."""
     g = data.get
     _evaluation(b, data, done)
+    if "predict_with_generate" not in done and g("predict_with_generate") is not None:
+        # HF Seq2SeqTrainer generates up to generation_max_length tokens in all (prompt included): not a count
+        # of new tokens the plan can take (LLaMA-Factory's own keys are read by _lf_generation)
+        if _bool("predict_with_generate", g("predict_with_generate")):
+            b.unsupported("predict_with_generate", g("predict_with_generate"))
+        else:
+            b.ignore("predict_with_generate", g("predict_with_generate"))
+        done.add("predict_with_generate")
     if g("optim") is not None and "optim" not in done:
         _optimizer(b, "optim", g("optim"))
     elif g("adafactor") is True and "optim" not in done:

@@ -13,8 +13,12 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{exposed} s of collectives not hidden ({collectives} collectives: {bytes} B at {link} B/s bus bandwidth and {latency} s of NCCL latency; {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower'),  # communication
     QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
     QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
+    QT_TRANSLATE_NOOP("Terms", "per evaluation micro-batch: {rows} rows generate {generated} tokens after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host's launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s"),  # eval_generation
+    QT_TRANSLATE_NOOP("Terms", "{rows} rows × {tokens} tokens × {kv_per_token} B: the evaluation's KV cache ({prompt}-token prompts + {generated} generated tokens), + {extend} B while one layer's keys are extended"),  # eval_kv_cache
     QT_TRANSLATE_NOOP("Terms", '{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the residual, the norm output and the MLP intermediates ({intermediate} wide)'),  # eval_layer
     QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {elem_bytes} B: the evaluation micro-batch's logits with the loss's fp32 copy and log-softmax (a no-grad forward with labels; Liger's fused loss runs only while training)"),  # eval_logits
+    QT_TRANSLATE_NOOP("Terms", "{rows} rows × {vocab} logits × {elem_bytes} B: the last position's logits and generate's fp32 copy (logits_to_keep = 1)"),  # eval_next_logits
+    QT_TRANSLATE_NOOP("Terms", '{tokens} prompt tokens × {per_token} B: inside a decoder layer of the prefill forward (the residual, the norm output, the MLP intermediates), the KV cache of the prompt beside it'),  # eval_prefill
     QT_TRANSLATE_NOOP("Terms", '{ops} operator launches × {op_seconds} s of host time, less the {gpu_seconds} s the GPU is busy meanwhile'),  # fixed
     QT_TRANSLATE_NOOP("Terms", "per optimizer step: {rows} completions of {completion} tokens after a {prompt}-token prompt ({detail}): {decode_steps} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or {flops} FLOPs at {rate} FLOP/s, or the host's launches) in {waves} waves + prefill {prefill_seconds} s + weight sync {sync_seconds} s"),  # generation
     QT_TRANSLATE_NOOP("Terms", '{rows} rows × {tokens} tokens × {kv_per_token} B: the KV cache of model.generate, next to the weights and optimizer states (+ {gathered} B of weights gathered whole for it)'),  # generation_cache
@@ -36,6 +40,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'Use 8-bit AdamW'),  # advice.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", 'Use fused AdamW'),  # advice.adamw_fused
     QT_TRANSLATE_NOOP("Terms", 'Evaluation batch of {rows} (per_device_eval_batch_size)'),  # advice.eval_batch
+    QT_TRANSLATE_NOOP("Terms", 'Evaluation batch of {rows} (per_device_eval_batch_size)'),  # advice.eval_batch_generate
     QT_TRANSLATE_NOOP("Terms", 'Do not evaluate during training'),  # advice.eval_off
     QT_TRANSLATE_NOOP("Terms", 'Wrap the adapters in their own FSDP units'),  # advice.fsdp_units
     QT_TRANSLATE_NOOP("Terms", 'Use a fused cross-entropy (Liger, Cut Cross-Entropy)'),  # advice.fused_ce
@@ -59,6 +64,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'bitsandbytes keeps both moments in 8 bits: 2 bytes per parameter instead of 4 or 8.'),  # advice.why.adamw_8bit
     QT_TRANSLATE_NOOP("Terms", "torch.optim.AdamW(fused=True) updates in one kernel, without the foreach path's temporary copy of the second moments; same maths, no slowdown."),  # advice.why.adamw_fused
     QT_TRANSLATE_NOOP("Terms", 'The evaluation pass holds the logits of its whole micro-batch with their fp32 copy; smaller evaluation batches only make evaluation a little slower.'),  # advice.why.eval_batch
+    QT_TRANSLATE_NOOP("Terms", "The evaluation's generate holds the KV cache of its whole micro-batch at prompt plus new tokens; smaller evaluation batches take more batches of decode steps, so evaluation gets slower."),  # advice.why.eval_batch_generate
     QT_TRANSLATE_NOOP("Terms", 'Even one evaluation row needs more memory than the card has and than the training step; evaluate the saved checkpoint afterwards instead.'),  # advice.why.eval_off
     QT_TRANSLATE_NOOP("Terms", "Frozen weights then get no gradients (PEFT's fsdp_auto_wrap_policy, torchtune; litgpt PR #1538)."),  # advice.why.fsdp_units
     QT_TRANSLATE_NOOP("Terms", 'The loss never materialises the full fp32 logits.'),  # advice.why.fused_ce
@@ -209,6 +215,9 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast'),  # plan.adapter_setting_fp32_master
     QT_TRANSLATE_NOOP("Terms", "the LoRA adapter setting ({setting}) does not apply: adapters inside their layer's FSDP unit take the weights' dtype"),  # plan.adapter_setting_fsdp_unit
     QT_TRANSLATE_NOOP("Terms", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used"),  # plan.compile_not_modelled
+    QT_TRANSLATE_NOOP("Terms", 'the evaluation would generate, but the plan does not evaluate during training (evaluation batch off): nothing is generated'),  # plan.eval_generate_no_eval
+    QT_TRANSLATE_NOOP("Terms", "generating in the evaluation (predict_with_generate) is for supervised fine-tuning only (LLaMA-Factory refuses it for {workload}); the plan's evaluation is estimated without it"),  # plan.eval_generate_sft_only
+    QT_TRANSLATE_NOOP("Terms", 'LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 ("incompatible with DeepSpeed ZeRO-3"): use ZeRO-2 or FSDP, or evaluate the loss only'),  # plan.eval_generate_zero3
     QT_TRANSLATE_NOOP("Terms", 'PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only'),  # plan.expert_lora_dropout
     QT_TRANSLATE_NOOP("Terms", 'FP16 training with FP16 trainable parameters: PyTorch\'s loss scaler refuses them ("Attempting to unscale FP16 gradients"); keep the trained weights in FP32 or train in BF16'),  # plan.fp16_trainable
     QT_TRANSLATE_NOOP("Terms", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)"),  # plan.fsdp_wrap_irrelevant
@@ -343,6 +352,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'calibrated from your run of {date}: time × {factor}'),  # time.calibrated
     QT_TRANSLATE_NOOP("Terms", 'your run of {date} was fitted to an earlier version of the time model and is not applied: import it again'),  # time.calibration_stale
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for collectives over {link}'),  # time.communication_bound
+    QT_TRANSLATE_NOOP("Terms", 'the evaluation generates {generated} tokens for each of {examples} held-out examples: {batches} batches of {rows} per GPU, {seconds} s each, in each of {passes} passes ({hours} h in all)'),  # time.eval_generation
     QT_TRANSLATE_NOOP("Terms", 'FP32 training: TF32 tensor rate taken as half the BF16 rate'),  # time.fp32
     QT_TRANSLATE_NOOP("Terms", 'memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster'),  # time.memory_bound
     QT_TRANSLATE_NOOP("Terms", 'MFU override {mfu}: model FLOPs ÷ spec peak replaces the step model'),  # time.mfu_override

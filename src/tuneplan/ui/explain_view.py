@@ -429,6 +429,18 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
                 ).format(m=f"{p.eval_minutes:g}", share=f"{d.eval_fraction:.0%}"),
             )
         )
+    for term in tm.eval_terms:  # an evaluation that generates: one evaluation micro-batch's generate
+        template = FORMULAS.get(term.key)
+        lines.append(
+            Line(
+                term_label(term.key),
+                _seconds(term.value),
+                SI_UNIT.sub(r"\1 \2\3", render_formula(
+                    term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None,
+                )),
+                tip=term.source,
+            )
+        )
     ckpt_s = ph.get("checkpoints", 0.0)
     if tm.checkpoint_saves and ckpt_s > 0:
         size_gb = ckpt_s * p.disk_write_gbps * tm.checkpoint_writers / tm.checkpoint_saves

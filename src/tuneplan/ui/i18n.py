@@ -517,6 +517,7 @@ TERM_LABELS = TranslatedLabels("Explain", {
     "fixed": QT_TRANSLATE_NOOP("Explain", "Host overhead"),
     "reference": QT_TRANSLATE_NOOP("Explain", "Reference forward"),
     "generation": QT_TRANSLATE_NOOP("Explain", "Generation"),
+    "eval_generation": QT_TRANSLATE_NOOP("Explain", "Evaluation batch generating"),
 })  # fmt: skip
 
 #: The moment that sets the memory peak (``MemoryEstimate.peak_phase``), as a phrase.
@@ -531,6 +532,8 @@ PEAK_PHASE_TEXTS = TranslatedLabels("Explain", {
     "generation": QT_TRANSLATE_NOOP("Explain", "while the completions are generated"),
     "evaluation": QT_TRANSLATE_NOOP("Explain", "during an evaluation pass (a no-grad forward of the evaluation "
                                                "micro-batch)"),
+    "evaluation generation": QT_TRANSLATE_NOOP("Explain", "while an evaluation generates (predict_with_generate: "
+                                                          "the KV cache of the evaluation micro-batch)"),
     "model loading": QT_TRANSLATE_NOOP("Explain", "while the model loads (the whole model on every GPU before "
                                                   "DeepSpeed ZeRO-3 partitions it)"),
 })  # fmt: skip

@@ -372,6 +372,13 @@ class BatchPanel(FieldPanel):
                                       "(HF per_device_eval_batch_size, 8 by default there). Its logits are held whole "
                                       "and can set the peak. Off: no evaluation"))
         ev.setSpecialValueText(self.tr("off"))
+        gen = self.add_int("training.eval_generate_tokens", self.tr("Evaluation generates"), 0, 1_000_000,
+                           suffix=self.tr("tokens"), step=128,
+                           tip=self.tr("New tokens each evaluation example generates (LLaMA-Factory "
+                                       "predict_with_generate with max_new_tokens, 1024 there by default). Its KV "
+                                       "cache can set the peak, and one forward per token makes evaluation slow. "
+                                       "Off: the evaluation computes the loss only"))
+        gen.setSpecialValueText(self.tr("off (loss only)"))
         self.add_int("training.seq_len", self.tr("Sequence length"), 1, 10_000_000, suffix=self.tr("tokens"), step=256,
                      tip=self.tr("Tokens per sequence (the longest batch for dynamic padding)"))
         self.add_choice("training.sequence_mode", self.tr("Sequence mode"), [
@@ -472,6 +479,9 @@ class BatchPanel(FieldPanel):
             self.set_enabled(path, t.sharding == "zero3", self.tr("Only for DeepSpeed ZeRO-3"))
         self.set_enabled("training.zero_init", t.sharding == "zero3" and t.num_gpus > 1 and t.method != "qlora",
                          self.tr("Only for DeepSpeed ZeRO-3 over several GPUs, without a quantised base"))
+        self.set_enabled("training.eval_generate_tokens", t.workload == "sft" and t.eval_micro_batch > 0,
+                         self.tr("Only for supervised fine-tuning that evaluates during training")
+                         if t.workload != "sft" else self.tr("Set an evaluation batch to evaluate during training"))
 
 
 class DatasetPanel(FieldPanel):
@@ -487,6 +497,9 @@ class DatasetPanel(FieldPanel):
                        placeholder=self.tr("e.g. 50M — empty: examples × tokens"),
                        tip=self.tr("Dataset size in tokens per epoch; replaces examples × tokens per example. "
                                    "Accepts 50M, 1.5B, 2e9"))
+        self.add_float("dataset.eval_fraction", self.tr("Held out for evaluation (0-1)"), 0.0, 1.0, decimals=3, step=0.01,
+                       tip=self.tr("Share of the examples held out and evaluated once per epoch (LLaMA-Factory "
+                                   "val_size, axolotl val_set_size); 0: none"))
         self.add_float("dataset.padding_efficiency", self.tr("Padding efficiency"), 0.01, 1.0, decimals=2, step=0.05,
                        tip=self.tr("Real tokens / computed tokens when sequences are padded (1.00 = no waste)"))
         self.add_float("dataset.rank_padding_efficiency", self.tr("Slowest-GPU padding"), 0.01, 1.0, decimals=2,

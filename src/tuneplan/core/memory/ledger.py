@@ -119,7 +119,7 @@ def _temporaries_formula(phase: str, step_temp: float) -> str:
         return "AdamW's foreach step temporary (one state-sized buffer, _foreach_sqrt) + cuBLAS workspace"
     if phase == "embedding backward":
         return "the tied embedding's gradient contributions while autograd adds them (vocab x hidden each) + cuBLAS workspace"
-    if phase == "evaluation":
+    if phase in {"evaluation", "evaluation generation"}:
         return "cuBLAS workspace (a no-grad forward has no gradient buffers)"
     if phase == "model loading":
         return "cuBLAS workspace (nothing has run yet)"
@@ -149,7 +149,7 @@ def _evaluation_component(c: MemoryComponent, terms: list[Term], live: dict[str,
         return c.model_copy(update={"formula": "the .grad tensors were set to None by the optimizer step's zero_grad; "
                                                "what stays is the data-parallel engine's own gradient buffer (DDP's "
                                                "flat buckets, DeepSpeed's reduce bucket)", "terms": []})
-    own = {"activations": {"eval_layer"}, "logits": {"eval_logits"}}.get(c.key, set())
+    own = {"activations": {"eval_layer", "eval_prefill"}, "logits": {"eval_logits", "eval_next_logits"}}.get(c.key, set())
     mine = [x for x in terms if x.key in own]
     if mine:
         return c.model_copy(update={"formula": " + ".join(render_formula(x) for x in mine), "terms": mine,
@@ -277,6 +277,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec,
         comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
     if phase == "evaluation":
         comps = [_evaluation_component(c, m.eval_terms, live) for c in comps]
+    if phase == "evaluation generation":
+        comps = [_evaluation_component(c, m.eval_gen_terms, live) for c in comps]
     if phase == "model loading":
         comps = [_loading_component(c, s.model_weight_bytes, ctx) for c in comps]
     if gen_terms:
@@ -284,7 +286,8 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec,
             key="generation", label="Generation", bytes=live.get("generation", 0.0),
             formula=" + ".join(render_formula(term) for term in gen_terms.get(phase, [])) or
             "nothing of the generation at this moment",
-            source=f"{wl.TRL} trl/generation/vllm_generation.py, GRPOTrainer; vLLM gpu_memory_utilization",
+            source=f"{wl.TRL} trl/generation/vllm_generation.py, GRPOTrainer; vLLM gpu_memory_utilization"
+            if t.workload == "grpo" else "transformers generation/utils.py, cache_utils.py DynamicCache",
             terms=gen_terms.get(phase, [])))
     # a colocated vLLM engine's share is a fixed allocation (gpu_memory_utilization x the card), not an estimate:
     # the measured error band applies to the rest

@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tuneplan.core import workload as wl
+from tuneplan.core.generation import kv_bytes_per_token
 from tuneplan.core.memory.activations import LossSide, StepActivations
 from tuneplan.core.memory.allocator import CUBLAS_WORKSPACE_BYTES
 from tuneplan.core.memory.context import MemoryContext
 from tuneplan.core.memory.states import ModelStates, count, fsdp_unit_gradient, root_unit_gradients
 from tuneplan.core.memory.workloads import _generation_memory, _head_cast_term, _workload_forward
+from tuneplan.core.scenario import TrainingSetup
 from tuneplan.core.terms import FORMULAS, N_, Quantity, Term
 
 #: torchtune's ``CEWithChunkedOutputLoss(num_output_chunks=8)`` (torchtune ``modules/loss/ce_chunked_output_loss.py``):
@@ -30,6 +32,12 @@ FORMULAS.update({
                       "while training)"),
     "eval_layer": N_("{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the "
                      "residual, the norm output and the MLP intermediates ({intermediate} wide)"),
+    "eval_kv_cache": N_("{rows} rows × {tokens} tokens × {kv_per_token} B: the evaluation's KV cache ({prompt}-token "
+                        "prompts + {generated} generated tokens), + {extend} B while one layer's keys are extended"),
+    "eval_prefill": N_("{tokens} prompt tokens × {per_token} B: inside a decoder layer of the prefill forward (the "
+                       "residual, the norm output, the MLP intermediates), the KV cache of the prompt beside it"),
+    "eval_next_logits": N_("{rows} rows × {vocab} logits × {elem_bytes} B: the last position's logits and generate's "
+                           "fp32 copy (logits_to_keep = 1)"),
 })
 
 
@@ -52,6 +60,7 @@ class Moments:
     ref_fwd: float
     gen_terms: dict[str, list[Term]]
     eval_terms: list[Term] = field(default_factory=list)
+    eval_gen_terms: list[Term] = field(default_factory=list)
 
 
 def kept_gradients(ctx: MemoryContext, s: ModelStates) -> tuple[float, float, str]:
@@ -147,15 +156,11 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float =
     t, arch = ctx.t, ctx.arch
     if t.eval_micro_batch <= 0 or t.workload == "grpo":
         return None
+    if generates_in_evaluation(t) and t.stack == "llama-factory":
+        return None  # LLaMA-Factory pops the labels when it generates: no loss forward (eval_generation_moment)
     tokens = ctx.rows / t.micro_batch * t.eval_micro_batch * t.seq_len
     h = arch.hidden_size
-    inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
-             if arch.is_moe else arch.intermediate_size)
-    # the reference forward's no-grad layer (core/workload.py), with the MLP intermediates in their own dtype
-    per_token = wl.reference_layer_bytes_per_token(arch, ctx.act, ctx.resid) \
-        + (3 if arch.mlp == "gated" else 2) * (ctx.mlp_bytes - ctx.act) * inter
-    if t.attention == "eager":  # the scores of every head against every key, per query
-        per_token += 8.0 * arch.num_attention_heads * t.seq_len
+    inter, per_token = _no_grad_layer(ctx, t.seq_len)
     layer = Term(key="eval_layer", value=tokens * per_token, unit="B", parts=(
         Quantity(key="tokens", value=tokens, unit="count"), Quantity(key="per_token", value=per_token, unit="B"),
         Quantity(key="intermediate", value=inter, unit="count")), source="transformers modeling_llama.py (no grad)")
@@ -176,6 +181,84 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float =
     if at_loss >= layer.value:
         return {**kept, "activations": tokens * ctx.resid * h, "logits": logits.value}, [logits]
     return {**kept, "activations": layer.value, "logits": 0.0}, [layer]
+
+
+def generates_in_evaluation(t: TrainingSetup) -> bool:
+    """Whether the plan's evaluation generates (SFT with an evaluation batch and ``eval_generate_tokens`` > 0)."""
+    return t.workload == "sft" and t.eval_micro_batch > 0 and t.eval_generate_tokens > 0
+
+
+def _no_grad_layer(ctx: MemoryContext, keys: float) -> tuple[float, float]:
+    """The MLP width and the bytes per token inside one decoder layer of a no-grad forward over queries that attend
+    to ``keys`` keys: the reference forward's layer (core/workload.py), the MLP intermediates in their own dtype, and
+    under eager attention the scores of every head against every key (bf16 scores, fp32 softmax, its bf16 copy)."""
+    arch = ctx.arch
+    inter = (arch.moe_intermediate_size * arch.experts_per_token + arch.shared_expert_intermediate_size
+             if arch.is_moe else arch.intermediate_size)
+    per_token = wl.reference_layer_bytes_per_token(arch, ctx.act, ctx.resid) \
+        + (3 if arch.mlp == "gated" else 2) * (ctx.mlp_bytes - ctx.act) * inter
+    if ctx.t.attention == "eager":
+        per_token += 8.0 * arch.num_attention_heads * keys
+    return float(inter), per_token
+
+
+def eval_generation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float = 0.0,
+                           ) -> tuple[dict[str, float], list[Term]] | None:
+    """An evaluation that generates (:func:`generates_in_evaluation`: LLaMA-Factory or HF ``Seq2SeqTrainer`` with
+    ``predict_with_generate``): ``model.generate`` over the evaluation micro-batch after an optimizer step, the moment's
+    components (bytes) and terms; None when the plan's evaluation does not generate.
+
+    What stays from training is as in :func:`evaluation_moment` (the optimizer states, DDP's flat gradient buckets,
+    the gathered layers and cached casts). ``generate`` keeps a ``DynamicCache``: per attention layer the keys and
+    values of every position so far, ``2 x kv_dim`` elements in the activation dtype per token and layer
+    (:func:`tuneplan.core.generation.kv_bytes_per_token`); ``DynamicLayer.update`` extends a layer's keys (then its
+    values) with ``torch.cat``, so for a moment the old and the new tensor are both alive, one layer's keys more
+    (transformers ``cache_utils.py``). The prompts are padded to the batch's longest and truncated to the cutoff
+    length with their answers removed, at most ``seq_len`` tokens: the cache is sized at ``seq_len +
+    eval_generate_tokens`` per row (an upper bound). ``generate`` sets ``logits_to_keep = 1`` (transformers
+    ``generation/utils.py``: "to avoid computing the whole logit matrix"), so only the last position's bf16 logits and
+    their fp32 copy (``next_token_logits ... .to(dtype=torch.float32)``) exist: 6 B per row and vocabulary entry (the
+    sampler's sort and softmax over the same row are left out). Two sub-moments compete: the prefill, the prompt's
+    cache next to one no-grad decoder layer over the prompt tokens, and the last decode step, the whole cache with
+    one layer's keys being extended and the step's logits; the larger is the moment.
+    """
+    t, arch = ctx.t, ctx.arch
+    if not generates_in_evaluation(t):
+        return None
+    rows = t.eval_micro_batch
+    prompt, generated = t.seq_len, t.eval_generate_tokens
+    total = prompt + generated
+    kv_tok = kv_bytes_per_token(arch, float(ctx.act))
+    cache = rows * total * kv_tok
+    extend = cache / (2.0 * max(arch.num_attention_layers, 1))
+    kv = Term(key="eval_kv_cache", value=cache + extend, unit="B", parts=(
+        Quantity(key="rows", value=rows, unit="count", source="TrainingArguments.per_device_eval_batch_size"),
+        Quantity(key="tokens", value=total, unit="tokens"),
+        Quantity(key="kv_per_token", value=kv_tok, unit="B"),
+        Quantity(key="prompt", value=prompt, unit="tokens"),
+        Quantity(key="generated", value=generated, unit="tokens", source="LLaMA-Factory max_new_tokens"),
+        Quantity(key="extend", value=extend, unit="B")), source="transformers cache_utils.py DynamicCache")
+    vocab = float(arch.vocab_size)
+    logits = Term(key="eval_next_logits", value=rows * vocab * 6.0, unit="B", parts=(
+        Quantity(key="rows", value=rows, unit="count"), Quantity(key="vocab", value=vocab, unit="count"),
+        Quantity(key="elem_bytes", value=6.0, unit="B")), source="transformers generation/utils.py (logits_to_keep)")
+    prompt_tokens = float(rows * prompt)
+    _inter, per_token = _no_grad_layer(ctx, prompt)
+    prefill = Term(key="eval_prefill", value=prompt_tokens * per_token, unit="B", parts=(
+        Quantity(key="tokens", value=prompt_tokens, unit="tokens"), Quantity(key="per_token", value=per_token, unit="B"),
+    ), source="transformers modeling_llama.py (no grad)")
+    prompt_cache = Term(key="eval_kv_cache", value=rows * prompt * kv_tok, unit="B", parts=(
+        Quantity(key="rows", value=rows, unit="count"), Quantity(key="tokens", value=prompt, unit="tokens"),
+        Quantity(key="kv_per_token", value=kv_tok, unit="B"), Quantity(key="prompt", value=prompt, unit="tokens"),
+        Quantity(key="generated", value=0, unit="tokens"), Quantity(key="extend", value=0.0, unit="B")),
+        source=kv.source)
+    buckets = s.gradients / 2 if ctx.shard == "ddp" else 0.0
+    kept = {"gradients": buckets, "temporaries": 0.0, "optimizer": s.optimizer,
+            "gathered": s.gathered + s.forward_casts + forward_cache}
+    if prefill.value + prompt_cache.value > kv.value + logits.value:
+        return ({**kept, "activations": prefill.value, "logits": 0.0, "generation": prompt_cache.value},
+                [prefill, prompt_cache])
+    return {**kept, "activations": 0.0, "logits": logits.value, "generation": kv.value}, [kv, logits]
 
 
 def loading_moment(ctx: MemoryContext, s: ModelStates) -> dict[str, float] | None:
@@ -272,6 +355,10 @@ def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSi
     eval_terms: list[Term] = []
     if evaluation is not None:
         candidates["evaluation"], eval_terms = evaluation
+    eval_gen = eval_generation_moment(ctx, s, a.forward_cache)
+    eval_gen_terms: list[Term] = []
+    if eval_gen is not None:
+        candidates["evaluation generation"], eval_gen_terms = eval_gen
     loading = loading_moment(ctx, s)
     if loading is not None:
         candidates["model loading"] = loading
@@ -280,15 +367,18 @@ def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSi
             parts["reference"] = ref_weights + (ref_fwd if name == "end of forward" else 0.0)
             ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
     gen_terms = _generation_memory(arch, t, ctx.gpu, candidates, s.weights, s.model_weight_bytes, ctx.shard, ctx.n_gpus)
+    if eval_gen is not None:  # the cache of the evaluation's generate, rendered as the generation component
+        gen_terms["evaluation generation"] = [x for x in eval_gen_terms if x.key == "eval_kv_cache"]
     for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
         if name == "model loading":  # the engine's buffers come after the model is partitioned
             continue
-        if s.ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward", "evaluation"}):
+        if s.ds_bucket and (t.sharding == "zero3" or name not in {"optimizer step", "end of forward", "evaluation",
+                                                                  "evaluation generation"}):
             parts["gradients"] += s.ds_bucket
     return Moments(candidates=candidates, grads_kept=grads_kept, unit_extra=unit_extra, root_wait=root_wait,
                    root_end=root_end, gradients_formula=gradients_formula, logit_terms=logit_terms,
                    fwd_logit_terms=fwd_logit_terms, ref_terms=ref_terms, ref_weights=ref_weights, ref_fwd=ref_fwd,
-                   gen_terms=gen_terms, eval_terms=eval_terms)
+                   gen_terms=gen_terms, eval_terms=eval_terms, eval_gen_terms=eval_gen_terms)
 
 
 def peak(s: ModelStates, candidates: dict[str, dict[str, float]]) -> tuple[dict[str, float], str]:
