@@ -6694,6 +6694,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{tokens} 个提示 token × {per_token} B：预填充前向中一个解码层内部（残差、归一化输出、MLP 中间结果），旁边是提示的 KV 缓存</translation>
     </message>
     <message>
+        <source>{rows} rows × {prompt} tokens × {kv_per_token} B: the KV cache of the evaluation&apos;s prompts, filled by the prefill</source>
+        <translation>{rows} 行 × {prompt} token × {kv_per_token} B：评估提示的 KV 缓存，由预填充写入</translation>
+    </message>
+    <message>
         <source>largest of {micro_batches} micro-batches of {micro_batch} examples flattened into one row: min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) tokens</source>
         <translation>{micro_batches} 个微批次（每个 {micro_batch} 个样本展平为一行）中最大的一个：min({micro_batch} × {longest}, max({longest} + ({micro_batch} − 1) × {mean}, {micro_batch} × {mean} + {z} × √{micro_batch} × {std})) 个词元</translation>
     </message>

@@ -69,6 +69,8 @@ def test_a_short_generation_peaks_in_the_prefill():
     assert mem.peak_phase == "evaluation generation"
     assert parts(mem)["generation"] == 8 * SEQ * KV_TOKEN == 2 * 2**30
     assert parts(mem)["activations"] == 8 * SEQ * (2 * H + 2 * H + 3 * 2 * INTER) == 1_677_721_600
+    gen = next(c for c in mem.components if c.key == "generation")
+    assert [t.key for t in gen.terms] == ["eval_prompt_cache"]
 
 
 def test_llama_factory_generates_instead_of_computing_the_evaluation_loss():

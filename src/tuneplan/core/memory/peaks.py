@@ -34,6 +34,8 @@ FORMULAS.update({
                      "residual, the norm output and the MLP intermediates ({intermediate} wide)"),
     "eval_kv_cache": N_("{rows} rows × {tokens} tokens × {kv_per_token} B: the evaluation's KV cache ({prompt}-token "
                         "prompts + {generated} generated tokens), + {extend} B while one layer's keys are extended"),
+    "eval_prompt_cache": N_("{rows} rows × {prompt} tokens × {kv_per_token} B: the KV cache of the evaluation's "
+                            "prompts, filled by the prefill"),
     "eval_prefill": N_("{tokens} prompt tokens × {per_token} B: inside a decoder layer of the prefill forward (the "
                        "residual, the norm output, the MLP intermediates), the KV cache of the prompt beside it"),
     "eval_next_logits": N_("{rows} rows × {vocab} logits × {elem_bytes} B: the last position's logits and generate's "
@@ -247,11 +249,9 @@ def eval_generation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: fl
     prefill = Term(key="eval_prefill", value=prompt_tokens * per_token, unit="B", parts=(
         Quantity(key="tokens", value=prompt_tokens, unit="tokens"), Quantity(key="per_token", value=per_token, unit="B"),
     ), source="transformers modeling_llama.py (no grad)")
-    prompt_cache = Term(key="eval_kv_cache", value=rows * prompt * kv_tok, unit="B", parts=(
-        Quantity(key="rows", value=rows, unit="count"), Quantity(key="tokens", value=prompt, unit="tokens"),
-        Quantity(key="kv_per_token", value=kv_tok, unit="B"), Quantity(key="prompt", value=prompt, unit="tokens"),
-        Quantity(key="generated", value=0, unit="tokens"), Quantity(key="extend", value=0.0, unit="B")),
-        source=kv.source)
+    prompt_cache = Term(key="eval_prompt_cache", value=rows * prompt * kv_tok, unit="B", parts=(
+        Quantity(key="rows", value=rows, unit="count"), Quantity(key="prompt", value=prompt, unit="tokens"),
+        Quantity(key="kv_per_token", value=kv_tok, unit="B")), source=kv.source)
     buckets = s.gradients / 2 if ctx.shard == "ddp" else 0.0
     kept = {"gradients": buckets, "temporaries": 0.0, "optimizer": s.optimizer,
             "gathered": s.gathered + s.forward_casts + forward_cache}
@@ -368,7 +368,8 @@ def moments(ctx: MemoryContext, s: ModelStates, a: StepActivations, loss: LossSi
             ref_terms[name] = ref_weight_terms + (fwd_ref_terms if name == "end of forward" else [])
     gen_terms = _generation_memory(arch, t, ctx.gpu, candidates, s.weights, s.model_weight_bytes, ctx.shard, ctx.n_gpus)
     if eval_gen is not None:  # the cache of the evaluation's generate, rendered as the generation component
-        gen_terms["evaluation generation"] = [x for x in eval_gen_terms if x.key == "eval_kv_cache"]
+        gen_terms["evaluation generation"] = [x for x in eval_gen_terms
+                                              if x.key in {"eval_kv_cache", "eval_prompt_cache"}]
     for name, parts in candidates.items():  # DeepSpeed's reduce bucket: ZeRO-3 always, ZeRO-1/2 in the backward
         if name == "model loading":  # the engine's buffers come after the model is partitioned
             continue
