@@ -4533,6 +4533,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>DPO / IPO（偏好对）</translation>
     </message>
     <message>
+        <source>Continued pretraining (plain text)</source>
+        <translation>继续预训练（纯文本）</translation>
+    </message>
+    <message>
         <source>ORPO / CPO / SimPO (pairs, no reference)</source>
         <translation>ORPO / CPO / SimPO（偏好对，无参考模型）</translation>
     </message>
@@ -4543,6 +4547,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Reward model</source>
         <translation>奖励模型</translation>
+    </message>
+    <message>
+        <source>What is trained, as TRL&apos;s trainers run it. Continued pretraining is the SFT step on plain text packed into full rows (LLaMA-Factory&apos;s pt stage, swift pt); preference pairs are two rows per example (chosen and rejected); DPO and KTO also run a reference model; GRPO generates several completions per prompt every step and trains on them</source>
+        <translation>训练的内容，按 TRL 的训练器运行方式：继续预训练是在打包成整行的纯文本上运行的 SFT 步骤（LLaMA-Factory 的 pt 阶段、swift pt）；偏好对每个样本两行（选中与拒绝）；DPO 和 KTO 还运行参考模型；GRPO 每步为每个提示生成多个补全并在其上训练</translation>
     </message>
     <message>
         <source>Reference model</source>
@@ -4707,10 +4715,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>GRPO (generates its completions)</source>
         <translation>GRPO（自行生成补全）</translation>
-    </message>
-    <message>
-        <source>What is trained, as TRL&apos;s trainers run it: preference pairs are two rows per example (chosen and rejected); DPO and KTO also run a reference model; GRPO generates several completions per prompt every step and trains on them</source>
-        <translation>训练什么，按 TRL 训练器的实际运行方式：偏好对每个样本有两行（选中与拒绝）；DPO 和 KTO 还会运行参考模型；GRPO 每步为每个提示生成多条补全并在其上训练</translation>
     </message>
     <message>
         <source>Completions (per prompt)</source>

@@ -283,8 +283,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_workload_arguments(p: argparse.ArgumentParser) -> None:
     """``--workload`` and ``--reference-model`` (preference and reward-model training, core/workload.py)."""
-    p.add_argument("--workload", choices=["sft", "dpo", "orpo", "kto", "reward", "grpo"],
-                   help="what is trained: sft = supervised fine-tuning (default); dpo = DPO/IPO with a reference model "
+    p.add_argument("--workload", choices=["sft", "pt", "dpo", "orpo", "kto", "reward", "grpo"],
+                   help="what is trained: sft = supervised fine-tuning (default); pt = continued pretraining (the SFT step on "
+                        "plain text, packed; LLaMA-Factory stage pt, swift pt); dpo = DPO/IPO with a reference model "
                         "(TRL DPOTrainer); orpo = ORPO/CPO/SimPO, no reference; kto = KTO (reference + KL batch); "
                         "reward = a reward model (value head); grpo = GRPO (TRL GRPOTrainer: completions generated "
                         "every step). dpo, orpo and reward run chosen and rejected as two rows per example: "

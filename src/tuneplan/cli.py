@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from tuneplan.cli_dataset import apply_dataset_file, print_dataset_file
+from tuneplan.core import workload as wl
 from tuneplan.core.estimate import estimate
 from tuneplan.core.memory import adapter_path
 from tuneplan.core.result import GIB, Estimate
@@ -439,7 +440,6 @@ def _term_json(term: Any) -> dict[str, Any]:
 
 def _workload_json(scenario: Scenario) -> dict[str, Any]:
     """What is trained (issue #18): the workload, the reference in effect, rows per example and which tokens count."""
-    from tuneplan.core import workload as wl
 
     tr = scenario.training
     return {"key": tr.workload, "reference_model": wl.reference_kind(tr), "reference_setting": tr.reference_model,
@@ -613,7 +613,7 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
           f"{', fused CE' if tr.fused_cross_entropy else ''}{', torch.compile' if tr.torch_compile else ''}{shard}", file=out)
     if tr.stack is not None:
         print(_stack_line(tr), file=out)
-    if tr.workload != "sft":
+    if not wl.causal_lm(tr):
         print(_workload_line(scenario), file=out)
     if m.batch_term is not None:
         print(f"largest micro-batch: {m.batch_term.value:,.0f} tokens ({render_formula(m.batch_term)})", file=out)
@@ -683,7 +683,6 @@ def _print_text(scenario: Scenario, result: Estimate, out: TextIO) -> None:
 
 def _workload_line(scenario: Scenario) -> str:
     """``workload: dpo, reference shared (...); 2 rows per example ...`` for the text output."""
-    from tuneplan.core import workload as wl
 
     tr = scenario.training
     ref = {"shared": "the policy with its adapters disabled", "copy": "a frozen copy in memory",

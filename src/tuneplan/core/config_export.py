@@ -72,6 +72,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.estimate import blocking_notes
 from tuneplan.core.estimate import estimate as run_estimate
@@ -509,7 +510,7 @@ def _common_unsupported(doc: _Doc) -> None:
 
 #: LLaMA-Factory's training stage per workload (examples/train_lora/llama3_lora_{dpo,kto,reward}.yaml @ 01fa59bb); it
 #: has no GRPO stage.
-_LF_STAGES = {"sft": "sft", "dpo": "dpo", "orpo": "dpo", "kto": "kto", "reward": "rm"}
+_LF_STAGES = {"sft": "sft", "pt": "pt", "dpo": "dpo", "orpo": "dpo", "kto": "kto", "reward": "rm"}
 
 
 def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
@@ -576,7 +577,7 @@ def _llamafactory(doc: _Doc, model_ref: str | None) -> None:
     doc.fill("dataset")
     doc.fill("template")
     doc.put("cutoff_len", t.seq_len, "seq_len")
-    if t.workload != "sft":
+    if not wl.causal_lm(t):
         doc.put("packing", False)  # its pairwise and KTO collators pad each batch; packing is an SFT/pt option
         if t.sequence_mode == "packed":
             doc.lacks("sequence_mode")
@@ -638,7 +639,11 @@ def _axolotl(doc: _Doc, model_ref: str | None) -> None:
         doc.expressed.append("training.double_quant")
     if t.master_weights == "fp32":
         doc.lacks("master_weights")  # the model is loaded in the training dtype (no FP32 copy)
-    doc.fill("datasets")
+    if t.workload == "pt":  # axolotl's completion prompt strategy: plain text, the loss on every token
+        doc.fill("datasets", [{"path": None, "type": "completion"}])
+        doc.expressed.append(doc.path("workload"))
+    else:
+        doc.fill("datasets")
     doc.put("output_dir", f"./outputs/{_slug(doc.s.name)}")
     doc.put("sequence_len", t.seq_len, "seq_len")
     doc.put("sample_packing", t.sequence_mode == "packed", "sequence_mode")
@@ -894,7 +899,8 @@ def _ms_swift(doc: _Doc, model_ref: str | None) -> None:
     _empty_cache(doc)
     _common_unsupported(doc)
     n = _gpus(doc)
-    doc.command = "swift sft {file}" if n == 1 else f"NPROC_PER_NODE={n} swift sft {{file}}"
+    verb = "pt" if t.workload == "pt" else "sft"  # swift pt: the SFT pipeline on plain text
+    doc.command = f"swift {verb} {{file}}" if n == 1 else f"NPROC_PER_NODE={n} swift {verb} {{file}}"
 
 
 # ------------------------------------------------------------------------------------------ torchtune
@@ -1061,6 +1067,6 @@ def export_config(scenario: Scenario, fmt: str, *, estimate: Estimate | None = N
     _BUILDERS[fmt](doc, model_ref)
     wl_name = scenario.training.workload
     native = fmt == "llama-factory" or (fmt == "trl" and wl_name == "grpo")  # (LLaMA-Factory notes GRPO itself)
-    if wl_name != "sft" and not native:
+    if wl_name not in {"sft", "pt"} and not native:  # (continued pretraining is each stack's SFT on plain text)
         doc.note("export.sft_only", workload=wl_name.upper())
     return doc.result("yaml", estimate, model_ref)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tuneplan.core import workload as wl
 from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
 from tuneplan.core.lengths import spread_std
@@ -283,7 +284,7 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.sharded_qlora_no_upcast")
     if t.num_gpus > 1 and t.sharding == "none":
         warn("plan.naive_split", n=t.num_gpus)
-    if t.sequence_mode == "padding-free" and t.workload == "sft":
+    if t.sequence_mode == "padding-free" and wl.causal_lm(t):
         d = scenario.dataset
         if d.tokens_std and d.total_tokens is None and d.tokens_per_example > 0:
             mean = min(d.tokens_per_example, float(t.seq_len))

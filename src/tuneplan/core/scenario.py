@@ -75,7 +75,7 @@ FsdpWrap = Literal["layers", "separate-embeddings", "blocks-with-adapters"]
 #: no reference model); ``kto`` TRL's ``KTOTrainer`` (unpaired examples, a reference model and a KL batch); ``reward`` a
 #: reward model (TRL's ``RewardTrainer``: ``AutoModelForSequenceClassification`` with one output instead of the LM head);
 #: ``grpo`` TRL's ``GRPOTrainer`` (GRPO and its loss variants: completions generated every step, ``core/generation.py``).
-Workload = Literal["sft", "dpo", "orpo", "kto", "reward", "grpo"]
+Workload = Literal["sft", "pt", "dpo", "orpo", "kto", "reward", "grpo"]
 #: How GRPO generates its completions (``core/generation.py``): ``transformers`` the training model's
 #: ``model.generate`` (TRL's default, ``use_vllm=False``); ``vllm-colocate`` a vLLM engine inside each training process
 #: (``vllm_mode="colocate"``); ``vllm-server`` ``trl vllm-serve`` on GPUs of its own (``vllm_mode="server"``).
@@ -511,7 +511,7 @@ class Scenario(_Model):
 #: Method words in plan names (plan names are data and stay English; views translate these words).
 METHOD_WORDS = {"full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}
 #: Workload words in plan names (none for supervised fine-tuning): ``Llama 3.1 8B LoRA DPO on RTX 4090``.
-WORKLOAD_WORDS = {"sft": "", "dpo": "DPO", "orpo": "ORPO", "kto": "KTO", "reward": "reward model"}
+WORKLOAD_WORDS = {"sft": "", "pt": "continued pretraining", "dpo": "DPO", "orpo": "ORPO", "kto": "KTO", "reward": "reward model"}
 
 
 def method_word(t: TrainingSetup, model: ModelArchitecture | None = None) -> str:

@@ -439,7 +439,7 @@ def forward_seconds(ctx: _Ctx) -> float:
     layer = a.num_layers * _layer_elementwise_bytes(ctx) * ctx.tokens
     fused_loss = t.fused_cross_entropy or ctx.fused
     ce = ctx.tokens * a.vocab_size * (4.0 if fused_loss else EAGER_CE_BYTES["forward"])
-    if t.workload != "sft":  # TRL's log-prob kernels, forward only
+    if not wl.causal_lm(t):  # TRL's log-prob kernels, forward only
         ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t), fused_loss,
                                                                           forward_only=True)
     dequant = quantized_base_bytes(ctx, forward_passes=1.0, weight_gradients=0.0)
@@ -784,7 +784,7 @@ def other_kernels_term(ctx: _Ctx) -> Term:
     # logits to fp32, log-softmax, and back, at its measured cost (EAGER_CE_BYTES); fused/chunked ~8 B
     eager_ce = EAGER_CE_BYTES["forward"] + EAGER_CE_BYTES["backward"]
     ce = ctx.tokens * a.vocab_size * (8.0 if (t.fused_cross_entropy or ctx.fused) else eager_ce)
-    if t.workload != "sft":  # TRL's log-prob kernels instead (core/workload.py LOGPROB_PASSES)
+    if not wl.causal_lm(t):  # TRL's log-prob kernels instead (core/workload.py LOGPROB_PASSES)
         ce = _logit_tokens(ctx) * a.vocab_size * wl.loss_bytes_per_logit(t, _logit_bytes(t),
                                                                           t.fused_cross_entropy or ctx.fused)
     layer_params = float(a.layer_linear_params())

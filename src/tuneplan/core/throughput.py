@@ -67,7 +67,7 @@ def _seq_mode(t: TrainingSetup) -> str:
     """The sequence mode the trainer runs: padding-free batches only under supervised fine-tuning (TRL's DPOTrainer
     turns padding_free off and the other trainers pad every batch to its longest row, ``core/workload.py``), planned
     as rows of ``seq_len`` elsewhere."""
-    if t.sequence_mode == "padding-free" and t.workload != "sft":
+    if t.sequence_mode == "padding-free" and not wl.causal_lm(t):
         return "fixed"
     return t.sequence_mode
 

@@ -635,6 +635,8 @@ def _inner(words: list[str], env: Mapping[str, str], launch: _Launch) -> ConfigI
                 break
             if w.endswith((".yaml", ".yml", ".json")):  # swift sft sft.yaml (swift/cli/_base.py reads it)
                 launch.unsupported("config file", w, "command.config_file")
+        if words[1] == "pt":  # swift/cli/main.py: pt runs the SFT pipeline on plain text (continued pretraining)
+            launch.take("swift pt", "pt", "training.workload", "pt")
         if words[1] == "rlhf" and "rlhf_type" not in args:
             args["rlhf_type"] = "dpo"  # swift/arguments/rlhf_args.py: rlhf_type defaults to dpo
         # swift/cli/main.py: NPROC_PER_NODE starts torchrun; else one process sees every visible GPU (device_map)

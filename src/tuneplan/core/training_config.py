@@ -677,17 +677,18 @@ def _llamafactory(data: Mapping[str, Any]) -> ConfigImport:
     stage = str(g("stage") or "sft").lower()
     if has("stage"):
         # the trained workload (examples/train_lora/llama3_lora_{sft,dpo,kto,reward}.yaml): dpo's pref_loss
-        # sigmoid is DPO, orpo/simpo the reference-free losses (ORPO, SimPO); pt (continued pretraining) and ppo
-        # are not planned here
+        # sigmoid is DPO, orpo/simpo the reference-free losses (ORPO, SimPO); pt is continued pretraining (plain
+        # text, packed into rows of cutoff_len by default); ppo is not planned here
         loss_value = g("pref_loss") if has("pref_loss") else "sigmoid"
         if not isinstance(loss_value, str):  # a list or a number: said, and read as the default loss
             b.unsupported("pref_loss", loss_value, "config.unknown_value")
             loss_value = "sigmoid"
         loss = loss_value.lower()
-        table = {"sft": "sft", "kto": "kto", "rm": "reward", "dpo": "orpo" if loss in {"orpo", "simpo"} else "dpo"}
+        table = {"sft": "sft", "pt": "pt", "kto": "kto", "rm": "reward",
+                 "dpo": "orpo" if loss in {"orpo", "simpo"} else "dpo"}
         if stage in table:
             b.take("stage", g("stage"), "training.workload", table[stage])
-        elif stage != "pt":
+        else:
             b.unsupported("stage", g("stage"), "config.unknown_value")
         if has("ref_model") and g("ref_model") and stage in {"dpo", "kto"}:
             # a reference model path: LLaMA-Factory's create_ref_model loads that model whole (trainer/utils.py)
@@ -939,6 +940,15 @@ def _axolotl(data: Mapping[str, Any]) -> ConfigImport:
     if has("num_epochs"):
         b.take("num_epochs", g("num_epochs"), "dataset.epochs", _float("num_epochs", g("num_epochs")))
     done.add("num_epochs")
+    sets = g("datasets")
+    if has("pretraining_dataset"):  # axolotl's streamed pretraining data: continued pretraining
+        b.take("pretraining_dataset", g("pretraining_dataset"), "training.workload", "pt")
+        done.add("pretraining_dataset")
+    elif isinstance(sets, list) and sets and all(isinstance(d, Mapping) and d.get("type") == "completion"
+                                                 for d in sets):
+        # the completion prompt strategy (prompt_strategies/completion.py): plain text, the loss on every token
+        b.take("datasets", "type: completion", "training.workload", "pt")
+        done.add("datasets")
     _common_hf(b, data, done)
     _framework(b)
     _stack(b, "axolotl")

@@ -291,11 +291,19 @@ TRAINERS = {"dpo": "DPOTrainer", "orpo": "ORPOTrainer", "kto": "KTOTrainer", "re
             "grpo": "GRPOTrainer"}
 
 
+def causal_lm(t: TrainingSetup) -> bool:
+    """Whether the plan trains the plain causal-LM loss of HF ``Trainer``: supervised fine-tuning (``sft``) and
+    continued pretraining (``pt``: LLaMA-Factory's pt stage, ms-swift ``swift pt``, TRL's ``SFTTrainer`` on plain
+    text), the same step on rows of the same shape; only their data and defaults differ. Every other workload is a
+    TRL trainer of its own (:data:`TRAINERS`)."""
+    return t.workload in {"sft", "pt"}
+
+
 def plan_notes(t: TrainingSetup, precompute_seconds: float = 0.0) -> list[Note]:
     """The coded notes of a workload plan (``NOTES["workload.*"]``): combinations TRL does not run as planned, and what
     a precomputed reference costs (``precompute_seconds``: the ``reference_logps`` phase). Empty for SFT."""
     notes: list[Note] = []
-    if t.workload == "sft":
+    if causal_lm(t):
         return notes
     kind = reference_kind(t)
     if t.workload == "grpo":

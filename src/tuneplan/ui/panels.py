@@ -211,10 +211,13 @@ class MethodPanel(FieldPanel):
         self.stack_choice = StackChoice(store)  # applies a stack's defaults as one undoable step (issue #17)
         self.add_widget_row(self.tr("I train with"), self.stack_choice)
         self.add_choice("training.workload", self.tr("Workload"), [
-            ("sft", self.tr("Supervised fine-tuning")), ("dpo", self.tr("DPO / IPO (preference pairs)")),
+            ("sft", self.tr("Supervised fine-tuning")),
+            ("pt", self.tr("Continued pretraining (plain text)")), ("dpo", self.tr("DPO / IPO (preference pairs)")),
             ("orpo", self.tr("ORPO / CPO / SimPO (pairs, no reference)")), ("kto", self.tr("KTO (unpaired)")),
             ("reward", self.tr("Reward model")), ("grpo", self.tr("GRPO (generates its completions)"))],
-            tip=self.tr("What is trained, as TRL's trainers run it: preference pairs are two rows per example "
+            tip=self.tr("What is trained, as TRL's trainers run it. Continued pretraining is the SFT step on plain "
+                        "text packed into full rows (LLaMA-Factory's pt stage, swift pt); preference pairs are two "
+                        "rows per example "
                         "(chosen and rejected); DPO and KTO also run a reference model; GRPO generates several "
                         "completions per prompt every step and trains on them"))
         self.add_choice("training.reference_model", self.tr("Reference model"), [

@@ -275,6 +275,10 @@ class AppStore(QObject):
             t = self._scenario.training
             if t.completion_tokens >= t.seq_len:
                 updates["training.completion_tokens"] = max(1, t.seq_len // 2)
+        if path == "training.workload" and value == "pt" and self._scenario.training.sequence_mode != "packed":
+            # continued pretraining concatenates its texts into full rows (LLaMA-Factory's pt stage packs by default,
+            # data/processor/pretrain.py; axolotl sample_packing, swift --packing): start from packed rows
+            updates["training.sequence_mode"] = "packed"
         return self._update(updates, path, names=[path], merge=path, named=path == "name")
 
     def set_fields(self, updates: dict[str, Any], *, error_field: str | None = None) -> bool:

@@ -600,7 +600,7 @@ def loss_side(ctx: MemoryContext) -> LossSide:
         chunk = min(tokens, 8192)
         value = chunk * v * (act + 4 + 4) / 8  # one chunk of logits at a time (chunked CE, 8 chunks)
         formula = f"fused/chunked cross-entropy: one chunk of {chunk // 8} tokens x {v} vocab"
-    elif t.workload != "sft":
+    elif not wl.causal_lm(t):
         # TRL's selective_log_softmax on the policy's logits (core/workload.py LOGPROB_TENSORS): at the loss's backward
         _held, _peak, backward = wl.logprob_tensors(t, act)
         value = ctx.logit_tokens * v * act * backward

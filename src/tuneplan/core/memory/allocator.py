@@ -3,6 +3,7 @@ workspace, fragmentation, the cache of earlier batch shapes, and the band of the
 
 from __future__ import annotations
 
+from tuneplan.core import workload as wl
 from tuneplan.core.memory.context import MemoryContext
 from tuneplan.core.result import GIB
 
@@ -87,7 +88,7 @@ def transient_bytes(ctx: MemoryContext, activations: float, logits: float, tempo
     """The step's transient memory the allocator fragments (bytes): activations, loss buffers and temporaries, each
     at its largest (a workload's loss side at the larger of its backward and its forward's end, with the reference
     forward's transients)."""
-    if ctx.t.workload != "sft":
+    if not wl.causal_lm(ctx.t):
         return activations + max(logits, forward_logits) + temporaries + reference_transient
     return activations + logits + temporaries
 

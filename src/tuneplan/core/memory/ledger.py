@@ -168,7 +168,7 @@ def memory_rows(t: TrainingSetup, data: Dataset | None) -> tuple[TrainingSetup, 
     the same bytes as that row, with ``peak`` from :func:`tuneplan.core.lengths.padding_free_peak`. Without
     FlashAttention (SDPA, eager) the row is attended as one sequence: one row of ``peak`` tokens.
     """
-    if t.sequence_mode != "padding-free" or t.micro_batch == 1 or t.workload != "sft":
+    if t.sequence_mode != "padding-free" or t.micro_batch == 1 or not wl.causal_lm(t):
         return t, None  # (the preference and RL trainers pad every batch: core/workload.py)
     term = padding_free_peak(t, data)
     if t.attention != "flash":
@@ -273,7 +273,7 @@ def estimate_memory(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec,
                         formula="CUDA context and library kernels" + (" + NCCL buffers" if nccl else ""),
                         source="CUDA context + kernels: ~0.5 GiB (gpu_poor README: 0.5-1 GB; Smirnov's calculator: 0.3-2 GiB)"),
     ]
-    if t.workload != "sft":
+    if not wl.causal_lm(t):
         comps = _workload_components(t, comps, phase, live, logit_terms, fwd_logit_terms, ref_terms)
     if phase == "evaluation":
         comps = [_evaluation_component(c, m.eval_terms, live) for c in comps]
