@@ -198,6 +198,15 @@ def test_invalid_typed_total_tokens_is_rejected_inline(window, qtbot):
     assert window.store.scenario == before
     msg = _field(window, "dataset.total_tokens").message
     assert msg.isVisible() and "must be a number" in msg.text()
+    # a decimal comma is refused, not read as 15M; commas between thousands are fine
+    edit.clear()
+    qtbot.keyClicks(edit, "1,5M")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert window.store.scenario == before and msg.isVisible()
+    edit.clear()
+    qtbot.keyClicks(edit, "1,500,000")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    assert window.store.scenario.dataset.total_tokens == 1_500_000
     edit.clear()
     qtbot.keyClicks(edit, "50M")
     qtbot.keyClick(edit, Qt.Key.Key_Return)

@@ -55,3 +55,20 @@ def test_leaving_the_spread_field_keeps_a_value_it_shows_rounded(window, qtbot):
     spread.setFocus()
     qtbot.keyClick(spread, Qt.Key.Key_Tab)
     assert store.scenario == before and store.scenario.dataset.tokens_std == pytest.approx(300.57)
+
+
+def test_retyping_the_mean_drops_the_longest_example_a_file_counted(window, qtbot):
+    store = window.store
+    # as Dataset -> From a file... applies a counted file: mean, spread and longest together
+    store.set_fields({"dataset.tokens_per_example": 600.0, "dataset.tokens_std": 300.0,
+                      "dataset.longest_tokens": 1800})
+    field = _field(window, "dataset.tokens_per_example").widget
+    field.setFocus()
+    field.selectAll()
+    qtbot.keyClicks(field, "2000")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    d = store.scenario.dataset
+    assert d.tokens_per_example == 2000 and d.longest_tokens is None  # 1,800 was shorter than the new mean
+    assert d.tokens_std == 300  # typed or counted, the spread is the user's to keep (core caps it)
+    store.undo_stack.undo()
+    assert store.scenario.dataset.longest_tokens == 1800 and store.scenario.dataset.tokens_per_example == 600

@@ -40,7 +40,10 @@ __all__ = ["FieldPanel", "format_count", "get_path", "parse_count"]
 
 ERROR_COLOR = "#c62828"
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-_COUNT_RE = re.compile(r"^\s*([0-9][0-9_,]*\.?[0-9]*(?:e[+-]?\d+)?)\s*([kmbgt]?)\s*$", re.I)
+#: A count: digits with commas only between groups of three (``1,000,000``; ``1,5`` is not a count: a decimal comma
+#: would be read as 15), an optional fraction and exponent, and a k/M/B/G/T suffix.
+_COUNT_RE = re.compile(r"^\s*((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9][0-9_]*)(?:\.[0-9]*)?(?:e[+-]?\d+)?)\s*([kmbgt]?)\s*$",
+                       re.I)
 
 
 def get_path(scenario: Scenario, path: str) -> Any:
@@ -54,7 +57,8 @@ def get_path(scenario: Scenario, path: str) -> Any:
 def parse_count(text: str) -> float | None:
     """Parse a token count as people write it: ``50M``, ``1.5B``, ``2e9``, ``1,000,000``.
 
-    Returns None for empty text. Raises ValueError for anything else that is not a number.
+    Returns None for empty text. Raises ValueError for anything else that is not a number, and for a comma that does
+    not separate thousands (``1,5M``: a decimal comma, which would otherwise silently read as 15M).
     """
     text = text.strip()
     if not text:

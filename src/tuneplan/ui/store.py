@@ -258,7 +258,8 @@ class AppStore(QObject):
         the current scenario. Typing a GPU price (``pricing.price_per_gpu_hour``) marks the price
         as the user's own, so switching GPU no longer replaces it. A new GPU count
         (``training.num_gpus``) prices the offer for that count, as :meth:`set_gpu` does (see
-        :meth:`_offer_for_count`); the same edit, one undo step.
+        :meth:`_offer_for_count`); the same edit, one undo step. A new tokens per example clears the longest
+        example a dataset file counted (it described other data); picking continued pretraining packs the rows.
         """
         updates: dict[str, Any] = {path: value}
         if path == "pricing.price_per_gpu_hour":
@@ -275,6 +276,11 @@ class AppStore(QObject):
             t = self._scenario.training
             if t.completion_tokens >= t.seq_len:
                 updates["training.completion_tokens"] = max(1, t.seq_len // 2)
+        d = self._scenario.dataset
+        if path == "dataset.tokens_per_example" and d.longest_tokens is not None and value != d.tokens_per_example:
+            # the longest example was counted in a file (Dataset → From a file…, the only way to set it here) whose
+            # mean this edit replaces: it no longer describes the data planned, so it goes in the same undo step
+            updates["dataset.longest_tokens"] = None
         if path == "training.workload" and value == "pt" and self._scenario.training.sequence_mode != "packed":
             # continued pretraining concatenates its texts into full rows (LLaMA-Factory's pt stage packs by default,
             # data/processor/pretrain.py; axolotl sample_packing, swift --packing): start from packed rows
