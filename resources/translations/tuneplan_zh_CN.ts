@@ -1668,6 +1668,10 @@ Please attach that file when you report the problem.</source>
         <translation>评估批次生成</translation>
     </message>
     <message>
+        <source>Evaluation batch generating (during training)</source>
+        <translation>评估批次生成（训练期间）</translation>
+    </message>
+    <message>
         <source>at the end of the backward pass</source>
         <translation>在反向传播结束时</translation>
     </message>
@@ -1785,7 +1789,7 @@ Please attach that file when you report the problem.</source>
     <name>FieldPanel</name>
     <message>
         <source>Advanced</source>
-        <extracomment>paths of the fields inside the collapsed &quot;Advanced&quot; section (:meth:`begin_advanced`)</extracomment>
+        <extracomment>A count: digits with commas only between groups of three (``1,000,000``; ``1,5`` is not a count: a decimal comma would be read as 15), an optional fraction and exponent, and a k/M/B/G/T suffix. paths of the fields inside the collapsed &quot;Advanced&quot; section (:meth:`begin_advanced`)</extracomment>
         <translation>高级</translation>
     </message>
     <message>
@@ -6286,6 +6290,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>每步有 {share}% 的时间在等待经 {link} 的集合通信</translation>
     </message>
     <message>
+        <source>the final evaluation generates {generated} tokens for each of {examples} held-out examples, {batches} batches of {rows} per GPU at {seconds} s each; the {passes} evaluations during training generate {during} tokens each (HF Seq2SeqTrainer.evaluate does not pass max_new_tokens to them): {hours} h in all</source>
+        <translation>最终评估为 {examples} 个留出样本各生成 {generated} 个 token，每个 GPU {batches} 批，每批 {rows} 行，每批 {seconds} 秒；训练期间的 {passes} 次评估各生成 {during} 个 token（HF Seq2SeqTrainer.evaluate 不会把 max_new_tokens 传给它们）：合计 {hours} 小时</translation>
+    </message>
+    <message>
         <source>{share} % of the step waits for CPU offload over PCIe and the CPU optimizer</source>
         <translation>每步有 {share}% 的时间在等待经 PCIe 的 CPU 卸载和 CPU 优化器</translation>
     </message>
@@ -6308,6 +6316,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh</source>
         <translation>{power} W × {hours} 小时 = {kwh} kWh × {usd_per_kwh} USD/kWh</translation>
+    </message>
+    <message>
+        <source>per micro-batch of the final evaluation: {rows} rows generate {generated} tokens after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host&apos;s launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s</source>
+        <translation>最终评估的每个微批次：{rows} 行在 {prompt} token 的提示后生成 {generated} 个 token：{generated} 个解码步，每步 {step_seconds} 秒（每步读取权重 {weight_bytes} B + KV 缓存 {kv_bytes} B，带宽 {bandwidth} B/s，或主机启动开销；+ 收集分片权重 {gather_seconds} 秒）+ 预填充 {prefill_seconds} 秒</translation>
+    </message>
+    <message>
+        <source>per evaluation micro-batch during training: {rows} rows generate {generated} tokens (transformers&apos; default length: the trainer&apos;s max_new_tokens does not reach these) after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host&apos;s launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s</source>
+        <translation>训练期间每个评估微批次：{rows} 行在 {prompt} token 的提示后生成 {generated} 个 token（transformers 的默认长度：训练器的 max_new_tokens 不作用于这些评估）：{generated} 个解码步，每步 {step_seconds} 秒（每步读取权重 {weight_bytes} B + KV 缓存 {kv_bytes} B，带宽 {bandwidth} B/s，或主机启动开销；+ 收集分片权重 {gather_seconds} 秒）+ 预填充 {prefill_seconds} 秒</translation>
     </message>
     <message>
         <source>{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the residual, the norm output and the MLP intermediates ({intermediate} wide)</source>
@@ -6682,10 +6698,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{key} = {value}：{field} 设为 {setting}</translation>
     </message>
     <message>
-        <source>per evaluation micro-batch: {rows} rows generate {generated} tokens after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host&apos;s launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s</source>
-        <translation>每个评估微批次：{rows} 行在 {prompt} token 的提示后生成 {generated} 个 token：{generated} 个解码步，每步 {step_seconds} 秒（每步读取权重 {weight_bytes} B + KV 缓存 {kv_bytes} B，带宽 {bandwidth} B/s，或主机启动开销；+ 收集分片权重 {gather_seconds} 秒）+ 预填充 {prefill_seconds} 秒</translation>
-    </message>
-    <message>
         <source>{rows} rows × {tokens} tokens × {kv_per_token} B: the evaluation&apos;s KV cache ({prompt}-token prompts + {generated} generated tokens), + {extend} B while one layer&apos;s keys are extended</source>
         <translation>{rows} 行 × {tokens} token × {kv_per_token} B：评估的 KV 缓存（{prompt} token 的提示 + 生成的 {generated} 个 token），扩展某一层的键时另加 {extend} B</translation>
     </message>
@@ -6760,6 +6772,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>a command line longer than {limit} characters</source>
         <translation>命令行超过 {limit} 个字符</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: each beam is a row of its own in the evaluation&apos;s KV cache; the plan counts one beam per example (set the evaluation batch × {value} to size the cache)</source>
+        <translation>{key} = {value}：每个束在评估的 KV 缓存中各占一行；计划按每个样本一个束计算（将评估批次 × {value} 以估算缓存）</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: LLaMA-Factory refuses it together with predict_with_generate (&quot;Cannot use predict_with_generate and compute_accuracy together&quot;)</source>
+        <translation>{key} = {value}：LLaMA-Factory 拒绝与 predict_with_generate 同时使用（“Cannot use predict_with_generate and compute_accuracy together”）</translation>
+    </message>
+    <message>
+        <source>{key} = {value}: LLaMA-Factory refuses it without evaluation data (&quot;Please make sure eval_dataset be provided or val_size &gt;1e-6&quot;)</source>
+        <translation>{key} = {value}：没有评估数据时 LLaMA-Factory 拒绝此设置（“Please make sure eval_dataset be provided or val_size &gt;1e-6”）</translation>
     </message>
     <message>
         <source>{key} = {value}: {field} set to {setting}; {unknown} name no projection the plan counts (a single layer&apos;s module, or one the model has no counterpart for) and are left out</source>
@@ -7070,16 +7094,20 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>torch.compile 较小的保存集仅为 RMSNorm 层（Llama、Qwen、Mistral、Gemma）建模；此模型使用未编译时的数值</translation>
     </message>
     <message>
+        <source>generating in the evaluation under FSDP fails: generate runs on the wrapped model, whose root unit (the embedding) is never unsharded (&quot;&apos;weight&apos; must be 2-D&quot;, pytorch/pytorch#123962); use DeepSpeed ZeRO-2, or evaluate the loss only</source>
+        <translation>在 FSDP 下评估时生成会失败：生成在包装后的模型上运行，其根单元（嵌入层）从未解除分片（“&apos;weight&apos; must be 2-D”，pytorch/pytorch#123962）；请使用 DeepSpeed ZeRO-2，或只评估损失</translation>
+    </message>
+    <message>
+        <source>LLaMA-Factory refuses predict_with_generate for the {workload} stage (&quot;cannot be set as True except SFT&quot;): evaluate the loss only</source>
+        <translation>LLaMA-Factory 在 {workload} 阶段拒绝 predict_with_generate（“cannot be set as True except SFT”）：请只评估损失</translation>
+    </message>
+    <message>
         <source>the evaluation would generate, but the plan does not evaluate during training (evaluation batch off): nothing is generated</source>
         <translation>评估设为生成，但计划在训练中不评估（评估批次关闭）：不会生成</translation>
     </message>
     <message>
         <source>generating in the evaluation (predict_with_generate) is for supervised fine-tuning only (LLaMA-Factory refuses it for {workload}); the plan&apos;s evaluation is estimated without it</source>
         <translation>评估中生成（predict_with_generate）仅适用于监督微调（LLaMA-Factory 对 {workload} 拒绝此设置）；计划的评估按不生成估算</translation>
-    </message>
-    <message>
-        <source>LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 (&quot;incompatible with DeepSpeed ZeRO-3&quot;): use ZeRO-2 or FSDP, or evaluate the loss only</source>
-        <translation>LLaMA-Factory 在 DeepSpeed ZeRO-3 下拒绝 predict_with_generate（“incompatible with DeepSpeed ZeRO-3”）：请使用 ZeRO-2 或 FSDP，或只评估损失</translation>
     </message>
     <message>
         <source>PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only</source>
@@ -7434,6 +7462,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>不是 LLaMA-Factory、axolotl、Hugging Face、DeepSpeed、torchtune、ms-swift 或 accelerate 的训练配置</translation>
     </message>
     <message>
+        <source>{stack} evaluates the loss only (it has no predict_with_generate): the plan&apos;s evaluation is estimated without generating</source>
+        <translation>{stack} 只评估损失（没有 predict_with_generate）：计划的评估按不生成估算</translation>
+    </message>
+    <message>
+        <source>LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 (&quot;incompatible with DeepSpeed ZeRO-3&quot;): use ZeRO-2, or evaluate the loss only</source>
+        <translation>LLaMA-Factory 在 DeepSpeed ZeRO-3 下拒绝 predict_with_generate（“incompatible with DeepSpeed ZeRO-3”）：请使用 ZeRO-2，或只评估损失</translation>
+    </message>
+    <message>
         <source>LoRA modules {names} are not counted: they match no linear layer of this model, or name a single layer, which the plan cannot count alone (its layers are {model_names})</source>
         <translation>LoRA 模块 {names} 未计入：它们与该模型的任何线性层都不匹配，或只指定了单独一层，方案无法单独计算（该模型的层为 {model_names}）</translation>
     </message>
@@ -7544,10 +7580,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>your run of {date} was fitted to an earlier version of the time model and is not applied: import it again</source>
         <translation>你 {date} 的试运行是按时间模型的旧版本校准的，现不再应用：请重新导入</translation>
-    </message>
-    <message>
-        <source>the evaluation generates {generated} tokens for each of {examples} held-out examples: {batches} batches of {rows} per GPU, {seconds} s each, in each of {passes} passes ({hours} h in all)</source>
-        <translation>评估为 {examples} 个留出样本各生成 {generated} 个 token：每个 GPU {batches} 批，每批 {rows} 行，每批 {seconds} 秒，共 {passes} 轮（合计 {hours} 小时）</translation>
     </message>
     <message>
         <source>memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster</source>

@@ -116,8 +116,8 @@ def _fraction(text: str) -> float:
 
 def _share(text: str) -> float:
     value = _non_negative(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {_shown(text)}")
+    if not 0 <= value < 1:  # all of the data held out leaves nothing to train on
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {_shown(text)}")
     return value
 
 

@@ -21,8 +21,10 @@ from tuneplan.catalog.gpus import get_gpu
 from tuneplan.core.advice import suggest
 from tuneplan.core.config_export import export_config
 from tuneplan.core.estimate import BLOCKING_NOTES, estimate
-from tuneplan.core.generation import eval_generation_cost
+from tuneplan.core.generation import DecodeRates, eval_generation_cost
 from tuneplan.core.memory import estimate_memory
+from tuneplan.core.steptime import link_bandwidth, step_time
+from tuneplan.core.throughput import tokens_per_row
 from tuneplan.core.training_config import map_training_config
 
 V, H, INTER, SEQ, LAYERS = 128_256, 4096, 14_336, 2048, 32
@@ -35,6 +37,12 @@ def plan(dataset=None, **training):
     if dataset:
         s = s.model_copy(update={"dataset": s.dataset.model_copy(update=dataset)})
     return s
+
+
+def estimate_step(s):
+    """The plan's step (and its evaluation's decode rates) as the time model computes it."""
+    row = tokens_per_row(s.training, s.dataset)
+    return step_time(s.model, s.training, s.gpu, row)
 
 
 def memory(**training):
@@ -110,38 +118,78 @@ def test_one_evaluation_batch_generates_at_the_memory_roofline():
     # x 2 B = 15,009,849,344 B; KV cache at the mean context 1,000 + 50: 1,050 x 131,072 = 137,625,600 B.
     # Step = (15,009,849,344 + 137,625,600) / 1e12 = 0.015147474944 s (its FLOPs, 2 x 7.5e9 + attention, take
     # 0.15 ms at 1e14). Prefill: 1,000 x (2 x 7,504,924,672 + 2 x 1,000 x 4,096 x 32) / 1e14 = 0.15271993344 s.
-    s = plan(eval_micro_batch=1, eval_generate_tokens=100)
-    arch = s.model
-    term = eval_generation_cost(arch, s.training, prompt=1000, rate=1e14, bandwidth=1e12, host_step_seconds=0.0)
+    arch = plan().model
+    rates = DecodeRates(rate=1e14, bandwidth=1e12, host_step_seconds=0.0)
+    term = eval_generation_cost(arch, rows=1, generated=100, prompt=1000, rates=rates)
     assert term.part("step_seconds") == pytest.approx(0.015147474944, rel=1e-12)
     assert term.part("prefill_seconds") == pytest.approx(0.15271993344, rel=1e-12)
     assert term.value == pytest.approx(100 * 0.015147474944 + 0.15271993344, rel=1e-12)
     # eager generate on the training model cannot beat the host's launches
-    slow = eval_generation_cost(arch, s.training, prompt=1000, rate=1e14, bandwidth=1e12, host_step_seconds=0.05)
+    slow = eval_generation_cost(arch, rows=1, generated=100, prompt=1000,
+                                rates=DecodeRates(rate=1e14, bandwidth=1e12, host_step_seconds=0.05))
     assert slow.part("step_seconds") == 0.05
     # under ZeRO-3 every forward gathers the weights again: 101 forwards (100 steps and the prefill) x 0.2 s more
-    sharded = eval_generation_cost(arch, s.training, prompt=1000, rate=1e14, bandwidth=1e12, host_step_seconds=0.0,
-                                   gather_seconds=0.2)
+    sharded = eval_generation_cost(arch, rows=1, generated=100, prompt=1000,
+                                   rates=DecodeRates(rate=1e14, bandwidth=1e12, host_step_seconds=0.0,
+                                                     gather_seconds=0.2))
     assert sharded.value == pytest.approx(term.value + 101 * 0.2, rel=1e-12)
     with pytest.raises(ValueError):
-        eval_generation_cost(arch, plan().training, prompt=1000, rate=1e14, bandwidth=1e12, host_step_seconds=0.0)
+        eval_generation_cost(arch, rows=1, generated=0, prompt=1000, rates=rates)
 
 
-def test_the_evaluation_phase_counts_every_held_out_batch_in_every_pass():
-    # 1,000 examples, 10 % held out = 100 per pass over 8-row batches on one GPU: ceil(100 / 8) = 13 batches; 2 epochs
-    # = 2 passes. LLaMA-Factory skips the loss forward, so the phase is 26 x one batch's generate.
+def test_the_rates_of_an_eager_generate_forward_on_the_training_gpu():
+    # LoRA r16 on every linear of Llama 3.1 8B: per layer 2 RMSNorms x 8 + projections 4 + rotary 16 + attention 8
+    # + MLP 5 + residuals 2 = 51 operators, + 7 adapted linears x 7 (PEFT lora.Linear.forward) = 100; x 32 layers
+    # + 20 = 3,220 operators at 48.8 ms / 2,468 each (steptime.OP_HOST_S's measurement)
+    st = estimate_step(plan(method="lora", eval_micro_batch=4, eval_generate_tokens=64))
+    assert st.eval_decode.host_step_seconds == pytest.approx(3220 * 48.8e-3 / 2468, rel=1e-12)
+    assert st.eval_decode.layer_weight_bytes == 2.0 and st.eval_decode.gather_seconds == 0.0
+    # QLoRA's layers are read as NF4: 4 bits + an 8-bit absmax per 64 weights + an fp32 scale per 256 absmaxes
+    q = estimate_step(plan(method="qlora", eval_micro_batch=4, eval_generate_tokens=64))
+    assert q.eval_decode.layer_weight_bytes == pytest.approx(0.5 + 1 / 64 + 4 / (64 * 256), rel=1e-9)
+    # ZeRO-3 over 2 GPUs: each forward gathers the other half of the bf16 model, 8,030,261,248 x 2 B / 2, over the link
+    s = plan(method="lora", eval_micro_batch=4, eval_generate_tokens=64, num_gpus=2, sharding="zero3")
+    z = estimate_step(s)
+    link = link_bandwidth(s.gpu, 2)[0]
+    assert z.eval_decode.gather_seconds == pytest.approx(8_030_261_248 * 2 / 2 / link, rel=1e-12)
+
+
+def test_the_evaluation_phase_counts_every_held_out_batch_at_both_lengths():
+    # 1,000 examples, 10 % held out = 100 per pass over 8-row batches on one GPU: ceil(100 / 8) = 13 batches. The
+    # final evaluation generates max_new_tokens (256); each of the 2 evaluations during training (2 epochs) 20 tokens,
+    # transformers' default, because Seq2SeqTrainer.evaluate drops the trainer's generation arguments. LLaMA-Factory
+    # skips the loss forward: the phase is 13 x (final + 2 x during).
     s = plan({"examples": 1000, "eval_fraction": 0.1, "epochs": 2, "tokens_per_example": 400},
              eval_micro_batch=8, eval_generate_tokens=256, stack="llama-factory")
     s = s.model_copy(update={"pricing": s.pricing.model_copy(update={"eval_minutes": 0})})
     time = estimate(s).time
-    (term,) = time.eval_terms
-    assert term.key == "eval_generation" and term.part("prompt") == 400  # the mean example, below seq_len
-    assert time.phases["evaluation"] == pytest.approx(26 * term.value, rel=1e-12)
+    final, during = time.eval_terms
+    assert (final.key, final.part("generated"), during.key, during.part("generated")) == (
+        "eval_generation", 256, "eval_generation_during", 20)
+    assert final.part("prompt") == 400  # the mean example, below seq_len
+    assert time.phases["evaluation"] == pytest.approx(13 * (final.value + 2 * during.value), rel=1e-12)
     note = next(n for n in time.messages if n.code == "time.eval_generation")
     assert note.params["batches"] == 13 and note.params["passes"] == 2
     # the HF Seq2SeqTrainer also runs the loss forward: a longer phase
     hf = s.model_copy(update={"training": s.training.model_copy(update={"stack": "hf-peft"})})
     assert estimate(hf).time.phases["evaluation"] > time.phases["evaluation"]
+    # two data-parallel GPUs take 50 each: ceil(50 / 8) = 7 batches per GPU
+    ddp = s.model_copy(update={"training": s.training.model_copy(update={"num_gpus": 2, "sharding": "ddp"})})
+    note = next(n for n in estimate(ddp).time.messages if n.code == "time.eval_generation")
+    assert note.params["batches"] == 7
+    # an evaluation batch larger than what is held out runs the 100 rows there are, once
+    big = s.model_copy(update={"training": s.training.model_copy(update={"eval_micro_batch": 4096})})
+    final, _during = estimate(big).time.eval_terms
+    assert final.part("rows") == 100
+
+
+def test_ddp_keeps_its_gradient_buckets_through_the_generation():
+    # DDP's flat bucket copy of the LoRA gradients stays (zero_grad frees only .grad): r16 all-linear on Llama 3.1
+    # 8B is 41,943,040 fp32 adapter parameters x 4 B = 167,772,160 B
+    mem = memory(method="lora", eval_micro_batch=8, eval_generate_tokens=4096, stack="llama-factory", num_gpus=2,
+                 sharding="ddp")
+    assert mem.peak_phase == "evaluation generation"
+    assert parts(mem)["gradients"] == 41_943_040 * 4
 
 
 def test_advice_offers_smaller_evaluation_batches_that_generate():
@@ -195,8 +243,9 @@ def test_cli_takes_the_generation_flags():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     (data,) = json.loads(out.stdout)
-    (term,) = data["time"]["eval_terms"]
-    assert term["key"] == "eval_generation" and term["parts"]["generated"]["value"] == 512
+    final, during = data["time"]["eval_terms"]
+    assert final["key"] == "eval_generation" and final["parts"]["generated"]["value"] == 512
+    assert during["key"] == "eval_generation_during" and during["parts"]["generated"]["value"] == 20
     # the default plan's 10,000 examples, 2 % held out: 200 per pass, in 4-row batches on one GPU
     note = next(n for n in data["time"]["notes"] if n["code"] == "time.eval_generation")
     assert note["params"]["examples"] == 200 and note["params"]["batches"] == 50
@@ -204,3 +253,28 @@ def test_cli_takes_the_generation_flags():
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "--eval-share" in bad.stderr
     assert math.isfinite(data["time"]["phases"]["evaluation"])
+
+
+def test_stacks_that_cannot_generate_and_fsdp_are_said():
+    # TRL's SFTTrainer has no predict_with_generate: the plan evaluates the loss only, and says so
+    trl = estimate(plan(eval_micro_batch=4, eval_generate_tokens=512, stack="trl"))
+    assert "plan.eval_generate_stack" in [n.code for n in trl.messages]
+    assert trl.memory.peak_phase != "evaluation generation" and not trl.time.eval_terms
+    # generate on an FSDP-wrapped model fails (the root unit's embedding stays sharded): a plan that cannot run
+    fsdp = estimate(plan(method="lora", eval_micro_batch=4, eval_generate_tokens=512, num_gpus=2, sharding="fsdp"))
+    assert "plan.eval_generate_fsdp" in {n.code for n in fsdp.messages} & BLOCKING_NOTES
+    # LLaMA-Factory refuses predict_with_generate outside its sft stage
+    dpo = estimate(plan(workload="dpo", eval_micro_batch=2, eval_generate_tokens=512, stack="llama-factory"))
+    assert "plan.eval_generate_lf_sft_only" in {n.code for n in dpo.messages} & BLOCKING_NOTES
+
+
+def test_llama_factory_files_it_refuses_are_said_at_import():
+    base = {"stage": "sft", "finetuning_type": "lora", "eval_strategy": "steps", "predict_with_generate": True}
+    no_data = map_training_config(base, "llamafactory")  # no val_size, no eval_dataset: parser.py raises
+    assert any(i.key == "predict_with_generate" and i.note.code == "config.lf_generate_no_data"
+               for i in no_data.items)
+    accuracy = map_training_config({**base, "val_size": 0.1, "compute_accuracy": True}, "llamafactory")
+    assert [i.note.code for i in accuracy.items if i.key == "compute_accuracy"] == ["config.lf_generate_accuracy"]
+    # max_new_tokens <= 0: GeneratingArguments.to_dict keeps max_length (prompt included): an upper bound
+    length = map_training_config({**base, "val_size": 0.1, "max_new_tokens": 0, "max_length": 600}, "llamafactory")
+    assert length.updates["training.eval_generate_tokens"] == 600

@@ -7,6 +7,7 @@ from tuneplan.core.calibration import Calibration, stack_key
 from tuneplan.core.cost import estimate_cost
 from tuneplan.core.lengths import spread_std
 from tuneplan.core.memory import (
+    GENERATING_STACKS,
     adapter_path,
     compile_modelled,
     estimate_memory,
@@ -29,7 +30,8 @@ __all__ = ["BLOCKING_NOTES", "billed_gpus", "blocking_notes", "estimate", "plan_
 #: caution: a plan carrying one cannot run as it is, whatever its memory says.
 BLOCKING_NOTES = frozenset({
     "plan.optimizer_in_backward_accumulation", "plan.fp16_trainable", "plan.expert_lora_dropout", "plan.int8_fsdp",
-    "plan.lora_modules_none", "plan.hqq_group_size", "plan.eval_generate_zero3",
+    "plan.lora_modules_none", "plan.hqq_group_size", "plan.eval_generate_zero3", "plan.eval_generate_fsdp",
+    "plan.eval_generate_lf_sft_only",
     # GRPO (core/generation.py): GRPOConfig refuses a step whose completions are not a multiple of num_generations;
     # a vLLM engine whose share cannot hold the weights and a prefill chunk does not start
     "generation.divisible", "generation.vllm_no_kv", "generation.server_no_room",
@@ -98,8 +100,14 @@ NOTES.update({
     "plan.eval_generate_no_eval": N_("the evaluation would generate, but the plan does not evaluate during training "
                                      "(evaluation batch off): nothing is generated"),
     "plan.eval_generate_zero3": N_("LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 "
-                                   "(\"incompatible with DeepSpeed ZeRO-3\"): use ZeRO-2 or FSDP, or evaluate the "
-                                   "loss only"),
+                                   "(\"incompatible with DeepSpeed ZeRO-3\"): use ZeRO-2, or evaluate the loss only"),
+    "plan.eval_generate_fsdp": N_("generating in the evaluation under FSDP fails: generate runs on the wrapped model, "
+                                  "whose root unit (the embedding) is never unsharded (\"'weight' must be 2-D\", "
+                                  "pytorch/pytorch#123962); use DeepSpeed ZeRO-2, or evaluate the loss only"),
+    "plan.eval_generate_lf_sft_only": N_("LLaMA-Factory refuses predict_with_generate for the {workload} stage "
+                                         "(\"cannot be set as True except SFT\"): evaluate the loss only"),
+    "plan.eval_generate_stack": N_("{stack} evaluates the loss only (it has no predict_with_generate): the plan's "
+                                   "evaluation is estimated without generating"),
     "plan.hqq_group_size": N_("HQQ cannot split {modules} into groups of {group} weights (each matrix's size must "
                               "be a multiple of the group size): choose 64, or another divisor"),
     "plan.hqq_sharded": N_("an HQQ base under {sharding}: LLaMA-Factory refuses the combination, and FSDP can flatten "
@@ -266,12 +274,17 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
                  names=", ".join(unknown), model_names=", ".join(layer_names))
     if t.eval_generate_tokens > 0 and t.workload != "sft":
         # LLaMA-Factory hparams/parser.py: "`predict_with_generate` cannot be set as True except SFT."
-        warn("plan.eval_generate_sft_only", workload=t.workload)
+        warn("plan.eval_generate_lf_sft_only" if t.stack == "llama-factory" else "plan.eval_generate_sft_only",
+             workload=t.workload)
     elif t.eval_generate_tokens > 0 and t.eval_micro_batch <= 0:
         warn("plan.eval_generate_no_eval")
+    elif t.eval_generate_tokens > 0 and t.stack not in GENERATING_STACKS:
+        warn("plan.eval_generate_stack", stack=t.stack)
     elif t.eval_generate_tokens > 0 and t.stack == "llama-factory" and t.sharding == "zero3" and t.num_gpus > 1:
         # LLaMA-Factory hparams/parser.py: "`predict_with_generate` is incompatible with DeepSpeed ZeRO-3."
         warn("plan.eval_generate_zero3")
+    elif t.eval_generate_tokens > 0 and t.sharding == "fsdp" and t.num_gpus > 1:
+        warn("plan.eval_generate_fsdp")
     if t.num_gpus == 1 and t.sharding in {"zero3", "fsdp", "zero2", "zero1"}:
         warn("plan.sharding_one_gpu")
     if t.frozen_weight_grads and t.adapter_precision != "model-dtype" and t.precision != "fp32":

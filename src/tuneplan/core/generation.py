@@ -44,6 +44,8 @@ from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
     "ENGINE_NAMES",
+    "DEFAULT_NEW_TOKENS",
+    "DecodeRates",
     "DecodeStep",
     "SERVER_MEMORY_SHARE",
     "VLLM_BATCHED_TOKENS",
@@ -77,8 +79,14 @@ FORMULAS.update({
                      "({detail}): {decode_steps} decode steps of {step_seconds} s (weights {weight_bytes} B + KV "
                      "cache {kv_bytes} B read per step over {bandwidth} B/s, or {flops} FLOPs at {rate} FLOP/s, or the "
                      "host's launches) in {waves} waves + prefill {prefill_seconds} s + weight sync {sync_seconds} s"),
-    "eval_generation": N_("per evaluation micro-batch: {rows} rows generate {generated} tokens after a {prompt}-token "
-                          "prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache "
+    "eval_generation_during": N_("per evaluation micro-batch during training: {rows} rows generate {generated} tokens "
+                                 "(transformers' default length: the trainer's max_new_tokens does not reach these) "
+                                 "after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights "
+                                 "{weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the "
+                                 "host's launches; + {gather_seconds} s gathering sharded weights) + prefill "
+                                 "{prefill_seconds} s"),
+    "eval_generation": N_("per micro-batch of the final evaluation: {rows} rows generate {generated} tokens after "
+                          "a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache "
                           "{kv_bytes} B read per step over {bandwidth} B/s, or the host's launches; + {gather_seconds} s "
                           "gathering sharded weights) + prefill {prefill_seconds} s"),
     "vllm_share": N_("{share} × {capacity} B: the colocated vLLM engine's share of the card (its weights "
@@ -297,51 +305,71 @@ def generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, rate: float, b
     return GenerationCost(seconds=seconds, term=term, waves=waves, kv_fits=fits, engine_starts=starts)
 
 
-def eval_generation_cost(arch: ModelArchitecture, t: TrainingSetup, *, prompt: float, rate: float,
-                         bandwidth: float, host_step_seconds: float, layer_weight_bytes: float = 2.0,
-                         gather_seconds: float = 0.0) -> Term:
-    """Seconds one evaluation micro-batch takes to generate (``t.eval_generate_tokens`` new tokens after ``prompt``
-    tokens, ``t.eval_micro_batch`` rows), as a time :class:`~tuneplan.core.terms.Term` (key ``eval_generation``).
+#: New tokens ``generate`` adds when neither ``max_new_tokens`` nor ``max_length`` is set: transformers'
+#: ``GenerationConfig.max_length`` default, 20, which ``_prepare_generated_length`` adds to the prompt's length
+#: when it was left at that default. It is what an evaluation *during* training generates under HF
+#: ``Seq2SeqTrainer``: its ``evaluate()`` replaces the trainer's generation arguments with the ones it is called
+#: with (none from ``Trainer._evaluate``) and ``generation_max_length`` (transformers ``trainer_seq2seq.py``), so
+#: LLaMA-Factory's ``max_new_tokens`` reaches only the final ``trainer.evaluate(**gen_kwargs)`` after training
+#: (``train/sft/workflow.py`` @ff6d4d1).
+DEFAULT_NEW_TOKENS = 20
+
+
+@dataclass(frozen=True)
+class DecodeRates:
+    """What one eager ``generate`` forward on the training GPU runs at (``core/steptime.py`` supplies them).
+
+    Attributes:
+        rate: sustained matmul rate, FLOP/s. bandwidth: achieved memory bandwidth, B/s.
+        host_step_seconds: host launch time of one eager forward of one token, s.
+        layer_weight_bytes: bytes per decoder-layer linear weight as stored (2 in bf16; NF4's for QLoRA).
+        gather_seconds: seconds to gather the sharded weights for one forward under ZeRO-3 (0 unsharded).
+    """
+
+    rate: float
+    bandwidth: float
+    host_step_seconds: float
+    layer_weight_bytes: float = 2.0
+    gather_seconds: float = 0.0
+
+
+def eval_generation_cost(arch: ModelArchitecture, *, rows: int, generated: int, prompt: float, rates: DecodeRates,
+                         key: str = "eval_generation") -> Term:
+    """Seconds one evaluation micro-batch of ``rows`` prompts of ``prompt`` tokens takes to generate ``generated``
+    new tokens each, as a time :class:`~tuneplan.core.terms.Term` (``key``: ``eval_generation`` for the final
+    evaluation at ``max_new_tokens``, ``eval_generation_during`` for one during training at
+    :data:`DEFAULT_NEW_TOKENS`).
 
     LLaMA-Factory's ``CustomSeq2SeqTrainer`` (and HF ``Seq2SeqTrainer`` with ``predict_with_generate``) calls
     ``model.generate`` on the training model: eager PyTorch, one forward per new token (:func:`decode_step` at the
-    mean context ``prompt + generated / 2``, bounded below by the host's launches, ``host_step_seconds``) after the
-    prompt's prefill (:func:`prefill_seconds`). Every row is costed at the full ``max_new_tokens``: the batch runs
-    until its longest row ends. Under ZeRO-3 or FSDP over several GPUs every forward gathers the sharded weights
-    again (DeepSpeed's parameter fetch, FSDP's all-gather per unit; HF ``synced_gpus``): ``gather_seconds`` per
-    forward, the caller's ``weights x (n - 1) / n / link bandwidth``.
-
-    Args:
-        prompt: tokens of an evaluation prompt (the caller's mean example, at most ``seq_len``).
-        rate: sustained matmul rate, FLOP/s. bandwidth: achieved memory bandwidth, B/s.
-        host_step_seconds: host launch time of one eager forward of one token, s.
-        layer_weight_bytes: bytes per decoder-layer linear weight (2 in bf16; NF4's for QLoRA).
-        gather_seconds: seconds to gather the sharded weights for one forward (0 unsharded).
+    mean context ``prompt + generated / 2``, bounded below by the host's launches) after the prompt's prefill
+    (:func:`prefill_seconds`). Every row is costed at the full ``generated``: the batch runs until its longest row
+    ends. Under ZeRO-3 every forward gathers the sharded weights again (HF ``synced_gpus``; DeepSpeed's parameter
+    fetch): ``rates.gather_seconds`` per forward.
 
     Raises:
-        ValueError: when the plan's evaluation does not generate (``eval_micro_batch`` or ``eval_generate_tokens``
-            is 0).
+        ValueError: for no rows or no new tokens.
     """
-    rows, generated = t.eval_micro_batch, t.eval_generate_tokens
     if rows <= 0 or generated <= 0:
-        raise ValueError("eval_generation_cost needs an evaluation batch that generates")
-    step = decode_step(arch, rows, prompt + generated / 2.0, rate=rate, bandwidth=bandwidth,
-                       layer_weight_bytes=layer_weight_bytes, host_step_seconds=host_step_seconds)
-    prefill = prefill_seconds(arch, rows, prompt, rate) + gather_seconds
-    seconds = generated * (step.seconds + gather_seconds) + prefill
-    return Term(key="eval_generation", value=seconds, parts=(
+        raise ValueError("eval_generation_cost needs rows and new tokens")
+    step = decode_step(arch, rows, prompt + generated / 2.0, rate=rates.rate, bandwidth=rates.bandwidth,
+                       layer_weight_bytes=rates.layer_weight_bytes, host_step_seconds=rates.host_step_seconds)
+    prefill = prefill_seconds(arch, rows, prompt, rates.rate) + rates.gather_seconds
+    seconds = generated * (step.seconds + rates.gather_seconds) + prefill
+    return Term(key=key, value=seconds, parts=(
         Quantity(key="rows", value=rows, unit="count", source="TrainingArguments.per_device_eval_batch_size"),
-        Quantity(key="generated", value=generated, unit="tokens", source="LLaMA-Factory GeneratingArguments "
-                                                                          "max_new_tokens"),
+        Quantity(key="generated", value=generated, unit="tokens",
+                 source="LLaMA-Factory GeneratingArguments max_new_tokens" if key == "eval_generation"
+                 else "transformers GenerationConfig max_length default (20 new tokens)"),
         Quantity(key="prompt", value=prompt, unit="tokens"),
         Quantity(key="step_seconds", value=step.seconds, unit="s"),
         Quantity(key="weight_bytes", value=step.weight_bytes, unit="B"),
         Quantity(key="kv_bytes", value=step.kv_bytes, unit="B"),
-        Quantity(key="bandwidth", value=bandwidth, unit="B/s"),
-        Quantity(key="gather_seconds", value=gather_seconds, unit="s"),
+        Quantity(key="bandwidth", value=rates.bandwidth, unit="B/s"),
+        Quantity(key="gather_seconds", value=rates.gather_seconds, unit="s"),
         Quantity(key="prefill_seconds", value=prefill, unit="s"),
-    ), source="LLaMA-Factory src/llamafactory/train/sft/trainer.py prediction_step; transformers generate; decode as a "
-              "memory-bound roofline")
+    ), source="LLaMA-Factory src/llamafactory/train/sft/trainer.py prediction_step; transformers trainer_seq2seq.py "
+              "evaluate, generate; decode as a memory-bound roofline")
 
 
 def generation_notes(cost: GenerationCost, t: TrainingSetup, capacity_bytes: float) -> list[Note]:

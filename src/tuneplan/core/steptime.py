@@ -56,10 +56,11 @@ from dataclasses import dataclass, replace
 from tuneplan.core import collectives as nccl
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
-from tuneplan.core.generation import GenerationCost, eval_generation_cost, generation_cost
+from tuneplan.core.generation import DecodeRates, GenerationCost, generation_cost
 from tuneplan.core.memory import (
     GDN_CHUNK,
     deepspeed_buffers,
+    generates_in_evaluation,
     hqq_base,
     int8_base,
     lora_tensors,
@@ -1158,9 +1159,9 @@ class StepTime:
             pass over the data is made of), else 0.
         generation: GRPO: the step's generation phase (:class:`~tuneplan.core.generation.GenerationCost`, also the
             ``generation`` term), else None.
-        eval_generation: an SFT evaluation that generates: seconds of one evaluation micro-batch's ``generate``
-            (:func:`~tuneplan.core.generation.eval_generation_cost`, key ``eval_generation``; not part of the step),
-            else None.
+        eval_decode: an SFT evaluation that generates (``core/memory/peaks.py`` ``generates_in_evaluation``): the
+            rates one eager ``generate`` forward runs at, for
+            :func:`~tuneplan.core.generation.eval_generation_cost` (not part of the step), else None.
         bound: the class that takes at least half the step: ``compute`` (matmul/attention), ``memory``
             (bandwidth-bound kernels and optimizer), ``overhead`` (host), ``communication`` or ``offload``; ``mixed``
             when none does.
@@ -1175,7 +1176,7 @@ class StepTime:
     link: str
     reference_pass_seconds: float = 0.0
     generation: GenerationCost | None = None
-    eval_generation: Term | None = None
+    eval_decode: DecodeRates | None = None
 
     def term(self, key: str) -> Term:
         """The term with this key.
@@ -1191,7 +1192,7 @@ class StepTime:
 
 def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: float, spilled_bytes: float = 0.0,
               activation_bytes: float = 0.0, slowest_row: float | None = None,
-              attention_seq: float | None = None, eval_prompt: float | None = None) -> StepTime:
+              attention_seq: float | None = None) -> StepTime:
     """Seconds of one optimizer step on one GPU, as seven terms with their parts (module docstring), and an eighth,
     ``reference``, for DPO/KTO's forward passes without gradients.
 
@@ -1212,8 +1213,6 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
         attention_seq: tokens per sequence the attention kernel sees when it is not the row (padding-free batches:
             each example attends within itself, ``E[l^2] / E[l]`` tokens, :func:`tuneplan.core.throughput.
             estimate_time`); ``None``: the row.
-        eval_prompt: tokens of an evaluation prompt when the evaluation generates (``t.eval_generate_tokens``);
-            ``None``: ``seq_len``.
 
     Raises:
         ValueError: when the card has no tensor throughput.
@@ -1304,18 +1303,17 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
                               if quantized_frozen_base(arch, t) else 2.0)
         gen_s = gen.seconds
         terms = (*terms, gen.term)
-    eval_gen = None
-    if t.workload == "sft" and t.eval_micro_batch > 0 and t.eval_generate_tokens > 0:
+    eval_decode = None
+    if generates_in_evaluation(t):
         fwd_ops = _ops_per_layer(ctx) * arch.num_layers + 20.0
         layer_elem = quantized_base_bytes_per_param(arch, t) if quantized_frozen_base(arch, t) else 2.0
         gather = 0.0
-        if t.sharding in {"zero3", "fsdp"} and t.num_gpus > 1:  # every forward gathers the sharded weights again
+        if t.sharding == "zero3" and t.num_gpus > 1:  # every forward gathers the sharded weights again
             layers = float(arch.layer_linear_params())
             whole = layers * layer_elem + (float(arch.parameter_count()) - layers) * 2.0
             gather = whole * (t.num_gpus - 1) / t.num_gpus / link_bandwidth(gpu, t.num_gpus)[0]
-        eval_gen = eval_generation_cost(arch, t, prompt=min(float(t.seq_len), eval_prompt or float(t.seq_len)),
-                                        rate=rate, bandwidth=ctx.bw, host_step_seconds=fwd_ops * OP_HOST_S,
-                                        layer_weight_bytes=layer_elem, gather_seconds=gather)
+        eval_decode = DecodeRates(rate=rate, bandwidth=ctx.bw, host_step_seconds=fwd_ops * OP_HOST_S,
+                                  layer_weight_bytes=layer_elem, gather_seconds=gather)
     seconds = sum(term.value for term in terms)
     classes = {"compute": terms[0].value + terms[1].value, "memory": terms[2].value + terms[3].value,
                "communication": terms[4].value, "offload": terms[5].value, "overhead": terms[6].value}
@@ -1332,5 +1330,5 @@ def step_time(arch: ModelArchitecture, t: TrainingSetup, gpu: GpuSpec, row: floa
     return StepTime(terms=terms, seconds=seconds, tokens=wl.policy_rows(t) * counted_row * A,
                     forward_seconds=fwd_mb, bound=bound,
                     link=comm.name, reference_pass_seconds=ref.pass_seconds if ref is not None else 0.0,
-                    generation=gen, eval_generation=eval_gen)
+                    generation=gen, eval_decode=eval_decode)
 

@@ -36,7 +36,7 @@ import math
 from tuneplan.core import workload as wl
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration
-from tuneplan.core.generation import generation_notes
+from tuneplan.core.generation import DEFAULT_NEW_TOKENS, eval_generation_cost, generation_notes
 from tuneplan.core.lengths import expected_normal_max, spread_std
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
@@ -58,9 +58,10 @@ __all__ = [
 MEASURED_TIME_ERROR = (0.75, 1.13)
 
 NOTES["time.truncated"] = N_("examples of {tokens} tokens are truncated to seq_len {seq_len}")
-NOTES["time.eval_generation"] = N_("the evaluation generates {generated} tokens for each of {examples} held-out "
-                                   "examples: {batches} batches of {rows} per GPU, {seconds} s each, in each of "
-                                   "{passes} passes ({hours} h in all)")
+NOTES["time.eval_generation"] = N_("the final evaluation generates {generated} tokens for each of {examples} "
+                                   "held-out examples, {batches} batches of {rows} per GPU at {seconds} s each; the "
+                                   "{passes} evaluations during training generate {during} tokens each (HF "
+                                   "Seq2SeqTrainer.evaluate does not pass max_new_tokens to them): {hours} h in all")
 
 
 def _seq_mode(t: TrainingSetup) -> str:
@@ -318,8 +319,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     t_step = t.model_copy(update={"num_gpus": 1}) if naive_split else t
     slowest = None if naive_split else slowest_rank_row(t, data)
     st = step_time(arch, t_step, gpu, row, spilled_bytes=spilled_bytes, activation_bytes=activation_bytes,
-                   slowest_row=slowest, attention_seq=seq if _seq_mode(t) == "padding-free" else None,
-                   eval_prompt=data.tokens_per_example if data.tokens_per_example > 0 else None)
+                   slowest_row=slowest, attention_seq=seq if _seq_mode(t) == "padding-free" else None)
     if slowest is not None:
         notes.append(Note(code="time.slowest_rank_free" if _seq_mode(t) == "padding-free" else "time.slowest_rank",
                           params={"gpus": t.num_gpus, "row": round(row),
@@ -394,20 +394,31 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
     fwd_s = st.forward_seconds * cal_factor
     eval_tps = (wl.policy_rows(t) * row / fwd_s) * replicas / t.num_gpus if fwd_s > 0 else tps_per_gpu
     eval_s = pricing.eval_minutes * 60 + (eval_tokens / (eval_tps * t.num_gpus) if eval_tokens > 0 else 0.0)
-    if st.eval_generation is not None and data.eval_fraction > 0:
+    eval_terms: list[Term] = []
+    held_out = eval_examples(data)
+    if st.eval_decode is not None and held_out > 0:
         # an evaluation that generates (core/generation.py eval_generation_cost): the held-out examples spread over
-        # the data-parallel replicas, eval_micro_batch at a time, once per epoch as the forward passes above;
+        # the data-parallel replicas, eval_micro_batch at a time (fewer when fewer are held out), once per epoch
+        # during training at transformers' default length and once more after training at max_new_tokens;
         # LLaMA-Factory pops the labels when it generates, so its evaluation has no loss forward
         if t.stack == "llama-factory":
             eval_s = pricing.eval_minutes * 60
-        held_out = eval_examples(data)
-        batches = math.ceil(held_out / (replicas * t.eval_micro_batch)) if held_out > 0 else 0
+        per_replica = math.ceil(held_out / replicas)
+        rows = min(t.eval_micro_batch, per_replica)
+        batches = math.ceil(per_replica / rows)
         passes = math.ceil(data.epochs)
-        eval_s += passes * batches * st.eval_generation.value
+        prompt = min(float(t.seq_len), data.tokens_per_example)  # the mean example, answer included: a bound
+        final = eval_generation_cost(arch, rows=rows, generated=t.eval_generate_tokens, prompt=prompt,
+                                     rates=st.eval_decode)
+        during = eval_generation_cost(arch, rows=rows, generated=DEFAULT_NEW_TOKENS, prompt=prompt,
+                                      rates=st.eval_decode, key="eval_generation_during")
+        eval_terms = [final, during]
+        generating = batches * (final.value + passes * during.value)
+        eval_s += generating
         notes.append(Note(code="time.eval_generation", params={
             "generated": t.eval_generate_tokens, "examples": round(held_out), "passes": passes, "batches": batches,
-            "rows": t.eval_micro_batch, "seconds": round(st.eval_generation.value, 1),
-            "hours": round(passes * batches * st.eval_generation.value / 3600, 2)}))
+            "rows": rows, "seconds": round(final.value, 1), "during": DEFAULT_NEW_TOKENS,
+            "hours": round(generating / 3600, 2)}))
     # One save per checkpoint interval of training time, and at least ``checkpoint_count`` (0: never save)
     saves = 0
     if pricing.checkpoint_count > 0:
@@ -438,7 +449,7 @@ def estimate_time(arch: ModelArchitecture, t: TrainingSetup, data: Dataset, gpu:
         step_seconds=step_s,
         tokens_per_step=tokens_per_step_gpu,
         step_terms=terms,
-        eval_terms=[st.eval_generation] if st.eval_generation is not None and data.eval_fraction > 0 else [],
+        eval_terms=eval_terms,
         phases=phases,
         seconds=seconds,
         low_seconds=low_s,

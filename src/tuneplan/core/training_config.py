@@ -72,6 +72,13 @@ NOTES.update({
     "config.deepspeed_file": N_("{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload"),
     # unsupported
     "config.not_modelled": N_("{key} = {value}: not modelled; the plan keeps its setting"),
+    "config.beams_not_modelled": N_("{key} = {value}: each beam is a row of its own in the evaluation's KV cache; "
+                                    "the plan counts one beam per example (set the evaluation batch × {value} to "
+                                    "size the cache)"),
+    "config.lf_generate_no_data": N_("{key} = {value}: LLaMA-Factory refuses it without evaluation data (\"Please "
+                                     "make sure eval_dataset be provided or val_size >1e-6\")"),
+    "config.lf_generate_accuracy": N_("{key} = {value}: LLaMA-Factory refuses it together with predict_with_generate "
+                                      "(\"Cannot use predict_with_generate and compute_accuracy together\")"),
     "config.eval_off": N_("{key} = {value}: the config does not evaluate during training, so the evaluation batch "
                           "does not apply"),
     "config.unknown_value": N_("{key} = {value}: a value Tuneplan does not know; the plan keeps its setting"),
@@ -750,13 +757,21 @@ def _lf_generation(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None
     With it the SFT workflow's ``CustomSeq2SeqTrainer.prediction_step`` pops the labels and generates
     ``max_new_tokens`` tokens per evaluation prompt (:data:`LF_MAX_NEW_TOKENS` by default; ``max_length`` counts the
     prompt too and is used only when ``max_new_tokens`` is not positive), ``num_beams`` beams (1 by default)
-    (``train/sft/trainer.py``, ``hparams/generating_args.py`` @ff6d4d1). It applies only to an evaluation that runs
-    (``_evaluation`` set ``training.eval_micro_batch``)."""
+    (``train/sft/trainer.py``, ``hparams/generating_args.py`` @ff6d4d1); the evaluations during training generate
+    transformers' default length instead (``core/generation.py`` ``DEFAULT_NEW_TOKENS``), the final one
+    ``max_new_tokens``. It applies only to an evaluation that runs (``_evaluation`` set
+    ``training.eval_micro_batch``); without evaluation data, or with ``compute_accuracy``, LLaMA-Factory refuses it
+    (``hparams/parser.py``)."""
     g = data.get
     keys = ("predict_with_generate", "max_new_tokens", "max_length", "num_beams", *_LF_SAMPLING)
     on = g("predict_with_generate") is not None and _bool("predict_with_generate", g("predict_with_generate"))
     evaluating = b.updates.get("training.eval_micro_batch", 0) > 0
-    if on and evaluating:
+    split = g("val_size")
+    # (a val_size left empty, as Tuneplan's export leaves it to fill, still says the run holds data out)
+    has_data = bool(g("eval_dataset")) or ("val_size" in data and (split is None or _float("val_size", split) > 1e-6))
+    if on and not has_data:  # hparams/parser.py raises before anything runs
+        b.unsupported("predict_with_generate", g("predict_with_generate"), "config.lf_generate_no_data")
+    elif on and evaluating:
         new = g("max_new_tokens")
         if new is None:
             b.take("predict_with_generate", g("predict_with_generate"), "training.eval_generate_tokens",
@@ -766,12 +781,18 @@ def _lf_generation(b: _Builder, data: Mapping[str, Any], done: set[str]) -> None
             b.take("predict_with_generate", g("predict_with_generate"), "training.eval_generate_tokens",
                    _int("max_new_tokens", new))
             b.take("max_new_tokens", new, "training.eval_generate_tokens", _int("max_new_tokens", new))
-        else:  # max_length (prompt + new tokens) takes over: not a count of new tokens
-            b.unsupported("max_new_tokens", new)
+        else:  # GeneratingArguments.to_dict: max_length (prompt included, 1024 by default) takes over
+            length = _int("max_length", g("max_length")) if g("max_length") is not None else LF_MAX_NEW_TOKENS
+            b.take("max_new_tokens", new, "training.eval_generate_tokens", max(length, 1), code="config.approx")
         beams = g("num_beams")
-        if beams is not None and _int("num_beams", beams) > 1:  # every beam a row of its own in the cache
-            b.unsupported("num_beams", beams)
+        if beams is not None and _int("num_beams", beams) > 1:
+            b.unsupported("num_beams", beams, "config.beams_not_modelled")
             done.add("num_beams")
+        accuracy = g("compute_accuracy")
+        if accuracy is not None and _bool("compute_accuracy", accuracy):
+            b.items = [i for i in b.items if i.key != "compute_accuracy"]  # (_evaluation's general line)
+            b.unsupported("compute_accuracy", accuracy, "config.lf_generate_accuracy")
+            done.add("compute_accuracy")
     elif on:
         b.ignore("predict_with_generate", g("predict_with_generate"), code="config.eval_off")
     for key in keys:

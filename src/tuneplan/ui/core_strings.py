@@ -13,7 +13,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{exposed} s of collectives not hidden ({collectives} collectives: {bytes} B at {link} B/s bus bandwidth and {latency} s of NCCL latency; {overlapped} s hidden behind compute) + {contention} s the compute beside them runs slower'),  # communication
     QT_TRANSLATE_NOOP("Terms", '{power} W × {gpus} GPUs × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_gpus
     QT_TRANSLATE_NOOP("Terms", '{power} W × {hours} h = {kwh} kWh × {usd_per_kwh} USD/kWh'),  # electricity_host
-    QT_TRANSLATE_NOOP("Terms", "per evaluation micro-batch: {rows} rows generate {generated} tokens after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host's launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s"),  # eval_generation
+    QT_TRANSLATE_NOOP("Terms", "per micro-batch of the final evaluation: {rows} rows generate {generated} tokens after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host's launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s"),  # eval_generation
+    QT_TRANSLATE_NOOP("Terms", "per evaluation micro-batch during training: {rows} rows generate {generated} tokens (transformers' default length: the trainer's max_new_tokens does not reach these) after a {prompt}-token prompt: {generated} decode steps of {step_seconds} s (weights {weight_bytes} B + KV cache {kv_bytes} B read per step over {bandwidth} B/s, or the host's launches; + {gather_seconds} s gathering sharded weights) + prefill {prefill_seconds} s"),  # eval_generation_during
     QT_TRANSLATE_NOOP("Terms", "{rows} rows × {tokens} tokens × {kv_per_token} B: the evaluation's KV cache ({prompt}-token prompts + {generated} generated tokens), + {extend} B while one layer's keys are extended"),  # eval_kv_cache
     QT_TRANSLATE_NOOP("Terms", '{tokens} tokens × {per_token} B: inside a decoder layer of the no-grad evaluation forward, the residual, the norm output and the MLP intermediates ({intermediate} wide)'),  # eval_layer
     QT_TRANSLATE_NOOP("Terms", "{tokens} tokens × {vocab} logits × {elem_bytes} B: the evaluation micro-batch's logits with the loss's fp32 copy and log-softmax (a no-grad forward with labels; Liger's fused loss runs only while training)"),  # eval_logits
@@ -109,6 +110,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'YAML anchors and aliases are not accepted (line {line})'),  # config.alias
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: {field} set to {setting}, the nearest setting the plan has'),  # config.approx
     QT_TRANSLATE_NOOP("Terms", '{key} is "auto": left to the other files and the plan'),  # config.auto
+    QT_TRANSLATE_NOOP("Terms", "{key} = {value}: each beam is a row of its own in the evaluation's KV cache; the plan counts one beam per example (set the evaluation batch × {value} to size the cache)"),  # config.beams_not_modelled
     QT_TRANSLATE_NOOP("Terms", "{key} = {value}: DeepSpeed's default, as the plan counts it"),  # config.deepspeed_as_planned
     QT_TRANSLATE_NOOP("Terms", "{key} = {value}: the plan counts DeepSpeed's default ({default}); this value changes the memory by its difference"),  # config.deepspeed_default_counted
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: import that DeepSpeed file too for its ZeRO stage and offload'),  # config.deepspeed_file
@@ -119,6 +121,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", '{framework} trains with Hugging Face Trainer: {field} set to {setting}'),  # config.framework
     QT_TRANSLATE_NOOP("Terms", '{key} = {value} = micro-batch × accumulation × GPUs: {field} set to {setting}'),  # config.gpus_from_batch
     QT_TRANSLATE_NOOP("Terms", '{key}: does not change memory or time'),  # config.ignored
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: LLaMA-Factory refuses it together with predict_with_generate ("Cannot use predict_with_generate and compute_accuracy together")'),  # config.lf_generate_accuracy
+    QT_TRANSLATE_NOOP("Terms", '{key} = {value}: LLaMA-Factory refuses it without evaluation data ("Please make sure eval_dataset be provided or val_size >1e-6")'),  # config.lf_generate_no_data
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: FP32 master weights under mixed precision, {field} set to {setting}'),  # config.master_weights
     QT_TRANSLATE_NOOP("Terms", 'no such file'),  # config.missing
     QT_TRANSLATE_NOOP("Terms", '{key} = {value}: the import sets the training setup only; choose the model in the plan'),  # config.model_not_set
@@ -216,9 +220,12 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'the LoRA adapter setting ({setting}) does not apply: with FP32 master weights the adapters are FP32 under autocast'),  # plan.adapter_setting_fp32_master
     QT_TRANSLATE_NOOP("Terms", "the LoRA adapter setting ({setting}) does not apply: adapters inside their layer's FSDP unit take the weights' dtype"),  # plan.adapter_setting_fsdp_unit
     QT_TRANSLATE_NOOP("Terms", "torch.compile's smaller saved set is modelled for RMSNorm layers (Llama, Qwen, Mistral, Gemma); for this model the eager figures are used"),  # plan.compile_not_modelled
+    QT_TRANSLATE_NOOP("Terms", 'generating in the evaluation under FSDP fails: generate runs on the wrapped model, whose root unit (the embedding) is never unsharded ("\'weight\' must be 2-D", pytorch/pytorch#123962); use DeepSpeed ZeRO-2, or evaluate the loss only'),  # plan.eval_generate_fsdp
+    QT_TRANSLATE_NOOP("Terms", 'LLaMA-Factory refuses predict_with_generate for the {workload} stage ("cannot be set as True except SFT"): evaluate the loss only'),  # plan.eval_generate_lf_sft_only
     QT_TRANSLATE_NOOP("Terms", 'the evaluation would generate, but the plan does not evaluate during training (evaluation batch off): nothing is generated'),  # plan.eval_generate_no_eval
     QT_TRANSLATE_NOOP("Terms", "generating in the evaluation (predict_with_generate) is for supervised fine-tuning only (LLaMA-Factory refuses it for {workload}); the plan's evaluation is estimated without it"),  # plan.eval_generate_sft_only
-    QT_TRANSLATE_NOOP("Terms", 'LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 ("incompatible with DeepSpeed ZeRO-3"): use ZeRO-2 or FSDP, or evaluate the loss only'),  # plan.eval_generate_zero3
+    QT_TRANSLATE_NOOP("Terms", "{stack} evaluates the loss only (it has no predict_with_generate): the plan's evaluation is estimated without generating"),  # plan.eval_generate_stack
+    QT_TRANSLATE_NOOP("Terms", 'LLaMA-Factory refuses predict_with_generate under DeepSpeed ZeRO-3 ("incompatible with DeepSpeed ZeRO-3"): use ZeRO-2, or evaluate the loss only'),  # plan.eval_generate_zero3
     QT_TRANSLATE_NOOP("Terms", 'PEFT adapts the stacked experts through ParamWrapper, which refuses LoRA dropout: set dropout to 0 or target the attention projections only'),  # plan.expert_lora_dropout
     QT_TRANSLATE_NOOP("Terms", 'FP16 training with FP16 trainable parameters: PyTorch\'s loss scaler refuses them ("Attempting to unscale FP16 gradients"); keep the trained weights in FP32 or train in BF16'),  # plan.fp16_trainable
     QT_TRANSLATE_NOOP("Terms", "adapters inside their layer's FSDP unit only matter for LoRA under FSDP over several GPUs (QLoRA's 4-bit weights cannot take gradients; full fine-tuning trains every weight anyway)"),  # plan.fsdp_wrap_irrelevant
@@ -353,7 +360,7 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", 'calibrated from your run of {date}: time × {factor}'),  # time.calibrated
     QT_TRANSLATE_NOOP("Terms", 'your run of {date} was fitted to an earlier version of the time model and is not applied: import it again'),  # time.calibration_stale
     QT_TRANSLATE_NOOP("Terms", '{share} % of the step waits for collectives over {link}'),  # time.communication_bound
-    QT_TRANSLATE_NOOP("Terms", 'the evaluation generates {generated} tokens for each of {examples} held-out examples: {batches} batches of {rows} per GPU, {seconds} s each, in each of {passes} passes ({hours} h in all)'),  # time.eval_generation
+    QT_TRANSLATE_NOOP("Terms", 'the final evaluation generates {generated} tokens for each of {examples} held-out examples, {batches} batches of {rows} per GPU at {seconds} s each; the {passes} evaluations during training generate {during} tokens each (HF Seq2SeqTrainer.evaluate does not pass max_new_tokens to them): {hours} h in all'),  # time.eval_generation
     QT_TRANSLATE_NOOP("Terms", 'FP32 training: TF32 tensor rate taken as half the BF16 rate'),  # time.fp32
     QT_TRANSLATE_NOOP("Terms", 'memory-bound: weights and activations streamed from memory outlast the math; a larger micro-batch is faster'),  # time.memory_bound
     QT_TRANSLATE_NOOP("Terms", 'MFU override {mfu}: model FLOPs ÷ spec peak replaces the step model'),  # time.mfu_override

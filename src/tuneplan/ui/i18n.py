@@ -518,6 +518,7 @@ TERM_LABELS = TranslatedLabels("Explain", {
     "reference": QT_TRANSLATE_NOOP("Explain", "Reference forward"),
     "generation": QT_TRANSLATE_NOOP("Explain", "Generation"),
     "eval_generation": QT_TRANSLATE_NOOP("Explain", "Evaluation batch generating"),
+    "eval_generation_during": QT_TRANSLATE_NOOP("Explain", "Evaluation batch generating (during training)"),
 })  # fmt: skip
 
 #: The moment that sets the memory peak (``MemoryEstimate.peak_phase``), as a phrase.

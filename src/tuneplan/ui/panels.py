@@ -500,7 +500,7 @@ class DatasetPanel(FieldPanel):
                        placeholder=self.tr("e.g. 50M — empty: examples × tokens"),
                        tip=self.tr("Dataset size in tokens per epoch; replaces examples × tokens per example. "
                                    "Accepts 50M, 1.5B, 2e9"))
-        self.add_float("dataset.eval_fraction", self.tr("Held out for evaluation (0-1)"), 0.0, 1.0, decimals=3, step=0.01,
+        self.add_float("dataset.eval_fraction", self.tr("Held out for evaluation (0-1)"), 0.0, 0.99, decimals=3, step=0.01,
                        tip=self.tr("Share of the examples held out and evaluated once per epoch (LLaMA-Factory "
                                    "val_size, axolotl val_set_size); 0: none"))
         self.add_float("dataset.padding_efficiency", self.tr("Padding efficiency"), 0.01, 1.0, decimals=2, step=0.05,

@@ -159,6 +159,7 @@ from tuneplan.core.memory.deepspeed import (
     deepspeed_buffers,
 )
 from tuneplan.core.memory.ledger import MemoryLedger, estimate_memory
+from tuneplan.core.memory.peaks import GENERATING_STACKS, generates_in_evaluation
 from tuneplan.core.memory.quantized import (
     hqq_base,
     hqq_bytes_per_param,
@@ -201,6 +202,8 @@ __all__ = [
     "recompute_transient_per_token",
     "MemoryLedger",
     "estimate_memory",
+    "generates_in_evaluation",
+    "GENERATING_STACKS",
     "likely_range",
     "PAGED_MIN_NUMEL",
     "PEFT_EXPERT_TARGET_TYPES",

@@ -185,9 +185,18 @@ def evaluation_moment(ctx: MemoryContext, s: ModelStates, forward_cache: float =
     return {**kept, "activations": layer.value, "logits": 0.0}, [layer]
 
 
+#: Stacks whose SFT evaluation can generate: LLaMA-Factory and ms-swift (``predict_with_generate``), HF
+#: ``Seq2SeqTrainer`` in an own script (``hf-peft``, ``pytorch``) and a plan with no stack chosen. TRL's
+#: SFTTrainer, axolotl, Unsloth, torchtune and LitGPT evaluate the loss only.
+GENERATING_STACKS = frozenset({None, "llama-factory", "ms-swift", "hf-peft", "pytorch"})
+
+
 def generates_in_evaluation(t: TrainingSetup) -> bool:
-    """Whether the plan's evaluation generates (SFT with an evaluation batch and ``eval_generate_tokens`` > 0)."""
-    return t.workload == "sft" and t.eval_micro_batch > 0 and t.eval_generate_tokens > 0
+    """Whether the plan's evaluation generates: SFT with an evaluation batch and ``eval_generate_tokens`` > 0, on a
+    stack of :data:`GENERATING_STACKS`, not under FSDP over several GPUs (where ``generate`` on the wrapped model
+    fails: the root unit's embedding is never unsharded, pytorch/pytorch#123962)."""
+    return (t.workload == "sft" and t.eval_micro_batch > 0 and t.eval_generate_tokens > 0
+            and t.stack in GENERATING_STACKS and not (t.sharding == "fsdp" and t.num_gpus > 1))
 
 
 def _no_grad_layer(ctx: MemoryContext, keys: float) -> tuple[float, float]:
