@@ -51,7 +51,7 @@ from tuneplan.core import workload as wl
 from tuneplan.core.cost import HOURS_PER_MONTH
 from tuneplan.core.result import GIB, Estimate, MemoryComponent, MemoryEstimate
 from tuneplan.core.scenario import Scenario
-from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, Note, render_formula
+from tuneplan.core.terms import CALIBRATION_SUFFIX, FORMULAS, Note, Term, render_formula
 from tuneplan.core.throughput import tokens_per_row
 from tuneplan.ui.charts import COMPONENT_COLORS
 from tuneplan.ui.i18n import (
@@ -220,6 +220,21 @@ def total_lines(mem: MemoryEstimate, gpu_name: str) -> list[Line]:
     ]
 
 
+def _time_term_line(term: Term) -> Line:
+    """A time term as a line: its name, seconds and formula in the UI language (with the calibration suffix when a
+    pilot run scaled it)."""
+    template = FORMULAS.get(term.key)
+    return Line(
+        term_label(term.key),
+        _seconds(term.value),
+        SI_UNIT.sub(r"\1 \2\3", render_formula(
+            term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None,
+            suffix=translate("Terms", CALIBRATION_SUFFIX),
+        )),
+        tip=term.source,
+    )
+
+
 def time_lines(s: Scenario, r: Estimate) -> list[Line]:
     """Tokens, FLOPs per token, peak, throughput, the step and its terms, MFU, steps and the wall-clock phases."""
     t, d, a, gpu, p = s.training, s.dataset, s.model, s.gpu, s.pricing
@@ -340,21 +355,7 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             emphasis=True,
         )
     )
-    for term in tm.step_terms:
-        if term.value <= 0:
-            continue
-        template = FORMULAS.get(term.key)
-        lines.append(
-            Line(
-                term_label(term.key),
-                _seconds(term.value),
-                SI_UNIT.sub(r"\1 \2\3", render_formula(
-                    term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None,
-                    suffix=translate("Terms", CALIBRATION_SUFFIX),
-                )),
-                tip=term.source,
-            )
-        )
+    lines.extend(_time_term_line(term) for term in tm.step_terms if term.value > 0)
     lines.append(
         Line(
             translate("Explain", "MFU"),
@@ -429,18 +430,8 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
                 ).format(m=f"{p.eval_minutes:g}", share=f"{d.eval_fraction:.0%}"),
             )
         )
-    for term in tm.eval_terms:  # an evaluation that generates: one evaluation micro-batch's generate
-        template = FORMULAS.get(term.key)
-        lines.append(
-            Line(
-                term_label(term.key),
-                _seconds(term.value),
-                SI_UNIT.sub(r"\1 \2\3", render_formula(
-                    term, fmt=fmt_quantity, template=translate("Terms", template) if template is not None else None,
-                )),
-                tip=term.source,
-            )
-        )
+    # an evaluation that generates: one evaluation micro-batch's generate, at each length
+    lines.extend(_time_term_line(term) for term in tm.eval_terms)
     ckpt_s = ph.get("checkpoints", 0.0)
     if tm.checkpoint_saves and ckpt_s > 0:
         size_gb = ckpt_s * p.disk_write_gbps * tm.checkpoint_writers / tm.checkpoint_saves
