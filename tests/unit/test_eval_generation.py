@@ -19,9 +19,16 @@ import pytest
 from tuneplan import catalog
 from tuneplan.catalog.gpus import get_gpu
 from tuneplan.core.advice import suggest
+from tuneplan.core.architecture import architecture_from_hf_config
 from tuneplan.core.config_export import export_config
 from tuneplan.core.estimate import BLOCKING_NOTES, estimate
-from tuneplan.core.generation import DecodeRates, eval_generation_cost
+from tuneplan.core.generation import (
+    DecodeRates,
+    decode_step,
+    eval_generation_cost,
+    expected_experts_touched,
+    weight_bytes_read,
+)
 from tuneplan.core.memory import estimate_memory
 from tuneplan.core.steptime import link_bandwidth, step_time
 from tuneplan.core.throughput import tokens_per_row
@@ -29,6 +36,9 @@ from tuneplan.core.training_config import map_training_config
 
 V, H, INTER, SEQ, LAYERS = 128_256, 4096, 14_336, 2048, 32
 KV_TOKEN = 2 * LAYERS * 1024 * 2  # 131,072 B
+TINY_MIXTRAL = {"model_type": "mixtral", "hidden_size": 256, "intermediate_size": 512, "num_hidden_layers": 1,
+                "num_attention_heads": 8, "num_key_value_heads": 2, "num_local_experts": 4, "num_experts_per_tok": 2,
+                "vocab_size": 1000, "tie_word_embeddings": False}
 
 
 def plan(dataset=None, **training):
@@ -278,3 +288,52 @@ def test_llama_factory_files_it_refuses_are_said_at_import():
     # max_new_tokens <= 0: GeneratingArguments.to_dict keeps max_length (prompt included): an upper bound
     length = map_training_config({**base, "val_size": 0.1, "max_new_tokens": 0, "max_length": 600}, "llamafactory")
     assert length.updates["training.eval_generate_tokens"] == 600
+
+
+# --- decode helpers (core/generation.py), pinned by hand after a mutmut run over the module ---------------------
+
+LLAMA_LAYERS = 32 * (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14_336)  # 6,979,321,856 linear weights
+LLAMA_OTHER = 8_030_261_248 - 525_336_576 - LLAMA_LAYERS  # LM head + norms: 525,602,816
+
+
+def test_a_decode_step_is_compute_bound_when_its_flops_outweigh_its_bytes():
+    # 1,000 rows at a context of 1,000 on a slow 1e12 FLOP/s card with 1e12 B/s: FLOPs 2 x 7,504,924,672 x 1,000 +
+    # 4 x 1,000 x 1,000 x 4,096 x 32 = 1.5009849344e13 + 5.24288e11 = 1.5534137344e13 -> 15.534137344 s, against
+    # (15,009,849,344 + 1,000 x 1,000 x 131,072) B / 1e12 B/s = 0.146 s of reading
+    arch = plan().model
+    step = decode_step(arch, 1000, 1000.0, rate=1e12, bandwidth=1e12)
+    assert step.flops == 1.5534137344e13 and step.seconds == pytest.approx(15.534137344, rel=1e-12)
+    assert step.weight_bytes == (LLAMA_LAYERS + LLAMA_OTHER) * 2  # bf16 by default
+    assert step.kv_bytes == 1000 * 1000 * KV_TOKEN
+
+
+def test_a_4bit_base_is_read_packed_for_one_row_and_dequantised_for_more():
+    # NF4 with double quantisation: 0.5 + 1/64 + 4/(64 x 256) B per weight. One row: gemv_4bit reads the packed codes;
+    # two rows: MatMul4Bit writes a bf16 copy and the GEMM reads it, + 4 B per weight
+    arch = plan().model
+    nf4 = 0.5 + 1 / 64 + 4 / (64 * 256)
+    one = decode_step(arch, 1, 0.0, rate=1e14, bandwidth=1e12, layer_weight_bytes=nf4)
+    two = decode_step(arch, 2, 0.0, rate=1e14, bandwidth=1e12, layer_weight_bytes=nf4)
+    assert one.weight_bytes == pytest.approx(LLAMA_LAYERS * nf4 + LLAMA_OTHER * 2, rel=1e-12)
+    assert two.weight_bytes == pytest.approx(LLAMA_LAYERS * (nf4 + 4) + LLAMA_OTHER * 2, rel=1e-12)
+    assert one.seconds == pytest.approx(one.weight_bytes / 1e12, rel=1e-12)  # no host floor unless given
+    with pytest.raises(ValueError):
+        eval_generation_cost(arch, rows=0, generated=8, prompt=10, rates=DecodeRates(1e14, 1e12, 0.0))
+    assert eval_generation_cost(arch, rows=1, generated=1, prompt=10, rates=DecodeRates(1e14, 1e12, 0.0)).value > 0
+
+
+def test_a_decode_step_reads_the_experts_its_rows_route_to():
+    # tiny Mixtral (test_core_memory.TINY_MIXTRAL): h 256, one layer, 8 heads of 32, 2 KV heads (kv_dim 64), 4 experts
+    # of 256 x 512 (gate, up) and 512 x 256 (down), top-2, vocabulary 1,000 untied. Layer weights: q, o 65,536 each,
+    # k, v 16,384 each, router 1,024, experts 3 x 4 x 131,072 = 1,572,864: 1,737,728; outside the layers: LM head
+    # 256,000 + three norms 768 = 256,768. One row touches 4 x (1 - (1 - 2/4)) = 2 of 4 experts, two rows
+    # 4 x (1 - 0.5^2) = 3: weights read (1,737,728 - 1,572,864 x 0.5 + 256,768) x 2 B = 2,416,128 B and
+    # (1,737,728 - 1,572,864 x 0.25 + 256,768) x 2 B = 3,202,560 B.
+    arch = architecture_from_hf_config(TINY_MIXTRAL)
+    assert arch.layer_linear_params() == 1_737_728
+    assert arch.parameter_count() - arch.embedding_params() - arch.layer_linear_params() == 256_768
+    assert weight_bytes_read(arch, 1) == 2_416_128
+    assert weight_bytes_read(arch, 2) == 3_202_560
+    assert decode_step(arch, 2, 0.0, rate=1e14, bandwidth=1e12).weight_bytes == 3_202_560  # the step's own rows
+    assert expected_experts_touched(4, 2, 0) == 0.0 and expected_experts_touched(0, 2, 5) == 0.0
+    assert expected_experts_touched(4, 2, 2) == 3.0

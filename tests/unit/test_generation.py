@@ -324,3 +324,20 @@ def test_the_likely_range_does_not_scale_the_fixed_vllm_share() -> None:
     share = 0.5 * 80 * 2**30
     low, high = likely_range(mem.total_bytes - share, "fixed")
     assert (mem.low_bytes, mem.high_bytes) == (pytest.approx(low + share), pytest.approx(high + share))
+
+
+def test_weight_sync_gathers_shards_and_merges_adapters_by_hand() -> None:
+    # (pinned after a mutmut run over core/generation.py) Colocated vLLM, the tiny model's 202,048 bf16 weights
+    # (404,096 B), link and memory at 1e9 B/s. ZeRO-3 over 4 GPUs: the other 3/4 gathered, 303,072 B -> 303.072 us,
+    # then load_weights reads and writes the whole model, 2 x 404,096 B -> 808.192 us.
+    sharded = _cost(_grpo(num_gpus=4, sharding="zero3"))
+    assert sharded.term.part("sync_seconds") == pytest.approx((404_096 * 3 / 4 + 2 * 404_096) / 1e9, rel=1e-12)
+    # LoRA: merge_adapter and unmerge_adapter read and write the adapted layers' weights twice: 4 x 73,728 x 2 B
+    # = 589,824 B -> 589.824 us, beside the copy
+    lora = _cost(_grpo(method="lora"))
+    assert lora.term.part("sync_seconds") == pytest.approx((4 * 73_728 * 2 + 2 * 404_096) / 1e9, rel=1e-12)
+    # a server engine has the weights broadcast to it over the link, once: 404,096 B -> 404.096 us, no local copy
+    server = _cost(_grpo(generation_engine="vllm-server", vllm_server_gpus=1))
+    assert server.term.part("sync_seconds") == pytest.approx(404_096 / 1e9, rel=1e-12)
+    # the training model's own generate needs no sync
+    assert _cost(_grpo(generation_engine="transformers")).term.part("sync_seconds") == 0.0
