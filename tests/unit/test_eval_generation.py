@@ -317,6 +317,9 @@ def test_a_4bit_base_is_read_packed_for_one_row_and_dequantised_for_more():
     assert one.weight_bytes == pytest.approx(LLAMA_LAYERS * nf4 + LLAMA_OTHER * 2, rel=1e-12)
     assert two.weight_bytes == pytest.approx(LLAMA_LAYERS * (nf4 + 4) + LLAMA_OTHER * 2, rel=1e-12)
     assert one.seconds == pytest.approx(one.weight_bytes / 1e12, rel=1e-12)  # no host floor unless given
+    packed = eval_generation_cost(arch, rows=1, generated=4, prompt=10,
+                                  rates=DecodeRates(1e14, 1e12, 0.0, layer_weight_bytes=nf4))
+    assert packed.part("weight_bytes") == one.weight_bytes
     with pytest.raises(ValueError):
         eval_generation_cost(arch, rows=0, generated=8, prompt=10, rates=DecodeRates(1e14, 1e12, 0.0))
     assert eval_generation_cost(arch, rows=1, generated=1, prompt=10, rates=DecodeRates(1e14, 1e12, 0.0)).value > 0
