@@ -11,6 +11,7 @@ from tuneplan import catalog
 from tuneplan.core.estimate import estimate
 from tuneplan.core.result import GIB
 from tuneplan.storage import read_scenario_file
+from tuneplan.ui.fields import get_path
 
 
 def _field(window, path):
@@ -426,3 +427,18 @@ def test_verdict_card_says_when_a_plan_that_does_not_fit_may_fit(window):
     # with room to spare, QLoRA with dynamic padding keeps a cache beside what must fit, and the headline says so
     assert window.store.result.memory.cache_bytes > 0
     assert "what must fit" in window.memory_card.detail.text()
+
+
+def test_typing_long_numbers_keeps_their_digits(window, qtbot):
+    # the store echoes each keystroke back to the spin box; re-rendering "1,234" mid-typing moved the cursor, so
+    # 12345 became 12,354 and 32768 became 32,786
+    store = window.store
+    for path, text, value in (("training.seq_len", "12345", 12345), ("dataset.examples", "32768", 32768),
+                              ("dataset.tokens_per_example", "12345", 12345.0)):
+        w = _field(window, path).widget
+        w.setFocus()
+        w.selectAll()
+        qtbot.keyClicks(w, text)
+        qtbot.keyClick(w, Qt.Key.Key_Return)
+        assert get_path(store.scenario, path) == value, path
+        assert w.value() == value

@@ -72,6 +72,14 @@ def parse_count(text: str) -> float | None:
     return value
 
 
+def _show_value(w: QSpinBox | QDoubleSpinBox, value: float) -> None:
+    """Show the store's value in a spin box, leaving it alone when it already holds that value: the store echoes
+    every keystroke back (keyboard tracking), and re-setting the same value re-renders the text with its group
+    separators mid-typing, which moves the cursor (typing 12345 gave 12,354)."""
+    if w.value() != value:
+        w.setValue(value)
+
+
 class _NoWheelMixin:
     """Ignore the mouse wheel unless focused, so scrolling the form never edits a value."""
 
@@ -227,7 +235,7 @@ class FieldPanel(QGroupBox):
                       QAbstractSpinBox.StepType.DefaultStepType)
         if suffix:
             w.setSuffix(" " + suffix)
-        self._add(path, label, w, w.setValue, tip)
+        self._add(path, label, w, lambda v: _show_value(w, int(v)), tip)
         w.valueChanged.connect(lambda v, p=path: self.store.set_field(p, int(v)))
         return w
 
@@ -244,7 +252,7 @@ class FieldPanel(QGroupBox):
             w.setSuffix(" " + suffix)
         if prefix:
             w.setPrefix(prefix)
-        self._add(path, label, w, lambda v: w.setValue(float(v)), tip)
+        self._add(path, label, w, lambda v: _show_value(w, float(v)), tip)
         w.valueChanged.connect(lambda v, p=path: self.store.set_field(p, float(v)))
         return w
 
