@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QLineEdit
 
 from tuneplan import catalog
 from tuneplan.core.estimate import estimate
@@ -442,3 +444,24 @@ def test_typing_long_numbers_keeps_their_digits(window, qtbot):
         qtbot.keyClick(w, Qt.Key.Key_Return)
         assert get_path(store.scenario, path) == value, path
         assert w.value() == value
+
+
+def test_ctrl_z_in_a_focused_field_reaches_the_plans_undo(window):
+    # a spin box's line edit accepts the ShortcutOverride of Ctrl+Z / Ctrl+Shift+Z for its own text undo
+    # (QWidgetLineControl::processShortcutOverrideEvent), so with a field focused Edit -> Undo never ran; the
+    # field's filter leaves both to the window
+    w = _field(window, "training.seq_len").widget
+    for mods in (Qt.KeyboardModifier.ControlModifier,
+                 Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier):
+        event = QKeyEvent(QEvent.Type.ShortcutOverride, Qt.Key.Key_Z, mods)
+        QApplication.sendEvent(w.lineEdit(), event)
+        assert not event.isAccepted()
+    # other keys stay the field's
+    copy = QKeyEvent(QEvent.Type.ShortcutOverride, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    QApplication.sendEvent(w.lineEdit(), copy)
+    assert copy.isAccepted()
+    # and a plain line edit without the filter keeps Ctrl+Z, as the reason for it says
+    plain = QLineEdit()
+    own = QKeyEvent(QEvent.Type.ShortcutOverride, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    QApplication.sendEvent(plain, own)
+    assert own.isAccepted()

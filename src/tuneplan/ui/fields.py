@@ -15,7 +15,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -78,6 +79,32 @@ def _show_value(w: QSpinBox | QDoubleSpinBox, value: float) -> None:
     separators mid-typing, which moves the cursor (typing 12345 gave 12,354)."""
     if w.value() != value:
         w.setValue(value)
+
+
+class _PlanUndoFilter(QObject):
+    """Lets Ctrl+Z / Ctrl+Shift+Z reach Edit → Undo / Redo while a spin box has the focus. Its line edit would take
+    them for its own text undo (accepting the ShortcutOverride), but every keystroke in a spin box is already an edit
+    of the plan (keyboard tracking), which the plan's undo stack takes back whole."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt naming
+        if event.type() == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) and (
+                event.matches(QKeySequence.StandardKey.Undo) or event.matches(QKeySequence.StandardKey.Redo)):
+            spin = watched.parent() if isinstance(watched, QLineEdit) else watched
+            if isinstance(spin, QAbstractSpinBox):
+                spin.interpretText()  # the typed value is in the plan before it is undone
+            event.ignore()  # not the field's: the window's shortcut runs
+            return True
+        return False
+
+
+_UNDO_FILTER: _PlanUndoFilter | None = None
+
+
+def _plan_undo_filter() -> _PlanUndoFilter:
+    global _UNDO_FILTER
+    if _UNDO_FILTER is None:
+        _UNDO_FILTER = _PlanUndoFilter()
+    return _UNDO_FILTER
 
 
 class _NoWheelMixin:
@@ -196,6 +223,9 @@ class FieldPanel(QGroupBox):
     def _add(self, path: str, label: str, widget: QWidget, write: Callable[[Any], None], tip: str = "") -> QWidget:
         if tip:
             widget.setToolTip(tip)
+        if isinstance(widget, QAbstractSpinBox):  # Ctrl+Z undoes the plan's edit, not the box's text
+            widget.installEventFilter(_plan_undo_filter())
+            widget.findChild(QLineEdit).installEventFilter(_plan_undo_filter())
         widget.setAccessibleName(label)
         if tip:
             widget.setAccessibleDescription(tip)
