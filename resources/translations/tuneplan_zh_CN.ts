@@ -1439,6 +1439,14 @@ Please attach that file when you report the problem.</source>
         <translation>评估</translation>
     </message>
     <message>
+        <source>{m} min fixed + {share} of the examples held out, generating their answers (the lines below)</source>
+        <translation>固定 {m} 分钟 + 留出 {share} 的样本，为其生成回答（见下面各行）</translation>
+    </message>
+    <message>
+        <source>{m} min fixed + {share} of the examples held out, generating their answers (the lines below) and then a forward pass for the loss at the training utilisation</source>
+        <translation>固定 {m} 分钟 + 留出 {share} 的样本，为其生成回答（见下面各行），再按训练利用率运行一次计算损失的前向</translation>
+    </message>
+    <message>
         <source>{m} min fixed + {share} of the tokens per epoch, forward only, at the training utilisation</source>
         <translation>固定 {m} 分钟 + 每轮 token 的 {share}，只做前向，按训练时的利用率计算</translation>
     </message>
@@ -1983,6 +1991,30 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>One update of the trained weights, after the gradients of all accumulated micro-batches on all GPUs are in. Training time is the number of steps × the time of one step.</source>
         <translation>所有 GPU 上累积的全部微批次梯度到齐后，对被训练权重做的一次更新。训练时间 = 步数 × 每步时间。</translation>
+    </message>
+    <message>
+        <source>Evaluation during training</source>
+        <translation>训练中的评估</translation>
+    </message>
+    <message>
+        <source>Many trainers pause every so many steps to score a held-out share of the data. The evaluation batch is how many of those examples go through at once: their logits are held whole, so a large one can need more memory than training itself. The held-out share sets how long evaluation takes.</source>
+        <translation>许多训练器每隔若干步暂停，对留出的一部分数据评分。评估批次是一次处理的样本数：它们的 logits 会被完整保存，所以较大的评估批次可能比训练本身需要更多显存。留出的比例决定评估耗时。</translation>
+    </message>
+    <message>
+        <source>Evaluation that generates</source>
+        <translation>生成式评估</translation>
+    </message>
+    <message>
+        <source>Instead of scoring the held-out examples, the trainer writes an answer for each, one token at a time (LLaMA-Factory&apos;s predict_with_generate). It keeps a KV cache (the keys and values of every token so far) for the whole evaluation batch and runs one forward per new token, so it is slow; the full length is used by the final evaluation after training, shorter answers by those during training.</source>
+        <translation>训练器不对留出样本评分，而是逐个 token 为每个样本写出回答（LLaMA-Factory 的 predict_with_generate）。它为整个评估批次保存 KV 缓存（此前每个 token 的键和值），每个新 token 运行一次前向，因此很慢；完整长度用于训练后的最终评估，训练期间的评估生成较短的回答。</translation>
+    </message>
+    <message>
+        <source>Workload</source>
+        <translation>工作负载</translation>
+    </message>
+    <message>
+        <source>What the training optimises. Supervised fine-tuning learns from example answers; continued pretraining from plain text; DPO, ORPO and KTO from answers people preferred (two rows per example, DPO and KTO with a frozen reference model); a reward model learns to score answers; GRPO writes several answers per prompt every step and learns from their rewards.</source>
+        <translation>训练优化的目标。监督微调从示例回答中学习；继续预训练从纯文本中学习；DPO、ORPO 和 KTO 从人们偏好的回答中学习（每个样本两行，DPO 和 KTO 还带一个冻结的参考模型）；奖励模型学习为回答打分；GRPO 每步为每个提示写出多个回答，并从它们的奖励中学习。</translation>
     </message>
     <message>
         <source>Sequence length</source>

@@ -424,10 +424,17 @@ def time_lines(s: Scenario, r: Estimate) -> list[Line]:
             Line(
                 translate("Explain", "Evaluation"),
                 _hours(ph["evaluation"] / 3600),
-                translate(
+                (translate(
+                    "Explain",
+                    "{m} min fixed + {share} of the examples held out, generating their answers (the lines below)",
+                ) if tm.eval_terms and s.training.stack == "llama-factory" else translate(
+                    "Explain",
+                    "{m} min fixed + {share} of the examples held out, generating their answers (the lines below) "
+                    "and then a forward pass for the loss at the training utilisation",
+                ) if tm.eval_terms else translate(
                     "Explain",
                     "{m} min fixed + {share} of the tokens per epoch, forward only, at the training utilisation",
-                ).format(m=f"{p.eval_minutes:g}", share=f"{d.eval_fraction:.0%}"),
+                )).format(m=f"{p.eval_minutes:g}", share=f"{d.eval_fraction:.0%}"),
             )
         )
     # an evaluation that generates: one evaluation micro-batch's generate, at each length

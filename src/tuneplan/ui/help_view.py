@@ -143,6 +143,23 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "Glossary", "One update of the trained weights, after the gradients of all accumulated micro-batches on "
         "all GPUs are in. Training time is the number of steps × the time of one step."),
        ()),
+    _G("eval_batch", QT_TRANSLATE_NOOP("Glossary", "Evaluation during training"), QT_TRANSLATE_NOOP(
+        "Glossary", "Many trainers pause every so many steps to score a held-out share of the data. The evaluation "
+        "batch is how many of those examples go through at once: their logits are held whole, so a large one can "
+        "need more memory than training itself. The held-out share sets how long evaluation takes."),
+       ("training.eval_micro_batch", "dataset.eval_fraction")),
+    _G("eval_generate", QT_TRANSLATE_NOOP("Glossary", "Evaluation that generates"), QT_TRANSLATE_NOOP(
+        "Glossary", "Instead of scoring the held-out examples, the trainer writes an answer for each, one token at a "
+        "time (LLaMA-Factory's predict_with_generate). It keeps a KV cache (the keys and values of every token so "
+        "far) for the whole evaluation batch and runs one forward per new token, so it is slow; the full length is "
+        "used by the final evaluation after training, shorter answers by those during training."),
+       ("training.eval_generate_tokens",)),
+    _G("workload", QT_TRANSLATE_NOOP("Glossary", "Workload"), QT_TRANSLATE_NOOP(
+        "Glossary", "What the training optimises. Supervised fine-tuning learns from example answers; continued "
+        "pretraining from plain text; DPO, ORPO and KTO from answers people preferred (two rows per example, DPO "
+        "and KTO with a frozen reference model); a reward model learns to score answers; GRPO writes several "
+        "answers per prompt every step and learns from their rewards."),
+       ("training.workload", "training.reference_model")),
     _G("seq_len", QT_TRANSLATE_NOOP("Glossary", "Sequence length"), QT_TRANSLATE_NOOP(
         "Glossary", "Tokens in one training sequence. Activation memory grows with it (attention scores with its "
         "square unless FlashAttention or SDPA is used). Longer than the model's context is a warning: the model "
