@@ -4482,8 +4482,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>参考模型</translation>
     </message>
     <message>
-        <source>Generation (vLLM / KV cache)</source>
-        <translation>生成（vLLM / KV 缓存）</translation>
+        <source>KV cache / vLLM</source>
+        <translation>KV 缓存 / vLLM</translation>
     </message>
     <message>
         <source>fits, {spare} spare</source>

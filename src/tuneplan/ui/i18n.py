@@ -437,7 +437,7 @@ COMPONENT_LABELS = TranslatedLabels("Memory", {
     "allocator": QT_TRANSLATE_NOOP("Memory", "Allocator overhead"),
     "cuda_context": QT_TRANSLATE_NOOP("Memory", "CUDA context"),
     "reference": QT_TRANSLATE_NOOP("Memory", "Reference model"),
-    "generation": QT_TRANSLATE_NOOP("Memory", "Generation (vLLM / KV cache)"),
+    "generation": QT_TRANSLATE_NOOP("Memory", "KV cache / vLLM"),
 })  # fmt: skip
 
 #: Run phases (``TimeEstimate.phases`` keys, ``CostPoint.phase``).
