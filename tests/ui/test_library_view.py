@@ -450,3 +450,23 @@ def test_the_name_question_shows_the_whole_plan_name(window, qtbot):
     edit = dialog.findChild(QLineEdit)
     assert edit.text() == name
     assert edit.width() > edit.fontMetrics().horizontalAdvance(name)
+
+
+def test_the_save_prompt_names_the_free_name_a_renamed_plan_takes(window, answers):
+    # the new-user check: the plan renamed itself to a name another saved plan already has; Save writes
+    # "<name> (2)", so that is the name the prompt must give, not the other plan's
+    window.new_plan()
+    assert window.store.set_model("mistral-7b-v0.3") and window.store.set_field("training.method", "lora")
+    taken = window.store.scenario.name
+    answers.names.append(taken)
+    assert window.save_plan_as()  # a saved plan under the name the next one will take
+    assert window.store.set_field("training.method", "qlora")
+    answers.names.append(window.store.scenario.name)
+    assert window.save_plan_as()
+    assert window.store.set_field("training.method", "lora")  # the name follows back to the taken one
+    assert window.store.scenario.name == taken and window.store.dirty
+    text, _detail = window.unsaved_question()
+    assert f"“{taken} (2)”" in text
+    assert window.save_plan()
+    assert window.store.scenario.name == f"{taken} (2)"
+    assert [read_scenario_file(i.path).training.method for i in ScenarioLibrary().find(taken)] == ["lora"]

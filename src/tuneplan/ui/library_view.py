@@ -393,8 +393,7 @@ class LibraryController(QObject):
             # auto-named plan): it is another plan now. Saving it over the file would silently replace the
             # plan the file holds, so it becomes a new library plan and that file is left as it is.
             old = self.file_plan_name()
-            taken = [info.name for info in self.library.list()]
-            name = self.library.unique_name(self.store.scenario.name, taken)
+            name = self.new_plan_name()
             if name != self.store.scenario.name and not self.store.set_field("name", name):
                 return False
             if not self._save(None, None):
@@ -403,6 +402,12 @@ class LibraryController(QObject):
                 name=name, old=old))
             return True
         return self._save(self.path, self.stamp(self.path))
+
+    def new_plan_name(self) -> str:
+        """The name Save gives a renamed plan: its own, or the first free one beside the library's plans (``Plan
+        (2)``) when another plan already has it."""
+        taken = [info.name for info in self.library.list()]
+        return self.library.unique_name(self.store.scenario.name, taken)
 
     def save_plan_as(self, path: str | Path | None = None) -> bool:
         """File → Save As…: save the plan as a new library scenario under a name the user gives.

@@ -731,6 +731,7 @@ class MainWindow(QMainWindow):
             return (self.tr("Save the plan “{name}”?").format(name=name),
                     self.tr("It has not been saved yet; Save puts it in your library."))
         if held is not None and held != name:
+            name = docs.new_plan_name() if docs is not None else name  # a free name when the library has this one
             return (self.tr("Save the changes as a new plan “{name}”?").format(name=name),
                     self.tr("The plan was renamed from “{old}”: Save keeps “{old}” ({file}) as it is and saves "
                             "this one beside it.").format(old=held, file=self.path.name))
