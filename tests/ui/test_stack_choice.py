@@ -46,3 +46,15 @@ def test_choosing_a_stack_applies_its_defaults_in_one_undoable_step(window):
     assert store.scenario == before and choice.combo.currentData() is None and choice.note.isHidden()
     window.redo_action.trigger()
     assert store.scenario.training.stack == "hf-peft" and choice.combo.currentData() == "hf-peft"
+
+
+def test_the_stack_note_is_as_tall_as_its_wrapped_text(window, qtbot):
+    # the new-user check: after choosing or opening a plan with a stack the note kept the row's earlier height,
+    # and its first and last lines were cut at 1366x768
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    window.store.set_field("training.stack", "llama-factory")
+    note = next(p.stack_choice for p in window.panels if hasattr(p, "stack_choice")).note
+    qtbot.waitUntil(lambda: note.height() >= note.heightForWidth(note.width()), timeout=5000)
+    assert note.heightForWidth(note.width()) > note.fontMetrics().lineSpacing() * 3  # a long, wrapped note

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from tuneplan.core import stacks
@@ -80,6 +81,17 @@ class StackChoice(QWidget):
         with self.store.undo_group(self.tr("train with {stack}").format(stack=name)):
             self.store.set_fields(updates, error_field="training.stack")
 
+    def _fit_note(self) -> None:
+        """Give the word-wrapped note the height its text needs at its width: the form row keeps the height of the
+        first text it laid out otherwise, which clipped a longer note's first and last lines."""
+        width = self.note.width()
+        if width > 0 and self.note.isVisibleTo(self):
+            self.note.setMinimumHeight(self.note.heightForWidth(width))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        self._fit_note()
+
     def refresh(self, scenario: Scenario) -> None:
         """Show the plan's stack and what it set (called on every scenario change)."""
         t = scenario.training
@@ -100,6 +112,7 @@ class StackChoice(QWidget):
         if changed:
             text += " " + self.tr("You changed: {fields}.").format(fields=", ".join(self._label(f) for f in changed))
         self.note.setText(text)
+        self._fit_note()
         lines = []
         for field, d in defaults.items():
             reason = core_note_text(Note(code=d.code, params={}))
