@@ -4171,6 +4171,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation> · 可能放得下：下限放得下</translation>
     </message>
     <message>
+        <source>memory {verdict}, but a warning stops the run</source>
+        <translation>显存{verdict}，但有一条警告会使运行停止</translation>
+    </message>
+    <message>
+        <source>cannot run as planned</source>
+        <translation>无法按计划运行</translation>
+    </message>
+    <message>
         <source>set your electricity price ($/kWh) in Your GPUs · {kwh} kWh</source>
         <translation>请在“你的 GPU”中设置电价（$/kWh）· {kwh} kWh</translation>
     </message>

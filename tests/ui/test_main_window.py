@@ -465,3 +465,18 @@ def test_ctrl_z_in_a_focused_field_reaches_the_plans_undo(window):
     own = QKeyEvent(QEvent.Type.ShortcutOverride, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     QApplication.sendEvent(plain, own)
     assert own.isAccepted()
+
+
+def test_a_plan_its_stack_refuses_is_not_called_a_fit(window, qtbot):
+    # the new-user check: LLaMA-Factory refuses predict_with_generate under ZeRO-3; the memory fits, yet the run
+    # stops at once, so the verdict says so (red), with the memory verdict kept in its detail
+    store = window.store
+    assert store.set_fields({"training.stack": "llama-factory", "training.method": "lora", "training.num_gpus": 2,
+                             "training.sharding": "zero3", "training.eval_micro_batch": 2,
+                             "training.eval_generate_tokens": 64})
+    qtbot.waitUntil(lambda: window.verdict_label.text() == "cannot run as planned", timeout=20_000)
+    assert store.result.memory.fits
+    assert window.verdict_card.detail.text().startswith("memory fits")
+    assert "#c62828" in window.verdict_label.styleSheet()
+    store.set_field("training.sharding", "zero2")  # LLaMA-Factory runs it under ZeRO-2
+    qtbot.waitUntil(lambda: window.verdict_label.text() != "cannot run as planned", timeout=20_000)

@@ -52,6 +52,7 @@ from tuneplan.ui.i18n import (
     BOUND_LABELS,
     COST_LABELS,
     PHASE_LABELS,
+    VERDICT_COLORS,
     core_note_text,
     fmt_gib,
     fmt_number,
@@ -524,9 +525,7 @@ class MainWindow(QMainWindow):
         )
         verdict = verdict_text(mem)
         color = verdict_color(mem)  # the one rule every view colours the verdict by
-        self.verdict_label.setText(verdict)
-        self.verdict_label.setStyleSheet(f"color: {color};")
-        self.verdict_card.detail.setText(
+        detail = (
             (self.tr("likely {low}–{high}").format(low=fmt_number(mem.low_bytes / GIB, 1, group=False),
                                                    high=fmt_gib(mem.high_bytes / GIB))
              if mem.low_bytes != mem.high_bytes else peak_phase_text(mem.peak_phase))
@@ -534,6 +533,14 @@ class MainWindow(QMainWindow):
                "unlikely": self.tr(" · unlikely to fit: even the lower bound does not"),
                "possible": self.tr(" · may fit: the lower bound does")}[mem.band_risk]
         )
+        if mem.fits and blocking_notes(result):
+            # the memory fits, but the stack refuses the combination: the run stops at once whatever its memory
+            # (the time and cost cards say the same; the warning says why)
+            detail = self.tr("memory {verdict}, but a warning stops the run").format(verdict=verdict)
+            verdict, color = self.tr("cannot run as planned"), VERDICT_COLORS["short"]
+        self.verdict_label.setText(verdict)
+        self.verdict_label.setStyleSheet(f"color: {color};")
+        self.verdict_card.detail.setText(detail)
         t, c = result.time, result.cost
         self.time_card.value.setText(format_hours(t.hours))
         # U+2060 WORD JOINER after each slash: the card wraps between words, never inside "tok/s"
