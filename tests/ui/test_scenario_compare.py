@@ -406,3 +406,19 @@ def test_other_settings_without_a_form_field_write_the_key_and_the_number_withou
     comparison.add_scenario(b)
     row = next(r for r in comparison.rows() if r.key == "other")
     assert row.texts[1] == "pricing.storage_gb = 10000000"  # 1e7 GB written out
+
+
+def test_a_plan_its_stack_refuses_reads_cannot_run_in_the_comparison(window, qtbot):
+    # the same verdict as the Plan tab (test_main_window): LLaMA-Factory refuses predict_with_generate under ZeRO-3
+    from tuneplan.ui import i18n
+
+    s = window.store.scenario
+    t = s.training.model_copy(update={"stack": "llama-factory", "method": "lora", "num_gpus": 2, "sharding": "zero3",
+                                      "eval_micro_batch": 2, "eval_generate_tokens": 64})
+    from tuneplan.core.estimate import estimate
+
+    r = estimate(s.model_copy(update={"training": t}))
+    assert r.memory.fits and i18n.plan_verdict(r) == "cannot run as planned"
+    assert i18n.plan_verdict_color(r) == i18n.VERDICT_COLORS["short"]
+    ok = estimate(s)
+    assert i18n.plan_verdict(ok) == i18n.verdict_summary(ok.memory)

@@ -998,7 +998,7 @@ class CompareVramChart(pg.PlotWidget):
         for items in (self.cap_labels, self.total_labels):
             for item in items[n:]:
                 item.setVisible(False)
-        self._verdicts = [i18n.verdict_summary(r.memory) for _n, r, _g in entries]
+        self._verdicts = [i18n.plan_verdict(r) for _n, r, _g in entries]
         right = nice_ceiling(max([*caps, *highs, *totals, 1.0]) * 1.06)
         # room above the top row for its capacity label, below the last row for the whisker caps
         _set_range(self, x=(0, right), y=(-0.6, max(n, 1) - 0.15))

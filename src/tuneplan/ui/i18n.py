@@ -591,6 +591,25 @@ def verdict_risk_text(memory: Any) -> str:
             "possible": translate("Memory", " · may fit")}.get(memory.band_risk, "")
 
 
+def plan_verdict(result: Any) -> str:
+    """The plan's verdict as every view shows it: :func:`verdict_summary` of its memory, or "cannot run as planned"
+    when the memory fits but a note names a combination its stack refuses (``core.estimate.blocking_notes``)."""
+    from tuneplan.core.estimate import blocking_notes
+
+    if result.memory.fits and blocking_notes(result):
+        return translate("MainWindow", "cannot run as planned")
+    return verdict_summary(result.memory)
+
+
+def plan_verdict_color(result: Any) -> str:
+    """:func:`plan_verdict`'s colour: red for a plan that cannot run, else :func:`verdict_color`."""
+    from tuneplan.core.estimate import blocking_notes
+
+    if result.memory.fits and blocking_notes(result):
+        return VERDICT_COLORS["short"]
+    return verdict_color(result.memory)
+
+
 def verdict_summary(memory: Any) -> str:
     """The verdict with the likely range's word: ``fits, 3.1 GiB spare · tight`` (tables, charts and CSV)."""
     return verdict_text(memory) + verdict_risk_text(memory)

@@ -113,8 +113,11 @@ def _tokens(n: float) -> str:
 
 
 def _verdict(r: Estimate) -> str:
-    cls = "good" if r.memory.fits else "bad"
-    return f'<span class="{cls}">{_e(_i18n().verdict_text(r.memory))}</span>'
+    i18n = _i18n()
+    blocked = r.memory.fits and i18n.plan_verdict_color(r) == i18n.VERDICT_COLORS["short"]  # a stack refuses it
+    cls = "good" if r.memory.fits and not blocked else "bad"
+    text = i18n.plan_verdict(r) if blocked else i18n.verdict_text(r.memory)
+    return f'<span class="{cls}">{_e(text)}</span>'
 
 
 def _table(rows: Sequence[tuple[str, str]], header: tuple[str, str] | None = None) -> str:

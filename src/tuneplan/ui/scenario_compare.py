@@ -66,8 +66,8 @@ from tuneplan.ui.i18n import (
     format_hours,
     plain_tooltip,
     plain_usd,
-    verdict_color,
-    verdict_summary,
+    plan_verdict,
+    plan_verdict_color,
 )
 from tuneplan.ui.i18n import OPTIMIZER_LABELS as OPTIMIZER_TEXT
 from tuneplan.ui.store import METHOD_LABELS, friendly_error
@@ -230,7 +230,7 @@ FIELDS: list[FieldSpec] = [
     FieldSpec("capacity_gib", QT_TRANSLATE_NOOP("ScenarioComparison", "GPU memory (GiB)"), "result",
               lambda s, r: r.memory.capacity_bytes / GIB, text=lambda v: f"{v:.2f}", csv_value=lambda v: round(v, 2)),
     FieldSpec("verdict", QT_TRANSLATE_NOOP("ScenarioComparison", "Verdict"), "result",
-              lambda s, r: verdict_summary(r.memory)),  # the Plan tab's verdict, "tight" included
+              lambda s, r: plan_verdict(r)),  # the Plan tab's verdict, "tight" and "cannot run" included
     FieldSpec("hours", QT_TRANSLATE_NOOP("ScenarioComparison", "Time (hours)"), "result", lambda s, r: r.time.hours,
               text=lambda v: format_hours(v, plain=True), csv_value=lambda v: round(v, 3)),
     FieldSpec("tokens_per_second", QT_TRANSLATE_NOOP("ScenarioComparison", "Throughput (tokens/s per GPU)"), "result",
@@ -614,7 +614,7 @@ class ComparisonTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.EditRole:
             return row.raws[col]
         if role == Qt.ItemDataRole.ForegroundRole and row.key == "verdict":
-            return QColor(verdict_color(self.comparison.entries[col].result.memory))
+            return QColor(plan_verdict_color(self.comparison.entries[col].result))
         if role == Qt.ItemDataRole.FontRole and row.section == "result":
             font = QFont()
             font.setBold(row.key in {"peak_gib", "verdict", "usd", "hours"})
