@@ -710,6 +710,10 @@ Please attach that file when you report the problem.</source>
         <translation>双击可为此方案修改该值</translation>
     </message>
     <message>
+        <source>This plan cannot run as it is: {reason}. This is what it would take if it could.</source>
+        <translation>此方案按当前设置无法运行：{reason}。这里是假如能运行时所需的时间与费用。</translation>
+    </message>
+    <message>
         <source>the plan in the window</source>
         <translation>窗口中的方案</translation>
     </message>
@@ -2446,6 +2450,14 @@ Please attach that file when you report the problem.</source>
         <translation>放得下的 GPU 都没有价格。</translation>
     </message>
     <message>
+        <source>It can run as planned on {n} of them.</source>
+        <translation>其中 {n} 个可以按当前方案运行。</translation>
+    </message>
+    <message>
+        <source>It cannot run as planned on any of them: {why}</source>
+        <translation>在其中任何一个上都无法按当前方案运行：{why}</translation>
+    </message>
+    <message>
         <source>Fastest within {budget}: &lt;b&gt;{gpu}&lt;/b&gt;, {duration}{cost}.</source>
         <translation>{budget} 以内最快：&lt;b&gt;{gpu}&lt;/b&gt;，{duration}{cost}。</translation>
     </message>
@@ -2565,8 +2577,8 @@ seen</source>
         <translation>⚡ 最快</translation>
     </message>
     <message>
-        <source>⛔ cannot run as planned</source>
-        <translation>⛔ 按当前方案无法运行</translation>
+        <source>✖ cannot run as planned</source>
+        <translation>✖ 按当前方案无法运行</translation>
     </message>
     <message>
         <source>⚠ needs FP16/SDPA</source>
@@ -4263,6 +4275,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>This plan cannot run as it is: {reason}. The time and cost are what it would take if it could; apply a suggestion below to make it run.</source>
         <translation>此方案按当前设置无法运行：{reason}。显示的时间和成本是假如能运行所需的数值；应用下面的某条建议即可让它运行。</translation>
+    </message>
+    <message>
+        <source>Plain PyTorch loop</source>
+        <translation>纯 PyTorch 训练循环</translation>
     </message>
     <message>
         <source>Model</source>
@@ -6051,6 +6067,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>{name} (current plan)</source>
+        <extracomment>Result rows a plan that cannot run shows greyed (what it would take if it could), as the Plan tab greys them. The greyed text&apos;s colour (the Plan tab&apos;s greyed time and cost cards).</extracomment>
         <translation>{name}（当前方案）</translation>
     </message>
     <message>
@@ -6085,6 +6102,82 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <source>Scenario</source>
         <extracomment>What makes a spreadsheet read a cell as a formula (OWASP, &quot;CSV injection&quot;), also after leading blanks. Columns every exported comparison has, differing or not (issue #21): a CSV is read without the app.</extracomment>
         <translation>方案</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>I train with</source>
+        <extracomment>Plan settings the form has no field for (set by a plan file, an imported config or the CLI), by their path in the plan file: how Compare scenarios&apos; &quot;Other settings&quot; row names them (``MainWindow.field_setting_text``).</extracomment>
+        <translation>我用的训练框架</translation>
+    </message>
+    <message>
+        <source>Speed tier</source>
+        <translation>速度档位</translation>
+    </message>
+    <message>
+        <source>Measured MFU</source>
+        <translation>实测 MFU</translation>
+    </message>
+    <message>
+        <source>Longest example (tokens)</source>
+        <translation>最长样本（token）</translation>
+    </message>
+    <message>
+        <source>Checkpoints saved</source>
+        <translation>保存的检查点数</translation>
+    </message>
+    <message>
+        <source>Dataset preparation (min)</source>
+        <translation>数据集准备（分钟）</translation>
+    </message>
+    <message>
+        <source>Disk write speed (GB/s)</source>
+        <translation>磁盘写入速度（GB/s）</translation>
+    </message>
+    <message>
+        <source>Download speed (GB/s)</source>
+        <translation>下载速度（GB/s）</translation>
+    </message>
+    <message>
+        <source>Chance a run fails</source>
+        <translation>一次运行失败的概率</translation>
+    </message>
+    <message>
+        <source>GPU power (W)</source>
+        <translation>GPU 功率（W）</translation>
+    </message>
+    <message>
+        <source>Interruptions per hour, worst case</source>
+        <translation>每小时中断次数（最坏情况）</translation>
+    </message>
+    <message>
+        <source>Minimum billed time (min)</source>
+        <translation>最短计费时长（分钟）</translation>
+    </message>
+    <message>
+        <source>Monthly price (USD)</source>
+        <translation>月租价格（美元）</translation>
+    </message>
+    <message>
+        <source>Restart after an interruption (min)</source>
+        <translation>中断后重启（分钟）</translation>
+    </message>
+    <message>
+        <source>Runs per month</source>
+        <translation>每月运行次数</translation>
+    </message>
+    <message>
+        <source>Storage kept after the run (h)</source>
+        <translation>运行结束后保留存储（小时）</translation>
+    </message>
+    <message>
+        <source>Storage kind</source>
+        <translation>存储类型</translation>
+    </message>
+    <message>
+        <source>Storage while stopped (USD per GB-month)</source>
+        <translation>停机时的存储（美元/GB·月）</translation>
     </message>
 </context>
 <context>

@@ -384,3 +384,41 @@ def test_prices_older_than_90_days_are_marked_old_as_in_the_price_book(compare):
         assert cell.rstrip(" ✎").endswith("· old") == old, (item.row.gpu_id, cell)
         marked += old
     assert marked  # the bundled catalog has prices seen more than 90 days ago
+
+
+def test_a_plan_its_stack_refuses_everywhere_says_why_not_that_no_gpu_has_a_price(window, qtbot):
+    # new-user trial (issue #21): LLaMA-Factory refuses predict_with_generate under ZeRO-3 on every card; the answer
+    # said "None of the GPUs it fits on has a price", and the badge's ⛔ was a box (no installed font has it)
+    store = window.store
+    assert store.set_field("training.stack", "llama-factory")
+    for path, value in (("training.method", "lora"), ("training.num_gpus", 2), ("training.sharding", "zero3"),
+                        ("training.eval_micro_batch", 2), ("training.eval_generate_tokens", 64)):
+        assert store.set_field(path, value), path
+    view = window.gpu_compare
+    window.tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0 and not view.controller.stale)
+    rows = view.controller.rows
+    assert any(r.fits for r in rows) and all(not r.compatible for r in rows if r.fits)
+    answer = view.answer.text()
+    assert "has a price" not in answer
+    assert "cannot run as planned on any of them" in answer and "ZeRO-3" in answer
+    h100 = view.proxy_row_of("h100_sxm")
+    assert "✖ cannot run as planned" in _cell(view, h100, gc.GPU)
+
+
+def test_a_plan_that_runs_on_some_fitting_gpus_says_on_how_many(compare):
+    # the default plan fits on the V100s too, which lack BF16: the answer counts the GPUs it can run on
+    rows = compare.controller.rows
+    runnable = sum(1 for r in rows if r.fits and r.compatible)
+    assert runnable < sum(1 for r in rows if r.fits)
+    assert f"It can run as planned on {runnable} of them." in compare.answer.text()
+
+
+def test_every_badge_glyph_is_in_the_default_font():
+    from PySide6.QtGui import QFont, QRawFont
+
+    raw = QRawFont.fromFont(QFont())
+    if not raw.isValid() or "DejaVu" not in raw.familyName():
+        pytest.skip(f"the check is about the bundled Linux font (DejaVu Sans), not {raw.familyName()!r}")
+    for ch in "✖⚠⚡✓✗●★":
+        assert raw.supportsCharacter(ord(ch)), ch  # (the str overload answers False for any character)

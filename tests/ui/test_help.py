@@ -83,6 +83,20 @@ def test_glossary_window_lists_and_searches_terms(window, qtbot):
     assert window.help.show_glossary() is dialog
 
 
+def test_escape_closes_the_glossary_from_its_search_and_its_list(window, qtbot):
+    # new-user trial (issue #21): "Escape does not close the glossary"
+    dialog = window.help.show_glossary()
+    qtbot.waitUntil(dialog.isVisible)
+    assert dialog.focusWidget() is dialog.search  # typing searches as soon as the window is active
+    qtbot.keyClicks(dialog.search, "lora")
+    qtbot.keyClick(dialog.search, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
+    window.help.show_glossary()
+    dialog.terms.setFocus()
+    qtbot.keyClick(dialog.terms, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
+
+
 def test_about_names_version_data_dates_and_log_file(window, monkeypatch, tmp_path):
     log = tmp_path / "logs" / "tuneplan.log"
     monkeypatch.setattr("tuneplan.ui.logs._log_path", log)

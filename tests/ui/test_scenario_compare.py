@@ -6,6 +6,7 @@ import csv
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
 from tuneplan import catalog
 from tuneplan.core.estimate import estimate
@@ -397,6 +398,24 @@ def test_other_settings_of_grpo_plans_are_named_as_the_form_names_them(window, t
     assert "training.vllm_memory_share = 0.45" in rows[1]["Other settings"]
 
 
+def test_other_settings_name_the_stack_and_file_only_settings_in_words(window):
+    # new-user trial (issue #21): two plans that differ in their stack read "training.stack = None" and
+    # "pricing.failure_probability = 0.1" in Other settings
+    comparison = window.comparison
+    other = window.store.scenario.model_copy(deep=True)
+    other.name = "Same, on LLaMA-Factory"
+    other.training.stack = "llama-factory"
+    other.pricing.failure_probability = 0.1
+    other.training.mfu_override = None
+    assert comparison.add_scenario(other)
+    row = next(r for r in comparison.rows() if r.key == "other")
+    assert "I train with: not chosen" in row.texts[0] and "I train with: LLaMA-Factory" in row.texts[1]
+    assert "Chance a run fails: 0; " in row.texts[0] + "; " and "Chance a run fails: 0.1" in row.texts[1]
+    assert not any("training." in t or "pricing." in t or "None" in t for t in row.texts)
+    assert window.field_setting_text("training.mfu_override", None) == "Measured MFU: —"
+    assert window.field_setting_text("training.stack", "pytorch") == "I train with: Plain PyTorch loop"
+
+
 def test_other_settings_without_a_form_field_write_the_key_and_the_number_without_e_notation():
     comparison = ScenarioComparison(None, ScenarioLibrary())
     comparison.setting_text = lambda path, value: ""  # a window without that field: the key and value as before
@@ -422,3 +441,26 @@ def test_a_plan_its_stack_refuses_reads_cannot_run_in_the_comparison(window, qtb
     assert i18n.plan_verdict_color(r) == i18n.VERDICT_COLORS["short"]
     ok = estimate(s)
     assert i18n.plan_verdict(ok) == i18n.verdict_summary(ok.memory)
+
+
+def test_a_plan_that_cannot_run_shows_its_time_and_cost_greyed_with_the_reason(window):
+    # new-user trial (issue #21): the Plan tab greys the time and cost of a plan its stack refuses; Compare scenarios
+    # showed them in black beside "cannot run as planned"
+    from tuneplan.ui.scenario_compare import GREYED
+
+    comparison = window.comparison
+    refused = window.store.scenario.model_copy(deep=True)
+    refused.name = "LF ZeRO-3 generating"
+    refused.training = refused.training.model_copy(update={
+        "stack": "llama-factory", "method": "lora", "num_gpus": 2, "sharding": "zero3", "eval_micro_batch": 2,
+        "eval_generate_tokens": 64})
+    assert comparison.add_scenario(refused)
+    model = ComparisonTableModel(comparison, only_differences=False)
+    for key in ("hours", "usd", "pessimistic_usd", "tokens_per_second"):
+        r = model.row_keys().index(key)
+        assert model.data(model.index(r, 0), Qt.ItemDataRole.ForegroundRole) is None  # the current plan runs
+        assert model.data(model.index(r, 1), Qt.ItemDataRole.ForegroundRole) == QColor(GREYED)
+        tip = model.data(model.index(r, 1), Qt.ItemDataRole.ToolTipRole)
+        assert "cannot run as it is" in tip and "ZeRO-3" in tip
+    peak = model.row_keys().index("peak_gib")  # memory is what the plan holds either way
+    assert model.data(model.index(peak, 1), Qt.ItemDataRole.ForegroundRole) is None

@@ -307,7 +307,7 @@ class GpuComparisonModel(QAbstractTableModel):
         """The highlight badges of a row."""
         out = []
         if r.blocked is not None:
-            out.append(self.tr("⛔ cannot run as planned"))
+            out.append(self.tr("✖ cannot run as planned"))
         elif not r.compatible:
             out.append(self.tr("⚠ needs FP16/SDPA"))
         if r.cheapest:
@@ -434,7 +434,7 @@ class GpuComparisonModel(QAbstractTableModel):
                              self.tr("⚡ The fastest GPU that fits and costs at most {usd} per run").format(
                                  usd=_usd(self.budget_usd)))
             if r.blocked is not None:
-                lines.append("⛔ " + core_note_text(r.blocked))
+                lines.append("✖ " + core_note_text(r.blocked))
             elif not r.compatible:
                 lines.append(self.tr("⚠ This GPU has no BF16 tensor cores and cannot run FlashAttention 2: "
                                      "train in FP16 with SDPA attention to use it"))
@@ -881,6 +881,7 @@ class GpuCompareView(QWidget):
     def _on_computed(self) -> None:
         rows = self.controller.rows
         fitting = [r for r in rows if r.fits]
+        runnable = [r for r in fitting if r.compatible]
         cheapest = next((r for r in rows if r.cheapest), None)
         fastest = next((r for r in rows if r.fastest_in_budget), None)
         s = self.store.scenario
@@ -892,8 +893,16 @@ class GpuCompareView(QWidget):
             parts.append(self.tr("Cheapest: <b>{gpu}</b>, {usd} per run ({how}), {duration}.").format(
                 gpu=html.escape(short_gpu_name(cheapest.gpu_name)), usd=_usd(cheapest.best_usd), how=how,
                 duration=_duration(cheapest.hours)))
-        elif fitting:
+        elif runnable:
             parts.append(self.tr("None of the GPUs it fits on has a price."))
+        if len(runnable) < len(fitting):
+            # fits in memory but its stack refuses it (or the card lacks BF16/FlashAttention): no price is its cost
+            blocked = next((r for r in fitting if r.blocked is not None), None)
+            why = core_note_text(blocked.blocked) if blocked is not None else next(
+                (r.note for r in fitting if not r.compatible and r.note), "")
+            text = (self.tr("It can run as planned on {n} of them.").format(n=len(runnable)) if runnable
+                    else self.tr("It cannot run as planned on any of them: {why}").format(why=why))
+            parts.append(f"<span style='color:#c62828'>{html.escape(text)}</span>")
         budget = self.controller.budget_usd
         if fastest is not None:
             cost = f", {_usd(fastest.best_usd)}" if fastest.best_usd is not None else ""

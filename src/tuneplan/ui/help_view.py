@@ -474,6 +474,7 @@ class HelpController:
         self.glossary.show()
         self.glossary.raise_()
         self.glossary.activateWindow()
+        self.glossary.search.setFocus()  # type to search at once; Escape closes it (QDialog's reject)
         return self.glossary
 
     def about_text(self) -> str:

@@ -506,6 +506,31 @@ BILLING_LABELS = TranslatedLabels("Catalog", {
 })  # fmt: skip
 
 
+#: Plan settings the form has no field for (set by a plan file, an imported config or the CLI), by their path in the
+#: plan file: how Compare scenarios' "Other settings" row names them (``MainWindow.field_setting_text``).
+SETTING_LABELS = TranslatedLabels("Settings", {
+    "training.stack": QT_TRANSLATE_NOOP("Settings", "I train with"),
+    "training.framework": QT_TRANSLATE_NOOP("Settings", "Speed tier"),
+    "training.mfu_override": QT_TRANSLATE_NOOP("Settings", "Measured MFU"),
+    "dataset.longest_tokens": QT_TRANSLATE_NOOP("Settings", "Longest example (tokens)"),
+    "pricing.checkpoint_count": QT_TRANSLATE_NOOP("Settings", "Checkpoints saved"),
+    "pricing.dataset_prep_minutes": QT_TRANSLATE_NOOP("Settings", "Dataset preparation (min)"),
+    "pricing.disk_write_gbps": QT_TRANSLATE_NOOP("Settings", "Disk write speed (GB/s)"),
+    "pricing.download_gbps": QT_TRANSLATE_NOOP("Settings", "Download speed (GB/s)"),
+    "pricing.failure_probability": QT_TRANSLATE_NOOP("Settings", "Chance a run fails"),
+    "pricing.gpu_power_w": QT_TRANSLATE_NOOP("Settings", "GPU power (W)"),
+    "pricing.interruptions_per_hour_high": QT_TRANSLATE_NOOP("Settings", "Interruptions per hour, worst case"),
+    "pricing.minimum_billed_minutes": QT_TRANSLATE_NOOP("Settings", "Minimum billed time (min)"),
+    "pricing.monthly_price_usd": QT_TRANSLATE_NOOP("Settings", "Monthly price (USD)"),
+    "pricing.restart_minutes": QT_TRANSLATE_NOOP("Settings", "Restart after an interruption (min)"),
+    "pricing.runs_per_month": QT_TRANSLATE_NOOP("Settings", "Runs per month"),
+    "pricing.storage_hours_after_run": QT_TRANSLATE_NOOP("Settings", "Storage kept after the run (h)"),
+    "pricing.storage_kind": QT_TRANSLATE_NOOP("Settings", "Storage kind"),
+    "pricing.storage_stopped_usd_per_gb_month": QT_TRANSLATE_NOOP("Settings",
+                                                                  "Storage while stopped (USD per GB-month)"),
+})  # fmt: skip
+
+
 #: Step terms (``TimeEstimate.step_terms`` keys), the Explain tab's names for them.
 TERM_LABELS = TranslatedLabels("Explain", {
     "matmul": QT_TRANSLATE_NOOP("Explain", "Matrix multiplications"),

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tuneplan.core import stacks
 from tuneplan.core.calibration import CalibrationError
 from tuneplan.core.estimate import blocking_notes
 from tuneplan.core.result import GIB, Estimate
@@ -52,6 +53,7 @@ from tuneplan.ui.i18n import (
     BOUND_LABELS,
     COST_LABELS,
     PHASE_LABELS,
+    SETTING_LABELS,
     VERDICT_COLORS,
     core_note_text,
     fmt_gib,
@@ -652,19 +654,25 @@ class MainWindow(QMainWindow):
 
     def field_setting_text(self, path: str, value: Any) -> str:
         """One setting as the form shows it, ``label: value`` (``vLLM share of the card (0-1): 0.3``, ``Generation:
-        vLLM on the training GPUs (colocate)``, ``vLLM sleeps while training: on``); ``""`` for a path the form has
-        no field for."""
+        vLLM on the training GPUs (colocate)``, ``vLLM sleeps while training: on``, ``I train with: LLaMA-Factory``);
+        settings without a form field are named from :data:`~tuneplan.ui.i18n.SETTING_LABELS`; ``""`` for a path
+        neither names."""
         label = self._field_label(path)
         field = next((panel.fields[path] for panel in self.panels if path in panel.fields), None)
-        if not label or field is None:
+        if not label:
             return ""
-        widget = field.widget
-        if isinstance(widget, QCheckBox):
+        if path == "training.stack":  # the "I train with" combo, not a form field
+            names = {p.key: p.name for p in stacks.STACKS} | {"pytorch": self.tr("Plain PyTorch loop")}
+            return f"{label}: {names.get(value, str(value)) if value else self.tr('not chosen')}"
+        widget = field.widget if field is not None else None
+        if isinstance(widget, QCheckBox) or isinstance(value, bool):
             return f"{label}: {self.tr('on') if value is True else self.tr('off') if value is False else value}"
         if isinstance(widget, QComboBox):
             index = widget.findData(value)
             if index >= 0:
                 return f"{label}: {widget.itemText(index).strip()}"
+        if value is None and widget is None:  # a setting left unset in the plan file
+            return f"{label}: —"
         if isinstance(value, float) and math.isfinite(value):
             # digits as written, never e-notation (1e-05 is 0.00001), as the comparison writes its figures
             value = f"{value:,.0f}" if value.is_integer() else format(Decimal(repr(value)), "f")
@@ -676,6 +684,8 @@ class MainWindow(QMainWindow):
         for panel in self.panels:
             if path in panel.fields:
                 return panel.fields[path].label
+        if path in SETTING_LABELS:  # set by a plan file, an imported config or the CLI
+            return SETTING_LABELS[path]
         return {"model": self.tr("Model"), "gpu": self.tr("GPU")}.get(path, "")
 
     def _on_error(self, field: str, message: str) -> None:

@@ -55,7 +55,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from tuneplan.core.estimate import estimate
+from tuneplan.core.estimate import blocking_notes, estimate
 from tuneplan.core.result import GIB, Estimate
 from tuneplan.core.scenario import OPTIMIZER_LABELS, Scenario
 from tuneplan.storage import ScenarioFileError, ScenarioLibrary
@@ -63,6 +63,7 @@ from tuneplan.ui.charts import SCENARIO_COLORS, CompareCostChart, CompareVramCha
 from tuneplan.ui.flow_layout import FlowLayout
 from tuneplan.ui.i18n import (
     OFFER_KIND_LABELS,
+    core_note_text,
     format_hours,
     plain_tooltip,
     plain_usd,
@@ -241,6 +242,10 @@ FIELDS: list[FieldSpec] = [
               lambda s, r: r.cost.pessimistic_usd, text=plain_usd, csv_value=lambda v: round(v, 2)),
 ]
 FIELDS_BY_KEY = {f.key: f for f in FIELDS}
+#: Result rows a plan that cannot run shows greyed (what it would take if it could), as the Plan tab greys them.
+TIME_COST_KEYS = frozenset({"hours", "tokens_per_second", "usd", "pessimistic_usd"})
+#: The greyed text's colour (the Plan tab's greyed time and cost cards).
+GREYED = "#888888"
 
 
 def _provider_text(value: str) -> str:
@@ -615,6 +620,9 @@ class ComparisonTableModel(QAbstractTableModel):
             return row.raws[col]
         if role == Qt.ItemDataRole.ForegroundRole and row.key == "verdict":
             return QColor(plan_verdict_color(self.comparison.entries[col].result))
+        blocked = blocking_notes(self.comparison.entries[col].result) if row.key in TIME_COST_KEYS else []
+        if role == Qt.ItemDataRole.ForegroundRole and blocked:
+            return QColor(GREYED)
         if role == Qt.ItemDataRole.FontRole and row.section == "result":
             font = QFont()
             font.setBold(row.key in {"peak_gib", "verdict", "usd", "hours"})
@@ -625,6 +633,9 @@ class ComparisonTableModel(QAbstractTableModel):
             tip = row.texts[col]
             if row.edit_path and row.raws[col] is not None:
                 tip += "\n" + self.tr("Double-click to change it for this scenario")
+            if blocked:
+                tip += "\n" + self.tr("This plan cannot run as it is: {reason}. This is what it would take if it "
+                                       "could.").format(reason=core_note_text(blocked[0]))
             return plain_tooltip(tip)  # cells quote model, GPU and provider names
         if role == Qt.ItemDataRole.TextAlignmentRole and row.section == "result":
             return int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight)
