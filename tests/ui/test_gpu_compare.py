@@ -403,7 +403,11 @@ def test_a_plan_its_stack_refuses_everywhere_says_why_not_that_no_gpu_has_a_pric
     assert "has a price" not in answer
     assert "cannot run as planned on any of them" in answer and "ZeRO-3" in answer
     h100 = view.proxy_row_of("h100_sxm")
-    assert "✖ cannot run as planned" in _cell(view, h100, gc.GPU)
+    # the Fits column says it (it read "✓ 1" beside the badge, which cut the GPU's name in half)
+    assert _cell(view, h100, gc.FITS) == "✖ cannot run"
+    assert _cell(view, h100, gc.GPU).startswith("H100 SXM5") and "cannot run" not in _cell(view, h100, gc.GPU)
+    tip = _cell(view, h100, gc.FITS, Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("Fits in memory at micro-batch 1") and "ZeRO-3" in tip
 
 
 def test_a_plan_that_runs_on_some_fitting_gpus_says_on_how_many(compare):

@@ -58,3 +58,36 @@ def test_the_stack_note_is_as_tall_as_its_wrapped_text(window, qtbot):
     note = next(p.stack_choice for p in window.panels if hasattr(p, "stack_choice")).note
     qtbot.waitUntil(lambda: note.height() >= note.heightForWidth(note.width()), timeout=5000)
     assert note.heightForWidth(note.width()) > note.fontMetrics().lineSpacing() * 3  # a long, wrapped note
+
+
+def test_picking_zero3_under_a_stack_brings_its_zero3_defaults_in_the_same_undo_step(window):
+    # new-user trial (issue #21): under LLaMA-Factory, choosing ZeRO-3 made the note say "You changed: DeepSpeed
+    # buckets 'auto'", a field the user never touched: LF's ds_z3_config.json leaves both buckets "auto"
+    # (core/stacks.py), a default that holds only at ZeRO-3 and was never applied
+    store, choice = window.store, window.method_panel.stack_choice
+    assert store.set_field("training.num_gpus", 2)
+    _choose(choice.combo, "llama-factory")
+    assert store.scenario.training.deepspeed_auto_buckets is False  # TrainingSetup's own default, below ZeRO-3
+    steps = store.undo_stack.count()
+    assert store.set_field("training.sharding", "zero3")
+    t = store.scenario.training
+    assert t.sharding == "zero3" and t.deepspeed_auto_buckets is True
+    assert "You changed" not in choice.note.text()
+    assert store.undo_stack.count() == steps + 1
+    store.undo_stack.undo()
+    assert store.scenario.training.sharding != "zero3" and store.scenario.training.deepspeed_auto_buckets is False
+    store.undo_stack.redo()
+    # a value the user sets is theirs: leaving ZeRO-3 then keeps it, and the note names it
+    assert store.set_field("training.deepspeed_auto_buckets", False)
+    assert "You changed" in choice.note.text()
+    assert store.set_field("training.sharding", "zero2")
+    assert store.scenario.training.deepspeed_auto_buckets is False
+
+
+def test_without_a_stack_an_edit_changes_only_its_field(window):
+    store = window.store
+    assert store.set_field("training.num_gpus", 2)
+    before = store.scenario.training
+    assert store.set_field("training.sharding", "zero3")
+    after = store.scenario.training
+    assert {k for k in type(before).model_fields if getattr(before, k) != getattr(after, k)} == {"sharding"}

@@ -221,3 +221,21 @@ def test_cli_stack_choices_are_the_catalogue() -> None:
     est = build_parser()._subparsers._group_actions[0].choices["estimate"]  # type: ignore[union-attr]
     action = next(a for a in est._actions if a.dest == "stack")
     assert tuple(action.choices) == stacks.STACK_KEYS
+
+
+def test_follow_defaults_applies_what_an_edit_brings_into_force_and_keeps_the_users_values():
+    from tuneplan.core.stacks import follow_defaults
+
+    base = stacks.apply_stack(TrainingSetup(num_gpus=2, sharding="zero2"), "llama-factory")
+    z3 = base.model_copy(update={"sharding": "zero3"})
+    # LF's ds_z3_config.json: "auto" buckets, a default only at ZeRO-3 (TrainingSetup's default False below it)
+    assert follow_defaults(base, z3, {"sharding"}) == {"deepspeed_auto_buckets": True}
+    assert follow_defaults(base, z3, {"sharding", "deepspeed_auto_buckets"}) == {}  # the user set it too
+    mine = z3.model_copy(update={"deepspeed_auto_buckets": False})  # then chose otherwise
+    back = mine.model_copy(update={"sharding": "zero2"})
+    assert follow_defaults(mine, back, {"sharding"}) == {}
+    on = z3.model_copy(update={"deepspeed_auto_buckets": True})
+    assert follow_defaults(on, on.model_copy(update={"sharding": "zero2"}), {"sharding"}) == {
+        "deepspeed_auto_buckets": False}
+    assert follow_defaults(base.model_copy(update={"stack": None}), z3.model_copy(update={"stack": None}),
+                           {"sharding"}) == {}

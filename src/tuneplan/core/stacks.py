@@ -30,6 +30,7 @@ __all__ = [
     "StackDefault",
     "StackProfile",
     "apply_stack",
+    "follow_defaults",
     "get_stack",
     "overridden",
     "resolved_defaults",
@@ -416,3 +417,25 @@ def overridden(t: TrainingSetup) -> list[str]:
     if t.stack is None:
         return []
     return [f for f, d in resolved_defaults(t.stack, t).items() if getattr(t, f) != d.value]
+
+
+def follow_defaults(old: TrainingSetup, new: TrainingSetup, edited: set[str] | frozenset[str]) -> dict[str, Any]:
+    """The stack defaults an edit brings into force: ``field -> value`` for each field whose stack default differs
+    between ``old`` and ``new`` (the edit changed what applies: picking ZeRO-3 under LLaMA-Factory brings its shipped
+    ``ds_z3_config.json`` buckets) while the plan still holds the old default, or the field's own default where the
+    stack set none. Fields in ``edited`` (what the user just set) and plans without a stack give nothing; a value the
+    user chose (it differs from the old default) is kept.
+    """
+    if new.stack is None or old.stack != new.stack:
+        return {}
+    before, after = resolved_defaults(new.stack, old), resolved_defaults(new.stack, new)
+    fields = TrainingSetup.model_fields
+    out: dict[str, Any] = {}
+    for f in sorted(set(before) | set(after)):
+        if f in edited:
+            continue
+        was = before[f].value if f in before else fields[f].get_default(call_default_factory=True)
+        now = after[f].value if f in after else fields[f].get_default(call_default_factory=True)
+        if was != now and getattr(new, f) == was:
+            out[f] = now
+    return out

@@ -306,9 +306,7 @@ class GpuComparisonModel(QAbstractTableModel):
     def badges(self, r: GpuComparisonRow) -> list[str]:
         """The highlight badges of a row."""
         out = []
-        if r.blocked is not None:
-            out.append(self.tr("✖ cannot run as planned"))
-        elif not r.compatible:
+        if r.blocked is None and not r.compatible:  # a refused plan says so in the Fits column
             out.append(self.tr("⚠ needs FP16/SDPA"))
         if r.cheapest:
             out.append(self.tr(CHEAPEST_BADGE))
@@ -330,6 +328,8 @@ class GpuComparisonModel(QAbstractTableModel):
         if col == FITS:
             if not r.fits:
                 return self.tr("✗ no") + (self.tr(" · may fit") if r.band_risk == "possible" else "")
+            if r.blocked is not None:  # fits in memory, but its stack refuses the plan (the tooltip says why)
+                return self.tr("✖ cannot run")
             return f"✓ {r.micro_batch}" + {"tight": self.tr(" · tight"), "unlikely": self.tr(" · unlikely")}.get(
                 r.band_risk, "")
         if col == PEAK:
@@ -362,7 +362,7 @@ class GpuComparisonModel(QAbstractTableModel):
             RANK: item.rank,
             GPU: short_gpu_name(r.gpu_name).lower(),
             MEMORY: item.memory_gib,
-            FITS: (r.micro_batch or 0) if r.fits else -1,
+            FITS: -0.5 if r.fits and r.blocked is not None else (r.micro_batch or 0) if r.fits else -1,
             PEAK: r.peak_gib,
             HOURS: r.hours,
             ON_DEMAND: r.on_demand_usd,
@@ -443,6 +443,11 @@ class GpuComparisonModel(QAbstractTableModel):
             lines.append(self.tr("Double-click to plan on this GPU"))
             return "<br>".join(lines)
         if col == FITS:
+            if r.fits and r.blocked is not None:
+                return self.tr("Fits in memory at micro-batch {mb} ({peak} of {memory} GiB), but cannot run as "
+                               "planned: {why}").format(mb=r.micro_batch, peak=f"{r.peak_gib:.1f}",
+                                                        memory=fmt_number(item.memory_gib, 2, group=False),
+                                                        why=html.escape(core_note_text(r.blocked)))
             if r.fits:
                 return self.tr("Fits at micro-batch {mb}, the largest that divides the plan's effective batch "
                                "({peak} of {memory} GiB)").format(

@@ -35,11 +35,12 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from tuneplan import catalog
+from tuneplan.core import stacks
 from tuneplan.core.architecture import ModelArchitecture
 from tuneplan.core.calibration import Calibration, PilotRun, calibrate
 from tuneplan.core.estimate import estimate, plan_stack_key
 from tuneplan.core.result import Estimate
-from tuneplan.core.scenario import Scenario, auto_name
+from tuneplan.core.scenario import Scenario, TrainingSetup, auto_name
 from tuneplan.storage.calibrations import CalibrationBook
 
 __all__ = ["METHOD_LABELS", "AppStore", "auto_name", "friendly_error"]
@@ -260,6 +261,8 @@ class AppStore(QObject):
         (``training.num_gpus``) prices the offer for that count, as :meth:`set_gpu` does (see
         :meth:`_offer_for_count`); the same edit, one undo step. A new tokens per example clears the longest
         example a dataset file counted (it described other data); picking continued pretraining packs the rows.
+        Under a chosen stack, an edit that brings other stack defaults into force applies them in the same step
+        (:meth:`_stack_follows`).
         """
         updates: dict[str, Any] = {path: value}
         if path == "pricing.price_per_gpu_hour":
@@ -285,7 +288,23 @@ class AppStore(QObject):
             # continued pretraining concatenates its texts into full rows (LLaMA-Factory's pt stage packs by default,
             # data/processor/pretrain.py; axolotl sample_packing, swift --packing): start from packed rows
             updates["training.sequence_mode"] = "packed"
+        updates.update(self._stack_follows(updates))
         return self._update(updates, path, names=[path], merge=path, named=path == "name")
+
+    def _stack_follows(self, updates: dict[str, Any]) -> dict[str, Any]:
+        """Dotted paths of the stack defaults an edit of the training setup brings into force
+        (:func:`tuneplan.core.stacks.follow_defaults`: ZeRO-3 under LLaMA-Factory brings its shipped buckets); ``{}``
+        without a stack or for an edit that does not validate (the update then reports why)."""
+        old = self._scenario.training
+        edited = {p.removeprefix("training.") for p in updates if p.startswith("training.")}
+        if old.stack is None or not edited or "stack" in edited:
+            return {}
+        try:
+            new = TrainingSetup.model_validate({**old.model_dump(), **{
+                p.removeprefix("training."): v for p, v in updates.items() if p.startswith("training.")}})
+        except ValidationError:
+            return {}
+        return {f"training.{f}": v for f, v in stacks.follow_defaults(old, new, edited).items()}
 
     def set_fields(self, updates: dict[str, Any], *, error_field: str | None = None) -> bool:
         """Set several fields at once (all or nothing). Keys are dotted paths as in :meth:`set_field`."""
