@@ -318,3 +318,30 @@ def test_plan_tab_with_advice_does_not_scroll_sideways_at_1024x640(window, qtbot
     assert scroll.widget().minimumSizeHint().width() <= scroll.viewport().width()
     assert scroll.horizontalScrollBar().maximum() == 0
     assert not _clipped(window), _clipped(window)
+
+
+def test_memory_legend_keeps_every_entry_inside_the_chart_at_1024x640_with_a_stack(window, qtbot):
+    # new-user trial (issue #21): at 1024x640 with LLaMA-Factory and ZeRO-3 (its dynamic rows add "Cached blocks (not
+    # in total)") the legend kept 3 columns by a fixed breakpoint and cut "Gradients" and "CUDA context" at the right
+    from tuneplan.ui.app import initial_size
+
+    window.resize(*initial_size(1024, 640))
+    store, choice = window.store, window.method_panel.stack_choice
+    assert store.set_field("training.num_gpus", 2)
+    index = choice.combo.findData("llama-factory")
+    choice.combo.setCurrentIndex(index)
+    choice.combo.activated.emit(index)
+    assert store.set_field("training.sharding", "zero3")
+    qtbot.wait(100)
+    chart = window.vram_chart
+    assert chart._cache_in_legend  # the longest entry is there
+    right = chart.width()
+    for sample, label in chart.legend.items:
+        if not label.isVisible():
+            continue
+        edge = label.mapToScene(label.boundingRect().topRight())
+        assert chart.mapFromScene(edge).x() <= right, (label.text, chart.mapFromScene(edge).x(), right)
+    assert chart.legend.columnCount >= 2  # not one long column either
+    window.resize(1366, 768)
+    qtbot.wait(100)
+    assert chart.legend.columnCount > 2  # a wide chart uses its width

@@ -45,6 +45,11 @@ __all__ = [
     "short_gpu_name",
 ]
 
+#: Pixels between legend entries (pyqtgraph's column spacing and the sample's padding) and around the legend (the
+#: axis' offset on the left, the widget's frame): what :meth:`VramChart._fit_legend` adds to the entries' widths.
+LEGEND_GAP_PX = 14
+LEGEND_MARGIN_PX = 60
+
 # One colour per ledger key, fixed so the legend means the same thing in every plan.
 COMPONENT_ORDER = [
     "weights", "adapters", "gradients", "optimizer", "activations",
@@ -370,13 +375,25 @@ class VramChart(pg.PlotWidget):
         """Fewer legend columns on a narrow chart, so no entry is cut off."""
         # Columns first: the plot is laid out in super().resizeEvent, and a legend that is still
         # wide from an earlier, wider size would keep it wider than the widget (cut off on the right).
-        legend = getattr(self, "legend", None)  # pyqtgraph calls this during construction, with None
-        if legend is not None:
-            width = event.size().width()
-            columns = 5 if width >= 720 else 3 if width >= 430 else 2
-            if legend.columnCount != columns:
-                legend.setColumnCount(columns)
+        if getattr(self, "legend", None) is not None:  # pyqtgraph calls this during construction, with None
+            self._fit_legend(event.size().width())
         super().resizeEvent(event)
+
+    def _fit_legend(self, width: int | None = None) -> None:
+        """As many legend columns as the widest entries of each column leave room for in ``width`` pixels (the
+        chart's width by default), at most 5: entries are placed row by row, and their texts differ by language and
+        by plan (a stack's or a workload's extra entries), so fixed breakpoints cut the last column off."""
+        width = self.width() if width is None else width
+        entries = [sample.boundingRect().width() + label.item.boundingRect().width() + LEGEND_GAP_PX
+                   for sample, label in self.legend.items]
+        columns = 1
+        for n in range(min(5, max(len(entries), 1)), 1, -1):
+            need = sum(max(entries[j::n]) for j in range(n)) + LEGEND_MARGIN_PX
+            if need <= width:
+                columns = n
+                break
+        if self.legend.columnCount != columns:
+            self.legend.setColumnCount(columns)
 
     def _segment(self, key: str, label: str) -> _Segment:
         if key not in self.segments:
@@ -445,6 +462,7 @@ class VramChart(pg.PlotWidget):
             else:
                 self.legend.removeItem(self.cache)
             self._cache_in_legend = bool(cache)
+        self._fit_legend()
         self._series = series
         cap = mem.capacity_bytes / GIB
         self._capacity_gib = cap
