@@ -659,7 +659,7 @@ Please attach that file when you report the problem.</source>
     <name>Charts</name>
     <message>
         <source>&lt;i&gt;Source:&lt;/i&gt; {source}</source>
-        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Labels by ledger key, in the UI language when looked up (the legend and the tooltips). One colour per compared scenario (cost curves, column swatches); distinct from the red capacity. Colours of other GPUs&apos; cost curves on the cost chart (none of them a phase colour).</extracomment>
+        <extracomment>Qt&apos;s translation function under the name pyside6-lupdate extracts from. Pixels between legend entries (pyqtgraph&apos;s column spacing and the sample&apos;s padding) and around the legend (the axis&apos; offset on the left, the widget&apos;s frame): what :meth:`VramChart._fit_legend` adds to the entries&apos; widths. Text of figures a plan that cannot run would reach (the Plan tab&apos;s greyed cards use the same grey). Pixels of the cost comparison&apos;s width its legend texts leave to the sample line, the left axis and the margins. Labels by ledger key, in the UI language when looked up (the legend and the tooltips). One colour per compared scenario (cost curves, column swatches); distinct from the red capacity. Colours of other GPUs&apos; cost curves on the cost chart (none of them a phase colour).</extracomment>
         <translation>&lt;i&gt;来源：&lt;/i&gt;{source}</translation>
     </message>
     <message>
@@ -924,6 +924,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>done · {when} · {usd}</source>
         <translation>完成 · {when} · {usd}</translation>
+    </message>
+    <message>
+        <source>if it could run: {when} · {usd}</source>
+        <translation>假如能运行：{when} · {usd}</translation>
     </message>
     <message>
         <source> · electricity {kwh} kWh</source>
@@ -2577,10 +2581,6 @@ seen</source>
         <translation>⚡ 最快</translation>
     </message>
     <message>
-        <source>✖ cannot run as planned</source>
-        <translation>✖ 按当前方案无法运行</translation>
-    </message>
-    <message>
         <source>⚠ needs FP16/SDPA</source>
         <translation>⚠ 需改用 FP16/SDPA</translation>
     </message>
@@ -2595,6 +2595,10 @@ seen</source>
     <message>
         <source> · may fit</source>
         <translation> · 可能放得下</translation>
+    </message>
+    <message>
+        <source>✖ cannot run</source>
+        <translation>✖ 无法运行</translation>
     </message>
     <message>
         <source> · tight</source>
@@ -2699,6 +2703,10 @@ seen</source>
     <message>
         <source>Double-click to plan on this GPU</source>
         <translation>双击即可用此 GPU 做方案</translation>
+    </message>
+    <message>
+        <source>Fits in memory at micro-batch {mb} ({peak} of {memory} GiB), but cannot run as planned: {why}</source>
+        <translation>在微批次 {mb} 下显存装得下（{peak} / {memory} GiB），但无法按计划运行：{why}</translation>
     </message>
     <message>
         <source>Fits at micro-batch {mb}, the largest that divides the plan&apos;s effective batch ({peak} of {memory} GiB)</source>
@@ -5813,7 +5821,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <name>ScenarioCompareView</name>
     <message>
         <source>Compare scenarios</source>
-        <extracomment>Writes the report of a comparison: ``(path, or None to ask; the comparison) -&gt; the file, or None``. Below this width the picker sits above the charts instead of beside them.</extracomment>
+        <extracomment>Writes the report of a comparison: ``(path, or None to ask; the comparison) -&gt; the file, or None``. The comparison table&apos;s height bounds (pixels): it grows with its rows between them (``_fit_table``). Below this width the picker sits above the charts instead of beside them.</extracomment>
         <translation>比较方案</translation>
     </message>
     <message>
@@ -6067,7 +6075,7 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     </message>
     <message>
         <source>{name} (current plan)</source>
-        <extracomment>Result rows a plan that cannot run shows greyed (what it would take if it could), as the Plan tab greys them. The greyed text&apos;s colour (the Plan tab&apos;s greyed time and cost cards).</extracomment>
+        <extracomment>Result rows a plan that cannot run shows greyed (what it would take if it could), as the Plan tab greys them. The greyed text&apos;s colour (the Plan tab&apos;s greyed time and cost cards). A start at least this long that a name shares with another compared name is shown as &quot;…&quot; in the table&apos;s header.</extracomment>
         <translation>{name}（当前方案）</translation>
     </message>
     <message>

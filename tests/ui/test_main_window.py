@@ -478,5 +478,12 @@ def test_a_plan_its_stack_refuses_is_not_called_a_fit(window, qtbot):
     assert store.result.memory.fits
     assert window.verdict_card.detail.text().startswith("memory fits")
     assert "#c62828" in window.verdict_label.styleSheet()
+    # the cost chart's end says what it would be, greyed (new-user trial: "done · 1.0 h · $55.17" in full colour)
+    from tuneplan.ui.charts import BLOCKED_TEXT_COLOR, TEXT_COLOR
+
+    label = window.cost_chart.done_label
+    assert label.toPlainText().startswith("if it could run: ")
+    assert label.color.name() == BLOCKED_TEXT_COLOR
     store.set_field("training.sharding", "zero2")  # LLaMA-Factory runs it under ZeRO-2
     qtbot.waitUntil(lambda: window.verdict_label.text() != "cannot run as planned", timeout=20_000)
+    assert label.toPlainText().startswith("done · ") and label.color.name() == TEXT_COLOR.lower()

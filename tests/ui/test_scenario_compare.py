@@ -464,3 +464,82 @@ def test_a_plan_that_cannot_run_shows_its_time_and_cost_greyed_with_the_reason(w
         assert "cannot run as it is" in tip and "ZeRO-3" in tip
     peak = model.row_keys().index("peak_gib")  # memory is what the plan holds either way
     assert model.data(model.index(peak, 1), Qt.ItemDataRole.ForegroundRole) is None
+
+
+def test_table_shows_hours_as_its_label_says_and_wraps_long_cells_and_names_keep_their_ends(window, qtbot):
+    # new-user trial (issue #21): "Time (hours)" read "57 min"; two columns both read "LF ZeRO-2 ge" (the names share
+    # their start); verdicts were cut ("fits, 44.9 GiB sp…")
+    comparison, view = window.comparison, window.compare_view
+    a = window.store.scenario.model_copy(deep=True)
+    a.name = "LF ZeRO-2 generating evaluation, 4k rows"
+    b = a.model_copy(deep=True)
+    b.name = "LF ZeRO-2 generating evaluation, 8k rows"
+    b.dataset.examples = 40  # a run of minutes
+    assert comparison.add_scenario(a) and comparison.add_scenario(b)
+    hours = next(r for r in comparison.rows(False) if r.key == "hours")
+    assert hours.label == "Time (hours)"
+    assert all(t.replace(",", "").replace(".", "").isdigit() for t in hours.texts), hours.texts
+    short = comparison.entries[2].result.time.hours
+    assert short < 1 and hours.texts[2] == f"{short:.2f}"  # 0.xx h, not "n min"
+    model = ComparisonTableModel(comparison)
+    heads = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(3)]
+    # the start the two share ("LF ZeRO-2 generating evaluation, ", 33 characters) is left out; the current plan's
+    # name shares nothing that long and stays whole; the tooltip names each in full
+    assert heads[1:] == ["…4k rows", "…8k rows"]
+    assert heads[0].replace("\n", " ") == f"{window.store.scenario.name} (current plan)"
+    assert a.name in model.headerData(1, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert view.table.wordWrap()
+
+
+def test_distinct_names_leave_out_only_a_long_shared_start_cut_at_a_word():
+    from tuneplan.ui.scenario_compare import distinct_names
+
+    assert distinct_names(["Mistral 7B v0.3 LoRA on A100 (a)", "Mistral 7B v0.3 LoRA on A100 (b)", "Other"]) == [
+        "…(a)", "…(b)", "Other"]
+    assert distinct_names(["Llama 8B LoRA", "Llama 8B QLoRA"]) == ["Llama 8B LoRA", "Llama 8B QLoRA"]  # 10 shared
+    # one name is the other's whole start: the shorter stays whole, the longer keeps what it adds
+    assert distinct_names(["Qwen2.5 7B full fine-tune", "Qwen2.5 7B full fine-tune at 8k"]) == [
+        "Qwen2.5 7B full fine-tune", "…at 8k"]
+    assert distinct_names(["Same name twice here", "Same name twice here"]) == ["Same name twice here"] * 2
+
+
+def test_the_table_is_as_tall_as_its_rows_so_the_page_scrolls_not_the_table(window, qtbot):
+    # new-user trial (issue #21): at 1024x640 the table kept 180 px and showed about one wrapped row behind its own
+    # scroll bar
+    window.resize(1024, 640)
+    view, comparison = window.compare_view, window.comparison
+    window.tabs.setCurrentWidget(view)
+    b = window.store.scenario.model_copy(deep=True)
+    b.name = "Longer rows on LLaMA-Factory"
+    b.training.seq_len = 8192
+    b.training.stack = "llama-factory"
+    assert comparison.add_scenario(b)
+    table = view.table
+    rows = lambda: sum(table.rowHeight(r) for r in range(view.model.rowCount()))  # noqa: E731
+    qtbot.waitUntil(lambda: table.minimumHeight() >= table.horizontalHeader().height() + rows())
+    assert table.minimumHeight() > 180
+    qtbot.waitUntil(lambda: table.height() >= table.minimumHeight())
+    assert table.verticalScrollBar().maximum() == 0  # every row shown: the page scrolls instead
+
+
+def test_cost_legend_shortens_names_not_their_cost_and_time_at_1024x640(window, qtbot):
+    # new-user trial (issue #21): "Llama 3.1 8B QLoRA on an RTX 4090 (current plan) — $1.89 · 2.5 h" lost "2.5 h"
+    from PySide6.QtGui import QFontMetrics
+
+    window.resize(1024, 640)
+    view, comparison = window.compare_view, window.comparison
+    window.tabs.setCurrentWidget(view)
+    b = window.store.scenario.model_copy(deep=True)
+    b.name = "A second plan with a long name that goes on, at 8k rows"
+    b.training.seq_len = 8192
+    assert comparison.add_scenario(b)
+    view.refresh()
+    chart = view.cost_chart
+    qtbot.wait(50)
+    for (_sample, label), entry in zip(chart.legend.items, comparison.entries, strict=True):
+        text = label.text
+        usd = f"${entry.result.cost.total_usd:,.2f}"
+        assert f" — {usd} · " in text, text  # the figures whole
+        width = QFontMetrics(label.item.font()).horizontalAdvance(label.item.toPlainText())
+        assert width <= chart.width() - 100, (text, width, chart.width())
+    assert "…" in chart.legend.items[1][1].text  # the long name gave way

@@ -336,7 +336,7 @@ def test_memory_legend_keeps_every_entry_inside_the_chart_at_1024x640_with_a_sta
     chart = window.vram_chart
     assert chart._cache_in_legend  # the longest entry is there
     right = chart.width()
-    for sample, label in chart.legend.items:
+    for _sample, label in chart.legend.items:
         if not label.isVisible():
             continue
         edge = label.mapToScene(label.boundingRect().topRight())

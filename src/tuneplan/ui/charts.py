@@ -50,6 +50,12 @@ __all__ = [
 LEGEND_GAP_PX = 14
 LEGEND_MARGIN_PX = 60
 
+#: Text of figures a plan that cannot run would reach (the Plan tab's greyed cards use the same grey).
+BLOCKED_TEXT_COLOR = "#888888"
+
+#: Pixels of the cost comparison's width its legend texts leave to the sample line, the left axis and the margins.
+COST_LEGEND_MARGIN_PX = 110
+
 # One colour per ledger key, fixed so the legend means the same thing in every plan.
 COMPONENT_ORDER = [
     "weights", "adapters", "gradients", "optimizer", "activations",
@@ -669,8 +675,10 @@ class CostChart(pg.PlotWidget):
             self.getPlotItem().addItem(item)
         return self.phase_items[phase]
 
-    def set_cost(self, cost: CostEstimate, time: TimeEstimate | None = None) -> None:
-        """Redraw from a cost estimate (updates item data only); with ``time``, its likely range as a band."""
+    def set_cost(self, cost: CostEstimate, time: TimeEstimate | None = None, blocked: bool = False) -> None:
+        """Redraw from a cost estimate (updates item data only); with ``time``, its likely range as a band.
+        ``blocked``: the plan cannot run as it is (its stack refuses it), so the end of the curve reads "if it could
+        run", greyed as the Plan tab's time and cost cards are."""
         points = cost.curve
         xs = [p.hours for p in points]
         ys = [p.usd for p in points]
@@ -722,9 +730,11 @@ class CostChart(pg.PlotWidget):
             when = (self.tr("{n} min").format(n=f"{end.hours * 60:.0f}") if minutes
                     else self.tr("{n} h").format(n=f"{end.hours:.1f}"))
             self.done_marker.setData([end.hours * scale], [end.usd])
-            done = self.tr("done · {when} · {usd}").format(when=when, usd=i18n.plain_usd(end.usd))
+            done = (self.tr("if it could run: {when} · {usd}") if blocked else self.tr("done · {when} · {usd}")).format(
+                when=when, usd=i18n.plain_usd(end.usd))
             if electric:
                 done += self.tr(" · electricity {kwh} kWh").format(kwh=i18n.fmt_number(cost.kwh, 1))
+            self.done_label.setColor(BLOCKED_TEXT_COLOR if blocked else TEXT_COLOR)
             self.done_label.setText(done)
             self.done_label.setPos(end.hours * scale, end.usd)
         else:
@@ -1134,6 +1144,7 @@ class CompareCostChart(pg.PlotWidget):
         plot.addItem(self.ends)
         self._series: list[tuple[list[float], list[float]]] = []
         self._minutes = False
+        self._legend_texts: list[tuple[str, str]] = []  # per entry: its name and " — $cost · time"
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt naming
         """A comfortable default; the tab scrolls when the window is small."""
@@ -1147,6 +1158,7 @@ class CompareCostChart(pg.PlotWidget):
             plot.addItem(item)
             self.curves.append(item)
         self.legend.clear()
+        self._legend_texts = []
         hours_max = max([r.cost.curve[-1].hours for _n, r, _c in entries if r.cost.curve] + [0.0])
         minutes = 0 < hours_max < 1
         scale = 60.0 if minutes else 1.0
@@ -1168,7 +1180,8 @@ class CompareCostChart(pg.PlotWidget):
             item.setVisible(True)
             when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
                     else i18n.format_hours(xs[-1], plain=True) if xs else "")
-            self.legend.addItem(item, f"{html.escape(name)} — {i18n.plain_usd(result.cost.total_usd)} · {when}")  # legends are HTML
+            self._legend_texts.append((name, f" — {i18n.plain_usd(result.cost.total_usd)} · {when}"))
+            self.legend.addItem(item, "")  # its text: _elide_legend
             if xs:
                 ex.append(xs[-1] * scale)
                 ey.append(ys[-1])
@@ -1179,8 +1192,23 @@ class CompareCostChart(pg.PlotWidget):
             item.setVisible(False)
         self.ends.setData(ex, ey, brush=brushes)
         self._series = series
+        self._elide_legend()
         right = max([*ex, 0.01])
         _set_range(self, x=(0, nice_ceiling(right * 1.02)), y=(0, nice_ceiling(top * 1.15)))
+
+    def _elide_legend(self) -> None:
+        """Each legend entry, ``name — $cost · time``, with the name shortened in its middle to the chart's width so
+        that the cost and the time stay whole (a long current-plan name cut "· 2.5 h" off at 1024x640)."""
+        for (_sample, label), (name, tail) in zip(self.legend.items, self._legend_texts, strict=False):
+            metrics = QFontMetrics(label.item.font())
+            room = self.width() - COST_LEGEND_MARGIN_PX - metrics.horizontalAdvance(tail)
+            shown = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, max(room, 40))
+            label.setText(html.escape(shown + tail))  # legends are HTML
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
+        super().resizeEvent(event)
+        if getattr(self, "_legend_texts", None):  # (pyqtgraph resizes during construction)
+            self._elide_legend()
 
     def current_series(self) -> list[tuple[list[float], list[float]]]:
         """Per scenario: ``(hours, cumulative USD)``; each curve ends at that scenario's total."""

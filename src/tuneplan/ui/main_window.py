@@ -586,7 +586,7 @@ class MainWindow(QMainWindow):
         self._show_runnable(result)
         self.card_strip.refit()
         self.vram_chart.set_estimate(result, s.gpu.name)
-        self.cost_chart.set_cost(c, t)
+        self.cost_chart.set_cost(c, t, blocked=bool(blocking_notes(result)))
         self.summary.setText(self._summary_html(s, result))
         self.forget_calibration_action.setEnabled(self.store.calibration is not None)
 

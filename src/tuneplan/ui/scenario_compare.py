@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import logging
 import math
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QColor, QFont, QPixmap
@@ -64,7 +66,6 @@ from tuneplan.ui.flow_layout import FlowLayout
 from tuneplan.ui.i18n import (
     OFFER_KIND_LABELS,
     core_note_text,
-    format_hours,
     plain_tooltip,
     plain_usd,
     plan_verdict,
@@ -233,7 +234,7 @@ FIELDS: list[FieldSpec] = [
     FieldSpec("verdict", QT_TRANSLATE_NOOP("ScenarioComparison", "Verdict"), "result",
               lambda s, r: plan_verdict(r)),  # the Plan tab's verdict, "tight" and "cannot run" included
     FieldSpec("hours", QT_TRANSLATE_NOOP("ScenarioComparison", "Time (hours)"), "result", lambda s, r: r.time.hours,
-              text=lambda v: format_hours(v, plain=True), csv_value=lambda v: round(v, 3)),
+              text=lambda v: f"{v:,.2f}" if v < 10 else f"{v:,.1f}", csv_value=lambda v: round(v, 3)),
     FieldSpec("tokens_per_second", QT_TRANSLATE_NOOP("ScenarioComparison", "Throughput (tokens/s per GPU)"), "result",
               lambda s, r: r.time.tokens_per_second, text=lambda v: f"{v:,.0f}", csv_value=lambda v: round(v, 1)),
     FieldSpec("usd", QT_TRANSLATE_NOOP("ScenarioComparison", "Cost (USD)"), "result", lambda s, r: r.cost.total_usd,
@@ -276,6 +277,30 @@ def _covered(path: str) -> bool:
     return False
 
 
+#: A start at least this long that a name shares with another compared name is shown as "…" in the table's header.
+SHARED_START_CHARS = 16
+
+
+def distinct_names(names: list[str]) -> list[str]:
+    """The names with the start each shares with another name (``SHARED_START_CHARS`` characters or more, cut back
+    to a word) replaced by "…": ``["LF ZeRO-2 eval, 4k rows", "LF ZeRO-2 eval, 8k rows"]`` keep ``"…4k rows"`` and
+    ``"…8k rows"``, which a narrow column then shows whole (eliding both at their end read "LF ZeRO-2 ge…" twice). A
+    name that shares no long start, or that another name begins with entirely, is kept."""
+    out = []
+    for i, name in enumerate(names):
+        shared = 0
+        for j, other in enumerate(names):
+            if j != i and other != name:
+                n = len(os.path.commonprefix([name, other]))
+                shared = max(shared, n)
+        if shared >= len(name):  # the other name begins with all of this one: this one is what they share
+            out.append(name)
+            continue
+        cut = name.rfind(" ", 0, shared + 1) + 1  # at a word: "LF ZeRO-2 eval, " not "LF ZeRO-2 eval, 4"
+        out.append("…" + name[cut:] if cut >= SHARED_START_CHARS and name[cut:] else name)
+    return out
+
+
 def _two_lines(text: str, width: int = 22) -> str:
     """Break a long column title once, at the space nearest the middle (headers do not wrap)."""
     if len(text) <= width or " " not in text:
@@ -316,7 +341,10 @@ class ComparedScenario:
     @property
     def label(self) -> str:
         """Column title: the scenario's name (marked for the current plan and edited copies)."""
-        name = self.scenario.name
+        return self.label_for(self.scenario.name)
+
+    def label_for(self, name: str) -> str:
+        """:attr:`label` with ``name`` for the scenario's name (a shortened one, :func:`distinct_names`)."""
         if self.key == CURRENT:
             return translate("ScenarioComparison", "{name} (current plan)").format(name=name)
         return translate("ScenarioComparison", "{name} (edited)").format(name=name) if self.edited else name
@@ -648,8 +676,9 @@ class ComparisonTableModel(QAbstractTableModel):
             if section >= len(self.comparison.entries):
                 return None
             e = self.comparison.entries[section]
-            if role == Qt.ItemDataRole.DisplayRole:
-                return _two_lines(e.label)
+            if role == Qt.ItemDataRole.DisplayRole:  # the tooltip has the whole name
+                shown = distinct_names([x.scenario.name for x in self.comparison.entries])[section]
+                return _two_lines(e.label_for(shown))
             if role == Qt.ItemDataRole.DecorationRole:
                 pix = QPixmap(12, 12)
                 pix.fill(QColor(e.color))
@@ -760,6 +789,10 @@ def write_comparison_csv(path: str | Path, comparison: ScenarioComparison, only_
 ReportExporter = Callable[[str | Path | None, ScenarioComparison], Path | None]
 
 
+#: The comparison table's height bounds (pixels): it grows with its rows between them (``_fit_table``).
+TABLE_MIN_PX = 180
+TABLE_MAX_PX = 1200
+
 #: Below this width the picker sits above the charts instead of beside them.
 NARROW_TAB_PX = 700
 
@@ -814,14 +847,18 @@ class ScenarioCompareView(QWidget):
         self.table.setModel(self.model)
         self.table.setAccessibleName(self.tr("Differences between the scenarios"))
         self.table.setAlternatingRowColors(False)
-        self.table.setWordWrap(False)
+        # long cells (a verdict, "Other settings") wrap onto more lines rather than end in "…" (the rows grow: the
+        # vertical header sizes them to their contents); names that share a long start keep their different ends
+        self.table.setWordWrap(True)
         self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.horizontalHeader().setMinimumSectionSize(80)
         self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.horizontalHeader().setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setMinimumHeight(180)
+        self.table.setMinimumHeight(TABLE_MIN_PX)
+        self.model.modelReset.connect(self._fit_table_soon)
         self.only_differences = QCheckBox(self.tr("Only what differs"))
         self.only_differences.setChecked(True)
         self.message = QLabel("")
@@ -874,10 +911,11 @@ class ScenarioCompareView(QWidget):
         row.addWidget(self.only_differences)
         col.addLayout(row)
         col.addWidget(self.table, 4)
-        # at least 820 px high; more when the memory chart needs it for its rows and legend (a narrow window)
+        # at least 820 px high; more when the memory chart needs it for its rows and legend (a narrow window), or the
+        # table for its rows (_fit_table)
+        self._body, self._column = body, col
         body.setMinimumHeight(820)
-        self.vram_chart.height_needed.connect(
-            lambda: body.setMinimumHeight(max(820, col.minimumSize().height())))
+        self.vram_chart.height_needed.connect(self._fit_body)
         scroll = QScrollArea()
         scroll.setWidget(body)
         scroll.setWidgetResizable(True)
@@ -909,10 +947,29 @@ class ScenarioCompareView(QWidget):
         self.refresh_picker()
         self.refresh()
 
+    def _fit_body(self) -> None:
+        self._body.setMinimumHeight(max(820, self._column.minimumSize().height()))
+
+    def _fit_table_soon(self) -> None:
+        QTimer.singleShot(0, self._fit_table)  # once the rows have their new texts and widths
+
+    def _fit_table(self) -> None:
+        """Make the table as tall as its rows (at most :data:`TABLE_MAX_PX`): the page scrolls, and a table of its
+        own 180 px showed about one wrapped row at 1024x640 behind a second scroll bar."""
+        table = self.table
+        table.resizeRowsToContents()
+        rows = sum(table.rowHeight(r) for r in range(self.model.rowCount()))
+        need = table.horizontalHeader().height() + rows + 2 * table.frameWidth() + 4
+        height = max(TABLE_MIN_PX, min(TABLE_MAX_PX, need))
+        if table.minimumHeight() != height:
+            table.setMinimumHeight(height)
+            self._fit_body()
+
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt naming
         """On a narrow tab the picker goes above the charts: beside them, at 1024x640, it left the memory chart
         165 px of plot and cut its capacity labels."""
         super().resizeEvent(event)
+        self._fit_table_soon()  # wrapped cells take more lines on a narrower table
         narrow = self.width() < NARROW_TAB_PX
         orientation = Qt.Orientation.Vertical if narrow else Qt.Orientation.Horizontal
         if self.splitter.orientation() != orientation:
