@@ -6115,6 +6115,11 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
 <context>
     <name>Settings</name>
     <message>
+        <source>no sharding</source>
+        <extracomment>Sharding as the form names it (``TrainingSetup.sharding``), not the plan file&apos;s ids (``zero3``).</extracomment>
+        <translation>不分片</translation>
+    </message>
+    <message>
         <source>I train with</source>
         <extracomment>Plan settings the form has no field for (set by a plan file, an imported config or the CLI), by their path in the plan file: how Compare scenarios&apos; &quot;Other settings&quot; row names them (``MainWindow.field_setting_text``).</extracomment>
         <translation>我用的训练框架</translation>

@@ -100,6 +100,17 @@ def test_report_says_how_fsdp_syncs_and_groups_the_model():
     assert "embeddings sharded apart" in text and "gradients synced every micro-batch" in text
 
 
+def test_report_names_the_sharding_as_the_form_does():
+    # new-user trial (issue #21): the GPUs line read "2 × RTX 4090, zero3", the plan file's id
+    s = catalog.default_scenario()
+    s.training.num_gpus = 2
+    s.training.sharding = "zero3"
+    parser = _Collect()
+    parser.feed(build_report_html([s], [estimate(s)], {}))
+    text = " ".join(parser.text)
+    assert f"2 × {s.gpu.name}, ZeRO-3" in text and "zero3" not in text
+
+
 def test_report_refuses_mismatched_inputs():
     scenarios, estimates = _two()
     with pytest.raises(ValueError):

@@ -506,6 +506,13 @@ BILLING_LABELS = TranslatedLabels("Catalog", {
 })  # fmt: skip
 
 
+#: Sharding as the form names it (``TrainingSetup.sharding``), not the plan file's ids (``zero3``).
+SHARDING_LABELS = TranslatedLabels("Settings", {
+    "none": QT_TRANSLATE_NOOP("Settings", "no sharding"),
+    "ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3", "fsdp": "FSDP",  # proper names
+})  # fmt: skip
+
+
 #: Plan settings the form has no field for (set by a plan file, an imported config or the CLI), by their path in the
 #: plan file: how Compare scenarios' "Other settings" row names them (``MainWindow.field_setting_text``).
 SETTING_LABELS = TranslatedLabels("Settings", {

@@ -136,7 +136,8 @@ def _inputs(s: Scenario, r: Estimate) -> list[tuple[str, str]]:
     method = _method(t.method)
     if t.method != "full":
         method += translate("Report", " (rank {rank}, {targets})").format(rank=t.lora_rank, targets=t.lora_targets)
-    gpus = f"{t.num_gpus} × {s.gpu.name}" + (f", {t.sharding}" if t.num_gpus > 1 else "")
+    gpus = f"{t.num_gpus} × {s.gpu.name}" + (
+        f", {i18n.SHARDING_LABELS.get(t.sharding, t.sharding)}" if t.num_gpus > 1 else "")
     if t.sharding == "fsdp" and t.num_gpus > 1:
         gpus += ", " + {"layers": translate("Report", "embeddings in the root unit"),
                         "separate-embeddings": translate("Report", "embeddings sharded apart"),

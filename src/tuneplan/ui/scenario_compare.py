@@ -65,6 +65,7 @@ from tuneplan.ui.charts import SCENARIO_COLORS, CompareCostChart, CompareVramCha
 from tuneplan.ui.flow_layout import FlowLayout
 from tuneplan.ui.i18n import (
     OFFER_KIND_LABELS,
+    SHARDING_LABELS,
     core_note_text,
     plain_tooltip,
     plain_usd,
@@ -165,8 +166,7 @@ _WORDS = [
 
 #: The words the form shows for these settings, in English (the table translates them; the CSV keeps the English):
 #: not the plan file's ids ("zero3", "all-linear"), which a user never typed.
-SHARDING_WORDS = {"none": "no sharding", "ddp": "DDP", "zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3",
-                  "fsdp": "FSDP"}
+SHARDING_WORDS = SHARDING_LABELS.english
 TARGET_WORDS = {"q_v": "q and v projections", "qkvo": "q, k, v, o projections", "all-linear": "all linear layers"}
 ATTENTION_WORDS = {"flash": "FlashAttention 2", "flash1": "FlashAttention 1", "sdpa": "PyTorch SDPA",
                    "eager": "eager (materialised scores)"}

@@ -38,7 +38,14 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.core.scenario import Pricing
 from tuneplan.core.search import DEFAULT_MAX_GPUS, SearchOutcome, Setup, search_setups
-from tuneplan.ui.i18n import OFFER_KIND_LABELS, core_note_text, fmt_number, fmt_usd, plain_tooltip
+from tuneplan.ui.i18n import (
+    OFFER_KIND_LABELS,
+    SHARDING_LABELS,
+    core_note_text,
+    fmt_number,
+    fmt_usd,
+    plain_tooltip,
+)
 from tuneplan.ui.store import CUSTOM_OFFER
 
 __all__ = ["SetupSearchDialog", "describe", "open_setup_search", "search_pricing"]
@@ -75,10 +82,9 @@ def describe(setup: Setup) -> str:
     """A setup in the UI language: ``16× H100 SXM5 80GB with FSDP · LoRA · micro-batch 2 × accumulation 4`` (the
     GPUs always, the rest where it differs from the plan)."""
     ch = setup.changes
-    sharding = {"ddp": "DDP", "zero2": "ZeRO-2", "zero3": "ZeRO-3", "fsdp": "FSDP", "zero1": "ZeRO-1"}
     if setup.num_gpus > 1:
         head = translate("SetupSearch", "{n}× {gpu} with {sharding}").format(
-            n=setup.num_gpus, gpu=setup.gpu_name, sharding=sharding.get(setup.sharding, setup.sharding))
+            n=setup.num_gpus, gpu=setup.gpu_name, sharding=SHARDING_LABELS.get(setup.sharding, setup.sharding))
     else:
         head = translate("SetupSearch", "1× {gpu}").format(gpu=setup.gpu_name)
     parts = [head]
