@@ -2887,6 +2887,10 @@ seen</source>
         <source>, seen {date}</source>
         <translation>，日期 {date}</translation>
     </message>
+    <message>
+        <source> · billed as {billed} GPUs (whole nodes): ${price}/h × {billed} ÷ {n}</source>
+        <translation> · 按 {billed} 个 GPU 计费（整节点）：${price}/小时 × {billed} ÷ {n}</translation>
+    </message>
 </context>
 <context>
     <name>Help</name>
@@ -3049,11 +3053,6 @@ seen</source>
 <context>
     <name>LibraryController</name>
     <message>
-        <source>Scenario name:</source>
-        <extracomment>the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it) an autosave this controller wrote or took over (restored); only that one is ever replaced or deleted visible, non-modal notices (read-only folder, autosave off), in the status bar why the data folder cannot be written (None: it can); autosave is off and Save As asks for a file then</extracomment>
-        <translation>方案名称：</translation>
-    </message>
-    <message>
         <source>Plan changed elsewhere</source>
         <translation>方案已在别处被修改</translation>
     </message>
@@ -3130,6 +3129,11 @@ Restore it?</source>
         <translation>方案另存为</translation>
     </message>
     <message>
+        <source>Plan name:</source>
+        <extracomment>the plan name each file held when it was loaded or saved here (a renamed plan is not saved over it) an autosave this controller wrote or took over (restored); only that one is ever replaced or deleted visible, non-modal notices (read-only folder, autosave off), in the status bar why the data folder cannot be written (None: it can); autosave is off and Save As asks for a file then</extracomment>
+        <translation>方案名称：</translation>
+    </message>
+    <message>
         <source>Tuneplan plans (*.json)</source>
         <translation>Tuneplan 方案 (*.json)</translation>
     </message>
@@ -3140,6 +3144,10 @@ Restore it?</source>
     <message>
         <source>{folder}: {error}</source>
         <translation>{folder}：{error}</translation>
+    </message>
+    <message>
+        <source>Saved as “{name}”: a plan named “{typed}” is already in the library</source>
+        <translation>已另存为“{name}”：方案库中已有名为“{typed}”的方案</translation>
     </message>
     <message>
         <source>Not saved — the file on disk was left as the other window saved it</source>
@@ -5147,6 +5155,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
 </context>
 <context>
     <name>PriceBookView</name>
+    <message>
+        <source>{provider} · {kind} · ${price}/h per GPU, {n}-GPU nodes only · {date}</source>
+        <translation>{provider} · {kind} · 每个 GPU ${price}/小时，仅整 {n} GPU 节点出租 · {date}</translation>
+    </message>
     <message>
         <source>{provider} · {kind} · ${price}/h · {date}</source>
         <translation>{provider} · {kind} · ${price}/小时 · {date}</translation>

@@ -45,10 +45,12 @@ def test_preview_is_the_file_and_save_writes_it(window, qtbot, monkeypatch, tmp_
     assert doc["_comment"][0].startswith("DeepSpeed config written by Tuneplan ") and "zero_optimization" in doc
 
     asked = _answer_save(monkeypatch, tmp_path / "mine")  # no suffix: .json is added
+    start = export_folder()  # (the save remembers the folder it wrote to: the next dialog opens there)
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert len(asked) == 1
     suggested = Path(asked[0][2])
-    assert suggested == export_folder() / default_file_name(dialog.export)  # the documents folder, as other exports
+    assert suggested == start / default_file_name(dialog.export)  # the documents folder, as other exports
+    assert export_folder() == tmp_path
     written = tmp_path / "mine.json"
     assert written.read_text(encoding="utf-8") == render_config(dialog.export, "mine.json")
     assert [p.name for p in tmp_path.iterdir()] == ["mine.json"]  # atomic: no temp file left

@@ -115,3 +115,24 @@ def test_an_offer_too_long_for_the_form_is_whole_in_its_tooltip(window, qtbot):
     assert text in offers.toolTip()
     for i in range(1, offers.count()):  # each offer of the list too
         assert offers.itemData(i, Qt.ItemDataRole.ToolTipRole) == offers.itemText(i)
+
+
+def test_a_node_only_offer_says_so_in_the_picker_and_the_price_line_shows_the_whole_node(window, qtbot):
+    # new-user trial (issue #21): AWS p5 (8x) on a 2-GPU plan set the price to $27.52 per GPU-hour while the offer
+    # read "$6.88/h"; two "Lambda · on-demand" rows ($3.99 for 8-GPU nodes, $4.29 for one GPU) looked alike
+    from tuneplan import catalog
+
+    store, panel = window.store, window.hardware_panel
+    _choose(panel.gpu_combo, "h100_sxm")
+    _set_gpus(window, qtbot, 2)
+    aws = next(e for e in catalog.prices_for_gpu("h100_sxm") if e.provider == "AWS" and e.kind == "on-demand")
+    assert aws.gpus_per_node == 8 and not aws.node_sizes
+    texts = [panel.offer_combo.itemText(i) for i in range(panel.offer_combo.count())]
+    assert any(t.startswith(f"AWS · on-demand · ${aws.usd_per_gpu_hour:.2f}/h per GPU, 8-GPU nodes only") for t in texts)
+    lambdas = [t for t in texts if t.startswith("Lambda · on-demand")]
+    assert len(lambdas) == 2 and len(set(lambdas)) == 2 and sum("8-GPU nodes only" in t for t in lambdas) == 1
+    assert store.set_price_offer(aws)
+    # the 2-GPU plan pays for the 8-GPU node: 6.88 x 8 / 2 = 27.52 per GPU-hour (catalog.billed_gpus)
+    assert store.scenario.pricing.price_per_gpu_hour == pytest.approx(aws.usd_per_gpu_hour * 8 / 2)
+    line = panel.price_source.text()
+    assert f"billed as 8 GPUs (whole nodes): ${aws.usd_per_gpu_hour:.2f}/h × 8 ÷ 2" in line, line

@@ -470,3 +470,18 @@ def test_the_save_prompt_names_the_free_name_a_renamed_plan_takes(window, answer
     assert window.save_plan()
     assert window.store.scenario.name == f"{taken} (2)"
     assert [read_scenario_file(i.path).training.method for i in ScenarioLibrary().find(taken)] == ["lora"]
+
+
+def test_save_as_a_name_another_plan_has_takes_the_next_free_one_and_says_so(window, answers, qtbot):
+    # new-user trial (issue #21): Save As "Support bot" twice made two library plans that read the same
+    first = _save_new(window, answers, "Support bot", training__seq_len=4096)
+    window.store.set_field("training.seq_len", 2048)
+    answers.names.append("Support bot")
+    window.save_as_action.trigger()
+    assert window.store.scenario.name == "Support bot (2)" and window.path != first
+    assert sorted(window.library_panel.names()) == ["Support bot", "Support bot (2)"]
+    assert "Saved as “Support bot (2)”: a plan named “Support bot” is already in the library" in \
+        window.statusBar().currentMessage()
+    from tuneplan.storage.files import read_scenario_file
+
+    assert read_scenario_file(first).training.seq_len == 4096  # the first kept as it was saved

@@ -193,3 +193,29 @@ def test_a_grpo_plan_whose_vllm_engine_cannot_start_greys_time_and_cost(window):
     assert store.result.memory.fits
     assert store.set_field("training.vllm_memory_share", 0.6)  # 19.1 GiB holds them: the engine starts
     assert "vLLM" not in cannot_run_reason(store.result)
+
+
+def test_export_dialogs_open_where_the_last_export_went(window, documents, monkeypatch, tmp_path):
+    # new-user trial (issue #21): every export dialog started in Documents again, not where the user had just saved
+    from tuneplan.ui import report
+
+    shared = tmp_path / "Shared" / "plans"
+    shared.mkdir(parents=True)
+    asked: list[str] = []
+    answer = {"path": str(shared / "llama-memory.png")}
+
+    def fake_save(parent, title, start, filters="", *args, **kwargs):
+        asked.append(start)
+        return answer["path"], ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(fake_save))
+    assert window.ask_export_path("memory") == str(shared / "llama-memory.png")
+    assert Path(asked[0]).parent == documents  # the first one: Documents
+    answer["path"] = ""  # then cancelled: a cancelled dialog remembers nothing
+    window.compare_view.ask_csv_path()
+    report._ask_report_path(window, "plan-report.html")
+    window.documents.ask_export_path("scenarios.json")
+    assert [Path(p).parent for p in asked[1:]] == [shared] * 3
+    assert export_folder() == shared
+    shared.rmdir()  # a folder that is gone: Documents again
+    assert export_folder() == documents

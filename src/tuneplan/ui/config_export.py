@@ -41,7 +41,7 @@ from tuneplan.storage.config_export import (
     render_config,
     write_config,
 )
-from tuneplan.ui.export_folder import export_folder
+from tuneplan.ui.export_folder import export_folder, remember_export
 from tuneplan.ui.i18n import core_note_text, translate
 
 __all__ = ["ConfigExportDialog", "ask_config_path", "export_training_config"]
@@ -162,6 +162,7 @@ class ConfigExportDialog(QDialog):
             path = ask_config_path(self, export_folder() / default_file_name(self.export), self.export.syntax)
             if not path:
                 return None
+            remember_export(path)
         target = Path(path)
         try:
             written = write_config(target, render_config(self.export, target.name))

@@ -186,7 +186,7 @@ class LibraryController(QObject):
         dialog cut "Llama 3.1 8B QLoRA on an RTX 4090" at about 180 px)."""
         dialog = QInputDialog(self.window)
         dialog.setWindowTitle(title)
-        dialog.setLabelText(self.tr("Scenario name:"))
+        dialog.setLabelText(self.tr("Plan name:"))
         dialog.setTextEchoMode(QLineEdit.EchoMode.Normal)
         dialog.setTextValue(suggestion)
         wide = dialog.fontMetrics().horizontalAdvance(suggestion) + 120
@@ -263,12 +263,13 @@ class LibraryController(QObject):
 
     def ask_export_path(self, suggestion: str) -> str | None:
         """Where to write exported scenarios (JSON)."""
-        from tuneplan.ui.export_folder import export_folder
+        from tuneplan.ui.export_folder import export_folder, remember_export
 
         path, _ = QFileDialog.getSaveFileName(self.window, self.tr("Export scenarios"), str(export_folder() / suggestion),
                                               self.tr("Tuneplan scenarios (*.json)"))
         if path and not path.lower().endswith(".json"):
             path += ".json"
+        remember_export(path)
         return path or None
 
     # ------------------------------------------------------------------ state
@@ -426,9 +427,16 @@ class LibraryController(QObject):
         name = self.ask_scenario_name(self.tr("Save plan as"), suggestion)
         if name is None:
             return False
+        typed = name
+        if name in taken:  # two plans of one name look the same in the library: the first free "name (2)"
+            name = self.library.unique_name(name, taken)
         if name != current and not self.store.set_field("name", name):
             return False
-        return self._save(None, None)
+        saved = self._save(None, None)
+        if saved and name != typed:
+            self._status(self.tr("Saved as “{name}”: a plan named “{typed}” is already in the library").format(
+                name=name, typed=typed))
+        return saved
 
     def _save(self, path: Path | None, expected: FileStamp | None) -> bool:
         scenario = self.store.scenario

@@ -721,7 +721,7 @@ class MainWindow(QMainWindow):
 
     def ask_export_path(self, what: str) -> str | None:
         """Ask where to export a chart; the extension (.png or .svg) picks the format."""
-        from tuneplan.ui.export_folder import export_folder
+        from tuneplan.ui.export_folder import export_folder, remember_export
 
         suggestion = export_folder() / f"{_slug(self.store.scenario.name)}-{what}.png"
         title = self.tr("Export memory chart") if "memory" in what else self.tr("Export cost chart")
@@ -729,6 +729,7 @@ class MainWindow(QMainWindow):
                                                    self.tr("PNG image (*.png);;SVG drawing (*.svg)"))
         if path and not path.lower().endswith((".png", ".svg")):
             path += ".svg" if "svg" in chosen.lower() else ".png"
+        remember_export(path)
         return path or None
 
     def ask_pilot_path(self) -> str | None:

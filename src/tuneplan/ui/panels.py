@@ -674,6 +674,11 @@ class HardwarePanel(FieldPanel):
             self.price_source.setText(self.tr("Your price"))
         else:
             seen = self.tr(", seen {date}").format(date=date_text(p.price_date, app_today())) if p.price_date else ""
-            self.price_source.setText(f"{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}")
+            offer = self.store.current_offer(scenario)
+            n = scenario.training.num_gpus
+            billed = catalog.billed_gpus(offer, n) if offer is not None else n
+            node = self.tr(" · billed as {billed} GPUs (whole nodes): ${price}/h × {billed} ÷ {n}").format(
+                billed=billed, n=n, price=f"{offer.usd_per_gpu_hour:.2f}") if offer is not None and billed > n else ""
+            self.price_source.setText(f"{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}{node}")
             self.price_source.setToolTip(plain_tooltip(self.price_source.text()))  # the whole line, if it is cut
 

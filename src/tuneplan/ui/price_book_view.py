@@ -180,10 +180,17 @@ def date_text(date_seen: str, today: date) -> str:
 
 def offer_text(entry: PriceEntry, today: date) -> str:
     """One offer in a list (the hardware panel's offer picker): provider, kind, price and its date, old ones marked:
-    ``RunPod · on-demand · $0.69/h · 2026-12-01``, ``Vast.ai · community · $0.40/h · 2026-03-10 · old``."""
+    ``RunPod · on-demand · $0.69/h · 2026-12-01``, ``Vast.ai · community · $0.40/h · 2026-03-10 · old``; an offer
+    rented only as whole nodes says so (``AWS · on-demand · $6.88/h per GPU, 8-GPU nodes only · 2026-08-26``): a
+    smaller plan pays for the whole node (:func:`tuneplan.catalog.billed_gpus`)."""
+    kind = OFFER_KIND_LABELS.get(entry.kind, entry.kind)
+    price, seen = f"{entry.usd_per_gpu_hour:.2f}", date_text(entry.date_seen, today)
+    smallest = min(entry.node_sizes) if entry.node_sizes else entry.gpus_per_node
+    if smallest > 1:
+        return translate("PriceBookView", "{provider} · {kind} · ${price}/h per GPU, {n}-GPU nodes only · {date}").format(
+            provider=entry.provider, kind=kind, price=price, n=smallest, date=seen)
     return translate("PriceBookView", "{provider} · {kind} · ${price}/h · {date}").format(
-        provider=entry.provider, kind=OFFER_KIND_LABELS.get(entry.kind, entry.kind),
-        price=f"{entry.usd_per_gpu_hour:.2f}", date=date_text(entry.date_seen, today))
+        provider=entry.provider, kind=kind, price=price, date=seen)
 
 
 def _message(exc: Exception) -> str:

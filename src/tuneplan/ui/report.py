@@ -397,12 +397,13 @@ def report_images(scenarios: Sequence[Scenario], estimates: Sequence[Estimate],
 def _ask_report_path(window: MainWindow, suggestion: str) -> str | None:
     from PySide6.QtWidgets import QFileDialog
 
-    from tuneplan.ui.export_folder import export_folder
+    from tuneplan.ui.export_folder import export_folder, remember_export
 
     path, _ = QFileDialog.getSaveFileName(window, translate("Report", "Export report"), str(export_folder() / suggestion),
                                           translate("Report", "Web page (*.html)"))
     if path and not path.lower().endswith((".html", ".htm")):
         path += ".html"
+    remember_export(path)
     return path or None
 
 

@@ -1124,12 +1124,13 @@ class ScenarioCompareView(QWidget):
     # ------------------------------------------------------------------ export (patchable dialogs)
     def ask_csv_path(self) -> str | None:
         """Where to write the comparison table."""
-        from tuneplan.ui.export_folder import export_folder
+        from tuneplan.ui.export_folder import export_folder, remember_export
 
         path, _ = QFileDialog.getSaveFileName(self, self.tr("Export comparison table"),
                                               str(export_folder() / "comparison.csv"), self.tr("CSV table (*.csv)"))
         if path and not path.lower().endswith(".csv"):
             path += ".csv"
+        remember_export(path)
         return path or None
 
     def export_csv(self, path: str | Path | None = None) -> Path | None:
