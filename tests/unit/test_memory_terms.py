@@ -242,3 +242,61 @@ def test_activations_formula_says_which_part_of_the_ledger_its_number_holds():
     acts2 = est2.component("activations")
     assert acts2.bytes == led2.activations - 16_384 * 2048
     assert acts2.formula.startswith("the ledger less the final norm's and LM head's saved inputs, freed by their backward")
+
+
+def test_loss_side_of_each_loss_by_hand():
+    from tuneplan.core.memory.activations import loss_side
+
+    v, h = 128256, 4096
+    # SFT, transformers' fp32 cross-entropy at its backward: 2,048 tokens x V x 12 B (fp32 log-softmax + two fp32
+    # gradients); bf16 logits: max(12, 2 + 4 + 4) = 12
+    assert loss_side(ctx_of()).bytes == 2048 * v * 12
+    # fp32 logits (full fine-tuning in fp32): max(12, 4 + 4 + 4) = 12 still
+    assert loss_side(ctx_of(method="full", precision="fp32")).bytes == 2048 * v * 12
+    # an fp32 master model under autocast: + the LM head's bf16 cast, V x h x 2 B
+    amp = loss_side(ctx_of(method="full", master_weights="fp32"))
+    assert amp.bytes == 2048 * v * 12 + v * h * 2
+    assert amp.formula.endswith(f" + bf16 autocast copy of the fp32 LM head ({v} x {h} x 2 B)")
+    assert amp.formula.startswith(f"2048 tokens x {v} vocab x 12 B")
+    # fused/chunked cross-entropy: one of 8 chunks of min(tokens, 8192) tokens, logits + fp32 copy + gradient
+    # (2 + 4 + 4 B): 2,048 tokens -> 256 x V x 10
+    fused = loss_side(ctx_of(fused_cross_entropy=True))
+    assert fused.bytes == 2048 * v * (2 + 4 + 4) / 8
+    assert fused.formula == f"fused/chunked cross-entropy: one chunk of 256 tokens x {v} vocab"
+    # 16,384 tokens are chunked as 8,192: 1,024-token chunks
+    long = loss_side(ctx_of(fused_cross_entropy=True, seq_len=16384))
+    assert long.bytes == 8192 * v * 10 / 8 and "one chunk of 1024 tokens" in long.formula
+    # DPO at its backward (core/workload.py LOGPROB_TENSORS dpo/log_softmax backward = 2): 2 rows (chosen and
+    # rejected) x 2,048 positions x V x 2 B x 2 tensors
+    dpo = loss_side(ctx_of(workload="dpo"))
+    assert dpo.bytes == 2 * 2048 * v * 2 * 2
+    assert [(t.key, t.detail, t.part("tensors")) for t in dpo.terms] == [("policy_logps", "backward", 2.0)]
+    # ... and with an fp32 master model the head's bf16 cast as well (the logits bf16 under autocast)
+    dpo_amp = loss_side(ctx_of(workload="dpo", method="full", master_weights="fp32"))
+    assert dpo_amp.bytes == 2 * 2048 * v * 2 * 2 + v * h * 2
+    # a reward model: one score per position (rows x positions x 1 x 2 B), no vocabulary logits
+    reward = loss_side(ctx_of(workload="reward"))
+    assert reward.bytes == 2 * 2048 * 2
+    (term,) = reward.terms
+    assert (term.key, term.unit, term.part("tokens"), term.part("elem_bytes")) == ("value_head", "B", 4096, 2)
+    assert reward.formula == ""  # rendered from its terms
+
+
+def test_activation_offload_keeps_two_layers_on_the_gpu_by_hand():
+    # CPU activation offload (torchtune/axolotl offload_activations): two checkpointed inputs stay on the GPU, plus
+    # the one layer being recomputed; without checkpointing two layers' whole saved sets
+    base = step_activations(ctx_of(lora_dropout=0.0), LORA_ALL_LINEAR_R16)
+    off = step_activations(ctx_of(lora_dropout=0.0, activation_offload=True), LORA_ALL_LINEAR_R16)
+    # checkpointed: 2 x (2 x 4096 B x 2048 tokens) + one layer; it replaces 32 x 8192 x 2048 + one layer. Both add
+    # the head's saved inputs (4 x 4096 B x 2048 tokens) and one layer's bf16 adapter casts (2,621,440 B), which
+    # stay on the GPU
+    rest = 4 * 4096 * 2048 + 2_621_440
+    assert off.bytes == 2 * (2 * 4096 * 2048) + base.one_layer + rest
+    assert base.bytes == 32 * 2 * 4096 * 2048 + base.one_layer + rest
+    assert off.formula.startswith("checkpoints of 2 layers x 8192 B x 2048 tokens + one recomputed layer ")
+    assert "(the other layers' activations offloaded to CPU)" in off.formula
+    plain = step_activations(ctx_of(lora_dropout=0.0, grad_checkpointing=False), LORA_ALL_LINEAR_R16)
+    plain_off = step_activations(ctx_of(lora_dropout=0.0, grad_checkpointing=False, activation_offload=True),
+                                 LORA_ALL_LINEAR_R16)
+    plain_rest = plain.bytes - 32 * plain.per_layer_token * 2048  # the same head inputs and adapter casts
+    assert plain_off.bytes == 2 * plain.one_layer + plain_rest < plain.bytes

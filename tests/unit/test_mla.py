@@ -178,6 +178,43 @@ def test_mla_saved_activations_by_hand() -> None:
         2 * (512 + 1536) + 2 * 2 * 128 * 192 + 2 * 128 * 256 + 2 * 128 * 128 + 4 * 128)
 
 
+def test_mla_saved_inputs_follow_which_projections_train() -> None:
+    # each projection's input is saved only when that projection trains (a LoRA target): one module at a time, so
+    # that a wrong name in the ledger shows (V2-Lite: h 2048, n 16, d_qk 192, d_v 128, r_kv 512; V3 adds r_q 1536)
+    lite, v3 = architecture_from_hf_config(V2_LITE), architecture_from_hf_config(V3)
+    flash = TrainingSetup(method="lora", attention="flash")
+
+    def only(*names: str):
+        return lambda name: name in names
+
+    frozen_flash = 4 * 512 + 2 * 2 * 16 * 192 + 2 * 16 * 192 + (2 * 16 * 192 + 4 * 16)  # norm copy, q k, pad, out+lse
+    assert mla_attention_saved_per_token(lite, flash, 2, 4096, _frozen) == frozen_flash
+    # kv_a_proj_with_mqa (or q_proj) reads the input norm's output: + e h
+    for name in ("kv_a_proj_with_mqa", "q_proj", "q_a_proj"):
+        assert mla_attention_saved_per_token(lite, flash, 2, 4096, only(name)) == frozen_flash + 2 * 2048, name
+    # kv_b_proj reads kv_a_layernorm's output: + e r_kv
+    assert mla_attention_saved_per_token(lite, flash, 2, 4096, only("kv_b_proj")) == frozen_flash + 2 * 512
+    # o_proj reads the output sliced back to d_v (d_v 128 != d_qk 192): + e n d_v
+    assert mla_attention_saved_per_token(lite, flash, 2, 4096, only("o_proj")) == frozen_flash + 2 * 16 * 128
+    # V3: q_b_proj reads q_a_layernorm's output: + e r_q; its norm copies cover both ranks
+    frozen_v3 = 4 * (512 + 1536) + 2 * 2 * 128 * 192 + 2 * 128 * 192 + (2 * 128 * 192 + 4 * 128)
+    assert mla_attention_saved_per_token(v3, flash, 2, 4096, _frozen) == frozen_v3
+    assert mla_attention_saved_per_token(v3, flash, 2, 4096, only("q_b_proj")) == frozen_v3 + 2 * 1536
+    # V2-Lite has no q_lora_rank: a q_b_proj target adds nothing
+    assert mla_attention_saved_per_token(lite, flash, 2, 4096, only("q_b_proj")) == frozen_flash
+    # FlashAttention 1 pads and saves as FlashAttention 2 does
+    flash1 = TrainingSetup(method="lora", attention="flash1")
+    assert mla_attention_saved_per_token(lite, flash1, 2, 4096, only("o_proj")) == frozen_flash + 2 * 16 * 128
+    # eager: the softmax 6 n s, and o_proj's input e n d_v when it trains
+    eager = TrainingSetup(method="lora", attention="eager")
+    frozen_eager = 4 * 512 + 2 * 2 * 16 * 192 + 2 * 16 * 256 + 6 * 16 * 1024
+    assert mla_attention_saved_per_token(lite, eager, 2, 1024, only("o_proj")) == frozen_eager + 2 * 16 * 128
+    # a model whose value dim equals d_qk (no slice under flash): o_proj reads the kernel's output, nothing more
+    square = architecture_from_hf_config({**V2_LITE, "v_head_dim": 192})
+    assert mla_attention_saved_per_token(square, flash, 2, 4096, only("o_proj")) == \
+        mla_attention_saved_per_token(square, flash, 2, 4096, _frozen)
+
+
 def test_the_layer_ledger_uses_the_mla_block() -> None:
     # the MoE layer of V2-Lite, full fine-tuning with flash: the MLA block above plus the input/post-attention
     # RMSNorms (4 + 2) x 2h and the MoE block (router logits fp32, expert outputs and sorted inputs k x h,

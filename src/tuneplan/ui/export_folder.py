@@ -12,6 +12,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
+from tuneplan.ui.settings import ui_settings
+
 __all__ = ["export_folder", "remember_export"]
 
 #: The ``QSettings`` key of the folder of the last file exported.
@@ -19,10 +21,7 @@ LAST_FOLDER_KEY = "export/last_folder"
 
 
 def _settings() -> QSettings:
-    from tuneplan.storage import paths
-    from tuneplan.ui.i18n import SETTINGS_FILE
-
-    return QSettings(str(paths.data_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
+    return ui_settings()
 
 
 def export_folder() -> Path:

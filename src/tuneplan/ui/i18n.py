@@ -43,6 +43,8 @@ from PySide6.QtCore import (
     QTranslator,
 )
 
+from tuneplan.ui.settings import ui_settings
+
 if TYPE_CHECKING:
     from tuneplan.core.result import MemoryComponent
 
@@ -92,7 +94,6 @@ log = logging.getLogger(__name__)
 
 #: The choices of View → Language, as stored: follow the system, or one of the shipped languages.
 LANGUAGES = ("system", "en", "zh_CN")
-SETTINGS_FILE = "ui.ini"
 SETTINGS_KEY = "view/language"
 QM_PREFIX = "tuneplan_"
 
@@ -136,9 +137,7 @@ def qm_path(language: str) -> Path | None:
 
 
 def _settings() -> QSettings:
-    from tuneplan.storage import paths
-
-    return QSettings(str(paths.data_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
+    return ui_settings()
 
 
 def stored_language() -> str:

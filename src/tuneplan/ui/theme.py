@@ -33,8 +33,8 @@ from PySide6.QtCore import QCoreApplication, QObject, QSettings, Qt, QTimer, Sig
 from PySide6.QtGui import QAction, QActionGroup, QColor, QGuiApplication, QKeySequence, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMenu, QWidget  # noqa: E402
 
-from tuneplan.storage import paths  # noqa: E402
 from tuneplan.ui.menus import view_menu  # noqa: E402
+from tuneplan.ui.settings import ui_settings  # noqa: E402
 
 __all__ = [
     "DARK_COLORS",
@@ -60,7 +60,6 @@ log = logging.getLogger(__name__)
 
 #: The theme choices, as stored in the settings file.
 MODES = ("system", "light", "dark")
-SETTINGS_FILE = "ui.ini"
 SETTINGS_KEY = "view/theme"
 
 #: Light colour (as written in style sheets and rich text across the UI) -> its dark counterpart.
@@ -353,7 +352,7 @@ def _style_legend(item: pg.LegendItem, colors: ChartColors, dark: bool) -> None:
 
 
 def _settings() -> QSettings:
-    return QSettings(str(paths.data_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
+    return ui_settings()
 
 
 class ThemeController(QObject):

@@ -530,8 +530,12 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         formula += " (torch.compile: norms keep bf16 normalised values, SiLU recomputed)"
     if t.activation_offload:
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
-        value = min(value, kept + (one_layer if t.grad_checkpointing else 0))
-        formula += " (offloaded to CPU: two layers stay on the GPU)"
+        if kept + (one_layer if t.grad_checkpointing else 0) < value:  # the formula names what the number holds
+            value = kept + (one_layer if t.grad_checkpointing else 0)
+            formula = (f"checkpoints of 2 layers x {checkpoint_token} B x {tokens} tokens + one recomputed layer "
+                       f"{largest_layer_token / 1024:.1f} KiB/token" if t.grad_checkpointing else
+                       f"2 layers x {largest_layer_token / 1024:.1f} KiB/token x {tokens} tokens")
+            formula += " (the other layers' activations offloaded to CPU)"
     adapter_cast_per_layer = forward_cache = 0.0
     if _activation_adapter_path(t) == "autocast":
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
@@ -585,9 +589,6 @@ def loss_side(ctx: MemoryContext) -> LossSide:
     plus the bf16 autocast copy of an fp32 LM head (autograd ``MmBackward0.mat2``)."""
     arch, t, act, tokens = ctx.arch, ctx.t, ctx.act, ctx.tokens
     v = arch.vocab_size
-    # Under autocast a linear casts its weight to bf16 and the matmul saves the cast for the input's
-    # gradient, so a 16-bit LM head emits 16-bit logits even when the head is fp32.
-    logit_bytes = act
     terms: list[Term] = []  # the loss side of a workload other than SFT, as terms
     formula = ""  # a workload other than SFT: rendered from the terms (_workload_components)
     if t.workload == "reward":
@@ -612,7 +613,8 @@ def loss_side(ctx: MemoryContext) -> LossSide:
         # loop; the fp32 log-softmax saved by cross_entropy and two fp32 gradients (of the log-softmax
         # and of its input) are alive together: 12 B per vocabulary entry and token (MemTracker,
         # docs/validation.md). In the forward pass the peak is 10 B (logits + fp32 copy + log-softmax).
-        per_token = v * max(4 + 4 + 4, logit_bytes + 4 + 4)
+        # (logits of at most 4 B + two fp32 gradients never exceed the 12 B: the dtype of the logits does not matter)
+        per_token = v * (4 + 4 + 4)
         value = tokens * per_token
         formula = f"{tokens} tokens x {v} vocab x 12 B (fp32 log-softmax and two fp32 gradients)"
         if ctx.fp32_head_cast:  # only where autocast casts an fp32 head
