@@ -786,6 +786,15 @@ def test_recomputed_moe_layer_holds_the_expert_block_locals():
     assert recompute_transient_per_token(arch, TrainingSetup(method="full", grad_checkpointing=False), 2) == 0
     dense = architecture_from_hf_config(LLAMA_3_8B)
     assert recompute_transient_per_token(dense, TrainingSetup(method="full"), 2) == 0
+    # the expert block alone: full fine-tuning trains the experts whatever the LoRA target list says, and LoRA on
+    # the experts (all linear layers: PEFT's ParamWrapper) makes them trainable as well: the routing-weight moment,
+    # 4hk + 2h = 40,960, for both
+    from tuneplan.core.memory.activations import _moe_recompute_transient_per_token as expert_block
+
+    for t in (TrainingSetup(method="full", lora_targets="q_v"), TrainingSetup(method="lora", lora_targets="all-linear")):
+        assert expert_block(arch, t, 2, 2, 2) == 4 * 4096 * 2 + 2 * 4096 == 40_960, t.lora_targets
+    assert expert_block(arch, TrainingSetup(method="lora", lora_targets="q_v"), 2, 2, 2) == 90_112
+    assert expert_block(dense, TrainingSetup(method="lora", lora_targets="q_v"), 2, 2, 2) == 0
 
 
 def test_tied_embedding_backward_holds_both_gradient_contributions_next_to_all_gradients():
@@ -1293,3 +1302,22 @@ def test_the_default_plans_activation_formula_names_every_term_its_bytes_hold():
     assert "checkpoints 32 layers x 8192 B x 2048 tokens" in comp.formula
     assert "16,384 B/token x 2048 tokens" in comp.formula
     assert "autocast copies of one layer's LoRA adapters (2.5 MiB)" in comp.formula
+
+
+def test_lora_on_stacked_experts_materialises_w_plus_delta_w_in_the_base_dtype():
+    # PEFT ParamWrapper: every forward makes W + delta-W of the layer's expert stack in the weights' dtype. Mixtral
+    # 8 experts x (gate, up, down) 3 x 4096 x 14336 = 1,409,286,144 parameters per layer: x 2 B = 2.82 GB (LoRA,
+    # bf16), x 4 B under QLoRA with PEFT's fp32 upcast of the unquantised weights (stacked experts are not
+    # nn.Linear: bitsandbytes leaves them unquantised)
+    from tuneplan.core.memory.activations import step_activations
+    from tuneplan.core.memory.context import memory_context
+
+    arch = architecture_from_hf_config(MIXTRAL_8X7B)
+    stack = 8 * 3 * 4096 * 14336
+    gpu = GpuSpec(id="big", name="big", memory_gib=80)
+    for method, upcast, per_param in (("lora", False, 2), ("qlora", False, 2), ("qlora", True, 4)):
+        t = TrainingSetup(method=method, lora_targets="all-linear", kbit_fp32_upcast=upcast, lora_dropout=0.0)
+        a = step_activations(memory_context(arch, t, gpu), 0)
+        assert a.merged_one == stack * per_param, (method, upcast)
+    assert step_activations(memory_context(arch, TrainingSetup(method="lora", lora_targets="q_v"), gpu), 0
+                            ).merged_one == 0

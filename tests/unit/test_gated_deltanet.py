@@ -180,6 +180,29 @@ def test_gated_deltanet_saved_activations_by_hand() -> None:
         _layer_saved_bytes_per_token(a, full, 2, 8192, mixer="linear_attention")
 
 
+def test_gated_deltanet_saved_inputs_follow_which_projections_train() -> None:
+    # one projection at a time, so that a wrong module name shows: an input projection saves the input norm's output
+    # (e h = 2 x 2048), out_proj the gated norm's output (e V = 2 x 4096); LoRA leaves A_log frozen
+    a = qwen3_next()
+    lora = TrainingSetup(method="lora", attention="flash")
+    frozen = gated_deltanet_saved_per_token(a, lora, 2, _frozen)
+    for name in ("in_proj_qkvz", "in_proj_ba"):
+        assert gated_deltanet_saved_per_token(a, lora, 2, lambda n, name=name: n == name) == frozen + 2 * 2048, name
+    assert gated_deltanet_saved_per_token(a, lora, 2, lambda n: n == "out_proj") == frozen + 2 * 4096
+    assert gated_deltanet_saved_per_token(a, lora, 2, lambda n: n == "q_proj") == frozen  # not this mixer's
+
+
+def test_gated_attention_output_gate_by_kernel_and_o_proj() -> None:
+    a = qwen3_next()
+    flash = TrainingSetup(method="lora", attention="flash")
+    # o_proj alone decides under FlashAttention (q_dim 16 x 256 = 4096): + e q_dim for the gated product it saves
+    assert gated_attention_output_saved_per_token(a, flash, 2, lambda n: n == "o_proj") == 2 * 2 * 4096
+    assert gated_attention_output_saved_per_token(a, flash, 2, lambda n: n == "q_proj") == 2 * 4096
+    # eager: the product keeps the ungated output whatever trains
+    eager = TrainingSetup(method="lora", attention="eager")
+    assert gated_attention_output_saved_per_token(a, eager, 2, _frozen) == 2 * 2 * 4096
+
+
 def test_gated_attention_output_and_layer_mean() -> None:
     a = qwen3_next()
     flash = TrainingSetup(method="lora", attention="flash")
