@@ -1236,6 +1236,14 @@ Please attach that file when you report the problem.</source>
         <translation>多 GPU 动态填充：每行真实 token 数 / 微批次最长的那块 GPU 的填充后行长，每一步都要等它（1.00 = 无长度差异；可由数据文件设置）</translation>
     </message>
     <message>
+        <source>Packing efficiency</source>
+        <translation>打包效率</translation>
+    </message>
+    <message>
+        <source>Packed rows: real tokens / the tokens of the rows they fill (set from a file). LLaMA-Factory pads every pack to the cutoff length, so the gaps are computed too</source>
+        <translation>打包行：真实 token 数 / 所填充行的 token 数（从文件设置）。LLaMA-Factory 会把每个打包行填充到截断长度，因此空隙也要计算</translation>
+    </message>
+    <message>
         <source>Length spread (optional)</source>
         <translation>长度离散度（可选）</translation>
     </message>
@@ -1266,6 +1274,10 @@ Please attach that file when you report the problem.</source>
     <message>
         <source>Packed and padding-free batches have no padding</source>
         <translation>打包和无填充批次没有填充</translation>
+    </message>
+    <message>
+        <source>Only packed rows of a stack that pads each pack (LLaMA-Factory)</source>
+        <translation>仅用于会填充每个打包行的训练框架（LLaMA-Factory）的打包行</translation>
     </message>
     <message>
         <source>Only for padding-free batches of examples</source>
@@ -2037,8 +2049,8 @@ Please attach that file when you report the problem.</source>
         <translation>打包序列</translation>
     </message>
     <message>
-        <source>Examples are joined end to end into full-length sequences, so no compute is spent on padding.</source>
-        <translation>把样本首尾相接拼成满长度的序列，因此不会在填充上浪费计算。</translation>
+        <source>Examples are joined end to end into full-length sequences, so little compute is spent on padding. Whole examples rarely fill a row exactly: packing efficiency is the share of each row they fill. LLaMA-Factory pads the rest of every row, which is computed too; TRL packs without gaps.</source>
+        <translation>样本首尾相接拼成完整长度的序列，因此几乎不在填充上耗费计算。完整的样本很少恰好填满一行：打包效率就是样本填满每行的比例。LLaMA-Factory 会填充每行的剩余部分，这部分也要计算；TRL 打包时不留空隙。</translation>
     </message>
     <message>
         <source>Padding (fixed and dynamic)</source>
@@ -7220,10 +7232,6 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>同卡部署的 vLLM 引擎的 KV 缓存在完整长度下只能容纳 {rows} 条补全中的 {fits} 条：需分 {waves} 轮生成</translation>
     </message>
     <message>
-        <source>packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only</source>
-        <translation>打包后的序列填满了 {share:.1%}（最佳适应递减）；时间估算只计真实词元</translation>
-    </message>
-    <message>
         <source>padding-free: the longest example has {tokens:,} tokens, so no example is cut below it; the sequence length becomes {tokens:,}</source>
         <translation>无填充：最长的样本有 {tokens:,} 个词元，低于它不会截断任何样本；序列长度设为 {tokens:,}</translation>
     </message>
@@ -7618,6 +7626,14 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>not a LLaMA-Factory, axolotl, Hugging Face, DeepSpeed, torchtune, ms-swift or accelerate training config</source>
         <translation>不是 LLaMA-Factory、axolotl、Hugging Face、DeepSpeed、torchtune、ms-swift 或 accelerate 的训练配置</translation>
+    </message>
+    <message>
+        <source>packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only, as stacks that pack without padding (TRL) compute them</source>
+        <translation>打包行的填充率为 {share:.1%}（最佳适应递减）；时间估算只计真实 token，与不留填充的打包方式（TRL）的计算量一致</translation>
+    </message>
+    <message>
+        <source>packed rows are {share:.1%} full (best-fit decreasing); LLaMA-Factory pads every row to the sequence length, so the time estimate computes the gaps too</source>
+        <translation>打包行的填充率为 {share:.1%}（最佳适应递减）；LLaMA-Factory 会把每行填充到序列长度，因此时间估算也计算这些空隙</translation>
     </message>
     <message>
         <source>{stack} evaluates the loss only (it has no predict_with_generate): the plan&apos;s evaluation is estimated without generating</source>

@@ -247,6 +247,9 @@ def add_plan_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rank-padding-efficiency", type=_fraction,
                    help="dynamic padding over several GPUs: real tokens per row / the padded row of the slowest "
                         "GPU's micro-batch, which every step waits for (set by --dataset-file; default 1: no spread)")
+    p.add_argument("--packing-efficiency", type=_fraction,
+                   help="packed rows: real tokens / the tokens of the rows they fill (set by --dataset-file; default "
+                        "1); computed where the stack pads every pack to the sequence length (LLaMA-Factory)")
     p.add_argument("--tokens-std", type=_non_negative, metavar="TOKENS",
                    help="standard deviation of the example lengths (set by --dataset-file); padding-free batches are "
                         "sized by it (default: unknown, micro-batch x seq-len)")

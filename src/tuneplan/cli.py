@@ -63,6 +63,7 @@ _DATASET_ARGS: dict[str, str] = {"dataset_examples": "examples", "tokens_per_exa
                                  "total_tokens": "total_tokens", "epochs": "epochs",
                                  "padding_efficiency": "padding_efficiency",
                                  "rank_padding_efficiency": "rank_padding_efficiency", "tokens_std": "tokens_std",
+                                 "packing_efficiency": "packing_efficiency",
                                  "longest_tokens": "longest_tokens", "eval_share": "eval_fraction"}
 _PRICING_ARGS: dict[str, str] = {
     "price_per_hour": "price_per_gpu_hour", "billing": "billing", "storage_gb": "storage_gb",

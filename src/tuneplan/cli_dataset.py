@@ -27,7 +27,7 @@ __all__ = ["add_dataset_file_arguments", "apply_dataset_file", "print_dataset_fi
 _FLAGS = {"dataset.examples": "dataset_examples", "dataset.tokens_per_example": "tokens_per_example",
           "dataset.total_tokens": "total_tokens", "dataset.padding_efficiency": "padding_efficiency",
           "dataset.rank_padding_efficiency": "rank_padding_efficiency", "dataset.tokens_std": "tokens_std",
-          "dataset.longest_tokens": "longest_tokens"}
+          "dataset.longest_tokens": "longest_tokens", "dataset.packing_efficiency": "packing_efficiency"}
 _TOKENIZER_ERRORS = {"dataset.no_tokenizer", "dataset.no_tokenizer_given", "dataset.bad_tokenizer"}
 
 

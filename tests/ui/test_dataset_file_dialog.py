@@ -165,3 +165,22 @@ def test_the_dataset_panel_opens_it_with_the_plan_models_tokenizer(qtbot, store)
     assert dialog.error.text() == "Choose a dataset file first."
     dialog.reject()
     assert panel.file_dialog is None
+
+
+def test_packed_rows_of_llama_factory_take_the_counted_packing_into_their_time(qtbot, store, files) -> None:
+    # kept 6, 10, 11 tokens (27) packed into rows of 16 best-fit decreasing: [11], [10 6] -> 27 / 32 = 0.8438 full;
+    # LLaMA-Factory pads each pack to its cutoff length, so the panel's field follows and the time computes 32
+    from tuneplan.core.throughput import computed_tokens
+
+    assert store.set_fields({"training.stack": "llama-factory", "training.sequence_mode": "packed",
+                             "training.seq_len": 16, "training.micro_batch": 1})
+    dialog = _dialog(qtbot, store, *files)
+    _count(qtbot, dialog)
+    qtbot.mouseClick(dialog.apply_button, _left())
+    s = store.scenario
+    assert s.dataset.packing_efficiency == round(27 / 32, 4)
+    computed, real, _ = computed_tokens(s.training, s.dataset)
+    assert real == pytest.approx(27 * s.dataset.epochs) and computed == pytest.approx(real / round(27 / 32, 4))
+    store.set_field("training.stack", "trl")  # TRL packs without gaps: the real tokens
+    computed, real, _ = computed_tokens(store.scenario.training, store.scenario.dataset)
+    assert computed == pytest.approx(real)

@@ -91,3 +91,18 @@ def test_without_a_stack_an_edit_changes_only_its_field(window):
     assert store.set_field("training.sharding", "zero3")
     after = store.scenario.training
     assert {k for k in type(before).model_fields if getattr(before, k) != getattr(after, k)} == {"sharding"}
+
+
+def test_packing_efficiency_is_a_field_only_where_the_stack_pads_its_packs(window):
+    store = window.store
+    widget = window.dataset_panel.fields["dataset.packing_efficiency"].widget
+    assert store.set_field("training.sequence_mode", "packed")
+    assert not widget.isEnabled()  # no stack: packed rows without gaps
+    _choose(window.method_panel.stack_choice.combo, "llama-factory")
+    assert store.set_field("training.sequence_mode", "packed")
+    assert widget.isEnabled()
+    before = store.result.time.seconds
+    assert store.set_field("dataset.packing_efficiency", 0.8)
+    assert store.result.time.seconds > before  # the gaps of the packs are computed
+    assert store.set_field("training.sequence_mode", "dynamic")
+    assert not widget.isEnabled()

@@ -100,7 +100,9 @@ def test_notes_say_sampled_truncated_packed_and_shortened() -> None:
     assert codes["lengths.truncated"] == {"count": 1, "counted": 5, "share": 0.2, "seq_len": 1000}
     assert "lengths.seq_len_shortened" not in codes  # the longest is cut to seq_len: seq_len is the longest batch
     packed = {n.code: n.params for n in length_stats(COUNTS, _setup(sequence_mode="packed")).notes}
-    assert packed["lengths.packing_not_modelled"]["share"] == pytest.approx(2800 / 3000)
+    assert packed["lengths.packing_gapless"]["share"] == pytest.approx(2800 / 3000)
+    lf = {n.code: n.params for n in length_stats(COUNTS, _setup(sequence_mode="packed", stack="llama-factory")).notes}
+    assert lf["lengths.packing_padded"]["share"] == pytest.approx(2800 / 3000) and "lengths.packing_gapless" not in lf
     short = {n.code: n.params for n in length_stats([100, 300], _setup()).notes}
     assert short["lengths.seq_len_shortened"] == {"tokens": 300, "seq_len": 1000}
     assert "lengths.truncated" not in short and "lengths.sampled" not in short
@@ -120,6 +122,8 @@ def test_dataset_updates_feed_the_time_model() -> None:
     assert updates == {"dataset.examples": 50, "dataset.tokens_per_example": 560.0, "dataset.total_tokens": None,
                        "dataset.padding_efficiency": round(560 / 730, 4),
                        "dataset.rank_padding_efficiency": round(560 / 730, 4),
+                       # best-fit decreasing into rows of 1,000: [1000], [600 300], [600 300] -> 2,800 / 3,000
+                       "dataset.packing_efficiency": round(2800 / 3000, 4),
                        # kept 600, 300, 1000, 600, 300 about 560: (40² + 260² + 440² + 40² + 260²) / 5 = 66,400
                        "dataset.tokens_std": round(66_400 ** 0.5, 2), "dataset.longest_tokens": 1000}
     # what the time model then computes: each row padded to the expected longest of its batch, E[max] = 730
@@ -164,3 +168,18 @@ def test_the_slowest_gpu_pads_to_the_longest_of_every_gpus_micro_batch() -> None
     one = length_stats(COUNTS, _setup(micro_batch=1, num_gpus=2, sharding="ddp"))
     assert one.padding_efficiency == 1.0
     assert one.rank_padding_efficiency == pytest.approx(560 / 730)
+
+
+def test_packing_efficiency_reaches_the_time_of_a_stack_that_pads_its_packs() -> None:
+    # kept 600, 300, 1000, 600, 300 (2,800 tokens) packed best-fit decreasing into rows of 1,000: [1000], [600 300],
+    # [600 300]: 3 rows, 2,800 / 3,000 full
+    s = length_stats(COUNTS, _setup(sequence_mode="packed"), rows=5)
+    assert s.packed_rows == 3 and s.packing_efficiency == pytest.approx(2800 / 3000)
+    assert dataset_updates(s)["dataset.packing_efficiency"] == round(2800 / 3000, 4)
+    data = Dataset(examples=5, tokens_per_example=560, packing_efficiency=round(2800 / 3000, 4), epochs=1)
+    # LLaMA-Factory pads every pack to cutoff_len (PackedSupervisedDatasetProcessor): the 3 rows' 3,000 tokens
+    lf, real, _ = computed_tokens(_setup(sequence_mode="packed", stack="llama-factory"), data)
+    assert real == pytest.approx(2800) and lf == pytest.approx(2800 / 0.9333)
+    # TRL packs without gaps (bfd with position ids): the real tokens; a plan without a stack as well
+    for stack in ("trl", None):
+        assert computed_tokens(_setup(sequence_mode="packed", stack=stack), data)[0] == pytest.approx(2800)

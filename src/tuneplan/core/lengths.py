@@ -36,6 +36,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.scenario import Dataset, TrainingSetup
+from tuneplan.core.stacks import PADDED_PACK_STACKS
 from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
@@ -61,8 +62,10 @@ NOTES.update({
                             "({seq_len:,} tokens) and are cut to it"),
     "lengths.sampled": N_("{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures "
                           "are estimates"),
-    "lengths.packing_not_modelled": N_("packed rows are {share:.1%} full (best-fit decreasing); the time estimate "
-                                       "counts real tokens only"),
+    "lengths.packing_gapless": N_("packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts "
+                                  "real tokens only, as stacks that pack without padding (TRL) compute them"),
+    "lengths.packing_padded": N_("packed rows are {share:.1%} full (best-fit decreasing); LLaMA-Factory pads every "
+                                 "row to the sequence length, so the time estimate computes the gaps too"),
     "lengths.seq_len_shortened": N_("dynamic padding: the longest example has {tokens:,} tokens, so the longest batch "
                                     "is {tokens:,} tokens per row, not the sequence length {seq_len:,}"),
     "lengths.padding_free_longest": N_("padding-free: the longest example has {tokens:,} tokens, so no example is cut "
@@ -361,7 +364,9 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
         notes.append(Note(code="lengths.truncated", params={"count": truncated, "counted": n,
                                                              "share": truncated / n, "seq_len": seq_len}))
     if training.sequence_mode == "packed" and packing < 1.0:
-        notes.append(Note(code="lengths.packing_not_modelled", params={"share": packing}))
+        padded = training.stack in PADDED_PACK_STACKS  # (core/stacks.py: LLaMA-Factory pads each pack)
+        notes.append(Note(code="lengths.packing_padded" if padded else "lengths.packing_gapless",
+                          params={"share": packing}))
     if training.sequence_mode == "dynamic" and kept[-1] < seq_len:
         notes.append(Note(code="lengths.seq_len_shortened", params={"tokens": kept[-1], "seq_len": seq_len}))
     if training.sequence_mode == "padding-free" and kept[-1] < seq_len:
@@ -385,7 +390,8 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
     ``seq_len``), ``dataset.total_tokens`` cleared (it would replace them), ``dataset.padding_efficiency`` = the
     dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor),
     ``dataset.rank_padding_efficiency`` = the same over the ``micro_batch x GPUs`` examples of one step (the slowest
-    GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`), ``dataset.tokens_std`` = the kept lengths'
+    GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`), ``dataset.packing_efficiency`` = the fill of the
+    rows best-fit decreasing packs the kept lengths into, ``dataset.tokens_std`` = the kept lengths'
     standard deviation and ``dataset.longest_tokens`` the longest kept example (what size padding-free batches,
     :func:`padding_free_peak`). Under dynamic padding and
     padding-free batches, with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter
@@ -397,6 +403,7 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
         "dataset.total_tokens": None,
         "dataset.padding_efficiency": round(max(0.01, stats.padding_efficiency), 4),
         "dataset.rank_padding_efficiency": round(max(0.01, stats.rank_padding_efficiency), 4),
+        "dataset.packing_efficiency": round(max(0.01, stats.packing_efficiency), 4),
         "dataset.tokens_std": round(stats.std_kept_tokens, 2),
         "dataset.longest_tokens": max(1, stats.longest_kept_tokens),
     }

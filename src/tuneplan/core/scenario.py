@@ -344,6 +344,11 @@ class Dataset(_Model):
     one step draws]``. Every GPU pads its own micro-batch to its own longest example, and the step waits for the
     GPU with the longest (core/throughput.py ``slowest_rank_row``); 1 when the length spread is unknown.
 
+    ``packing_efficiency`` (0-1], packed rows: real tokens / the tokens of the rows they are packed into
+    (``seq_len`` each), counted from the dataset file by best-fit decreasing (core/lengths.py
+    ``packing_efficiency``); 1 when unknown. Only stacks that pad every pack to ``seq_len``
+    (:data:`tuneplan.core.stacks.PADDED_PACK_STACKS`) compute the gaps; the others pack without padding.
+
     ``tokens_std``: the standard deviation of the kept example lengths (tokens, after truncation at ``seq_len``),
     counted from the dataset file (core/lengths.py); None when unknown. Padding-free batches are sized by it (the
     largest sum of ``micro_batch`` lengths the run draws, core/lengths.py ``padding_free_peak``) and their
@@ -357,6 +362,7 @@ class Dataset(_Model):
     epochs: float = Field(default=3, ge=0.001, le=10_000)
     padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     rank_padding_efficiency: float = Field(default=1.0, ge=0.01, le=1)
+    packing_efficiency: float = Field(default=1.0, ge=0.01, le=1)
     tokens_std: float | None = Field(default=None, ge=0, le=10**8)
     longest_tokens: int | None = Field(default=None, ge=1, le=10**8)
     eval_fraction: float = Field(default=0.0, ge=0, le=1)

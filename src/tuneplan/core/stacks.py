@@ -24,6 +24,7 @@ from tuneplan.core.terms import N_, NOTES
 
 __all__ = [
     "OWN_ATTENTION_STACKS",
+    "PADDED_PACK_STACKS",
     "STACKS",
     "STACK_KEYS",
     "Source",
@@ -36,6 +37,13 @@ __all__ = [
     "resolved_defaults",
     "sdpa_padding_mask",
 ]
+
+#: Stacks that pad every packed row to the sequence length, so that the gaps packing leaves are computed:
+#: LLaMA-Factory's ``PackedSupervisedDatasetProcessor.preprocess_dataset`` (data/processor/supervised.py @ff6d4d1)
+#: packs examples by ``greedy_knapsack(lengths, cutoff_len)`` and pads each pack with ``pad_token_id`` to
+#: ``cutoff_len + 1`` ("avoid flash_attn drops attn mask"). TRL's packing (``bfd`` with position ids, or ``wrapped``
+#: concatenation) and the plain PyTorch loop's concatenation leave no gaps.
+PADDED_PACK_STACKS = frozenset({"llama-factory"})
 
 #: Stacks whose own modelling code calls SDPA causally without a padding mask (torchtune
 #: ``modules/attention_utils.py``/``sdpa_or_flex_attention``, LitGPT ``model.py`` ``scaled_dot_product_attention``,

@@ -212,7 +212,8 @@ CORE_TEMPLATES = (
     QT_TRANSLATE_NOOP("Terms", "a vLLM server GPU ({share_gib:.1f} GiB at trl vllm-serve's gpu_memory_utilization 0.9) does not hold the model's weights ({weights_gib:.1f} GiB) and a prefill chunk: the server needs a larger card or tensor parallelism"),  # generation.server_no_room
     QT_TRANSLATE_NOOP("Terms", "the colocated vLLM engine's share ({share:.0%} of the card, {share_gib:.1f} GiB) does not hold the model's weights ({weights_gib:.1f} GiB) and a prefill chunk: vLLM refuses to start (no memory for KV-cache blocks); raise vllm_gpu_memory_utilization"),  # generation.vllm_no_kv
     QT_TRANSLATE_NOOP("Terms", "the colocated vLLM engine's KV cache holds {fits} of the {rows} completions at full length: it runs them in {waves} waves"),  # generation.vllm_waves
-    QT_TRANSLATE_NOOP("Terms", 'packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only'),  # lengths.packing_not_modelled
+    QT_TRANSLATE_NOOP("Terms", 'packed rows are {share:.1%} full (best-fit decreasing); the time estimate counts real tokens only, as stacks that pack without padding (TRL) compute them'),  # lengths.packing_gapless
+    QT_TRANSLATE_NOOP("Terms", 'packed rows are {share:.1%} full (best-fit decreasing); LLaMA-Factory pads every row to the sequence length, so the time estimate computes the gaps too'),  # lengths.packing_padded
     QT_TRANSLATE_NOOP("Terms", 'padding-free: the longest example has {tokens:,} tokens, so no example is cut below it; the sequence length becomes {tokens:,}'),  # lengths.padding_free_longest
     QT_TRANSLATE_NOOP("Terms", '{counted:,} of {rows:,} rows were counted (a uniform sample with a fixed seed): the figures are estimates'),  # lengths.sampled
     QT_TRANSLATE_NOOP("Terms", 'dynamic padding: the longest example has {tokens:,} tokens, so the longest batch is {tokens:,} tokens per row, not the sequence length {seq_len:,}'),  # lengths.seq_len_shortened

@@ -166,8 +166,10 @@ GLOSSARY: tuple[GlossaryEntry, ...] = (
         "was not trained on such positions."),
        ("training.seq_len",)),
     _G("packed", QT_TRANSLATE_NOOP("Glossary", "Packed sequences"), QT_TRANSLATE_NOOP(
-        "Glossary", "Examples are joined end to end into full-length sequences, so no compute is spent on padding."),
-       ("training.sequence_mode",)),
+        "Glossary", "Examples are joined end to end into full-length sequences, so little compute is spent on "
+        "padding. Whole examples rarely fill a row exactly: packing efficiency is the share of each row they fill. "
+        "LLaMA-Factory pads the rest of every row, which is computed too; TRL packs without gaps."),
+       ("training.sequence_mode", "dataset.packing_efficiency")),
     _G("padded", QT_TRANSLATE_NOOP("Glossary", "Padding (fixed and dynamic)"), QT_TRANSLATE_NOOP(
         "Glossary", "Each example is filled with padding tokens: to the full sequence length (padded), or to the "
         "longest example of its batch (dynamic padding). Padding tokens cost compute; padding efficiency is the "

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
+from tuneplan.core.stacks import PADDED_PACK_STACKS
 from tuneplan.storage.recent_models import RecentModel, RecentModelsError, remember_model
 from tuneplan.ui.dataset_file_dialog import DatasetFileDialog
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel, format_count
@@ -509,6 +510,9 @@ class DatasetPanel(FieldPanel):
                        step=0.05, tip=self.tr("Dynamic padding over several GPUs: real tokens per row / the padded "
                                               "row of the GPU with the longest micro-batch, which every step waits "
                                               "for (1.00 = no spread; set from a file)"))
+        self.add_float("dataset.packing_efficiency", self.tr("Packing efficiency"), 0.01, 1.0, decimals=2, step=0.05,
+                       tip=self.tr("Packed rows: real tokens / the tokens of the rows they fill (set from a file). "
+                                   "LLaMA-Factory pads every pack to the cutoff length, so the gaps are computed too"))
         self.add_count("dataset.tokens_std", self.tr("Length spread (optional)"),
                        placeholder=self.tr("tokens, e.g. 300 — empty: unknown"),
                        tip=self.tr("Standard deviation of the example lengths in tokens (set from a file). "
@@ -544,6 +548,8 @@ class DatasetPanel(FieldPanel):
         self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode in {"fixed", "dynamic"},
                          self.tr("Packed and padding-free batches have no padding"))
         t = scenario.training
+        self.set_enabled("dataset.packing_efficiency", t.sequence_mode == "packed" and t.stack in PADDED_PACK_STACKS,
+                         self.tr("Only packed rows of a stack that pads each pack (LLaMA-Factory)"))
         self.set_enabled("dataset.tokens_std", t.sequence_mode == "padding-free" and not total,
                          self.tr("Only for padding-free batches of examples"))
         self.set_enabled("dataset.rank_padding_efficiency",
