@@ -83,6 +83,18 @@ def test_glossary_window_lists_and_searches_terms(window, qtbot):
     assert window.help.show_glossary() is dialog
 
 
+def test_glossary_search_shows_the_term_named_by_the_search_first(window, qtbot):
+    # new-user trial (issue #21): "zero" showed FSDP (whose definition mentions ZeRO), listed above "ZeRO stages"
+    dialog = window.help.show_glossary()
+    qtbot.keyClicks(dialog.search, "zero")
+    shown = dialog.visible_terms()
+    assert shown.index("FSDP") < shown.index("ZeRO stages")  # the list keeps its order
+    assert dialog.term_title.text() == "ZeRO stages"
+    dialog.search.setText("definitely-nowhere")
+    dialog.search.setText("mfu")
+    assert dialog.term_title.text() == "MFU"
+
+
 def test_escape_closes_the_glossary_from_its_search_and_its_list(window, qtbot):
     # new-user trial (issue #21): "Escape does not close the glossary"
     dialog = window.help.show_glossary()

@@ -381,7 +381,7 @@ class GlossaryDialog(QDialog):
     def filter(self, text: str) -> None:
         """Show only the terms whose name or definition contains ``text`` (case-insensitive)."""
         needle = text.strip().casefold()
-        first = None
+        first = named = None
         for i in range(self.terms.count()):
             item = self.terms.item(i)
             term, definition = entry_text(entry(item.data(Qt.ItemDataRole.UserRole)))
@@ -389,9 +389,13 @@ class GlossaryDialog(QDialog):
             item.setHidden(hidden)
             if not hidden and first is None:
                 first = item
+            if not hidden and named is None and needle and needle in term.casefold():
+                named = item  # a term whose own name matches ("zero" -> "ZeRO stages", not "FSDP" above it)
         self.empty.setVisible(first is None)
         current = self.terms.currentItem()
-        if current is None or current.isHidden():
+        if named is not None and (current is None or needle not in current.text().casefold()):
+            self.terms.setCurrentItem(named)
+        elif current is None or current.isHidden():
             self.terms.setCurrentItem(first)
             if first is None:
                 self._show(None)
