@@ -311,6 +311,23 @@ def test_recent_models_persist_newest_first(tmp_path) -> None:
     assert load_recent_models(tmp_path) == []
 
 
+def test_a_damaged_recent_list_is_moved_aside_not_overwritten(tmp_path) -> None:
+    # issue #23: a damaged recent_models.json was replaced by the next remembered model; a hand-edited file with a
+    # typo lost every entry. It is now moved to <data>/quarantine first, and reading it alone moves nothing.
+    path = recent_models_path(tmp_path)
+    damaged = '{"version": 1, "models": [{"kind": "hub", "ref": "a/one"},]}'  # a trailing comma
+    path.write_text(damaged)
+    assert load_recent_models(tmp_path) == [] and path.read_text() == damaged
+    remember_model(RecentModel(kind="hub", ref="b/two"), tmp_path)
+    assert [m.ref for m in load_recent_models(tmp_path)] == ["b/two"]
+    (aside,) = (tmp_path / "quarantine").iterdir()
+    assert aside.name.endswith("-recent_models.json") and aside.read_text() == damaged
+    # a second damaged file goes beside it, neither overwritten
+    path.write_text("{also broken")
+    remember_model(RecentModel(kind="hub", ref="c/three"), tmp_path)
+    assert sorted(p.read_text() for p in (tmp_path / "quarantine").iterdir()) == sorted([damaged, "{also broken"])
+
+
 # ------------------------------------------------------------------------------------------- the real CLI
 
 def test_cli_plans_a_gptq_model_by_id_and_refuses_full(fake_hub, tmp_path) -> None:

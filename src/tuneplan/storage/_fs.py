@@ -16,6 +16,7 @@ import stat
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -29,6 +30,7 @@ __all__ = [
     "fsync_dir",
     "loads_untrusted_json",
     "move_file",
+    "quarantine_file",
     "open_regular_file",
     "pid_alive",
     "read_regular_file",
@@ -304,6 +306,24 @@ def move_file(source: Path, dest: Path) -> None:
     fsync_dir(dest.parent)
     if source.parent != dest.parent:
         fsync_dir(source.parent)
+
+
+def quarantine_file(path: Path, folder: Path) -> Path:
+    """Move an unreadable file aside into ``folder`` (``<data>/quarantine``, :func:`tuneplan.storage.paths.
+    quarantine_dir`) as ``<UTC timestamp to the microsecond>-<name>`` (``-2``, ``-3`` ... when that exists), never overwriting, so it
+    can be inspected and nothing is lost; returns where it is now.
+
+    Raises:
+        OSError: the move failed; the file is then still in place.
+    """
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")  # to the microsecond
+    dest = folder / f"{stamp}-{path.name}"
+    n = 2
+    while dest.exists():
+        dest = folder / f"{stamp}-{n}-{path.name}"
+        n += 1
+    move_file(path, dest)
+    return dest
 
 
 def describe_os_error(exc: OSError) -> str:

@@ -63,6 +63,7 @@ from tuneplan.storage._fs import (
     fsync_dir,
     loads_untrusted_json,
     move_file,
+    quarantine_file,
     read_regular_file,
 )
 from tuneplan.storage.files import (
@@ -558,14 +559,7 @@ class ScenarioLibrary:
             return False
 
     def _quarantine(self, path: Path) -> Path:
-        folder = self.quarantine_dir
-        dest = folder / f"{_utc_stamp()}-{path.name}"
-        n = 2
-        while dest.exists():
-            dest = folder / f"{_utc_stamp()}-{n}-{path.name}"
-            n += 1
-        move_file(path, dest)
-        return dest
+        return quarantine_file(path, self.quarantine_dir)
 
     def _load(self, path: Path, remember: bool) -> Scenario:
         try:

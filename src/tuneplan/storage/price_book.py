@@ -58,7 +58,7 @@ from tuneplan.storage._fs import (
     atomic_write_bytes,
     describe_os_error,
     loads_untrusted_json,
-    move_file,
+    quarantine_file,
     read_regular_file,
 )
 from tuneplan.storage.price_snapshot import PriceSnapshot, load_snapshot, price_snapshot_path
@@ -493,15 +493,7 @@ def reset(book: PriceBook, target: str | EffectivePrice | PriceEntry | None = No
 
 
 def _quarantine(path: Path) -> Path:
-    folder = paths.quarantine_dir(path.parent)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    dest = folder / f"{stamp}-{path.name}"
-    n = 2
-    while dest.exists():
-        dest = folder / f"{stamp}-{n}-{path.name}"
-        n += 1
-    move_file(path, dest)
-    return dest
+    return quarantine_file(path, paths.quarantine_dir(path.parent))
 
 
 def _parse(raw: bytes) -> tuple[dict[str, Any], int]:

@@ -41,7 +41,7 @@ from tuneplan.storage._fs import (
     atomic_write_bytes,
     describe_os_error,
     loads_untrusted_json,
-    move_file,
+    quarantine_file,
     read_regular_file,
 )
 
@@ -178,15 +178,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any], int]:
 
 
 def _quarantine(path: Path) -> Path:
-    folder = paths.quarantine_dir(path.parent)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    dest = folder / f"{stamp}-{path.name}"
-    n = 2
-    while dest.exists():
-        dest = folder / f"{stamp}-{n}-{path.name}"
-        n += 1
-    move_file(path, dest)
-    return dest
+    return quarantine_file(path, paths.quarantine_dir(path.parent))
 
 
 def _moved_aside(path: Path, reason: str) -> tuple[None, str]:

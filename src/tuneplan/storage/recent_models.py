@@ -3,7 +3,8 @@
 A small list (newest first, at most :data:`MAX_RECENT_MODELS`): a Hub id or a ``config.json`` path, the name it
 was planned as, the commit it came from and the checkpoint's counts (so a fetched model plans offline with its
 exact counts). Writes hold the scenario library's lock on the file and replace it atomically (temp file +
-``os.replace``); reading never raises (a missing or damaged file is an empty list, logged). No Qt.
+``os.replace``); reading never raises (a missing or damaged file is an empty list, logged), and a write moves a
+damaged file to ``<data>/quarantine`` before replacing it. No Qt.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tuneplan.storage._fs import (
     atomic_write_bytes,
     describe_os_error,
     loads_untrusted_json,
+    quarantine_file,
     read_regular_file,
 )
 from tuneplan.storage.files import ScenarioFileError
@@ -69,13 +71,21 @@ def recent_models_path(root: Path | None = None) -> Path:
     return base / _FILE
 
 
-def _read(path: Path) -> list[RecentModel]:
+def _read(path: Path, *, set_aside: bool = False) -> list[RecentModel]:
+    """The list in ``path``; a damaged file reads as empty, and with ``set_aside`` (a write is about to replace it) is
+    moved to the quarantine folder first, so that a file someone can still repair by hand is never overwritten."""
     try:
         data: Any = loads_untrusted_json(read_regular_file(path, MAX_STATE_FILE_BYTES))
     except FileNotFoundError:
         return []
     except (ValueError, OSError) as exc:
         log.warning("recent models list %s is unusable: %s", path, exc)
+        if set_aside and path.is_file():
+            try:
+                log.warning("moved the unusable recent models list to %s",
+                            quarantine_file(path, paths.quarantine_dir(path.parent)))
+            except OSError as move:
+                raise OSError(f"the unusable list could not be moved aside ({describe_os_error(move)})") from move
         return []
     entries = data.get("models") if isinstance(data, dict) else None
     out: list[RecentModel] = []
@@ -116,7 +126,7 @@ def remember_model(entry: RecentModel, root: Path | None = None) -> Path:
         base.mkdir(parents=True, exist_ok=True)
         path = recent_models_path(base)
         with ScenarioLibrary(base).locked(path):
-            kept = [e for e in _read(path) if (e.kind, e.ref) != (entry.kind, entry.ref)]
+            kept = [e for e in _read(path, set_aside=True) if (e.kind, e.ref) != (entry.kind, entry.ref)]
             models = [entry, *kept][:MAX_RECENT_MODELS]
             text = json.dumps({"version": 1, "models": [m.model_dump(mode="json") for m in models]},
                               indent=2, ensure_ascii=False) + "\n"
