@@ -405,6 +405,7 @@ def test_a_plan_its_stack_refuses_everywhere_says_why_not_that_no_gpu_has_a_pric
     h100 = view.proxy_row_of("h100_sxm")
     # the Fits column says it (it read "✓ 1" beside the badge, which cut the GPU's name in half)
     assert _cell(view, h100, gc.FITS) == "✖ cannot run"
+    assert _cell(view, h100, gc.RANK) == ""  # no rank among setups that cannot run
     assert _cell(view, h100, gc.GPU).startswith("H100 SXM5") and "cannot run" not in _cell(view, h100, gc.GPU)
     tip = _cell(view, h100, gc.FITS, Qt.ItemDataRole.ToolTipRole)
     assert tip.startswith("Fits in memory at micro-batch 1") and "ZeRO-3" in tip

@@ -322,7 +322,7 @@ class GpuComparisonModel(QAbstractTableModel):
                 parts.append(self.tr("● plan"))
             return "  ".join(parts)
         if col == RANK:
-            return str(item.rank) if r.fits else ""
+            return str(item.rank) if r.fits and r.blocked is None else ""  # no rank for a plan it cannot run
         if col == MEMORY:
             return fmt_number(item.memory_gib, 2, group=False)  # as fmt_capacity, the unit in the header
         if col == FITS:
