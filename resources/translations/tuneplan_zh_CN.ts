@@ -1276,8 +1276,8 @@ Please attach that file when you report the problem.</source>
         <translation>打包和无填充批次没有填充</translation>
     </message>
     <message>
-        <source>Only packed rows of a stack that pads each pack (LLaMA-Factory)</source>
-        <translation>仅用于会填充每个打包行的训练框架（LLaMA-Factory）的打包行</translation>
+        <source>Only packed rows of a stack that pads each pack (LLaMA-Factory SFT)</source>
+        <translation>仅用于会填充每个打包行的训练框架的打包行（LLaMA-Factory 监督微调）</translation>
     </message>
     <message>
         <source>Only for padding-free batches of examples</source>
@@ -7334,6 +7334,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>DeepSpeed ZeRO steps its own optimizer after the backward: no stack fuses the optimizer step into backward under ZeRO (torchtune&apos;s optimizer_in_bwd runs on one GPU or FSDP); the memory shown assumes it does</source>
         <translation>DeepSpeed ZeRO 在反向传播之后执行自己的优化器步骤：没有任何技术栈在 ZeRO 下把优化器步骤融合进反向传播（torchtune 的 optimizer_in_bwd 只在单 GPU 或 FSDP 上运行）；显示的显存假设可以这样做</translation>
+    </message>
+    <message>
+        <source>the packing efficiency ({share:.0%}) is not used: only LLaMA-Factory&apos;s supervised packing pads its rows to the sequence length; these rows compute no gaps</source>
+        <translation>未使用打包效率（{share:.0%}）：只有 LLaMA-Factory 的监督微调打包会把行填充到序列长度；这些行不计算空隙</translation>
     </message>
     <message>
         <source>padding-free batches flatten the micro-batch into one sequence, which only FlashAttention 2/3 separates by example (TRL warns for {attention}): examples would attend to each other; choose FlashAttention</source>

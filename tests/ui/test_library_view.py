@@ -482,6 +482,9 @@ def test_save_as_a_name_another_plan_has_takes_the_next_free_one_and_says_so(win
     assert sorted(window.library_panel.names()) == ["Support bot", "Support bot (2)"]
     assert "Saved as “Support bot (2)”: a plan named “Support bot” is already in the library" in \
         window.statusBar().currentMessage()
+    answers.names.append("SUPPORT BOT")  # the same name in other letters is taken too (unique_name casefolds)
+    window.save_as_action.trigger()
+    assert window.store.scenario.name == "SUPPORT BOT (3)"
     from tuneplan.storage.files import read_scenario_file
 
     assert read_scenario_file(first).training.seq_len == 4096  # the first kept as it was saved

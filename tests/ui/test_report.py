@@ -108,7 +108,7 @@ def test_report_names_the_sharding_as_the_form_does():
     parser = _Collect()
     parser.feed(build_report_html([s], [estimate(s)], {}))
     text = " ".join(parser.text)
-    assert f"2 × {s.gpu.name}, ZeRO-3" in text and "zero3" not in text
+    assert f"2 × {s.gpu.name}, ZeRO-3" in text and f"2 × {s.gpu.name}, zero3" not in text
 
 
 def test_report_refuses_mismatched_inputs():

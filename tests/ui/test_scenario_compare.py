@@ -501,6 +501,12 @@ def test_distinct_names_leave_out_only_a_long_shared_start_cut_at_a_word():
     assert distinct_names(["Qwen2.5 7B full fine-tune", "Qwen2.5 7B full fine-tune at 8k"]) == [
         "Qwen2.5 7B full fine-tune", "…at 8k"]
     assert distinct_names(["Same name twice here", "Same name twice here"]) == ["Same name twice here"] * 2
+    # attack review: the "1" that tells these apart was cut ("…x" against "…10 x")
+    assert distinct_names(["Llama 3.1 8B QLoRA run 1 x", "Llama 3.1 8B QLoRA run 10 x"]) == ["…1 x", "…10 x"]
+    # two pairs whose shortened names read alike keep their whole names
+    pairs = ["Llama 3.1 8B QLoRA run A", "Llama 3.1 8B QLoRA run B", "Mistral 7B full FT run x A",
+             "Mistral 7B full FT run x B"]
+    assert distinct_names(pairs) == pairs
 
 
 def test_the_table_is_as_tall_as_its_rows_so_the_page_scrolls_not_the_table(window, qtbot):

@@ -106,3 +106,41 @@ def test_packing_efficiency_is_a_field_only_where_the_stack_pads_its_packs(windo
     assert store.result.time.seconds > before  # the gaps of the packs are computed
     assert store.set_field("training.sequence_mode", "dynamic")
     assert not widget.isEnabled()
+
+
+def test_a_new_sequence_length_or_mean_forgets_the_counted_packing(window):
+    # attack review: a packing fill counted at one sequence length stayed after the length changed (37x the tokens)
+    store = window.store
+    assert store.set_fields({"dataset.packing_efficiency": 0.84})
+    steps = store.undo_stack.count()
+    assert store.set_field("training.seq_len", 4096)
+    assert store.scenario.dataset.packing_efficiency == 1.0 and store.undo_stack.count() == steps + 1
+    store.undo_stack.undo()
+    assert store.scenario.dataset.packing_efficiency == 0.84
+    assert store.set_field("dataset.tokens_per_example", 700)
+    assert store.scenario.dataset.packing_efficiency == 1.0
+    assert store.set_fields({"dataset.packing_efficiency": 0.84})
+    assert store.set_field("dataset.epochs", 2)  # other fields keep it
+    assert store.scenario.dataset.packing_efficiency == 0.84
+
+
+def test_several_fields_at_once_bring_the_stack_defaults_too_and_advice_shows_what_apply_sets(window):
+    # attack review: set_fields (advice, presets, the dataset dialog) skipped the stack's follow-ups: LF + ZeRO-3 and
+    # 8 GPUs at once left the buckets off and the note said "You changed: DeepSpeed buckets"; under Hugging Face +
+    # PEFT "Use QLoRA" changed the method alone
+    store, choice = window.store, window.method_panel.stack_choice
+    assert store.set_field("training.num_gpus", 4)
+    _choose(choice.combo, "llama-factory")
+    assert store.set_fields({"training.sharding": "zero3", "training.num_gpus": 8})
+    assert store.scenario.training.deepspeed_auto_buckets is True and "You changed" not in choice.note.text()
+    from tuneplan.core import stacks
+    from tuneplan.core.advice import _candidates
+
+    assert store.set_fields({"training.sharding": "none", "training.num_gpus": 1, "training.method": "full"})
+    _choose(choice.combo, "hf-peft")
+    assert store.scenario.training.method == "full" and not stacks.overridden(store.scenario.training)
+    qlora = next(ch for key, _t, _r, ch in _candidates(store.scenario, []) if key == "qlora")
+    # PEFT's prepare_model_for_kbit_training: the unquantised weights in FP32 and checkpointing on (core/stacks.py)
+    assert qlora["training.kbit_fp32_upcast"] is True and qlora["training.grad_checkpointing"] is True
+    assert store.set_fields(qlora)
+    assert not stacks.overridden(store.scenario.training) and "You changed" not in choice.note.text()

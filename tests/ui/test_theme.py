@@ -136,6 +136,7 @@ DIMENSIONLESS = {
     "training.lora_dropout",
     "dataset.padding_efficiency",
     "dataset.rank_padding_efficiency",
+    "dataset.packing_efficiency",
 }
 
 

@@ -1321,3 +1321,21 @@ def test_lora_on_stacked_experts_materialises_w_plus_delta_w_in_the_base_dtype()
         assert a.merged_one == stack * per_param, (method, upcast)
     assert step_activations(memory_context(arch, TrainingSetup(method="lora", lora_targets="q_v"), gpu), 0
                             ).merged_one == 0
+
+
+def test_activation_offload_formula_names_the_experts_it_keeps():
+    # attack review: Mixtral LoRA on all linear layers without checkpointing, activations offloaded: the number kept
+    # two layers' experts' W + delta-W (2 x 1,409,286,144 x 2 B = 5.25 GiB) that the formula left out
+    from tuneplan.core.memory.activations import step_activations
+    from tuneplan.core.memory.context import memory_context
+
+    arch = architecture_from_hf_config(MIXTRAL_8X7B)
+    gpu = GpuSpec(id="big", name="big", memory_gib=141)
+    t = TrainingSetup(method="lora", lora_targets="all-linear", grad_checkpointing=False, activation_offload=True,
+                      lora_dropout=0.0)
+    a = step_activations(memory_context(arch, t, gpu), 0)
+    assert a.merged_one == 8 * 3 * 4096 * 14336 * 2
+    assert f"their experts' W + delta-W {2 * a.merged_one / 2**30:.2f} GiB" in a.formula
+    assert f"{2 * a.merged_one / 2**30:.2f}" == "5.25"
+    ckpt = step_activations(memory_context(arch, t.model_copy(update={"grad_checkpointing": True}), gpu), 0)
+    assert f"its experts' W + delta-W {a.merged_one / 2**30:.2f} GiB" in ckpt.formula

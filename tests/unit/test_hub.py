@@ -328,6 +328,25 @@ def test_a_damaged_recent_list_is_moved_aside_not_overwritten(tmp_path) -> None:
     assert sorted(p.read_text() for p in (tmp_path / "quarantine").iterdir()) == sorted([damaged, "{also broken"])
 
 
+def test_a_recent_list_that_cannot_be_read_is_neither_moved_nor_replaced(tmp_path, monkeypatch) -> None:
+    # attack review: a read error (permissions) moved an intact list aside and replaced it with one entry
+    import tuneplan.storage.recent_models as rm
+
+    remember_model(RecentModel(kind="hub", ref="a/one"), tmp_path)
+    before = recent_models_path(tmp_path).read_bytes()
+
+    def denied(path, limit):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(rm, "read_regular_file", denied)
+    assert load_recent_models(tmp_path) == []  # reading never raises
+    with pytest.raises(rm.RecentModelsError):
+        remember_model(RecentModel(kind="hub", ref="b/two"), tmp_path)
+    monkeypatch.undo()
+    assert recent_models_path(tmp_path).read_bytes() == before
+    assert not (tmp_path / "quarantine").exists() or not list((tmp_path / "quarantine").iterdir())
+
+
 # ------------------------------------------------------------------------------------------- the real CLI
 
 def test_cli_plans_a_gptq_model_by_id_and_refuses_full(fake_hub, tmp_path) -> None:

@@ -122,8 +122,8 @@ def test_dataset_updates_feed_the_time_model() -> None:
     assert updates == {"dataset.examples": 50, "dataset.tokens_per_example": 560.0, "dataset.total_tokens": None,
                        "dataset.padding_efficiency": round(560 / 730, 4),
                        "dataset.rank_padding_efficiency": round(560 / 730, 4),
-                       # best-fit decreasing into rows of 1,000: [1000], [600 300], [600 300] -> 2,800 / 3,000
-                       "dataset.packing_efficiency": round(2800 / 3000, 4),
+                       # dynamic padding: the fill of packed rows is left unknown (seq_len may be shortened)
+                       "dataset.packing_efficiency": 1.0,
                        # kept 600, 300, 1000, 600, 300 about 560: (40² + 260² + 440² + 40² + 260²) / 5 = 66,400
                        "dataset.tokens_std": round(66_400 ** 0.5, 2), "dataset.longest_tokens": 1000}
     # what the time model then computes: each row padded to the expected longest of its batch, E[max] = 730
@@ -183,3 +183,23 @@ def test_packing_efficiency_reaches_the_time_of_a_stack_that_pads_its_packs() ->
     # TRL packs without gaps (bfd with position ids): the real tokens; a plan without a stack as well
     for stack in ("trl", None):
         assert computed_tokens(_setup(sequence_mode="packed", stack=stack), data)[0] == pytest.approx(2800)
+    # LLaMA-Factory's pt stage concatenates the texts into cutoff_len blocks (PretrainDatasetProcessor): no gaps
+    pt = _setup(sequence_mode="packed", stack="llama-factory", workload="pt")
+    assert computed_tokens(pt, data)[0] == pytest.approx(2800)
+    assert "lengths.packing_gapless" in {n.code for n in length_stats(COUNTS, pt).notes}
+
+
+def test_a_packing_efficiency_the_plan_does_not_use_is_said() -> None:
+    from tuneplan import catalog
+    from tuneplan.core.estimate import estimate
+
+    s = catalog.default_scenario()
+    s.dataset.packing_efficiency = 0.5
+    s.training.sequence_mode = "packed"
+    s.training.stack = "trl"  # TRL packs without gaps
+    assert "plan.packing_efficiency_unused" in {n.code for n in estimate(s).messages}
+    s.training.stack = "llama-factory"  # LLaMA-Factory's SFT packer pads: used, nothing said
+    assert "plan.packing_efficiency_unused" not in {n.code for n in estimate(s).messages}
+    s.dataset.packing_efficiency = 1.0
+    s.training.stack = "trl"
+    assert "plan.packing_efficiency_unused" not in {n.code for n in estimate(s).messages}

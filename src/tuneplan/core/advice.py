@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tuneplan.core.compare import largest_fitting, missing_support
 from tuneplan.core.estimate import blocking_notes, estimate
@@ -27,6 +27,7 @@ from tuneplan.core.memory import estimate_memory, quantized_base_bytes_per_param
 from tuneplan.core.memory.peaks import generates_in_evaluation
 from tuneplan.core.result import GIB, Estimate, MemoryEstimate
 from tuneplan.core.scenario import GpuSpec, Scenario
+from tuneplan.core.stacks import follow_defaults
 from tuneplan.core.terms import N_, NOTES, Note, render_note
 
 __all__ = ["Suggestion", "apply_changes", "max_eval_batch", "max_micro_batch", "max_seq_len", "memory_curve",
@@ -97,6 +98,20 @@ def apply_changes(scenario: Scenario, changes: dict[str, Any]) -> Scenario:
             target = target[part]
         target[parts[-1]] = value
     return Scenario.model_validate(data)
+
+
+def _stack_follow_ups(s: Scenario, changes: dict[str, Any]) -> dict[str, Any]:
+    """The stack defaults a suggestion brings into force (:func:`tuneplan.core.stacks.follow_defaults`: "Use QLoRA"
+    under Hugging Face + PEFT also upcasts and checkpoints, as the store applies it), so that what advice shows is
+    what Apply sets; ``{}`` without a stack or for a change that does not validate (the candidate is then refused)."""
+    if s.training.stack is None:
+        return {}
+    try:
+        new = apply_changes(s, changes).training
+    except ValidationError:
+        return {}
+    edited = {p.removeprefix("training.") for p in changes if p.startswith("training.")}
+    return {f"training.{f}": v for f, v in follow_defaults(s.training, new, edited).items()}
 
 
 def _fits(scenario: Scenario) -> bool:
@@ -286,7 +301,7 @@ def _candidates(s: Scenario, larger_gpus: Iterable[GpuSpec],
             **params: Any) -> None:
         code = code or key
         c.append((key, Note(code=f"advice.{code}", params=params), [Note(code=f"advice.why.{code}"), *extra],
-                  changes))
+                  {**changes, **_stack_follow_ups(s, changes)}))
 
     if t.workload == "grpo" and t.generation_engine == "vllm-colocate":
         if not t.vllm_sleep:

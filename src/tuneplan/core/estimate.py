@@ -20,6 +20,7 @@ from tuneplan.core.memory import (
 )
 from tuneplan.core.result import Estimate, TimeEstimate
 from tuneplan.core.scenario import Scenario, TrainingSetup
+from tuneplan.core.stacks import pads_packs
 from tuneplan.core.terms import N_, NOTES, Note, render_note
 from tuneplan.core.throughput import estimate_time, tokens_per_row
 from tuneplan.core.workload import plan_notes
@@ -116,6 +117,9 @@ NOTES.update({
     "plan.padding_free_bound": N_("padding-free batches are sized at micro-batch × sequence length ({tokens:,} "
                                   "tokens) because the spread of the example lengths is unknown: count the dataset "
                                   "file for the largest batch the run draws"),
+    "plan.packing_efficiency_unused": N_("the packing efficiency ({share:.0%}) is not used: only LLaMA-Factory's "
+                                         "supervised packing pads its rows to the sequence length; these rows "
+                                         "compute no gaps"),
     "plan.tokens_std_capped": N_("a length spread of {std:,} tokens is more than examples of {mean:,} tokens on "
                                  "average, none longer than {longest:,}, can have: {cap:,} is used"),
     "plan.padding_free_attention": N_("padding-free batches flatten the micro-batch into one sequence, which only "
@@ -297,6 +301,8 @@ def estimate(scenario: Scenario, calibration: Calibration | None = None) -> Esti
         warn("plan.sharded_qlora_no_upcast")
     if t.num_gpus > 1 and t.sharding == "none":
         warn("plan.naive_split", n=t.num_gpus)
+    if scenario.dataset.packing_efficiency < 1.0 and not pads_packs(t):
+        warn("plan.packing_efficiency_unused", share=scenario.dataset.packing_efficiency)
     if t.sequence_mode == "padding-free" and wl.causal_lm(t):
         d = scenario.dataset
         if d.tokens_std and d.total_tokens is None and d.tokens_per_example > 0:

@@ -36,7 +36,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from tuneplan.core.scenario import Dataset, TrainingSetup
-from tuneplan.core.stacks import PADDED_PACK_STACKS
+from tuneplan.core.stacks import pads_packs
 from tuneplan.core.terms import FORMULAS, N_, NOTES, Note, Quantity, Term
 
 __all__ = [
@@ -364,7 +364,7 @@ def length_stats(counts: Sequence[int], training: TrainingSetup, rows: int | Non
         notes.append(Note(code="lengths.truncated", params={"count": truncated, "counted": n,
                                                              "share": truncated / n, "seq_len": seq_len}))
     if training.sequence_mode == "packed" and packing < 1.0:
-        padded = training.stack in PADDED_PACK_STACKS  # (core/stacks.py: LLaMA-Factory pads each pack)
+        padded = pads_packs(training)  # (core/stacks.py: LLaMA-Factory's SFT packer pads each pack)
         notes.append(Note(code="lengths.packing_padded" if padded else "lengths.packing_gapless",
                           params={"share": packing}))
     if training.sequence_mode == "dynamic" and kept[-1] < seq_len:
@@ -391,7 +391,8 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
     dynamic-padding efficiency at the plan's micro-batch (at least 0.01, the field's floor),
     ``dataset.rank_padding_efficiency`` = the same over the ``micro_batch x GPUs`` examples of one step (the slowest
     GPU's row, :func:`tuneplan.core.throughput.slowest_rank_row`), ``dataset.packing_efficiency`` = the fill of the
-    rows best-fit decreasing packs the kept lengths into, ``dataset.tokens_std`` = the kept lengths'
+    rows best-fit decreasing packs the kept lengths into (packed rows; 1, unknown, for the other modes, whose
+    ``seq_len`` this may shorten), ``dataset.tokens_std`` = the kept lengths'
     standard deviation and ``dataset.longest_tokens`` the longest kept example (what size padding-free batches,
     :func:`padding_free_peak`). Under dynamic padding and
     padding-free batches, with ``longest_batch``, ``training.seq_len`` = the longest kept example when it is shorter
@@ -403,7 +404,9 @@ def dataset_updates(stats: LengthStats, *, longest_batch: bool = True) -> dict[s
         "dataset.total_tokens": None,
         "dataset.padding_efficiency": round(max(0.01, stats.padding_efficiency), 4),
         "dataset.rank_padding_efficiency": round(max(0.01, stats.rank_padding_efficiency), 4),
-        "dataset.packing_efficiency": round(max(0.01, stats.packing_efficiency), 4),
+        # counted at this seq_len for packed rows; other modes may shorten seq_len below, so it is left unknown (1)
+        "dataset.packing_efficiency": round(max(0.01, stats.packing_efficiency), 4)
+        if stats.sequence_mode == "packed" else 1.0,
         "dataset.tokens_std": round(stats.std_kept_tokens, 2),
         "dataset.longest_tokens": max(1, stats.longest_kept_tokens),
     }

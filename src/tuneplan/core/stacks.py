@@ -34,6 +34,7 @@ __all__ = [
     "follow_defaults",
     "get_stack",
     "overridden",
+    "pads_packs",
     "resolved_defaults",
     "sdpa_padding_mask",
 ]
@@ -44,6 +45,13 @@ __all__ = [
 #: ``cutoff_len + 1`` ("avoid flash_attn drops attn mask"). TRL's packing (``bfd`` with position ids, or ``wrapped``
 #: concatenation) and the plain PyTorch loop's concatenation leave no gaps.
 PADDED_PACK_STACKS = frozenset({"llama-factory"})
+
+
+def pads_packs(t: TrainingSetup) -> bool:
+    """Whether ``t``'s packed rows are padded to ``seq_len`` (:data:`PADDED_PACK_STACKS`): supervised fine-tuning
+    only, since LLaMA-Factory's pt stage (``PretrainDatasetProcessor``) concatenates the texts and cuts them into
+    ``cutoff_len`` blocks without a gap."""
+    return t.sequence_mode == "packed" and t.stack in PADDED_PACK_STACKS and t.workload == "sft"
 
 #: Stacks whose own modelling code calls SDPA causally without a padding mask (torchtune
 #: ``modules/attention_utils.py``/``sdpa_or_flex_attention``, LitGPT ``model.py`` ``scaled_dot_product_attention``,

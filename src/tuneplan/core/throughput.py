@@ -40,7 +40,7 @@ from tuneplan.core.generation import DEFAULT_NEW_TOKENS, eval_generation_cost, g
 from tuneplan.core.lengths import expected_normal_max, spread_std
 from tuneplan.core.result import TimeEstimate
 from tuneplan.core.scenario import Dataset, GpuSpec, Pricing, TrainingSetup
-from tuneplan.core.stacks import PADDED_PACK_STACKS
+from tuneplan.core.stacks import pads_packs
 from tuneplan.core.steptime import STEP_MODEL_VERSION, TERM_KEYS, step_time
 from tuneplan.core.terms import N_, NOTES, Note, Quantity, Term, render_note
 
@@ -132,7 +132,7 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
 
     * ``packed``: samples are concatenated into full sequences, no padding (TP §2: packing raised
       torchtune's tokens/s x3.4 over padding); a stack that pads each pack to ``seq_len``
-      (:data:`~tuneplan.core.stacks.PADDED_PACK_STACKS`, LLaMA-Factory) computes real tokens divided by the
+      (:func:`~tuneplan.core.stacks.pads_packs`: LLaMA-Factory's SFT packer) computes real tokens divided by the
       dataset's ``packing_efficiency`` (counted from its file; 1 when unknown).
     * ``fixed``: every example is padded (or truncated) to ``seq_len``: ``examples x seq_len`` per
       epoch when the dataset is given as examples; with ``total_tokens``, real tokens divided by
@@ -161,7 +161,7 @@ def computed_tokens(t: TrainingSetup, data: Dataset) -> tuple[float, float, str]
     note = ""
     if _seq_mode(t) == "packed":
         # a stack that pads every pack to seq_len computes the gaps best-fit packing leaves (dataset file counts)
-        computed = real / data.packing_efficiency if t.stack in PADDED_PACK_STACKS else real
+        computed = real / data.packing_efficiency if pads_packs(t) else real
     elif _seq_mode(t) == "fixed" and data.total_tokens is None:
         computed = float(data.examples) * t.seq_len * data.epochs
         if data.tokens_per_example > t.seq_len:

@@ -73,12 +73,18 @@ def recent_models_path(root: Path | None = None) -> Path:
 
 def _read(path: Path, *, set_aside: bool = False) -> list[RecentModel]:
     """The list in ``path``; a damaged file reads as empty, and with ``set_aside`` (a write is about to replace it) is
-    moved to the quarantine folder first, so that a file someone can still repair by hand is never overwritten."""
+    moved to the quarantine folder first, so that a file someone can still repair by hand is never overwritten; with
+    ``set_aside`` a file that cannot be read at all (permissions) raises ``OSError`` rather than being replaced."""
     try:
         data: Any = loads_untrusted_json(read_regular_file(path, MAX_STATE_FILE_BYTES))
     except FileNotFoundError:
         return []
-    except (ValueError, OSError) as exc:
+    except OSError as exc:  # not readable (permissions, I/O): a write must not replace what it cannot read
+        log.warning("recent models list %s cannot be read: %s", path, exc)
+        if set_aside:
+            raise
+        return []
+    except ValueError as exc:  # damaged: not JSON, too deep, too big
         log.warning("recent models list %s is unusable: %s", path, exc)
         if set_aside and path.is_file():
             try:

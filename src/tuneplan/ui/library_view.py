@@ -428,7 +428,7 @@ class LibraryController(QObject):
         if name is None:
             return False
         typed = name
-        if name in taken:  # two plans of one name look the same in the library: the first free "name (2)"
+        if name.casefold() in {n.casefold() for n in taken}:  # two plans of one name look alike: "name (2)"
             name = self.library.unique_name(name, taken)
         if name != current and not self.store.set_field("name", name):
             return False

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from tuneplan import catalog
 from tuneplan.core.scenario import OPTIMIZER_LABELS as OPTIMIZER_LABELS_EN
 from tuneplan.core.scenario import Scenario
-from tuneplan.core.stacks import PADDED_PACK_STACKS
+from tuneplan.core.stacks import pads_packs
 from tuneplan.storage.recent_models import RecentModel, RecentModelsError, remember_model
 from tuneplan.ui.dataset_file_dialog import DatasetFileDialog
 from tuneplan.ui.fields import ERROR_COLOR, ComboBox, FieldPanel, format_count
@@ -548,8 +548,8 @@ class DatasetPanel(FieldPanel):
         self.set_enabled("dataset.padding_efficiency", scenario.training.sequence_mode in {"fixed", "dynamic"},
                          self.tr("Packed and padding-free batches have no padding"))
         t = scenario.training
-        self.set_enabled("dataset.packing_efficiency", t.sequence_mode == "packed" and t.stack in PADDED_PACK_STACKS,
-                         self.tr("Only packed rows of a stack that pads each pack (LLaMA-Factory)"))
+        self.set_enabled("dataset.packing_efficiency", pads_packs(t),
+                         self.tr("Only packed rows of a stack that pads each pack (LLaMA-Factory SFT)"))
         self.set_enabled("dataset.tokens_std", t.sequence_mode == "padding-free" and not total,
                          self.tr("Only for padding-free batches of examples"))
         self.set_enabled("dataset.rank_padding_efficiency",

@@ -288,16 +288,23 @@ def distinct_names(names: list[str]) -> list[str]:
     name that shares no long start, or that another name begins with entirely, is kept."""
     out = []
     for i, name in enumerate(names):
-        shared = 0
+        shared = cut = 0
         for j, other in enumerate(names):
-            if j != i and other != name:
-                n = len(os.path.commonprefix([name, other]))
-                shared = max(shared, n)
+            if j == i or other == name:
+                continue
+            n = len(os.path.commonprefix([name, other]))
+            shared = max(shared, n)
+            # at a word inside the shared start ("LF ZeRO-2 eval, " not "LF ZeRO-2 eval, 4"; "run 1 x" against
+            # "run 10 x" keeps "1 x"), or just after it where the other name ends there ("… fine-tune" + " at 8k")
+            ends_there = n == len(other) and name[n:n + 1] == " "
+            cut = max(cut, n + 1 if ends_there else name.rfind(" ", 0, n) + 1)
         if shared >= len(name):  # the other name begins with all of this one: this one is what they share
             out.append(name)
             continue
-        cut = name.rfind(" ", 0, shared + 1) + 1  # at a word: "LF ZeRO-2 eval, " not "LF ZeRO-2 eval, 4"
         out.append("…" + name[cut:] if cut >= SHARED_START_CHARS and name[cut:] else name)
+    if len(set(out)) < len(set(names)):  # two shortened names read alike ("…A" of two pairs): keep them whole
+        alike = {s for s in out if out.count(s) > 1}
+        out = [name if s in alike else s for name, s in zip(names, out, strict=True)]
     return out
 
 

@@ -260,7 +260,8 @@ class AppStore(QObject):
         as the user's own, so switching GPU no longer replaces it. A new GPU count
         (``training.num_gpus``) prices the offer for that count, as :meth:`set_gpu` does (see
         :meth:`_offer_for_count`); the same edit, one undo step. A new tokens per example clears the longest
-        example a dataset file counted (it described other data); picking continued pretraining packs the rows.
+        example a dataset file counted (it described other data), and a new sequence length or tokens per example the
+        packing efficiency it counted; picking continued pretraining packs the rows.
         Under a chosen stack, an edit that brings other stack defaults into force applies them in the same step
         (:meth:`_stack_follows`).
         """
@@ -284,6 +285,10 @@ class AppStore(QObject):
             # the longest example was counted in a file (Dataset → From a file…, the only way to set it here) whose
             # mean this edit replaces: it no longer describes the data planned, so it goes in the same undo step
             updates["dataset.longest_tokens"] = None
+        current = {"training.seq_len": self._scenario.training.seq_len, "dataset.tokens_per_example": d.tokens_per_example}
+        if path in current and value != current[path] and d.packing_efficiency != 1.0:
+            # the fill of packed rows was counted in a file at that sequence length and mean: no longer the data
+            updates["dataset.packing_efficiency"] = 1.0
         if path == "training.workload" and value == "pt" and self._scenario.training.sequence_mode != "packed":
             # continued pretraining concatenates its texts into full rows (LLaMA-Factory's pt stage packs by default,
             # data/processor/pretrain.py; axolotl sample_packing, swift --packing): start from packed rows
@@ -307,8 +312,10 @@ class AppStore(QObject):
         return {f"training.{f}": v for f, v in stacks.follow_defaults(old, new, edited).items()}
 
     def set_fields(self, updates: dict[str, Any], *, error_field: str | None = None) -> bool:
-        """Set several fields at once (all or nothing). Keys are dotted paths as in :meth:`set_field`."""
+        """Set several fields at once (all or nothing). Keys are dotted paths as in :meth:`set_field`; under a chosen
+        stack the defaults the edit brings into force come with it (:meth:`_stack_follows`), as for one field."""
         field = error_field if error_field is not None else next(iter(updates), "")
+        updates = {**updates, **self._stack_follows(updates)}
         return self._update(updates, field, names=[error_field] if error_field else list(updates))
 
     def _update(self, updates: dict[str, Any], field: str, names: list[str], merge: str | None = None,

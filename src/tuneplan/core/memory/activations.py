@@ -526,16 +526,22 @@ def step_activations(ctx: MemoryContext, lora_params: int) -> StepActivations:
         if merged_all:
             formula += (f" + the experts' W + delta-W {merged_all * layers_here / arch.num_layers / GIB:.2f}"
                         " GiB (PEFT ParamWrapper)")
-    if compile_modelled(arch, t):
-        formula += " (torch.compile: norms keep bf16 normalised values, SiLU recomputed)"
     if t.activation_offload:
         kept = 2 * (checkpoint_token * tokens if t.grad_checkpointing else one_layer)
         if kept + (one_layer if t.grad_checkpointing else 0) < value:  # the formula names what the number holds
             value = kept + (one_layer if t.grad_checkpointing else 0)
+            layers_kept = 1 if t.grad_checkpointing else 2  # the recomputed layer, or the two kept whole
             formula = (f"checkpoints of 2 layers x {checkpoint_token} B x {tokens} tokens + one recomputed layer "
                        f"{largest_layer_token / 1024:.1f} KiB/token" if t.grad_checkpointing else
                        f"2 layers x {largest_layer_token / 1024:.1f} KiB/token x {tokens} tokens")
+            if merged_one:
+                formula += (f" + {'its' if layers_kept == 1 else 'their'} experts' W + delta-W "
+                            f"{layers_kept * merged_one / GIB:.2f} GiB (PEFT ParamWrapper)")
+            if bias:
+                formula += f" + SDPA's additive padding mask {layers_kept * bias / 2**20:.1f} MiB"
             formula += " (the other layers' activations offloaded to CPU)"
+    if compile_modelled(arch, t):
+        formula += " (torch.compile: norms keep bf16 normalised values, SiLU recomputed)"
     adapter_cast_per_layer = forward_cache = 0.0
     if _activation_adapter_path(t) == "autocast":
         # autocast casts the fp32 adapters to bf16 for each matmul and saves the casts for backward:
