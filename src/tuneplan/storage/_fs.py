@@ -309,9 +309,9 @@ def move_file(source: Path, dest: Path) -> None:
 
 
 def quarantine_file(path: Path, folder: Path) -> Path:
-    """Move an unreadable file aside into ``folder`` (``<data>/quarantine``, :func:`tuneplan.storage.paths.
-    quarantine_dir`) as ``<UTC timestamp to the microsecond>-<name>`` (``-2``, ``-3`` ... when that exists), never overwriting, so it
-    can be inspected and nothing is lost; returns where it is now.
+    """Move an unreadable file aside into ``folder`` (``<data>/quarantine``,
+    :func:`tuneplan.storage.paths.quarantine_dir`) as ``<UTC timestamp to the microsecond>-<name>`` (``-2``, ``-3``
+    ... when that exists), never overwriting, so it can be inspected and nothing is lost; returns where it is now.
 
     Raises:
         OSError: the move failed; the file is then still in place.

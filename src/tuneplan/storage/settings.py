@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from tuneplan.storage._fs import (
     atomic_write_bytes,
     describe_os_error,
     loads_untrusted_json,
-    move_file,
+    quarantine_file,
     read_regular_file,
 )
 from tuneplan.storage.files import ScenarioFileError
@@ -101,15 +100,7 @@ def _settings_path(root: Path | None) -> Path:
 
 def _quarantine(path: Path, root: Path | None) -> Path:
     """Move an unreadable settings file aside (as the scenario library does), never delete it."""
-    folder = paths.quarantine_dir(root if root is not None else path.parent)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    dest = folder / f"{stamp}-{path.name}"
-    n = 2
-    while dest.exists():
-        dest = folder / f"{stamp}-{n}-{path.name}"
-        n += 1
-    move_file(path, dest)
-    return dest
+    return quarantine_file(path, paths.quarantine_dir(root if root is not None else path.parent))
 
 
 def _read_document(path: Path, root: Path | None) -> tuple[dict[str, Any], str | None]:
