@@ -300,3 +300,28 @@ def test_activation_offload_keeps_two_layers_on_the_gpu_by_hand():
                                  LORA_ALL_LINEAR_R16)
     plain_rest = plain.bytes - 32 * plain.per_layer_token * 2048  # the same head inputs and adapter casts
     assert plain_off.bytes == 2 * plain.one_layer + plain_rest < plain.bytes
+
+
+def test_layer_temporaries_of_an_8bit_base_by_hand():
+    # LLM.int8 (core/memory/quantized.py int8_matmul_transient), Llama-3-8B, 2,048 tokens. bf16: gate/up's output side
+    # d_in + 6 d_out = 4096 + 6 x 14336 = 90,112 B per token is the largest (down's input side 6 x 14336 = 86,016;
+    # the backward's weight copy 2 x 4096 x 14336 = 117,440,512 B in all): 2048 x 90,112 = 184,549,376 B. fp16 (no
+    # cast of the input, the fp16 result is the output): gate/up 4096 + 4 x 14336 = 61,440 -> 125,829,120 B. Both
+    # beside the gradient flowing between layers, 2 x 2 B x 4096 x 2048 = 33,554,432 B
+    bf16, _ = layer_temporaries(ctx_of(method="qlora", quant_bits=8))
+    fp16, _ = layer_temporaries(ctx_of(method="qlora", quant_bits=8, precision="fp16"))
+    assert bf16 == 33_554_432 + 184_549_376
+    assert fp16 == 33_554_432 + 125_829_120
+
+
+def test_a_preference_loss_in_fp32_takes_the_logsumexp_path():
+    from tuneplan.core.memory.activations import loss_side
+
+    # fp32 logits (full fine-tuning in fp32): selective_log_softmax gathers and takes logsumexp, which keeps the
+    # logits until the last row's backward: 3 V-wide tensors at the backward (core/workload.py LOGPROB_TENSORS) of
+    # 4 B, over 2 rows x 2,048 positions
+    dpo = loss_side(ctx_of(workload="dpo", method="full", precision="fp32"))
+    assert dpo.bytes == 2 * 2048 * 128256 * 4 * 3
+    (term,) = loss_side(ctx_of(workload="reward")).terms
+    assert [(q.key, q.unit) for q in term.parts] == [("tokens", "tokens"), ("elem_bytes", "B")]
+    assert term.source.startswith("transformers GenericForSequenceClassification")
