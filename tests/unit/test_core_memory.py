@@ -1315,8 +1315,10 @@ def test_lora_on_stacked_experts_materialises_w_plus_delta_w_in_the_base_dtype()
     arch = architecture_from_hf_config(MIXTRAL_8X7B)
     stack = 8 * 3 * 4096 * 14336
     gpu = GpuSpec(id="big", name="big", memory_gib=80)
-    for method, upcast, per_param in (("lora", False, 2), ("qlora", False, 2), ("qlora", True, 4)):
-        t = TrainingSetup(method=method, lora_targets="all-linear", kbit_fp32_upcast=upcast, lora_dropout=0.0)
+    for method, upcast, precision, per_param in (("lora", False, "bf16", 2), ("qlora", False, "bf16", 2),
+                                                 ("qlora", True, "bf16", 4), ("lora", False, "fp32", 4)):
+        t = TrainingSetup(method=method, lora_targets="all-linear", kbit_fp32_upcast=upcast, lora_dropout=0.0,
+                          precision=precision)
         a = step_activations(memory_context(arch, t, gpu), 0)
         assert a.merged_one == stack * per_param, (method, upcast)
     assert step_activations(memory_context(arch, TrainingSetup(method="lora", lora_targets="q_v"), gpu), 0
