@@ -685,6 +685,10 @@ Please attach that file when you report the problem.</source>
         <source>Wall-clock time (minutes)</source>
         <translation>墙钟时间（分钟）</translation>
     </message>
+    <message>
+        <source>if it could run: {figures}</source>
+        <translation>假如能运行：{figures}</translation>
+    </message>
 </context>
 <context>
     <name>CompareVramChart</name>
@@ -2900,8 +2904,8 @@ seen</source>
         <translation>，日期 {date}</translation>
     </message>
     <message>
-        <source> · billed as {billed} GPUs (whole nodes): ${price}/h × {billed} ÷ {n}</source>
-        <translation> · 按 {billed} 个 GPU 计费（整节点）：${price}/小时 × {billed} ÷ {n}</translation>
+        <source>{billed} GPUs billed (whole nodes): ${price}/h × {billed} ÷ {n} · </source>
+        <translation>按 {billed} 个 GPU 计费（整节点）：${price}/小时 × {billed} ÷ {n} · </translation>
     </message>
 </context>
 <context>

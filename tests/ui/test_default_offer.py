@@ -135,4 +135,4 @@ def test_a_node_only_offer_says_so_in_the_picker_and_the_price_line_shows_the_wh
     # the 2-GPU plan pays for the 8-GPU node: 6.88 x 8 / 2 = 27.52 per GPU-hour (catalog.billed_gpus)
     assert store.scenario.pricing.price_per_gpu_hour == pytest.approx(aws.usd_per_gpu_hour * 8 / 2)
     line = panel.price_source.text()
-    assert f"billed as 8 GPUs (whole nodes): ${aws.usd_per_gpu_hour:.2f}/h × 8 ÷ 2" in line, line
+    assert line.startswith(f"8 GPUs billed (whole nodes): ${aws.usd_per_gpu_hour:.2f}/h × 8 ÷ 2 · AWS"), line

@@ -417,6 +417,7 @@ def test_a_plan_that_runs_on_some_fitting_gpus_says_on_how_many(compare):
     runnable = sum(1 for r in rows if r.fits and r.compatible)
     assert runnable < sum(1 for r in rows if r.fits)
     assert f"It can run as planned on {runnable} of them." in compare.answer.text()
+    assert "c62828" not in compare.answer.text()  # good news, not in red (new-user trial)
 
 
 def test_every_badge_glyph_is_in_the_default_font():

@@ -464,6 +464,11 @@ def test_a_plan_that_cannot_run_shows_its_time_and_cost_greyed_with_the_reason(w
         assert "cannot run as it is" in tip and "ZeRO-3" in tip
     peak = model.row_keys().index("peak_gib")  # memory is what the plan holds either way
     assert model.data(model.index(peak, 1), Qt.ItemDataRole.ForegroundRole) is None
+    # the cost chart's legend says it too (its "$5.77 · 3.9 h" read as if the run were fine)
+    view = window.compare_view
+    view.refresh()
+    legend = [label.text for _sample, label in view.cost_chart.legend.items]
+    assert "if it could run: $" in legend[1] and "if it could run" not in legend[0]
 
 
 def test_table_shows_hours_as_its_label_says_and_wraps_long_cells_and_names_keep_their_ends(window, qtbot):

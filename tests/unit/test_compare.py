@@ -176,3 +176,22 @@ def test_rows_without_an_on_demand_price_have_no_cost_range(scenario):
     assert rows["rtx4090"].usd_low is None and rows["rtx4090"].usd_high is None
     assert rows["rtx4090"].hours_low < rows["rtx4090"].hours < rows["rtx4090"].hours_high  # time is still known
     assert not rows["tiny"].fits and rows["tiny"].usd_low is None  # does not fit: no cost at all
+
+
+def test_fastest_is_the_cheapest_of_the_runs_that_take_the_same_time():
+    # new-user trial (issue #21): a host-bound plan took 0.97 h on seven fast cards and "fastest" marked the B200 at
+    # $9.28 beside an H100 at $2.01. Times within 1 % (SAME_TIME_SHARE) are the same speed: the cheapest of them
+    from tuneplan.core.compare import SAME_TIME_SHARE, _rank
+
+    def row(gpu, hours, usd):
+        return GpuComparisonRow(gpu_id=gpu, gpu_name=gpu, fits=True, micro_batch=1, peak_gib=10.0, hours=hours,
+                                on_demand_usd=usd, spot_usd=None)
+
+    assert SAME_TIME_SHARE == 0.01
+    marked = [r.gpu_id for r in _rank([row("b200", 0.9700, 9.28), row("h100", 0.9702, 2.01), row("a100", 1.20, 1.5)],
+                                      None) if r.fastest_in_budget]
+    assert marked == ["h100"]  # 0.9702 <= 0.9700 x 1.01
+    # more than 1 % faster is faster: the B200 at 0.95 h against 0.9702 (2.1 %)
+    marked = [r.gpu_id for r in _rank([row("b200", 0.95, 9.28), row("h100", 0.9702, 2.01)], None)
+              if r.fastest_in_budget]
+    assert marked == ["b200"]

@@ -22,6 +22,7 @@ from PySide6.QtCore import QCoreApplication, QRectF, QSize, Qt, Signal  # noqa: 
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics  # noqa: E402
 from PySide6.QtWidgets import QSizePolicy, QWidget  # noqa: E402
 
+from tuneplan.core.estimate import blocking_notes  # noqa: E402
 from tuneplan.core.result import GIB, CostEstimate, Estimate, MemoryComponent, TimeEstimate  # noqa: E402
 from tuneplan.ui import i18n  # noqa: E402
 
@@ -994,7 +995,8 @@ class CompareVramChart(pg.PlotWidget):
                     series[i][key] = (totals[i], gib)
                 totals[i] += gib
             if key not in self.bars:
-                label = next((c.label for _n, r, _g in entries for c in r.memory.components if c.key == key), key)
+                label = next((i18n.component_label(c.key, c.label) for _n, r, _g in entries
+                              for c in r.memory.components if c.key == key), key)
                 self._bar(key, label)
             self.bars[key].setOpts(x0=lefts, width=widths, y=ys, height=COMPARE_BAR_H)
         self._series = series
@@ -1180,7 +1182,10 @@ class CompareCostChart(pg.PlotWidget):
             item.setVisible(True)
             when = (translate("Units", "{n} min").format(n=f"{xs[-1] * 60:.0f}") if minutes and xs
                     else i18n.format_hours(xs[-1], plain=True) if xs else "")
-            self._legend_texts.append((name, f" — {i18n.plain_usd(result.cost.total_usd)} · {when}"))
+            figures = f"{i18n.plain_usd(result.cost.total_usd)} · {when}"
+            if blocking_notes(result):  # a plan its stack refuses: what it would take (the Plan tab says the same)
+                figures = self.tr("if it could run: {figures}").format(figures=figures)
+            self._legend_texts.append((name, f" — {figures}"))
             self.legend.addItem(item, "")  # its text: _elide_legend
             if xs:
                 ex.append(xs[-1] * scale)

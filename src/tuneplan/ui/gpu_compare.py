@@ -905,9 +905,11 @@ class GpuCompareView(QWidget):
             blocked = next((r for r in fitting if r.blocked is not None), None)
             why = core_note_text(blocked.blocked) if blocked is not None else next(
                 (r.note for r in fitting if not r.compatible and r.note), "")
-            text = (self.tr("It can run as planned on {n} of them.").format(n=len(runnable)) if runnable
-                    else self.tr("It cannot run as planned on any of them: {why}").format(why=why))
-            parts.append(f"<span style='color:#c62828'>{html.escape(text)}</span>")
+            if runnable:
+                parts.append(html.escape(self.tr("It can run as planned on {n} of them.").format(n=len(runnable))))
+            else:
+                text = self.tr("It cannot run as planned on any of them: {why}").format(why=why)
+                parts.append(f"<span style='color:#c62828'>{html.escape(text)}</span>")
         budget = self.controller.budget_usd
         if fastest is not None:
             cost = f", {_usd(fastest.best_usd)}" if fastest.best_usd is not None else ""

@@ -683,8 +683,9 @@ class HardwarePanel(FieldPanel):
             offer = self.store.current_offer(scenario)
             n = scenario.training.num_gpus
             billed = catalog.billed_gpus(offer, n) if offer is not None else n
-            node = self.tr(" · billed as {billed} GPUs (whole nodes): ${price}/h × {billed} ÷ {n}").format(
+            node = self.tr("{billed} GPUs billed (whole nodes): ${price}/h × {billed} ÷ {n} · ").format(
                 billed=billed, n=n, price=f"{offer.usd_per_gpu_hour:.2f}") if offer is not None and billed > n else ""
-            self.price_source.setText(f"{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}{node}")
+            # the whole-node arithmetic first: it is what explains the price above, and a narrow form cuts the end
+            self.price_source.setText(f"{node}{p.provider} {OFFER_KIND_LABELS.get(p.offer_kind, p.offer_kind)}{seen}")
             self.price_source.setToolTip(plain_tooltip(self.price_source.text()))  # the whole line, if it is cut
 
