@@ -749,6 +749,10 @@ Please attach that file when you report the problem.</source>
         <translation>JSON 文件 (*.json)</translation>
     </message>
     <message>
+        <source>All files (*)</source>
+        <translation>所有文件 (*)</translation>
+    </message>
+    <message>
         <source>Save training config</source>
         <translation>保存训练配置</translation>
     </message>
@@ -3462,6 +3466,10 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>保存于 {when}</translation>
     </message>
     <message>
+        <source>cannot be read</source>
+        <translation>无法读取</translation>
+    </message>
+    <message>
         <source>Opening it moves it to the quarantine folder.</source>
         <translation>打开它会将其移到隔离文件夹。</translation>
     </message>
@@ -4311,6 +4319,18 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Plain PyTorch loop</source>
         <translation>纯 PyTorch 训练循环</translation>
+    </message>
+    <message>
+        <source>not chosen</source>
+        <translation>未选择</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>开</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关</translation>
     </message>
     <message>
         <source>Model</source>

@@ -50,3 +50,18 @@ def test_a_qt_import_in_the_core_and_a_feature_importing_another_break_their_con
     assert "tuneplan.core.text -> PySide6" in report, report
     assert "tuneplan.ui.advice_view -> tuneplan.ui.gpu_compare" in report, report
     assert re.search(r"Contracts: \d+ kept, 2 broken\.", report), report  # the no-Qt contract and the UI layers
+
+
+def test_no_translated_string_is_written_inside_an_f_string():
+    # lupdate does not look inside f-string replacement fields: f"{self.tr('on')}" was never extracted, so the
+    # Chinese UI read "on"/"off" and "not chosen" in Compare scenarios (second new-user trial, issue #21)
+    import re
+    from pathlib import Path
+
+    inside = re.compile(r"""\bf(["'])(?:(?!\1).)*\{[^}]*\b(?:tr|translate)\(""")
+    found = []
+    for path in sorted((Path(__file__).resolve().parents[2] / "src" / "tuneplan" / "ui").glob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if inside.search(line):
+                found.append(f"{path.name}:{n}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -768,7 +768,7 @@ class CostChart(pg.PlotWidget):
         self.band_text = self.tr("likely {hours}, {low}–{high}").format(
             hours=hours_range_text(low_h, high_h), low=i18n.fmt_usd(low_usd), high=i18n.fmt_usd(high_usd))
         self.band.setToolTip("<br>".join((
-            f"<b>{html.escape(self.tr('Likely range'))}</b>: {html.escape(self.band_text)}",
+            "<b>{}</b>: {}".format(html.escape(self.tr("Likely range")), html.escape(self.band_text)),
             self.tr("The same plan finishing faster or slower: the training phase scaled by the measured error of "
                     "the time estimate (or by a pilot run's spread when calibrated)"))))
 

@@ -53,8 +53,9 @@ def ask_config_path(parent: QWidget, suggestion: Path, syntax: str) -> str | Non
     """Ask where to save the config (the documents folder, the suggested name); None when cancelled."""
     kinds = translate("ConfigExport", "YAML files (*.yaml *.yml)") if syntax == "yaml" else \
         translate("ConfigExport", "JSON files (*.json)")
+    every = translate("ConfigExport", "All files (*)")
     path, _ = QFileDialog.getSaveFileName(parent, translate("ConfigExport", "Save training config"), str(suggestion),
-                                          f"{kinds};;{translate('ConfigExport', 'All files (*)')}")
+                                          f"{kinds};;{every}")
     if not path:
         return None
     if Path(path).suffix == "":

@@ -1054,7 +1054,8 @@ class LibraryPanel(QWidget):
                 saved = self.tr("Saved {when}").format(when=f"{info.modified.astimezone():%Y-%m-%d %H:%M}")
                 item.setToolTip(plain_tooltip(f"{info.name}\n{detail}\n{saved}\n{info.path}"))
             else:
-                item.setText(f"⚠ {info.name}\n{info.problem or self.tr('cannot be read')}")
+                unreadable = self.tr("cannot be read")  # (outside the f-string: lupdate does not look inside one)
+                item.setText(f"⚠ {info.name}\n{info.problem or unreadable}")
                 item.setForeground(QColor("#c62828"))
                 item.setToolTip(plain_tooltip(f"{info.path}\n{info.problem}\n"
                                               + self.tr("Opening it moves it to the quarantine folder.")))

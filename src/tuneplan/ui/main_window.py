@@ -663,10 +663,12 @@ class MainWindow(QMainWindow):
             return ""
         if path == "training.stack":  # the "I train with" combo, not a form field
             names = {p.key: p.name for p in stacks.STACKS} | {"pytorch": self.tr("Plain PyTorch loop")}
-            return f"{label}: {names.get(value, str(value)) if value else self.tr('not chosen')}"
+            chosen = names.get(value, str(value)) if value else self.tr("not chosen")  # (lupdate skips f-strings)
+            return f"{label}: {chosen}"
         widget = field.widget if field is not None else None
         if isinstance(widget, QCheckBox) or isinstance(value, bool):
-            return f"{label}: {self.tr('on') if value is True else self.tr('off') if value is False else value}"
+            state = self.tr("on") if value is True else self.tr("off") if value is False else str(value)
+            return f"{label}: {state}"
         if isinstance(widget, QComboBox):
             index = widget.findData(value)
             if index >= 0:
