@@ -710,7 +710,6 @@ Please attach that file when you report the problem.</source>
     <name>ComparisonTableModel</name>
     <message>
         <source>Double-click to change it for this scenario</source>
-        <extracomment>Characters of a scenario name the memory chart&apos;s axis shows before eliding (at the Compare tab&apos;s narrowest). Inputs whose value names itself on a bar (a model, a method, a GPU); others are shown as &quot;label value&quot;.</extracomment>
         <translation>双击可为此方案修改该值</translation>
     </message>
     <message>
@@ -6153,6 +6152,31 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
     <message>
         <source>Other settings</source>
         <translation>其他设置</translation>
+    </message>
+    <message>
+        <source>{value} tokens</source>
+        <extracomment>Characters of a scenario name the memory chart&apos;s axis shows before eliding (at the Compare tab&apos;s narrowest). Inputs whose value names itself on a bar (a model, a method, a GPU); others are shown as &quot;label value&quot;. Short bar forms of inputs whose table label is long (&quot;Sequence length (tokens) 8,192&quot; was cut to &quot;Sequenc…&quot; by the memory chart&apos;s axis at 1024x640): ``{value}`` is the table&apos;s text.</extracomment>
+        <translation>{value} 个 token</translation>
+    </message>
+    <message>
+        <source>{value} GPUs</source>
+        <translation>{value} 个 GPU</translation>
+    </message>
+    <message>
+        <source>micro-batch {value}</source>
+        <translation>微批次 {value}</translation>
+    </message>
+    <message>
+        <source>accumulation {value}</source>
+        <translation>梯度累积 {value}</translation>
+    </message>
+    <message>
+        <source>rank {value}</source>
+        <translation>秩 {value}</translation>
+    </message>
+    <message>
+        <source>{value} epochs</source>
+        <translation>{value} 轮</translation>
     </message>
     <message>
         <source>Scenario</source>

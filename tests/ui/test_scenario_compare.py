@@ -354,7 +354,18 @@ def test_bars_of_plans_with_the_same_long_name_say_what_differs(window):
                  _variant("Mistral 7B v0.3 LoRA on an A100 80GB SXM4 (b)", seq_len=4096)]
     view = _compare_files(window, [lib.save(s) for s in scenarios])
     view.refresh()
-    assert view.vram_chart._names == ["Sequence length (tokens) 2,048", "Sequence length (tokens) 4,096"]
+    # short forms (second new-user trial: "ZeRO-2 · Sequence length (tokens) 8,192" was cut to "ZeRO-2 · Sequenc…")
+    assert view.vram_chart._names == ["2,048 tokens", "4,096 tokens"]
+    from tuneplan.ui.scenario_compare import BAR_NAME_CHARS, bar_labels
+
+    a, b = catalog.default_scenario(), catalog.default_scenario()
+    for s, sharding, seq in ((a, "zero2", 2048), (b, "zero3", 8192)):
+        s.training = s.training.model_copy(update={"num_gpus": 2, "sharding": sharding, "seq_len": seq})
+    two = ScenarioComparison(None, ScenarioLibrary())
+    assert two.add_scenario(a) and two.add_scenario(b)
+    labels = bar_labels(two)
+    assert labels == ["ZeRO-2 · 2,048 tokens", "ZeRO-3 · 8,192 tokens"]
+    assert all(len(t) <= BAR_NAME_CHARS for t in labels)  # whole on the axis
     legend = [label.text for _sample, label in view.cost_chart.legend.items]
     assert legend[0].startswith("Mistral 7B v0.3 LoRA on an A100 80GB SXM4 (a)")  # the legend keeps the names
 

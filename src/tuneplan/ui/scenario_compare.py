@@ -584,16 +584,34 @@ BAR_NAME_CHARS = 24
 #: Inputs whose value names itself on a bar (a model, a method, a GPU); others are shown as "label value".
 _SELF_DESCRIBING = {"model", "method", "gpu", "sharding", "lora_targets", "attention"}
 
+#: Short bar forms of inputs whose table label is long ("Sequence length (tokens) 8,192" was cut to "Sequenc…" by the
+#: memory chart's axis at 1024x640): ``{value}`` is the table's text.
+_BAR_FORMS = {
+    "seq_len": QT_TRANSLATE_NOOP("ScenarioComparison", "{value} tokens"),
+    "num_gpus": QT_TRANSLATE_NOOP("ScenarioComparison", "{value} GPUs"),
+    "micro_batch": QT_TRANSLATE_NOOP("ScenarioComparison", "micro-batch {value}"),
+    "grad_accumulation": QT_TRANSLATE_NOOP("ScenarioComparison", "accumulation {value}"),
+    "lora_rank": QT_TRANSLATE_NOOP("ScenarioComparison", "rank {value}"),
+    "epochs": QT_TRANSLATE_NOOP("ScenarioComparison", "{value} epochs"),
+}
+
+
+def _bar_text(row: ComparisonRow, i: int) -> str:
+    if row.key in _SELF_DESCRIBING:
+        return row.texts[i]
+    if row.key in _BAR_FORMS:
+        return translate("ScenarioComparison", _BAR_FORMS[row.key]).format(value=row.texts[i])
+    return f"{row.label} {row.texts[i]}"
+
 
 def bar_labels(comparison: ScenarioComparison, most: int = 3) -> list[str]:
     """One label per compared scenario for the charts: what differs between them (up to ``most`` inputs, e.g.
-    ``A100 80GB SXM4 · LoRA``, ``Sequence length (tokens) 4,096``), so that five plans of one model are told apart;
+    ``A100 80GB SXM4 · LoRA``, ``ZeRO-2 · 4,096 tokens``), so that five plans of one model are told apart;
     a scenario's own name when no shown input differs (or only settings outside the table)."""
     rows = [r for r in comparison.rows(True) if r.section == "input" and r.key != OTHER_KEY][:most]
     if not rows:
         return [e.label for e in comparison.entries]
-    return [" · ".join(r.texts[i] if r.key in _SELF_DESCRIBING else f"{r.label} {r.texts[i]}" for r in rows)
-            for i in range(len(comparison.entries))]
+    return [" · ".join(_bar_text(r, i) for r in rows) for i in range(len(comparison.entries))]
 
 
 # ---------------------------------------------------------------------------------------------
