@@ -525,17 +525,23 @@ def test_distinct_names_leave_out_only_a_long_shared_start_cut_at_a_word():
     assert distinct_names(pairs) == pairs
 
 
+def _laptop_comparison(window, name: str, stack: str | None = None):
+    """The window at 1024x640 on Compare scenarios, comparing the plan with a copy named ``name`` at 8,192 tokens."""
+    window.resize(1024, 640)
+    view = window.compare_view
+    window.tabs.setCurrentWidget(view)
+    b = window.store.scenario.model_copy(deep=True)
+    b.name = name
+    b.training.seq_len = 8192
+    b.training.stack = stack
+    assert window.comparison.add_scenario(b)
+    return view
+
+
 def test_the_table_is_as_tall_as_its_rows_so_the_page_scrolls_not_the_table(window, qtbot):
     # new-user trial (issue #21): at 1024x640 the table kept 180 px and showed about one wrapped row behind its own
     # scroll bar
-    window.resize(1024, 640)
-    view, comparison = window.compare_view, window.comparison
-    window.tabs.setCurrentWidget(view)
-    b = window.store.scenario.model_copy(deep=True)
-    b.name = "Longer rows on LLaMA-Factory"
-    b.training.seq_len = 8192
-    b.training.stack = "llama-factory"
-    assert comparison.add_scenario(b)
+    view = _laptop_comparison(window, "Longer rows on LLaMA-Factory", stack="llama-factory")
     table = view.table
     rows = lambda: sum(table.rowHeight(r) for r in range(view.model.rowCount()))  # noqa: E731
     qtbot.waitUntil(lambda: table.minimumHeight() >= table.horizontalHeader().height() + rows())
@@ -548,13 +554,8 @@ def test_cost_legend_shortens_names_not_their_cost_and_time_at_1024x640(window, 
     # new-user trial (issue #21): "Llama 3.1 8B QLoRA on an RTX 4090 (current plan) — $1.89 · 2.5 h" lost "2.5 h"
     from PySide6.QtGui import QFontMetrics
 
-    window.resize(1024, 640)
-    view, comparison = window.compare_view, window.comparison
-    window.tabs.setCurrentWidget(view)
-    b = window.store.scenario.model_copy(deep=True)
-    b.name = "A second plan with a long name that goes on, at 8k rows"
-    b.training.seq_len = 8192
-    assert comparison.add_scenario(b)
+    view = _laptop_comparison(window, "A second plan with a long name that goes on, at 8k rows")
+    comparison = window.comparison
     view.refresh()
     chart = view.cost_chart
     qtbot.wait(50)
