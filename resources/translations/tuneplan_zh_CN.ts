@@ -6159,8 +6159,8 @@ Your plan is still open here with all its changes, not yet saved. Free some disk
         <translation>{value} 个 token</translation>
     </message>
     <message>
-        <source>{value} GPUs</source>
-        <translation>{value} 个 GPU</translation>
+        <source>{value}× GPU</source>
+        <translation>{value}× GPU</translation>
     </message>
     <message>
         <source>micro-batch {value}</source>

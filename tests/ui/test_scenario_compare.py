@@ -366,6 +366,11 @@ def test_bars_of_plans_with_the_same_long_name_say_what_differs(window):
     labels = bar_labels(two)
     assert labels == ["ZeRO-2 · 2,048 tokens", "ZeRO-3 · 8,192 tokens"]
     assert all(len(t) <= BAR_NAME_CHARS for t in labels)  # whole on the axis
+    c = catalog.default_scenario()
+    c.training = c.training.model_copy(update={"num_gpus": 1, "sharding": "zero3", "seq_len": 8192})
+    three = ScenarioComparison(None, ScenarioLibrary())
+    assert three.add_scenario(c) and three.add_scenario(b)
+    assert bar_labels(three) == ["1× GPU", "2× GPU"]  # not "1 GPUs"
     legend = [label.text for _sample, label in view.cost_chart.legend.items]
     assert legend[0].startswith("Mistral 7B v0.3 LoRA on an A100 80GB SXM4 (a)")  # the legend keeps the names
 

@@ -588,7 +588,7 @@ _SELF_DESCRIBING = {"model", "method", "gpu", "sharding", "lora_targets", "atten
 #: memory chart's axis at 1024x640): ``{value}`` is the table's text.
 _BAR_FORMS = {
     "seq_len": QT_TRANSLATE_NOOP("ScenarioComparison", "{value} tokens"),
-    "num_gpus": QT_TRANSLATE_NOOP("ScenarioComparison", "{value} GPUs"),
+    "num_gpus": QT_TRANSLATE_NOOP("ScenarioComparison", "{value}× GPU"),  # ("1 GPUs" read wrong)
     "micro_batch": QT_TRANSLATE_NOOP("ScenarioComparison", "micro-batch {value}"),
     "grad_accumulation": QT_TRANSLATE_NOOP("ScenarioComparison", "accumulation {value}"),
     "lora_rank": QT_TRANSLATE_NOOP("ScenarioComparison", "rank {value}"),
